@@ -1,0 +1,164 @@
+/**
+ * Process settings: every one is a flag and a TOOLGATE_* environment variable,
+ * parsed and validated once at start, then frozen. An invalid value stops
+ * start-up with one line naming the setting (never echoing secrets). The README
+ * configuration table is kept equal to this list by a test.
+ */
+
+export interface Settings {
+  readonly upstream: URL;
+  readonly host: string;
+  readonly port: number;
+  readonly adminPort: number;
+  readonly mcpPath: string;
+  readonly maxBodyBytes: number;
+  readonly maxHeaderBytes: number;
+  readonly maxHeaders: number;
+  readonly upstreamTimeoutMs: number;
+  readonly upstreamConnections: number;
+  readonly drainTimeoutMs: number;
+  readonly logLevel: LogLevel;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export class SettingError extends Error {
+  readonly setting: string;
+  constructor(setting: string, problem: string) {
+    super(`invalid setting ${setting}: ${problem}`);
+    this.name = 'SettingError';
+    this.setting = setting;
+  }
+}
+
+interface SettingDef<K extends keyof Settings> {
+  readonly key: K;
+  readonly flag: string;
+  readonly env: string;
+  readonly default: string;
+  readonly doc: string;
+  readonly parse: (raw: string) => Settings[K] | string;
+}
+
+function int(min: number, max: number) {
+  return (raw: string): number | string => {
+    if (!/^\d+$/.test(raw)) return `expected a whole number from ${min} to ${max}`;
+    const n = Number(raw);
+    return n >= min && n <= max ? n : `expected a whole number from ${min} to ${max}`;
+  };
+}
+
+const port = int(0, 65535);
+
+function setting<K extends keyof Settings>(d: SettingDef<K>): SettingDef<K> {
+  return d;
+}
+
+export const settingDefs = [
+  setting({
+    key: 'upstream', flag: '--upstream', env: 'TOOLGATE_UPSTREAM', default: 'http://127.0.0.1:3000',
+    doc: 'Origin of the MCP server (scheme, host, port); paths are forwarded unchanged.',
+    parse: (raw) => {
+      if (!URL.canParse(raw)) return 'expected an http:// or https:// URL';
+      const u = new URL(raw);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'expected an http:// or https:// URL';
+      if (u.username || u.password) return 'credentials in the URL are not supported';
+      if (u.pathname !== '/' || u.search || u.hash) return 'expected an origin without path, query or fragment';
+      return u;
+    },
+  }),
+  setting({
+    key: 'host', flag: '--host', env: 'TOOLGATE_HOST', default: '0.0.0.0',
+    doc: 'Address the traffic and admin listeners bind to.',
+    parse: (raw) => (raw.length > 0 && !/\s/.test(raw) ? raw : 'expected an address'),
+  }),
+  setting({
+    key: 'port', flag: '--port', env: 'TOOLGATE_PORT', default: '8080',
+    doc: 'Traffic port that MCP clients connect to (0 picks a free port).', parse: port,
+  }),
+  setting({
+    key: 'adminPort', flag: '--admin-port', env: 'TOOLGATE_ADMIN_PORT', default: '9090',
+    doc: 'Admin port: /healthz, /readyz, /metrics (0 picks a free port).', parse: port,
+  }),
+  setting({
+    key: 'mcpPath', flag: '--mcp-path', env: 'TOOLGATE_MCP_PATH', default: '/mcp',
+    doc: 'Path of the MCP endpoint; every other path passes through unchanged.',
+    parse: (raw) => (/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/.test(raw) ? raw : 'expected an absolute path'),
+  }),
+  setting({
+    key: 'maxBodyBytes', flag: '--max-body-bytes', env: 'TOOLGATE_MAX_BODY_BYTES', default: '4194304',
+    doc: 'Largest request body accepted; enforced while streaming (413 payload_too_large).',
+    parse: int(1, 1 << 30),
+  }),
+  setting({
+    key: 'maxHeaderBytes', flag: '--max-header-bytes', env: 'TOOLGATE_MAX_HEADER_BYTES', default: '16384',
+    doc: 'Largest request head (request line and headers) accepted (431 headers_too_large).',
+    parse: int(1024, 1 << 20),
+  }),
+  setting({
+    key: 'maxHeaders', flag: '--max-headers', env: 'TOOLGATE_MAX_HEADERS', default: '100',
+    doc: 'Most request header fields accepted (431 headers_too_large).',
+    parse: int(8, 2000),
+  }),
+  setting({
+    key: 'upstreamTimeoutMs', flag: '--upstream-timeout-ms', env: 'TOOLGATE_UPSTREAM_TIMEOUT_MS', default: '30000',
+    doc: 'How long to wait for the upstream to connect and send response headers (504 upstream_unavailable).',
+    parse: int(1, 3_600_000),
+  }),
+  setting({
+    key: 'upstreamConnections', flag: '--upstream-connections', env: 'TOOLGATE_UPSTREAM_CONNECTIONS', default: '256',
+    doc: 'Most keep-alive connections to the upstream at once.',
+    parse: int(1, 65535),
+  }),
+  setting({
+    key: 'drainTimeoutMs', flag: '--drain-timeout-ms', env: 'TOOLGATE_DRAIN_TIMEOUT_MS', default: '25000',
+    doc: 'On SIGTERM, how long in-flight requests and open SSE streams may take to finish.',
+    parse: int(0, 3_600_000),
+  }),
+  setting({
+    key: 'logLevel', flag: '--log-level', env: 'TOOLGATE_LOG_LEVEL', default: 'info',
+    doc: 'Least severe log level written to stderr: debug, info, warn or error.',
+    parse: (raw) => (raw === 'debug' || raw === 'info' || raw === 'warn' || raw === 'error' ? raw : 'expected debug, info, warn or error'),
+  }),
+] as const;
+
+/**
+ * Flags win over environment variables, which win over defaults. An empty
+ * environment variable counts as unset, as Kubernetes renders optional values.
+ */
+export function loadSettings(argv: readonly string[], env: NodeJS.ProcessEnv): Settings {
+  const flags = parseFlags(argv);
+  const out: Record<string, unknown> = {};
+  for (const d of settingDefs) {
+    const fromFlag = flags.get(d.flag);
+    flags.delete(d.flag);
+    const fromEnv = env[d.env];
+    const [raw, source] = fromFlag !== undefined
+      ? [fromFlag, d.flag]
+      : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, d.env] : [d.default, d.env];
+    const value = (d.parse as (raw: string) => unknown)(raw);
+    if (typeof value === 'string') throw new SettingError(source, value);
+    out[d.key] = value;
+  }
+  const unknown = flags.keys().next();
+  if (!unknown.done) throw new SettingError(unknown.value, 'unknown flag');
+  return Object.freeze(out) as unknown as Settings;
+}
+
+function parseFlags(argv: readonly string[]): Map<string, string> {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('--')) throw new SettingError(arg, 'unexpected argument');
+    const eq = arg.indexOf('=');
+    if (eq > 0) {
+      flags.set(arg.slice(0, eq), arg.slice(eq + 1));
+      continue;
+    }
+    const next = argv[i + 1];
+    if (next === undefined) throw new SettingError(arg, 'missing value');
+    flags.set(arg, next);
+    i++;
+  }
+  return flags;
+}

@@ -1,0 +1,146 @@
+/**
+ * The one registry of errors toolgate itself produces. Codes, statuses and
+ * JSON-RPC numbers are a public contract: agents branch on them, so they never
+ * change once released. The README's error table is kept equal to this list by
+ * test/unit/errors.test.ts.
+ *
+ * JSON-RPC reserves -32768…-32000 (MCP claims -32020…-32099), so toolgate's own
+ * errors use -31xxx where the last three digits repeat the HTTP status.
+ */
+
+export interface ErrorDef {
+  /** Stable snake_case code, also sent as `error.data.code`. */
+  readonly code: string;
+  readonly status: number;
+  readonly rpcCode: number;
+  /** Whether the same request may succeed if sent again unchanged. */
+  readonly retryable: boolean;
+  /** Says what to do next; never carries request content. */
+  readonly message: string;
+  /** A closed, machine-actionable next step for agents. */
+  readonly hint: Hint;
+  /** When it happens, for the README table. */
+  readonly when: string;
+}
+
+export type Hint =
+  | 'fix_request'
+  | 'fix_headers'
+  | 'fix_arguments'
+  | 'restart_listing'
+  | 'authenticate'
+  | 'request_scopes'
+  | 'step_up_credential'
+  | 'retry_later'
+  | 'reduce_size'
+  | 'use_allowed_method'
+  | 'contact_operator';
+
+function def(d: ErrorDef): ErrorDef {
+  return Object.freeze(d);
+}
+
+export const errors = Object.freeze({
+  header_mismatch: def({
+    code: 'header_mismatch', status: 400, rpcCode: -32020, retryable: false, hint: 'fix_headers',
+    message: 'Mcp-Method, Mcp-Name or MCP-Protocol-Version disagree with the body, or a required one is missing; send headers that mirror the body',
+    when: 'Mcp-Method/Mcp-Name/MCP-Protocol-Version disagree with the body, or are missing where 2026-07-28 requires them',
+  }),
+  parse_error: def({
+    code: 'parse_error', status: 400, rpcCode: -32700, retryable: false, hint: 'fix_request',
+    message: 'The body is not valid JSON; send one JSON-RPC message encoded as UTF-8 JSON',
+    when: 'malformed JSON body',
+  }),
+  invalid_request: def({
+    code: 'invalid_request', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',
+    message: 'The body is not a single JSON-RPC 2.0 message; batches are not supported, send one message per POST',
+    when: 'JSON that is not one JSON-RPC 2.0 request, notification or response (batches included)',
+  }),
+  invalid_arguments: def({
+    code: 'invalid_arguments', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_arguments',
+    message: "The arguments do not satisfy the tool's inputSchema; see error.data.errors for the failing locations and keywords",
+    when: "tools/call arguments fail the tool's inputSchema (pointers and keywords only, never values)",
+  }),
+  invalid_cursor: def({
+    code: 'invalid_cursor', status: 400, rpcCode: -32602, retryable: false, hint: 'restart_listing',
+    message: 'The cursor is invalid, expired, or bound to state that has changed; repeat the request without a cursor',
+    when: 'cursor tampered, expired, or bound to other state',
+  }),
+  unauthenticated: def({
+    code: 'unauthenticated', status: 401, rpcCode: -31401, retryable: false, hint: 'authenticate',
+    message: 'No valid credential was presented; obtain one as described by the WWW-Authenticate header',
+    when: 'no or bad credential; `WWW-Authenticate` carries `resource_metadata`',
+  }),
+  tool_not_granted: def({
+    code: 'tool_not_granted', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes',
+    message: 'This principal is not granted this tool; request the scopes named in error.data.requiredScopes if any',
+    when: 'no grant or an explicit deny; `insufficient_scope` challenge when scopes would help',
+  }),
+  credential_too_weak: def({
+    code: 'credential_too_weak', status: 403, rpcCode: -31403, retryable: false, hint: 'step_up_credential',
+    message: "The tool's security level needs a stronger credential; retry with a short-lived or one-time token",
+    when: "the tool's security level needs a stronger credential",
+  }),
+  method_not_found: def({
+    code: 'method_not_found', status: 404, rpcCode: -32601, retryable: false, hint: 'use_allowed_method',
+    message: 'Method not found',
+    when: 'discovery disabled: answered exactly as upstream answers an unknown method',
+  }),
+  method_not_allowed: def({
+    code: 'method_not_allowed', status: 405, rpcCode: -31405, retryable: false, hint: 'use_allowed_method',
+    message: 'The MCP endpoint accepts POST, GET and DELETE only; see the Allow header',
+    when: 'an HTTP method other than POST, GET or DELETE on the MCP path',
+  }),
+  tool_grants_changed: def({
+    code: 'tool_grants_changed', status: 409, rpcCode: -31409, retryable: true, hint: 'restart_listing',
+    message: 'Grants changed while this page was being prepared; repeat the request without a cursor',
+    when: 'grants changed while a page was being prepared',
+  }),
+  payload_too_large: def({
+    code: 'payload_too_large', status: 413, rpcCode: -31413, retryable: false, hint: 'reduce_size',
+    message: 'The request body exceeds the configured limit; send a smaller message',
+    when: 'request body larger than the configured limit (checked while streaming)',
+  }),
+  tool_schema_too_large: def({
+    code: 'tool_schema_too_large', status: 413, rpcCode: -31413, retryable: false, hint: 'contact_operator',
+    message: "A matching tool's schema alone exceeds the response size bound; ask the operator to simplify that tool",
+    when: 'one schema alone exceeds the response bound',
+  }),
+  rate_limited: def({
+    code: 'rate_limited', status: 429, rpcCode: -31429, retryable: true, hint: 'retry_later',
+    message: 'Too many requests; retry after the time in the Retry-After header',
+    when: 'rate limit exceeded; with `Retry-After`',
+  }),
+  headers_too_large: def({
+    code: 'headers_too_large', status: 431, rpcCode: -31431, retryable: false, hint: 'reduce_size',
+    message: 'The request headers exceed the configured count or size limit; send fewer or smaller headers',
+    when: 'more header fields, or more header bytes, than configured',
+  }),
+  internal_error: def({
+    code: 'internal_error', status: 500, rpcCode: -31500, retryable: true, hint: 'retry_later',
+    message: 'toolgate failed to process the request; retry, and report it to the operator if it persists',
+    when: 'a fault inside toolgate (details are logged, never returned)',
+  }),
+  upstream_unavailable: def({
+    code: 'upstream_unavailable', status: 502, rpcCode: -31502, retryable: true, hint: 'retry_later',
+    message: 'The MCP server refused or reset the connection; retry later',
+    when: 'upstream refused or reset the connection',
+  }),
+  upstream_timeout: def({
+    code: 'upstream_unavailable', status: 504, rpcCode: -31504, retryable: true, hint: 'retry_later',
+    message: 'The MCP server did not answer in time; retry later',
+    when: 'upstream did not answer within the deadline',
+  }),
+  grants_unavailable: def({
+    code: 'grants_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
+    message: 'Grants could not be confirmed as current; retry later',
+    when: 'grant storage missing, unreachable, stale or malformed (fails closed)',
+  }),
+  tool_validation_unavailable: def({
+    code: 'tool_validation_unavailable', status: 503, rpcCode: -31503, retryable: false, hint: 'contact_operator',
+    message: "The tool's inputSchema cannot be enforced, so calls to it are refused; ask the operator to fix the tool's schema",
+    when: 'schema unsupported or malformed, or validation bounds exceeded',
+  }),
+});
+
+export type ErrorId = keyof typeof errors;

@@ -1,0 +1,186 @@
+import { isUtf8 } from 'node:buffer';
+import type { JsonRpcId } from './jsonrpc.ts';
+
+/**
+ * Classifies one POSTed MCP message. Pure and total: every input, however
+ * hostile, yields a value; nothing here throws.
+ *
+ * The body is the authority. Headers are only trusted as a cross-check, and
+ * only when the exchange claims the 2026-07-28 revision (which defines them):
+ * headers that arrive with an older or missing protocol version are ignored,
+ * because 2025 clients never send them and anything there came from elsewhere.
+ */
+
+/** The first revision that defines Mcp-Method / Mcp-Name and the _meta envelope. */
+export const MODERN_REVISION = '2026-07-28';
+export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+
+/** Which body field `Mcp-Name` mirrors, per method (SEP-2243 and SEP-2663). */
+const NAME_FIELD: ReadonlyMap<string, string> = new Map([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+  ['tasks/get', 'taskId'],
+  ['tasks/update', 'taskId'],
+  ['tasks/cancel', 'taskId'],
+]);
+
+const VERSION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+const BASE64_PREFIX = '=?base64?';
+const BASE64_SUFFIX = '?=';
+const BASE64_BODY = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+export interface McpHeaders {
+  readonly protocolVersion?: string | undefined;
+  readonly method?: string | undefined;
+  readonly name?: string | undefined;
+}
+
+export type Era = 'modern' | 'legacy';
+export type MessageKind = 'request' | 'notification' | 'response';
+
+export interface Classified {
+  readonly ok: true;
+  readonly era: Era;
+  readonly protocolVersion: string | undefined;
+  readonly kind: MessageKind;
+  /** The request id; null for notifications and id-less responses. */
+  readonly id: JsonRpcId;
+  readonly method: string | undefined;
+  /** Tool or prompt name, resource URI or task id, from the body. */
+  readonly name: string | undefined;
+  readonly params: Readonly<Record<string, unknown>> | undefined;
+}
+
+export interface Rejected {
+  readonly ok: false;
+  readonly code: 'parse_error' | 'invalid_request' | 'header_mismatch';
+  /** The request id when one was readable, so the error can carry it. */
+  readonly id: JsonRpcId;
+}
+
+export type Classification = Classified | Rejected;
+
+export function classify(headers: McpHeaders, body: Uint8Array): Classification {
+  const parsed = parseJson(body);
+  if (!parsed.ok) return reject('parse_error', null);
+  const msg = parsed.value;
+  if (!isRecord(msg)) return reject('invalid_request', null);
+
+  const id = readId(msg);
+  if (id === undefined) return reject('invalid_request', null);
+  if (msg.jsonrpc !== '2.0') return reject('invalid_request', id);
+
+  const hasMethod = Object.hasOwn(msg, 'method');
+  if (!hasMethod) {
+    const isResponse = Object.hasOwn(msg, 'result') !== Object.hasOwn(msg, 'error');
+    if (!isResponse || !Object.hasOwn(msg, 'id')) return reject('invalid_request', id);
+    return accept('legacy', headers.protocolVersion, 'response', id, undefined, undefined, undefined);
+  }
+  const method = msg.method;
+  if (typeof method !== 'string' || method.length === 0) return reject('invalid_request', id);
+  const rawParams = msg.params;
+  if (rawParams !== undefined && !isRecord(rawParams) && !Array.isArray(rawParams)) {
+    return reject('invalid_request', id);
+  }
+  const params = isRecord(rawParams) ? rawParams : undefined;
+  const kind: MessageKind = Object.hasOwn(msg, 'id') ? 'request' : 'notification';
+  if (kind === 'request' && id === null) return reject('invalid_request', null);
+
+  const field = NAME_FIELD.get(method);
+  const bodyName = field !== undefined && params !== undefined && typeof params[field] === 'string'
+    ? (params[field] as string)
+    : undefined;
+
+  const envelopeVersion = readEnvelopeVersion(params);
+  const headerVersion = headers.protocolVersion;
+  const modern = isModern(envelopeVersion) || isModern(headerVersion);
+  if (!modern) {
+    return accept('legacy', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params);
+  }
+
+  if (headerVersion !== undefined && envelopeVersion !== undefined && headerVersion !== envelopeVersion) {
+    return reject('header_mismatch', id);
+  }
+  const required = kind === 'request';
+  if (headerVersion === undefined && required) return reject('header_mismatch', id);
+  if (headers.method === undefined) {
+    if (required) return reject('header_mismatch', id);
+  } else if (headers.method !== method) {
+    return reject('header_mismatch', id);
+  }
+  if (field !== undefined) {
+    if (headers.name === undefined) {
+      if (required && bodyName !== undefined) return reject('header_mismatch', id);
+    } else if (decodeHeaderValue(headers.name) !== bodyName) {
+      return reject('header_mismatch', id);
+    }
+  }
+  return accept('modern', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params);
+}
+
+/**
+ * Decodes an MCP header value: the `=?base64?…?=` sentinel wraps standard
+ * Base64 of UTF-8; anything else is the value itself. A malformed sentinel
+ * yields undefined, which never equals a body value.
+ */
+export function decodeHeaderValue(raw: string): string | undefined {
+  if (!(raw.startsWith(BASE64_PREFIX) && raw.endsWith(BASE64_SUFFIX))) return raw;
+  if (raw.length < BASE64_PREFIX.length + BASE64_SUFFIX.length) return undefined;
+  const b64 = raw.slice(BASE64_PREFIX.length, raw.length - BASE64_SUFFIX.length);
+  if (!BASE64_BODY.test(b64)) return undefined;
+  const bytes = Buffer.from(b64, 'base64');
+  if (!isUtf8(bytes)) return undefined;
+  return strictUtf8.decode(bytes);
+}
+
+export function isModern(version: string | undefined): boolean {
+  return version !== undefined && VERSION_SHAPE.test(version) && version >= MODERN_REVISION;
+}
+
+function parseJson(body: Uint8Array): { ok: true; value: unknown } | { ok: false } {
+  // Invalid UTF-8 is refused rather than replaced with U+FFFD: toolgate and the
+  // upstream must never decide on different readings of the same bytes.
+  if (!isUtf8(body)) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function readId(msg: Record<string, unknown>): JsonRpcId | undefined {
+  if (!Object.hasOwn(msg, 'id')) return null;
+  const id = msg.id;
+  if (typeof id === 'string' || id === null) return id;
+  if (typeof id === 'number' && Number.isFinite(id)) return id;
+  return undefined;
+}
+
+function readEnvelopeVersion(params: Record<string, unknown> | undefined): string | undefined {
+  const meta = params?._meta;
+  if (!isRecord(meta)) return undefined;
+  const v = meta[PROTOCOL_VERSION_META_KEY];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function reject(code: Rejected['code'], id: JsonRpcId): Rejected {
+  return { ok: false, code, id };
+}
+
+function accept(
+  era: Era,
+  protocolVersion: string | undefined,
+  kind: MessageKind,
+  id: JsonRpcId,
+  method: string | undefined,
+  name: string | undefined,
+  params: Record<string, unknown> | undefined,
+): Classified {
+  return { ok: true, era, protocolVersion, kind, id, method, name, params };
+}
