@@ -1,0 +1,86 @@
+import { analyze } from '../text/analyze.ts';
+import { stem } from '../text/stem.ts';
+import { compounds } from '../text/tokenize.ts';
+
+/** The searchable fields of a tool, in index order; `matched` reports these names. */
+export const FIELDS = ['name', 'title', 'description', 'schema', 'aliases', 'examples'] as const;
+export type FieldName = (typeof FIELDS)[number];
+export const FIELD_COUNT = FIELDS.length;
+
+export interface ToolDoc {
+  readonly name: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  readonly inputSchema?: unknown;
+  /** Other names operators know the tool by, from policy. */
+  readonly aliases?: readonly string[] | undefined;
+  /** Requests the tool answers, from policy. */
+  readonly examples?: readonly string[] | undefined;
+}
+
+/** Bounds the walk over hostile or cyclic schemas. */
+const MAX_SCHEMA_DEPTH = 6;
+const MAX_SCHEMA_NODES = 500;
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Property names and their descriptions, nested objects and array items
+ * included: "symbol", "start_date" say what a tool works on even when its
+ * description is terse. Other schema keywords are structure, not meaning.
+ */
+function schemaText(schema: unknown): string[] {
+  const out: string[] = [];
+  let budget = MAX_SCHEMA_NODES;
+  const walk = (node: unknown, depth: number): void => {
+    if (!isObject(node) || depth > MAX_SCHEMA_DEPTH || budget-- <= 0) return;
+    const props = node['properties'];
+    if (isObject(props)) {
+      for (const [key, sub] of Object.entries(props)) {
+        out.push(key);
+        if (isObject(sub)) out.push(str(sub['description']));
+        walk(sub, depth + 1);
+      }
+    }
+    const items = node['items'];
+    if (isObject(items)) walk(items, depth + 1);
+  };
+  walk(schema, 0);
+  return out;
+}
+
+function nameTerms(name: string): string[] {
+  const terms = analyze(name);
+  const seen = new Set(terms);
+  for (const c of compounds(name)) {
+    const s = stem(c);
+    if (!seen.has(s)) {
+      seen.add(s);
+      terms.push(s);
+    }
+  }
+  return terms;
+}
+
+/** Analysed terms of each field of one tool; non-string inputs count as absent. */
+export function fieldTerms(tool: ToolDoc): string[][] {
+  const name = str(tool.name);
+  return [
+    nameTerms(name),
+    analyze(str(tool.title)),
+    analyze(str(tool.description)),
+    schemaText(tool.inputSchema).flatMap(analyze),
+    strings(tool.aliases).flatMap(nameTerms),
+    strings(tool.examples).flatMap(analyze),
+  ];
+}

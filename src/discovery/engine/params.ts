@@ -1,0 +1,30 @@
+import { FIELD_COUNT } from './fields.ts';
+
+/** Ranking constants; the defaults below are the production choice. */
+export interface RankParams {
+  /** BM25 term-frequency saturation. */
+  readonly k1: number;
+  /** Per field (FIELDS order): weight of one occurrence. */
+  readonly weights: readonly number[];
+  /** Per field: BM25 length normalisation strength. */
+  readonly b: readonly number[];
+  /** Weight of a vocabulary term that shares a long prefix with a query term. */
+  readonly prefixWeight: number;
+  /** Shortest shared prefix that counts. */
+  readonly minPrefix: number;
+  /** Bonus for covering more of the query's (idf-weighted) terms. */
+  readonly coverage: number;
+}
+
+export const DEFAULT_PARAMS: RankParams = Object.freeze({
+  k1: 1.2,
+  weights: Object.freeze([3, 2, 1, 0.5, 2.5, 1.5]),
+  b: Object.freeze([0.5, 0.5, 0.75, 0.75, 0.5, 0.75]),
+  prefixWeight: 0.5,
+  minPrefix: 5,
+  coverage: 0,
+});
+
+export function checkParams(p: RankParams): boolean {
+  return p.weights.length === FIELD_COUNT && p.b.length === FIELD_COUNT;
+}

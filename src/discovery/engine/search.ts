@@ -1,0 +1,242 @@
+import { analyze } from '../text/analyze.ts';
+import type { IndexData } from './build.ts';
+import { FIELD_COUNT, FIELDS, type FieldName } from './fields.ts';
+import type { RankParams } from './params.ts';
+
+export interface SearchHit {
+  readonly name: string;
+  readonly score: number;
+  readonly matched: readonly FieldName[];
+}
+
+export interface SearchResult {
+  readonly results: readonly SearchHit[];
+  /** How many allowed tools matched at all. */
+  readonly total: number;
+}
+
+export type Allowed = ReadonlySet<string> | ((name: string) => boolean);
+
+/** Queries are validated upstream; this only bounds the work a huge one could cause. */
+const MAX_QUERY_TERMS = 128;
+
+const EMPTY: SearchResult = Object.freeze({ results: Object.freeze([]), total: 0 });
+
+/** Which documents the caller may see: permissions apply before any statistic is taken. */
+function allowedMask(data: IndexData, allowed: Allowed | undefined): Uint8Array {
+  const n = data.names.length;
+  const mask = new Uint8Array(n);
+  if (allowed === undefined) return mask.fill(1);
+  if (typeof allowed === 'function') {
+    for (let d = 0; d < n; d++) if (allowed(data.names[d] as string) === true) mask[d] = 1;
+    return mask;
+  }
+  for (const name of allowed) {
+    const d = data.ids.get(name);
+    if (d !== undefined) mask[d] = 1;
+  }
+  return mask;
+}
+
+interface Stats {
+  readonly count: number;
+  readonly avgLength: Float64Array;
+}
+
+function allowedStats(data: IndexData, mask: Uint8Array): Stats {
+  const avgLength = new Float64Array(FIELD_COUNT);
+  let count = 0;
+  for (let d = 0; d < mask.length; d++) if (mask[d] === 1) count++;
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    const len = data.lengths[f] as Float64Array;
+    let sum = 0;
+    for (let d = 0; d < mask.length; d++) if (mask[d] === 1) sum += len[d] as number;
+    avgLength[f] = count > 0 ? sum / count : 0;
+  }
+  return { count, avgLength };
+}
+
+function lowerBound(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as string) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function sharedPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+interface Variant {
+  readonly term: string;
+  readonly weight: number;
+}
+
+/**
+ * The query term itself, plus vocabulary terms it nearly prefixes or that
+ * nearly prefix it ("financi"/"financ", "photo"/"photograph"): stemming misses
+ * many derivations, and this catches them without a dictionary.
+ */
+function variants(data: IndexData, term: string, p: RankParams): Variant[] {
+  const out: Variant[] = [{ term, weight: 1 }];
+  if (p.prefixWeight <= 0 || term.length < p.minPrefix) return out;
+  const head = term.slice(0, p.minPrefix);
+  const vocab = data.vocabulary;
+  for (let i = lowerBound(vocab, head); i < vocab.length; i++) {
+    const v = vocab[i] as string;
+    if (!v.startsWith(head)) break;
+    if (v === term) continue;
+    const shared = sharedPrefix(v, term);
+    if (shared >= Math.min(v.length, term.length) - 1) out.push({ term: v, weight: p.prefixWeight });
+  }
+  return out;
+}
+
+function queryTerms(query: string): string[] {
+  const seen = new Set<string>();
+  for (const t of analyze(query)) {
+    if (seen.size >= MAX_QUERY_TERMS) break;
+    seen.add(t);
+  }
+  return [...seen];
+}
+
+export function searchIndex(
+  data: IndexData,
+  params: RankParams,
+  query: string,
+  limit: number,
+  offset: number,
+  allowed: Allowed | undefined,
+): SearchResult {
+  if (typeof query !== 'string' || data.names.length === 0) return EMPTY;
+  const terms = queryTerms(query);
+  if (terms.length === 0) return EMPTY;
+  const mask = allowedMask(data, allowed);
+  const stats = allowedStats(data, mask);
+  if (stats.count === 0) return EMPTY;
+
+  const n = data.names.length;
+  const scores = new Float64Array(n);
+  const covered = new Float64Array(n);
+  const fieldsHit = new Uint8Array(n);
+  const best = new Float64Array(n);
+  const touched: number[] = [];
+  let queryMass = 0;
+  const norm = new Float64Array(FIELD_COUNT);
+
+  for (const term of terms) {
+    let termIdf = 0;
+    for (const v of variants(data, term, params)) {
+      const posting = data.postings.get(v.term);
+      if (posting === undefined) continue;
+      let df = 0;
+      for (let i = 0; i < posting.docs.length; i++) if (mask[posting.docs[i] as number] === 1) df++;
+      if (df === 0) continue;
+      const idf = Math.log(1 + (stats.count - df + 0.5) / (df + 0.5));
+      if (v.weight === 1) termIdf = idf;
+      for (let i = 0; i < posting.docs.length; i++) {
+        const d = posting.docs[i] as number;
+        if (mask[d] !== 1) continue;
+        let tf = 0;
+        let hitBits = 0;
+        for (let f = 0; f < FIELD_COUNT; f++) {
+          const c = posting.tf[i * FIELD_COUNT + f] as number;
+          if (c === 0) continue;
+          hitBits |= 1 << f;
+          const avg = stats.avgLength[f] as number;
+          const b = params.b[f] as number;
+          norm[f] = avg > 0 ? 1 - b + (b * ((data.lengths[f] as Float64Array)[d] as number)) / avg : 1;
+          tf += ((params.weights[f] as number) * c) / (norm[f] as number);
+        }
+        const s = (v.weight * idf * tf * (params.k1 + 1)) / (params.k1 + tf);
+        if (s <= 0) continue;
+        fieldsHit[d] = (fieldsHit[d] as number) | hitBits;
+        if (best[d] === 0) touched.push(d);
+        if (s > (best[d] as number)) best[d] = s;
+      }
+    }
+    queryMass += termIdf;
+    for (const d of touched) {
+      scores[d] = (scores[d] as number) + (best[d] as number);
+      covered[d] = (covered[d] as number) + (termIdf > 0 ? termIdf : 0);
+      best[d] = 0;
+    }
+    touched.length = 0;
+  }
+
+  const hits: number[] = [];
+  for (let d = 0; d < n; d++) {
+    if ((scores[d] as number) <= 0) continue;
+    if (params.coverage > 0 && queryMass > 0) {
+      scores[d] = (scores[d] as number) * (1 + (params.coverage * (covered[d] as number)) / queryMass);
+    }
+    hits.push(d);
+  }
+  const page = topPage(hits, scores, offset, limit);
+  return {
+    total: hits.length,
+    results: page.map((d) => ({
+      name: data.names[d] as string,
+      score: scores[d] as number,
+      matched: FIELDS.filter((_, f) => ((fieldsHit[d] as number) & (1 << f)) !== 0),
+    })),
+  };
+}
+
+/** Higher score first; equal scores by lower id, i.e. by tool name. */
+function before(a: number, b: number, scores: Float64Array): boolean {
+  const sa = scores[a] as number;
+  const sb = scores[b] as number;
+  return sa > sb || (sa === sb && a < b);
+}
+
+/** The requested page of the ranking without sorting every hit. */
+function topPage(hits: readonly number[], scores: Float64Array, offset: number, limit: number): number[] {
+  const want = offset + limit;
+  if (limit <= 0 || want <= 0 || offset >= hits.length) return [];
+  // Worst-first heap of the best `want` hits seen so far.
+  const heap: number[] = [];
+  const worse = (i: number, j: number): boolean => before(heap[j] as number, heap[i] as number, scores);
+  const swap = (i: number, j: number): void => {
+    const t = heap[i] as number;
+    heap[i] = heap[j] as number;
+    heap[j] = t;
+  };
+  const down = (i: number): void => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let w = i;
+      if (l < heap.length && worse(l, w)) w = l;
+      if (r < heap.length && worse(r, w)) w = r;
+      if (w === i) return;
+      swap(i, w);
+      i = w;
+    }
+  };
+  for (const d of hits) {
+    if (heap.length < want) {
+      heap.push(d);
+      let i = heap.length - 1;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!worse(i, parent)) break;
+        swap(i, parent);
+        i = parent;
+      }
+    } else if (before(d, heap[0] as number, scores)) {
+      heap[0] = d;
+      down(0);
+    }
+  }
+  heap.sort((a, b) => (before(a, b, scores) ? -1 : 1));
+  return heap.slice(offset, want);
+}

@@ -1,0 +1,62 @@
+/**
+ * Splits free text and identifiers into lower-case word tokens. Tool names glue
+ * words together in every convention (getStockPrice, get_stock_price,
+ * get-stock-price, stock.price, HTTPServer, AI2sql), so case changes and
+ * letter/digit changes are word boundaries too. Scripts written without spaces
+ * (Han, kana, Hangul) become overlapping character pairs, the usual way to make
+ * them matchable without a dictionary.
+ */
+
+/** A run of letters, combining marks and digits; everything else separates. */
+const RUN = /[\p{L}\p{M}\p{N}]+/gu;
+/** Inside a run: an upper-case stretch, a capitalised or lower-case word, or digits. */
+const PART = /\p{Lu}+(?![\p{Ll}\p{M}])|\p{Lu}[\p{Ll}\p{M}]*|[\p{Ll}\p{Lo}\p{Lt}\p{Lm}\p{M}]+|\p{N}+/gu;
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const LATIN_ACCENTED = /[\u00C0-\u024F]/;
+const MARKS = /\p{M}/gu;
+
+/** "café" and "cafe" are one word to a searcher; only Latin letters are folded. */
+function fold(word: string): string {
+  return LATIN_ACCENTED.test(word) ? word.normalize('NFKD').replace(MARKS, '') : word;
+}
+
+function unspacedPairs(run: string, out: string[]): void {
+  const chars = Array.from(run);
+  if (chars.length === 1) {
+    out.push(chars[0] as string);
+    return;
+  }
+  for (let i = 0; i + 1 < chars.length; i++) out.push((chars[i] as string) + (chars[i + 1] as string));
+}
+
+/** Word tokens of a text in order, lower-cased; identifiers split into their words. */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.normalize('NFKC').matchAll(RUN)) {
+    const run = m[0];
+    if (UNSPACED.test(run)) {
+      unspacedPairs(run.toLowerCase(), out);
+      continue;
+    }
+    for (const p of run.matchAll(PART)) out.push(fold(p[0].toLowerCase()));
+  }
+  return out;
+}
+
+/**
+ * The glued forms of an identifier: the whole name and each delimiter-separated
+ * segment, lower-cased, without separators ("ChatOCR" → "chatocr"), so a query
+ * that spells the name as one word still meets it.
+ */
+export function compounds(name: string): string[] {
+  const out = new Set<string>();
+  const whole: string[] = [];
+  for (const m of name.normalize('NFKC').matchAll(RUN)) {
+    const seg = fold(m[0].toLowerCase());
+    whole.push(seg);
+    if (!UNSPACED.test(seg)) out.add(seg);
+  }
+  const joined = whole.join('');
+  if (whole.length > 1 && !UNSPACED.test(joined)) out.add(joined);
+  return [...out];
+}
