@@ -31,20 +31,24 @@ export class SettingError extends Error {
   }
 }
 
+type Parsed<T> = { readonly value: T } | { readonly problem: string };
+
+const ok = <T>(value: T): Parsed<T> => ({ value });
+const bad = (problem: string): Parsed<never> => ({ problem });
+
 interface SettingDef<K extends keyof Settings> {
   readonly key: K;
   readonly flag: string;
   readonly env: string;
   readonly default: string;
   readonly doc: string;
-  readonly parse: (raw: string) => Settings[K] | string;
+  readonly parse: (raw: string) => Parsed<Settings[K]>;
 }
 
 function int(min: number, max: number) {
-  return (raw: string): number | string => {
-    if (!/^\d+$/.test(raw)) return `expected a whole number from ${min} to ${max}`;
-    const n = Number(raw);
-    return n >= min && n <= max ? n : `expected a whole number from ${min} to ${max}`;
+  return (raw: string): Parsed<number> => {
+    const n = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
+    return n >= min && n <= max ? ok(n) : bad(`expected a whole number from ${min} to ${max}`);
   };
 }
 
@@ -59,18 +63,18 @@ export const settingDefs = [
     key: 'upstream', flag: '--upstream', env: 'TOOLGATE_UPSTREAM', default: 'http://127.0.0.1:3000',
     doc: 'Origin of the MCP server (scheme, host, port); paths are forwarded unchanged.',
     parse: (raw) => {
-      if (!URL.canParse(raw)) return 'expected an http:// or https:// URL';
+      if (!URL.canParse(raw)) return bad('expected an http:// or https:// URL');
       const u = new URL(raw);
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'expected an http:// or https:// URL';
-      if (u.username || u.password) return 'credentials in the URL are not supported';
-      if (u.pathname !== '/' || u.search || u.hash) return 'expected an origin without path, query or fragment';
-      return u;
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') return bad('expected an http:// or https:// URL');
+      if (u.username || u.password) return bad('credentials in the URL are not supported');
+      if (u.pathname !== '/' || u.search || u.hash) return bad('expected an origin without path, query or fragment');
+      return ok(u);
     },
   }),
   setting({
     key: 'host', flag: '--host', env: 'TOOLGATE_HOST', default: '0.0.0.0',
     doc: 'Address the traffic and admin listeners bind to.',
-    parse: (raw) => (raw.length > 0 && !/\s/.test(raw) ? raw : 'expected an address'),
+    parse: (raw) => (raw.length > 0 && !/\s/.test(raw) ? ok(raw) : bad('expected an address')),
   }),
   setting({
     key: 'port', flag: '--port', env: 'TOOLGATE_PORT', default: '8080',
@@ -83,7 +87,7 @@ export const settingDefs = [
   setting({
     key: 'mcpPath', flag: '--mcp-path', env: 'TOOLGATE_MCP_PATH', default: '/mcp',
     doc: 'Path of the MCP endpoint; every other path passes through unchanged.',
-    parse: (raw) => (/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/.test(raw) ? raw : 'expected an absolute path'),
+    parse: (raw) => (/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/.test(raw) ? ok(raw) : bad('expected an absolute path')),
   }),
   setting({
     key: 'maxBodyBytes', flag: '--max-body-bytes', env: 'TOOLGATE_MAX_BODY_BYTES', default: '4194304',
@@ -118,7 +122,7 @@ export const settingDefs = [
   setting({
     key: 'logLevel', flag: '--log-level', env: 'TOOLGATE_LOG_LEVEL', default: 'info',
     doc: 'Least severe log level written to stderr: debug, info, warn or error.',
-    parse: (raw) => (raw === 'debug' || raw === 'info' || raw === 'warn' || raw === 'error' ? raw : 'expected debug, info, warn or error'),
+    parse: (raw) => (raw === 'debug' || raw === 'info' || raw === 'warn' || raw === 'error' ? ok(raw) : bad('expected debug, info, warn or error')),
   }),
 ] as const;
 
@@ -136,9 +140,9 @@ export function loadSettings(argv: readonly string[], env: NodeJS.ProcessEnv): S
     const [raw, source] = fromFlag !== undefined
       ? [fromFlag, d.flag]
       : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, d.env] : [d.default, d.env];
-    const value = (d.parse as (raw: string) => unknown)(raw);
-    if (typeof value === 'string') throw new SettingError(source, value);
-    out[d.key] = value;
+    const parsed = (d.parse as (raw: string) => Parsed<unknown>)(raw);
+    if ('problem' in parsed) throw new SettingError(source, parsed.problem);
+    out[d.key] = parsed.value;
   }
   const unknown = flags.keys().next();
   if (!unknown.done) throw new SettingError(unknown.value, 'unknown flag');

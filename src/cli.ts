@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+import { loadSettings, SettingError } from './config/settings.ts';
+import { start } from './main.ts';
+import { log } from './telemetry/log.ts';
+
+/**
+ * `toolgate [flags]` runs the sidecar; `toolgate <command> …` runs a tool.
+ * Commands load lazily so the sidecar never pays for their dependencies.
+ */
+const commands: Readonly<Record<string, () => Promise<{ run(argv: readonly string[]): Promise<number> }>>> = {
+  'discover-eval': () => import('./commands/discover-eval.ts'),
+};
+
+async function serve(argv: readonly string[]): Promise<number> {
+  let settings;
+  try {
+    settings = loadSettings(argv, process.env);
+  } catch (err) {
+    if (err instanceof SettingError) {
+      process.stderr.write(`toolgate: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const gate = await start(settings);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info('shutting down', { signal, drainTimeoutMs: settings.drainTimeoutMs });
+      resolve();
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  await gate.close();
+  return 0;
+}
+
+const [first, ...rest] = process.argv.slice(2);
+const command = first !== undefined ? commands[first] : undefined;
+const code = command !== undefined ? await (await command()).run(rest) : await serve(process.argv.slice(2));
+process.exitCode = code;

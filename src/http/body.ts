@@ -1,0 +1,70 @@
+import type { IncomingMessage } from 'node:http';
+import { Transform, type TransformCallback } from 'node:stream';
+
+export type BodyResult =
+  | { readonly ok: true; readonly body: Buffer }
+  | { readonly ok: false; readonly code: 'payload_too_large' | 'aborted' };
+
+/** A declared Content-Length over the limit is refused before any byte is read. */
+export function declaredTooLarge(req: IncomingMessage, limit: number): boolean {
+  const declared = req.headers['content-length'];
+  return declared !== undefined && Number(declared) > limit;
+}
+
+/**
+ * Buffers a request body, counting while it streams so an oversized body is
+ * refused as soon as it crosses the limit, not after it has been held in
+ * memory whole.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  if (declaredTooLarge(req, limit)) return Promise.resolve({ ok: false, code: 'payload_too_large' });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (result: BodyResult) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onAbort);
+      req.off('close', onClose);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        finish({ ok: false, code: 'payload_too_large' });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
+    const onAbort = () => finish({ ok: false, code: 'aborted' });
+    const onClose = () => {
+      if (!req.complete) onAbort();
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onAbort);
+    req.on('close', onClose);
+  });
+}
+
+/**
+ * Passes a streamed body through unchanged, failing the stream once it
+ * crosses the limit; the error carries `code` so the forwarder can answer 413.
+ */
+export class BodyLimit extends Transform {
+  #remaining: number;
+  constructor(limit: number) {
+    super();
+    this.#remaining = limit;
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.#remaining -= chunk.length;
+    if (this.#remaining < 0) {
+      done(Object.assign(new Error('request body over limit'), { code: 'TOOLGATE_BODY_LIMIT' }));
+      return;
+    }
+    done(null, chunk);
+  }
+}

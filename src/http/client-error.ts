@@ -1,0 +1,28 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { errors, type ErrorId } from '../errors.ts';
+import { errorBody } from './jsonrpc.ts';
+import { requestEnd } from '../telemetry/channels.ts';
+
+/**
+ * Requests Node rejects before a handler runs (oversized or malformed heads)
+ * still get a registry error as JSON, not Node's bare status line.
+ */
+export function installClientErrorHandler(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const id: ErrorId = err.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : 'invalid_request';
+    const e = errors[id];
+    const body = errorBody(null, id);
+    socket.end(
+      `HTTP/1.1 ${e.status} ${e.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+    if (requestEnd.hasSubscribers) {
+      requestEnd.publish({ method: 'http', outcome: e.code, status: e.status, durationSeconds: 0 });
+    }
+  });
+}

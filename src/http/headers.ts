@@ -1,0 +1,67 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+
+/**
+ * Hop-by-hop fields (RFC 9110 §7.6.1) describe one connection, not the
+ * message, so a proxy must not forward them in either direction. Fields named
+ * in `Connection` are hop-by-hop too. Content-Length is dropped because the
+ * forwarded body may be framed differently (undici recomputes it).
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
+  if (value === undefined) return undefined;
+  const joined = Array.isArray(value) ? value.join(',') : value;
+  const tokens = new Set<string>();
+  for (const t of joined.split(',')) {
+    const token = t.trim().toLowerCase();
+    if (token) tokens.add(token);
+  }
+  return tokens.size > 0 ? tokens : undefined;
+}
+
+/** Request fields to send upstream, as a flat [name, value, …] list. */
+export function upstreamRequestHeaders(req: IncomingMessage): string[] {
+  const raw = req.rawHeaders;
+  const extra = connectionTokens(req.headers.connection);
+  const out: string[] = [];
+  let forwardedFor: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || lower === 'content-length' || extra?.has(lower)) continue;
+    if (lower === 'x-forwarded-for') {
+      forwardedFor = forwardedFor === undefined ? (raw[i + 1] as string) : `${forwardedFor}, ${raw[i + 1] as string}`;
+      continue;
+    }
+    out.push(name, raw[i + 1] as string);
+  }
+  const peer = req.socket.remoteAddress;
+  if (peer !== undefined) {
+    out.push('x-forwarded-for', forwardedFor === undefined ? peer : `${forwardedFor}, ${peer}`);
+  } else if (forwardedFor !== undefined) {
+    out.push('x-forwarded-for', forwardedFor);
+  }
+  return out;
+}
+
+/** Upstream response fields to send to the client. */
+export function clientResponseHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const extra = connectionTokens(headers.connection);
+  const out: Record<string, string | string[]> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || HOP_BY_HOP.has(name) || extra?.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,109 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Pool } from 'undici';
+import type { Settings } from '../config/settings.ts';
+import { inflight, requestEnd } from '../telemetry/channels.ts';
+import { forward, type ForwardOutcome } from '../upstream/forward.ts';
+import { BodyLimit, declaredTooLarge, readBody } from './body.ts';
+import { classify } from './classify.ts';
+import { sendError, type JsonRpcId } from './jsonrpc.ts';
+import { methodLabel } from './methods.ts';
+
+/** Methods forwarded as they are on the MCP path: 2025 session operations and CORS. */
+const PASSED_ON_MCP_PATH = new Set(['GET', 'DELETE', 'HEAD', 'OPTIONS']);
+const ALLOW = 'POST, GET, DELETE, HEAD, OPTIONS';
+
+export interface TrafficDeps {
+  readonly settings: Settings;
+  readonly pool: Pool;
+}
+
+type Outcome = ForwardOutcome | 'parse_error' | 'invalid_request' | 'header_mismatch' | 'aborted';
+
+/**
+ * The inbound request path. Everything per request is decided here in a
+ * fixed order: limits, routing, classification, forwarding; each step that
+ * refuses answers with a registry error and stops.
+ */
+export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const { settings, pool } = deps;
+  const mcpPath = settings.mcpPath;
+  const maxRawHeaders = settings.maxHeaders * 2;
+
+  const observe = (res: ServerResponse, start: number, label: string, outcome: Outcome) => {
+    if (requestEnd.hasSubscribers) {
+      requestEnd.publish({
+        method: label,
+        outcome,
+        status: res.statusCode,
+        durationSeconds: (performance.now() - start) / 1000,
+      });
+    }
+  };
+
+  return (req, res) => {
+    const start = performance.now();
+    if (inflight.hasSubscribers) {
+      inflight.publish({ delta: 1 });
+      res.once('close', () => inflight.publish({ delta: -1 }));
+    }
+    if (req.rawHeaders.length > maxRawHeaders) {
+      sendError(res, null, 'headers_too_large', undefined, { connection: 'close' });
+      observe(res, start, 'http', 'headers_too_large');
+      return;
+    }
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    if (path !== mcpPath) {
+      void passThrough(req, res, null).then((o) => observe(res, start, 'passthrough', o));
+      return;
+    }
+    if (req.method === 'POST') {
+      void handlePost(req, res, start);
+      return;
+    }
+    if (req.method !== undefined && PASSED_ON_MCP_PATH.has(req.method)) {
+      void passThrough(req, res, null).then((o) => observe(res, start, `http_${req.method?.toLowerCase()}`, o));
+      return;
+    }
+    sendError(res, null, 'method_not_allowed', undefined, { allow: ALLOW });
+    observe(res, start, 'http', 'method_not_allowed');
+  };
+
+  function passThrough(req: IncomingMessage, res: ServerResponse, rpcId: JsonRpcId): Promise<Outcome> {
+    if (declaredTooLarge(req, settings.maxBodyBytes)) {
+      sendError(res, rpcId, 'payload_too_large', undefined, { connection: 'close' });
+      return Promise.resolve('payload_too_large');
+    }
+    const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+    return forward(pool, req, res, hasBody ? req.pipe(new BodyLimit(settings.maxBodyBytes)) : null, rpcId);
+  }
+
+  async function handlePost(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
+    const read = await readBody(req, settings.maxBodyBytes);
+    if (!read.ok) {
+      if (read.code === 'payload_too_large') {
+        sendError(res, null, 'payload_too_large', undefined, { connection: 'close' });
+      }
+      observe(res, start, 'unclassified', read.code);
+      return;
+    }
+    const h = req.headers;
+    const c = classify(
+      {
+        protocolVersion: h['mcp-protocol-version'] as string | undefined,
+        method: h['mcp-method'] as string | undefined,
+        name: h['mcp-name'] as string | undefined,
+      },
+      read.body,
+    );
+    if (!c.ok) {
+      sendError(res, c.id, c.code);
+      observe(res, start, 'unclassified', c.code);
+      return;
+    }
+    const outcome = await forward(pool, req, res, read.body, c.id);
+    observe(res, start, methodLabel(c.method), outcome);
+  }
+}

@@ -1,0 +1,109 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Settings } from './config/settings.ts';
+import { createAdminServer } from './http/admin.ts';
+import { installClientErrorHandler } from './http/client-error.ts';
+import { createTrafficHandler } from './http/traffic.ts';
+import { createMetrics } from './telemetry/metrics.ts';
+import { log, setLogLevel } from './telemetry/log.ts';
+import { createUpstreamPool } from './upstream/pool.ts';
+import { waitForUpstream } from './upstream/probe.ts';
+
+export interface Toolgate {
+  readonly port: number;
+  readonly adminPort: number;
+  /** Resolves once the upstream has answered (the readiness condition). */
+  readonly ready: Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests and open streams finish for up
+   * to `drainTimeoutMs`, then closes whatever is left.
+   */
+  close(): Promise<void>;
+}
+
+/** Wiring only: settings → upstream pool → servers. */
+export async function start(settings: Settings): Promise<Toolgate> {
+  setLogLevel(settings.logLevel);
+  const metrics = createMetrics();
+  const pool = createUpstreamPool(settings);
+  const lifetime = new AbortController();
+  let upstreamAnswered = false;
+  let draining = false;
+
+  const traffic = createServer(
+    { maxHeaderSize: settings.maxHeaderBytes, requireHostHeader: false },
+    createTrafficHandler({ settings, pool }),
+  );
+  // One more than the limit, so the handler can tell "at the limit" from
+  // "over it" (Node silently drops fields past maxHeadersCount).
+  traffic.maxHeadersCount = settings.maxHeaders + 1;
+  installClientErrorHandler(traffic);
+
+  const admin = createAdminServer(metrics.registry, {
+    reasons() {
+      const reasons: string[] = [];
+      if (draining) reasons.push('draining');
+      if (!upstreamAnswered) reasons.push('upstream_not_answered');
+      return reasons;
+    },
+  });
+
+  await Promise.all([listen(traffic, settings.host, settings.port), listen(admin, settings.host, settings.adminPort)]);
+  const port = (traffic.address() as AddressInfo).port;
+  const adminPort = (admin.address() as AddressInfo).port;
+  log.info('listening', { port, adminPort, upstream: settings.upstream.origin, mcpPath: settings.mcpPath });
+
+  const ready = waitForUpstream(pool, settings.mcpPath, lifetime.signal).then(() => {
+    if (lifetime.signal.aborted) return;
+    upstreamAnswered = true;
+    log.info('upstream answered; ready');
+  });
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      draining = true;
+      lifetime.abort();
+      await drain(traffic, settings.drainTimeoutMs);
+      await Promise.all([pool.close(), closeServer(admin)]);
+      metrics.dispose();
+      log.info('stopped');
+    })();
+    return closing;
+  };
+  return { port, adminPort, ready, close };
+}
+
+async function listen(server: Server, host: string, port: number): Promise<void> {
+  server.listen(port, host);
+  await once(server, 'listening');
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/**
+ * Stop accepting, close idle keep-alive connections, and ask clients of
+ * in-flight requests to reconnect elsewhere; only when the drain window ends
+ * are the remaining connections cut.
+ */
+async function drain(server: Server, timeoutMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.on('request', (_req, res) => res.setHeader('connection', 'close'));
+  server.closeIdleConnections();
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  await Promise.race([closed, timedOut]);
+  clearInterval(idleSweep);
+  clearTimeout(timer);
+  server.closeAllConnections();
+  await closed;
+}

@@ -1,0 +1,61 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { inflight, requestEnd, sseStream, type RequestEnd, type StreamChange } from './channels.ts';
+
+/**
+ * Every metric toolgate exports is defined in this file, with labels drawn
+ * from closed sets so cardinality stays bounded. The README metrics table
+ * lists the same names.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  /** Unsubscribes from the telemetry channels. */
+  dispose(): void;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'toolgate_process_' });
+
+  const requests = new Counter({
+    name: 'toolgate_requests_total',
+    help: 'MCP endpoint and pass-through requests, by MCP method and outcome.',
+    labelNames: ['method', 'outcome'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'toolgate_request_duration_seconds',
+    help: 'Time from request arrival to the end of the response, by MCP method.',
+    labelNames: ['method'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const inflightGauge = new Gauge({
+    name: 'toolgate_inflight_requests',
+    help: 'Requests currently being handled, SSE streams included.',
+    registers: [registry],
+  });
+  const sseGauge = new Gauge({
+    name: 'toolgate_sse_streams_open',
+    help: 'Server-sent event streams currently open through toolgate.',
+    registers: [registry],
+  });
+
+  const onEnd = (m: unknown) => {
+    const e = m as RequestEnd;
+    requests.labels(e.method, e.outcome).inc();
+    duration.labels(e.method).observe(e.durationSeconds);
+  };
+  const onInflight = (m: unknown) => inflightGauge.inc((m as StreamChange).delta);
+  const onSse = (m: unknown) => sseGauge.inc((m as StreamChange).delta);
+  requestEnd.subscribe(onEnd);
+  inflight.subscribe(onInflight);
+  sseStream.subscribe(onSse);
+  return {
+    registry,
+    dispose() {
+      requestEnd.unsubscribe(onEnd);
+      inflight.unsubscribe(onInflight);
+      sseStream.unsubscribe(onSse);
+    },
+  };
+}
