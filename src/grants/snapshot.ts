@@ -1,0 +1,158 @@
+/**
+ * Grant snapshots: the rows applicable to one principal at one control
+ * revision, with every tool's decision precomputed so the per-call check is a
+ * single map lookup. Anything malformed or over the row bound fails closed as
+ * `grants_unavailable`; callers never get a partial snapshot.
+ */
+import { createHash } from 'node:crypto';
+import { NO_GRANT, applies, decideRows, isPrincipalId, isScope, normalizeRow, toScopeSet } from './rules.ts';
+import { MAX_SNAPSHOT_ROWS, WILDCARD } from './types.ts';
+import type { Decision, GrantRow, GrantSnapshot, GrantSubject, SnapshotResult, StoredSnapshot } from './types.ts';
+
+/** Stored snapshot text larger than this is refused before parsing. */
+export const MAX_SNAPSHOT_TEXT_BYTES = 16 * 1024 * 1024;
+
+const UNAVAILABLE: SnapshotResult = Object.freeze({ ok: false, code: 'grants_unavailable' });
+
+/** Computes the snapshot for one principal from all rows of a policy domain. */
+export function snapshotFor(rows: readonly GrantRow[], subject: GrantSubject, revision: number): SnapshotResult {
+  if (!isSubjectId(subject.id) || !isRevision(revision)) return UNAVAILABLE;
+  const held = toScopeSet(subject.scopes);
+  const picked: GrantRow[] = [];
+  for (const row of rows) {
+    if (!applies(row, subject.id, held)) continue;
+    const clean = normalizeRow(row);
+    if (clean === undefined) return UNAVAILABLE;
+    picked.push(clean);
+  }
+  return build(subject.id, recordedScopes(held), revision, picked);
+}
+
+/**
+ * Checks a snapshot read back from storage: exact fields and types, the row
+ * bound, and that every row really applies to the recorded principal and
+ * scopes. A `digest`, when present, must match the rows.
+ */
+export function validateSnapshot(value: unknown): SnapshotResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return UNAVAILABLE;
+  const v = value as Record<string, unknown>;
+  for (const k of Object.keys(v)) {
+    if (k !== 'principal' && k !== 'scopes' && k !== 'revision' && k !== 'rows' && k !== 'digest') return UNAVAILABLE;
+  }
+  const { principal, scopes, revision, rows, digest } = v;
+  if (!isSubjectId(principal) || !isRevision(revision)) return UNAVAILABLE;
+  if (!Array.isArray(scopes) || !scopes.every(isScope)) return UNAVAILABLE;
+  if (!Array.isArray(rows) || rows.length > MAX_SNAPSHOT_ROWS) return UNAVAILABLE;
+  if (digest !== undefined && typeof digest !== 'string') return UNAVAILABLE;
+  const held = new Set(scopes as string[]);
+  const clean: GrantRow[] = [];
+  for (const raw of rows) {
+    const row = normalizeRow(raw);
+    if (row === undefined || !applies(row, principal, held)) return UNAVAILABLE;
+    clean.push(row);
+  }
+  const result = build(principal, recordedScopes(held), revision, clean);
+  if (result.ok && digest !== undefined && digest !== result.snapshot.digest) return UNAVAILABLE;
+  return result;
+}
+
+/** Parses and validates stored snapshot text; invalid JSON fails closed. */
+export function parseSnapshot(text: string): SnapshotResult {
+  if (typeof text !== 'string' || text.length > MAX_SNAPSHOT_TEXT_BYTES) return UNAVAILABLE;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return UNAVAILABLE;
+  }
+  return validateSnapshot(value);
+}
+
+/** The storable form; `JSON.stringify` of it round-trips through `parseSnapshot`. */
+export function toStored(snapshot: GrantSnapshot): StoredSnapshot & { readonly digest: string } {
+  return {
+    principal: snapshot.principal,
+    scopes: snapshot.scopes,
+    revision: snapshot.revision,
+    rows: snapshot.rows,
+    digest: snapshot.digest,
+  };
+}
+
+/** The decision for one tool: one map lookup. */
+export function decide(snapshot: GrantSnapshot, tool: string): Decision {
+  return snapshot.decisions.get(tool) ?? NO_GRANT;
+}
+
+/** The names, in input order, that the snapshot allows. */
+export function grantedTools(snapshot: GrantSnapshot, toolNames: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const name of toolNames) if (decide(snapshot, name).effect === 'allow') out.push(name);
+  return out;
+}
+
+/**
+ * Whether a cached snapshot was computed for this principal id and scope set,
+ * so a snapshot is never reused for a token carrying different scopes.
+ */
+export function snapshotMatches(snapshot: GrantSnapshot, subject: GrantSubject): boolean {
+  if (snapshot.principal !== subject.id) return false;
+  const scopes = recordedScopes(toScopeSet(subject.scopes));
+  return scopes.length === snapshot.scopes.length && scopes.every((s, i) => s === snapshot.scopes[i]);
+}
+
+/**
+ * SHA-256 hex over the canonical JSON (sorted keys, no whitespace) of the
+ * distinct rows in canonical order: equal row sets give equal digests whatever
+ * their order or repetition. Equals `snapshot.digest` for a snapshot's rows.
+ */
+export function rowsDigest(rows: readonly GrantRow[]): string {
+  return hashKeys([...new Set(rows.map(canonicalRow))].sort());
+}
+
+function hashKeys(sortedKeys: readonly string[]): string {
+  return createHash('sha256').update(`[${sortedKeys.join(',')}]`).digest('hex');
+}
+
+function build(principal: string, scopes: readonly string[], revision: number, rows: GrantRow[]): SnapshotResult {
+  const unique = new Map<string, GrantRow>();
+  for (const row of rows) unique.set(canonicalRow(row), row);
+  if (unique.size > MAX_SNAPSHOT_ROWS) return UNAVAILABLE;
+  const keys = [...unique.keys()].sort();
+  const ordered = Object.freeze(keys.map((k) => unique.get(k) as GrantRow));
+  const digest = hashKeys(keys);
+
+  const byTool = new Map<string, GrantRow[]>();
+  for (const row of ordered) {
+    const list = byTool.get(row.tool);
+    if (list === undefined) byTool.set(row.tool, [row]);
+    else list.push(row);
+  }
+  const decisions = new Map<string, Decision>();
+  for (const [tool, list] of byTool) decisions.set(tool, decideRows(list));
+
+  const snapshot: GrantSnapshot = Object.freeze({ principal, scopes: Object.freeze(scopes), revision, rows: ordered, digest, decisions });
+  return Object.freeze({ ok: true, snapshot });
+}
+
+function canonicalRow(row: GrantRow): string {
+  // Keys in sorted order; JSON.stringify of strings and safe integers already
+  // matches RFC 8785 output.
+  const revision = row.revision === undefined ? '' : `,"revision":${row.revision}`;
+  return `{"effect":${JSON.stringify(row.effect)},"principal":${JSON.stringify(row.principal)}${revision},`
+    + `"scopes":${JSON.stringify(row.scopes)},"tool":${JSON.stringify(row.tool)}}`;
+}
+
+function recordedScopes(held: ReadonlySet<string>): string[] {
+  // Scopes outside the scope-token grammar can never match a row, so they do
+  // not change any decision and are not recorded.
+  return [...held].filter(isScope).sort();
+}
+
+function isSubjectId(v: unknown): v is string {
+  return isPrincipalId(v) && v !== WILDCARD;
+}
+
+function isRevision(v: unknown): v is number {
+  return Number.isSafeInteger(v) && (v as number) >= 0;
+}

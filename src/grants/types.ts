@@ -1,0 +1,69 @@
+/**
+ * The grant model shared by the policy file, snapshot storage and the grants
+ * interceptor. Rows are plain data so they can be written to and read back
+ * from storage; everything that is derived (maps for `decide`) lives on the
+ * snapshot only.
+ */
+
+export type GrantEffect = 'allow' | 'deny';
+
+/** The principal value that matches every principal holding the row's scopes. */
+export const WILDCARD = '*';
+
+/** The most rows one principal's snapshot may hold; more fails closed. */
+export const MAX_SNAPSHOT_ROWS = 4096;
+
+export interface GrantRow {
+  /** An exact principal id, or `*`. */
+  readonly principal: string;
+  /** An exact tool name; never a pattern. */
+  readonly tool: string;
+  /**
+   * Scopes a principal must hold, all of them, for a `*` row to apply. Always
+   * empty on exact-principal rows: naming the principal is the whole condition.
+   * Sorted and free of duplicates.
+   */
+  readonly scopes: readonly string[];
+  readonly effect: GrantEffect;
+  /** The control revision the row was written at, when the source tracks one. */
+  readonly revision?: number;
+}
+
+export type DecisionReason = 'exact_allow' | 'exact_deny' | 'wildcard_allow' | 'wildcard_deny' | 'no_grant';
+
+export interface Decision {
+  readonly effect: GrantEffect;
+  readonly reason: DecisionReason;
+  /** The rows that decided, for audit and cursor binding; empty for `no_grant`. */
+  readonly rows: readonly GrantRow[];
+}
+
+/** Who a snapshot was computed for: wildcard rows depend on the scopes held. */
+export interface GrantSubject {
+  readonly id: string;
+  readonly scopes: ReadonlySet<string> | readonly string[];
+}
+
+export interface GrantSnapshot {
+  readonly principal: string;
+  /** The scopes the snapshot was computed for, sorted. */
+  readonly scopes: readonly string[];
+  /** The control revision the rows were read at. */
+  readonly revision: number;
+  /** The applicable rows in canonical order. */
+  readonly rows: readonly GrantRow[];
+  /** SHA-256 hex over the canonical JSON of `rows`. */
+  readonly digest: string;
+  /** Per-tool decisions, precomputed so `decide` is one map lookup. */
+  readonly decisions: ReadonlyMap<string, Decision>;
+}
+
+/** The storable form of a snapshot (what `validateSnapshot` reads back). */
+export interface StoredSnapshot {
+  readonly principal: string;
+  readonly scopes: readonly string[];
+  readonly revision: number;
+  readonly rows: readonly GrantRow[];
+}
+
+export type SnapshotResult = { ok: true; snapshot: GrantSnapshot } | { ok: false; code: 'grants_unavailable' };
