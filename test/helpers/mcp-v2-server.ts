@@ -1,0 +1,41 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { z } from 'zod';
+import { listenOnLoopback, type Listening } from './http-server.ts';
+
+export interface V2Server extends Listening {
+  readonly url: string;
+  readonly seen: { method: string; headers: IncomingHttpHeaders }[];
+}
+
+/** A stateless 2026-07-28 MCP server from the v2 SDK packages. */
+export async function startV2Server(): Promise<V2Server> {
+  const handler = toNodeHandler(
+    createMcpHandler(() => {
+      const server = new McpServer({ name: 'v2-fixture', version: '2.0.0' });
+      server.registerTool(
+        'echo',
+        { description: 'Echo the given text back', inputSchema: z.object({ text: z.string() }) },
+        async ({ text }) => ({ content: [{ type: 'text', text }] }),
+      );
+      // Not a SEP-986 name on purpose: the SDK warns, and the header must be base64.
+      server.registerTool(
+        'città',
+        { description: 'A tool whose name needs the base64 header form', inputSchema: z.object({}) },
+        async () => ({ content: [{ type: 'text', text: 'ciao' }] }),
+      );
+      return server;
+    }),
+  );
+  const seen: { method: string; headers: IncomingHttpHeaders }[] = [];
+  const listening = await listenOnLoopback((req, res) => {
+    seen.push({ method: req.method ?? '', headers: req.headers });
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204).end();
+      return;
+    }
+    void handler(req, res);
+  });
+  return { ...listening, url: `${listening.origin}/mcp`, seen };
+}

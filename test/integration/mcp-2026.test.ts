@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+import { startV2Server, type V2Server } from '../helpers/mcp-v2-server.ts';
+
+describe('2026-07-28 stateless traffic through toolgate (v2 SDK client and server)', () => {
+  let upstream: V2Server;
+  let gate: RunningToolgate;
+  let client: Client;
+
+  before(async () => {
+    upstream = await startV2Server();
+    gate = await startToolgate(upstream.origin);
+    await gate.ready;
+    client = new Client({ name: 'it', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gate.url)));
+  });
+  after(async () => {
+    await client.close();
+    await gate.close();
+    await upstream.close();
+  });
+
+  it('lists tools with the 2026-07-28 headers and _meta envelope', async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['città', 'echo'].sort());
+    const list = upstream.seen.find((r) => r.headers['mcp-method'] === 'tools/list');
+    assert.ok(list, 'upstream received Mcp-Method: tools/list');
+    assert.equal(list.headers['mcp-protocol-version'], '2026-07-28');
+  });
+
+  it('calls a tool with Mcp-Name mirrored from the body', async () => {
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'stateless' } });
+    assert.deepEqual(result.content, [{ type: 'text', text: 'stateless' }]);
+    const call = upstream.seen.findLast((r) => r.headers['mcp-method'] === 'tools/call');
+    assert.equal(call?.headers['mcp-name'], 'echo');
+  });
+
+  it('accepts a non-ASCII tool name sent in the =?base64?…?= header form', async () => {
+    const result = await client.callTool({ name: 'città', arguments: {} });
+    assert.deepEqual(result.content, [{ type: 'text', text: 'ciao' }]);
+    const call = upstream.seen.findLast((r) => r.headers['mcp-method'] === 'tools/call');
+    assert.match(String(call?.headers['mcp-name']), /^=\?base64\?.+\?=$/);
+  });
+});
