@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildIndex, type ToolDoc } from '../../../src/discovery/engine.ts';
+
+const catalogue: ToolDoc[] = [
+  { name: 'get_stock_price', description: 'Get the current stock price for a ticker symbol.', inputSchema: { type: 'object', properties: { symbol: { type: 'string' } } } },
+  { name: 'get_weather', title: 'Weather', description: 'Current weather and forecast for a city.', inputSchema: { type: 'object', properties: { city: { type: 'string', description: 'City name' } } } },
+  { name: 'read_file', description: 'Read the contents of a file from disk.', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } },
+  { name: 'write_file', description: 'Write content to a file on disk, creating it if needed.' },
+  { name: 'searchWeb', description: 'Search the web and return result pages.' },
+  { name: 'translateText', description: 'Translate text between languages.', aliases: ['interpreter'], examples: ['say hello in French'] },
+  { name: 'exchange.rates', description: 'Currency exchange rates and conversions.' },
+  { name: 'listPullRequests', description: 'List open pull requests of a GitHub repository.' },
+];
+
+test('ranks the obvious tool first and reports matched fields', () => {
+  const index = buildIndex(catalogue);
+  const r = index.search('what is the weather in Paris', { limit: 3 });
+  assert.equal(r.results[0]?.name, 'get_weather');
+  assert.deepEqual(r.results[0]?.matched, ['name', 'title', 'description']);
+  assert.equal(index.search('stock prices', { limit: 1 }).results[0]?.name, 'get_stock_price');
+  assert.equal(index.search('city', { limit: 1 }).results[0]?.matched.includes('schema'), true);
+});
+
+test('policy aliases and examples are searchable', () => {
+  const index = buildIndex(catalogue);
+  assert.deepEqual(index.search('interpreter', { limit: 5 }).results.map((h) => h.name), ['translateText']);
+  assert.deepEqual(index.search('French', { limit: 5 }).results[0]?.matched, ['examples']);
+});
+
+test('equal scores break by tool name in code-unit order', () => {
+  const twins: ToolDoc[] = ['b_tool', 'B_tool', 'a_tool', 'ä_tool', 'c_tool'].map((name) => ({ name, description: 'same words here' }));
+  const index = buildIndex([...twins].reverse());
+  const r = index.search('same words', { limit: 10 });
+  assert.deepEqual(r.results.map((h) => h.name), ['B_tool', 'a_tool', 'b_tool', 'c_tool', 'ä_tool']);
+  assert.equal(new Set(r.results.map((h) => h.score)).size, 1);
+  assert.deepEqual(buildIndex(twins).search('same words', { limit: 10 }), r);
+});
+
+test('paging: offset and limit slice one stable ranking; total counts all matches', () => {
+  const index = buildIndex(catalogue);
+  const all = index.search('file disk content', { limit: 100 });
+  assert.equal(all.total, all.results.length);
+  const page = index.search('file disk content', { limit: 1, offset: 1 });
+  assert.deepEqual(page.results, all.results.slice(1, 2));
+  assert.equal(page.total, all.total);
+  assert.deepEqual(index.search('file', { limit: 0 }).results, []);
+});
+
+test('deny before rank: a restricted search equals a search on an index of the allowed tools alone', () => {
+  const full = buildIndex(catalogue);
+  const allowedNames = ['read_file', 'searchWeb', 'get_weather', 'translateText'];
+  const allowed = new Set(allowedNames);
+  const alone = buildIndex(catalogue.filter((t) => allowed.has(t.name)));
+  for (const q of ['read a file', 'search the web for weather', 'file', 'translate weather text', 'stock', 'write content to disk']) {
+    const restricted = full.search(q, { limit: 16, allowed });
+    assert.deepEqual(restricted, alone.search(q, { limit: 16 }), q);
+    assert.deepEqual(full.search(q, { limit: 16, allowed: (n) => allowed.has(n) }), restricted, q);
+    for (const h of restricted.results) assert.ok(allowed.has(h.name));
+  }
+  const denied = full.search('stock price', { limit: 16, allowed: new Set(['get_weather']) });
+  assert.deepEqual(denied, { results: [], total: 0 });
+  assert.deepEqual(full.search('stock price', { limit: 16, allowed: new Set() }), { results: [], total: 0 });
+});
+
+test('a new catalogue means a new index; the old one is unchanged', () => {
+  const old = buildIndex(catalogue);
+  const before = old.search('pull requests', { limit: 5 });
+  const next = buildIndex([...catalogue.filter((t) => t.name !== 'listPullRequests'), { name: 'merge_request', description: 'Merge a pull request.' }]);
+  assert.deepEqual(next.search('pull requests', { limit: 5 }).results.map((h) => h.name), ['merge_request']);
+  assert.deepEqual(old.search('pull requests', { limit: 5 }), before);
+  assert.ok(Object.isFrozen(old));
+});
+
+test('never throws on hostile queries, options or catalogue entries', () => {
+  const odd = [
+    { name: 'x', description: 42, inputSchema: { properties: { a: { properties: null } } } },
+    null,
+    { name: 7 },
+    { name: 'y', aliases: 'not-an-array', examples: [1, 'ok'] },
+  ] as unknown as ToolDoc[];
+  const index = buildIndex([...catalogue, ...odd]);
+  const queries = ['', ' ', '\u0000\u0001\u001f', 'a'.repeat(200_000), '🙂🙂 ∑∂', '\uD800', 'the of and', 'x'.repeat(5) + ' '.repeat(1000),
+    Array.from({ length: 5000 }, (_, i) => `w${i}`).join(' '), '__proto__ constructor', 'SELECT * FROM tools;'];
+  for (const q of queries) {
+    const r = index.search(q, { limit: 16 });
+    assert.ok(Array.isArray(r.results) && r.total >= r.results.length);
+  }
+  assert.deepEqual(index.search('', { limit: 16 }), { results: [], total: 0 });
+  for (const limit of [NaN, -1, Infinity, 2.7]) assert.doesNotThrow(() => index.search('file', { limit, offset: NaN }));
+  assert.doesNotThrow(() => index.search(undefined as unknown as string, { limit: 5 }));
+  assert.deepEqual(buildIndex([]).search('file', { limit: 5 }), { results: [], total: 0 });
+});

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { evaluate, loadEvalFiles } from '../../../src/commands/discover-eval.ts';
+
+/**
+ * Quality floor on the public dev splits: the figures measured when the
+ * ranking was tuned (docs/discovery-ranking.md), less a small margin.
+ */
+const DATA = join(import.meta.dirname, '../../../../shared/testdata/tool-retrieval');
+
+const floors = [
+  { set: 'MetaTool single-tool', catalog: 'metatool/tools.json', queries: 'metatool/queries-dev.jsonl', r5: 62.5, r16: 72.5 },
+  { set: 'MetaTool multi-tool', catalog: 'metatool/tools.json', queries: 'metatool/multi-queries-dev.jsonl', r5: 65, r16: 79.5 },
+  { set: 'LiveMCPBench', catalog: 'livemcpbench/catalog.json', queries: 'livemcpbench/tasks-dev.jsonl', r5: 33.5, r16: 47 },
+];
+
+for (const f of floors) {
+  test(`recall floor: ${f.set}`, () => {
+    const files = loadEvalFiles(join(DATA, f.catalog), join(DATA, f.queries));
+    assert.ok(files.ok, files.ok ? '' : files.reason);
+    const report = evaluate(files.value.catalog, files.value.queries, [5, 16]);
+    assert.ok((report.recall.get(5) as number) >= f.r5, `recall@5 ${report.recall.get(5)} < ${f.r5}`);
+    assert.ok((report.recall.get(16) as number) >= f.r16, `recall@16 ${report.recall.get(16)} < ${f.r16}`);
+  });
+}
