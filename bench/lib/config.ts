@@ -1,0 +1,66 @@
+/**
+ * Benchmark knobs from BENCH_* environment variables, validated once and
+ * frozen. Defaults keep a full run (four cases, two rounds) under ~2 minutes.
+ */
+export interface BenchConfig {
+  /** Length of each throughput run (BENCH_CONNECTIONS connections). */
+  readonly seconds: number;
+  /** Load before each case's measurements, to warm the JIT and fill pools. */
+  readonly warmupSeconds: number;
+  /** Length of each serial (one connection) latency run. */
+  readonly latencySeconds: number;
+  /** How many times every case is measured; the best round is reported. */
+  readonly rounds: number;
+  readonly connections: number;
+  /** Serial SSE requests per case and round; the first tenth warms up and is dropped. */
+  readonly sseSamples: number;
+  /** Case ids to run; undefined runs all. */
+  readonly cases: readonly string[] | undefined;
+}
+
+interface Knob {
+  readonly key: keyof Omit<BenchConfig, 'cases'>;
+  readonly env: string;
+  readonly default: number;
+  readonly integer: boolean;
+  readonly max: number;
+}
+
+export const knobs: readonly Knob[] = [
+  { key: 'seconds', env: 'BENCH_SECONDS', default: 3, integer: false, max: 600 },
+  { key: 'warmupSeconds', env: 'BENCH_WARMUP_SECONDS', default: 1, integer: false, max: 600 },
+  { key: 'latencySeconds', env: 'BENCH_LATENCY_SECONDS', default: 2, integer: false, max: 600 },
+  { key: 'rounds', env: 'BENCH_ROUNDS', default: 2, integer: true, max: 100 },
+  { key: 'connections', env: 'BENCH_CONNECTIONS', default: 32, integer: true, max: 1024 },
+  { key: 'sseSamples', env: 'BENCH_SSE_SAMPLES', default: 150, integer: true, max: 100_000 },
+];
+
+export function loadConfig(
+  env: NodeJS.ProcessEnv,
+  knownCases: readonly string[],
+): { ok: true; config: BenchConfig } | { ok: false; reason: string } {
+  const out: Record<string, unknown> = {};
+  for (const k of knobs) {
+    const raw = env[k.env];
+    if (raw === undefined || raw === '') {
+      out[k.key] = k.default;
+      continue;
+    }
+    const n = Number(raw);
+    const valid = /^\d+(\.\d+)?$/.test(raw) && n > 0 && n <= k.max && (!k.integer || Number.isInteger(n));
+    if (!valid) return { ok: false, reason: `invalid ${k.env}: expected a ${k.integer ? 'whole' : 'positive'} number up to ${k.max}` };
+    out[k.key] = n;
+  }
+  const rawCases = env.BENCH_CASES;
+  if (rawCases === undefined || rawCases === '') {
+    out.cases = undefined;
+  } else {
+    const ids = rawCases.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    const unknown = ids.find((id) => !knownCases.includes(id));
+    if (unknown !== undefined || ids.length === 0) {
+      return { ok: false, reason: `invalid BENCH_CASES: expected a comma-separated list of ${knownCases.join(', ')}` };
+    }
+    out.cases = Object.freeze(ids);
+  }
+  return { ok: true, config: Object.freeze(out) as unknown as BenchConfig };
+}

@@ -1,0 +1,48 @@
+import type { BenchConfig } from './config.ts';
+import type { Case, Figures, Outcome } from './runner.ts';
+
+/** The human-readable part of the output: settings, one row per case, then every JSON key. */
+export function renderTable(cases: readonly Case[], outcome: Outcome, config: BenchConfig, keys: Readonly<Record<string, number | null>>): string {
+  const lines: string[] = [];
+  lines.push(
+    `toolgate benchmark: ${config.rounds} round(s) per case of ${config.warmupSeconds} s warm-up, `
+    + `${config.seconds} s at ${config.connections} connections, ${config.latencySeconds} s serial, `
+    + `${config.sseSamples} serial SSE requests; best round shown (req/s: highest; times and CPU: lowest)`,
+    '',
+  );
+  const rows = cases.map((c) => {
+    const rounds = outcome.rounds.get(c.id) ?? [];
+    const best: Figures = outcome.best.get(c.id) ?? {};
+    const failure = outcome.failed.get(c.id);
+    return [
+      c.id,
+      c.label,
+      rounds.map((r) => (r.rps === undefined ? '-' : String(Math.round(r.rps)))).join(' / ') || '-',
+      num(best.rps, 0),
+      num(best.cpuUsPerReq, 1),
+      num(best.p50Ms, 3),
+      num(best.p99Ms, 3),
+      num(best.sseFirstEventMs, 3),
+      failure === undefined ? '' : `FAILED: ${failure.split('\n')[0]}`,
+    ];
+  });
+  lines.push(...grid(
+    ['case', 'target', 'req/s by round', 'req/s', 'CPU µs/req', 'p50 ms', 'p99 ms', 'SSE 1st ms', ''],
+    rows,
+  ));
+  lines.push('');
+  lines.push(...grid(['figure', 'value'], Object.entries(keys).map(([k, v]) => [k, v === null ? 'n/a' : String(v)])));
+  for (const w of outcome.warnings) lines.push(`warning: ${w}`);
+  for (const [id, why] of outcome.failed) if (why.includes('\n')) lines.push(`${id} failed:\n${why}`);
+  return lines.join('\n');
+}
+
+function num(v: number | undefined, digits: number): string {
+  return v === undefined ? '-' : v.toFixed(digits);
+}
+
+function grid(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}

@@ -1,0 +1,65 @@
+import { resolve } from 'node:path';
+import { accepts, answers200, spawnNode, waitReady } from './children.ts';
+import { freePort } from './ports.ts';
+
+/** A running server a case sends its load to. */
+export interface Target {
+  readonly name: string;
+  /** http://127.0.0.1:<port>, no path. */
+  readonly origin: string;
+  readonly pid: number;
+  /** When true, anything but exit code 0 after SIGTERM is reported as a problem. */
+  readonly gracefulExit: boolean;
+  stop(): Promise<number | string>;
+}
+
+export interface StartContext {
+  /** The stub upstream every proxy forwards to. */
+  readonly stub: Target;
+}
+
+export type Launcher = (ctx: StartContext) => Promise<Target>;
+
+const repoRoot = resolve(import.meta.dirname, '..', '..');
+const benchScript = (file: string) => resolve(repoRoot, 'bench', file);
+
+export async function startStub(args: readonly string[] = []): Promise<Target> {
+  const port = await freePort();
+  const child = spawnNode('stub', benchScript('upstream-stub.ts'), ['--port', String(port), ...args]);
+  await waitReady(child, () => accepts(port));
+  return { name: 'stub', origin: `http://127.0.0.1:${port}`, pid: child.pid, gracefulExit: false, stop: () => child.stop() };
+}
+
+/** Sends straight to the stub: the baseline every "added" figure subtracts. */
+export const direct: Launcher = async (ctx) => ctx.stub;
+
+/** One of the bench proxies (floor.ts, peer.ts): `--upstream <origin> --port <p>`. */
+export function benchProxy(name: string, file: string): Launcher {
+  return async (ctx) => {
+    const port = await freePort();
+    const child = spawnNode(name, benchScript(file), ['--upstream', ctx.stub.origin, '--port', String(port)]);
+    await waitReady(child, () => accepts(port));
+    return { name, origin: `http://127.0.0.1:${port}`, pid: child.pid, gracefulExit: false, stop: () => child.stop() };
+  };
+}
+
+/**
+ * toolgate itself (src/cli.ts) in front of the stub, ready once its admin
+ * /readyz says 200. `args` and `env` add configuration (policy, auth) for
+ * cases that measure more than the plain forward path.
+ */
+export function toolgate(name: string, opts: { args?: readonly string[]; env?: Readonly<Record<string, string>> } = {}): Launcher {
+  return async (ctx) => {
+    const port = await freePort();
+    const adminPort = await freePort();
+    const child = spawnNode(name, resolve(repoRoot, 'src', 'cli.ts'), [
+      '--upstream', ctx.stub.origin,
+      '--host', '127.0.0.1',
+      '--port', String(port),
+      '--admin-port', String(adminPort),
+      ...(opts.args ?? []),
+    ], opts.env);
+    await waitReady(child, () => answers200(`http://127.0.0.1:${adminPort}/readyz`));
+    return { name, origin: `http://127.0.0.1:${port}`, pid: child.pid, gracefulExit: true, stop: () => child.stop() };
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * `npm run bench`: toolgate against direct access, the floor (the least any
+ * policy proxy must do) and the peer (http-proxy), all in one process tree on
+ * loopback. Prints a table, then as its last line one JSON object of figures.
+ * Knobs: BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_LATENCY_SECONDS,
+ * BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_SSE_SAMPLES, BENCH_CASES (see docs/benchmarks.md).
+ */
+import { loadConfig } from './lib/config.ts';
+import { renderTable } from './lib/report.ts';
+import { SEARCH_CALL } from './lib/request.ts';
+import { fig, runBenchmark, type Case } from './lib/runner.ts';
+import { benchProxy, direct, toolgate, type Launcher } from './lib/targets.ts';
+
+const launchers: Record<string, Launcher> = {
+  direct,
+  floor: benchProxy('floor', 'floor.ts'),
+  peer: benchProxy('peer', 'peer.ts'),
+  toolgate: toolgate('toolgate'),
+};
+
+/**
+ * One entry per measured configuration: which target, what request, which
+ * measures, and the keys it adds to the JSON line (in this order). A report
+ * may read other cases' figures: `r.get('floor')?.rps`.
+ */
+const cases: readonly Case[] = [
+  {
+    id: 'direct', label: 'stub, no proxy', target: 'direct', request: SEARCH_CALL,
+    measures: ['throughput', 'latency', 'sse'],
+    report: (r) => ({ direct_rps: fig.rps(r.get('direct')?.rps) }),
+  },
+  {
+    id: 'floor', label: 'minimal undici pass-through', target: 'floor', request: SEARCH_CALL,
+    measures: ['throughput', 'latency', 'sse'],
+    report: (r) => ({ floor_rps: fig.rps(r.get('floor')?.rps) }),
+  },
+  {
+    id: 'peer', label: 'http-proxy, keep-alive', target: 'peer', request: SEARCH_CALL,
+    measures: ['throughput', 'latency'],
+    report: (r) => ({ peer_rps: fig.rps(r.get('peer')?.rps) }),
+  },
+  {
+    id: 'toolgate', label: 'toolgate, default settings', target: 'toolgate', request: SEARCH_CALL,
+    measures: ['throughput', 'latency', 'sse'],
+    report: (r) => {
+      const t = r.get('toolgate');
+      const d = r.get('direct');
+      return {
+        toolgate_rps: fig.rps(t?.rps),
+        ratio_to_floor: fig.ratio(t?.rps, r.get('floor')?.rps),
+        ratio_to_peer: fig.ratio(t?.rps, r.get('peer')?.rps),
+        p50_added_ms: fig.addedMs(t?.p50Ms, d?.p50Ms),
+        p99_added_ms: fig.addedMs(t?.p99Ms, d?.p99Ms),
+        cpu_us_per_req: fig.us(t?.cpuUsPerReq),
+        floor_cpu_us_per_req: fig.us(r.get('floor')?.cpuUsPerReq),
+        sse_first_event_added_ms: fig.addedMs(t?.sseFirstEventMs, d?.sseFirstEventMs),
+      };
+    },
+  },
+];
+
+const loaded = loadConfig(process.env, cases.map((c) => c.id));
+if (!loaded.ok) {
+  console.error(loaded.reason);
+  process.exit(2);
+}
+const config = loaded.config;
+const selected = config.cases === undefined ? cases : cases.filter((c) => config.cases?.includes(c.id));
+
+const outcome = await runBenchmark(selected, launchers, config, (line) => console.error(line));
+// Every case reports, selected or not, so the JSON line always has the same keys (null when not measured).
+const keys = Object.assign({}, ...cases.map((c) => c.report(outcome.best)));
+console.log(renderTable(selected, outcome, config, keys));
+console.log(JSON.stringify(keys));
+process.exitCode = outcome.failed.size > 0 ? 1 : 0;
