@@ -88,8 +88,8 @@ export const errors = Object.freeze({
   }),
   method_not_allowed: def({
     code: 'method_not_allowed', status: 405, rpcCode: -31405, retryable: false, hint: 'use_allowed_method',
-    message: 'The MCP endpoint accepts POST, GET and DELETE only; see the Allow header',
-    when: 'an HTTP method other than POST, GET or DELETE on the MCP path',
+    message: 'The MCP endpoint accepts POST, GET and DELETE (plus HEAD and OPTIONS); see the Allow header',
+    when: 'an HTTP method other than POST, GET, DELETE, HEAD or OPTIONS on the MCP path',
   }),
   tool_grants_changed: def({
     code: 'tool_grants_changed', status: 409, rpcCode: -31409, retryable: true, hint: 'restart_listing',

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Pool } from 'undici';
 import type { Settings } from '../config/settings.ts';
 import { inflight, requestEnd } from '../telemetry/channels.ts';
+import { log } from '../telemetry/log.ts';
 import { forward, type ForwardOutcome } from '../upstream/forward.ts';
 import { BodyLimit, declaredTooLarge, readBody } from './body.ts';
 import { classify } from './classify.ts';
@@ -18,7 +19,7 @@ export interface TrafficDeps {
   readonly pool: Pool;
 }
 
-type Outcome = ForwardOutcome | 'parse_error' | 'invalid_request' | 'header_mismatch' | 'aborted';
+type Outcome = ForwardOutcome | 'parse_error' | 'invalid_request' | 'header_mismatch' | 'aborted' | 'internal_error';
 
 /**
  * The inbound request path. Everything per request is decided here in a
@@ -60,7 +61,12 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
       return;
     }
     if (req.method === 'POST') {
-      void handlePost(req, res, start);
+      handlePost(req, res, start).catch((err: unknown) => {
+        // A bug, not bad input: log its kind only, answer generically.
+        log.error('request handler failed', { error: err instanceof Error ? err.name : typeof err });
+        sendError(res, null, 'internal_error');
+        observe(res, start, 'unclassified', 'internal_error');
+      });
       return;
     }
     if (req.method !== undefined && PASSED_ON_MCP_PATH.has(req.method)) {

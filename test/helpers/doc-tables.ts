@@ -1,0 +1,43 @@
+import { errors } from '../../src/errors.ts';
+import { settingDefs } from '../../src/config/settings.ts';
+import { createMetrics } from '../../src/telemetry/metrics.ts';
+
+/**
+ * The README tables that must match code, rendered from the code. The docs
+ * test compares these with the README; `node test/helpers/doc-tables.ts`
+ * prints them for pasting after a change.
+ */
+export function errorTable(): string {
+  const rows = Object.values(errors).map((e) => `| \`${e.code}\` | ${e.status} | ${e.rpcCode} | ${e.retryable ? 'yes' : 'no'} | \`${e.hint}\` | ${e.when} |`);
+  return ['| code | HTTP | JSON-RPC | retryable | hint | when |', '|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+export function settingsTable(): string {
+  const rows = settingDefs.map((d) => `| \`${d.flag}\` | \`${d.env}\` | \`${d.default}\` | ${d.doc} |`);
+  return ['| flag | environment | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+export async function metricsTable(): Promise<string> {
+  const metrics = createMetrics();
+  try {
+    const rows = metrics.registry
+      .getMetricsAsArray()
+      .filter((m) => !m.name.startsWith('toolgate_process_'))
+      .map((m) => {
+        const labels = (m as unknown as { labelNames: readonly string[] }).labelNames;
+        return `| \`${m.name}\` | ${m.type} | ${labels.length > 0 ? labels.map((l) => `\`${l}\``).join(', ') : '—'} | ${m.help} |`;
+      });
+    return ['| metric | type | labels | meaning |', '|---|---|---|---|', ...rows].join('\n');
+  } finally {
+    metrics.dispose();
+  }
+}
+
+export function section(readme: string, name: string): string | undefined {
+  const m = new RegExp(`<!-- ${name}:begin -->\\n([\\s\\S]*?)\\n<!-- ${name}:end -->`).exec(readme);
+  return m?.[1];
+}
+
+if (import.meta.main) {
+  process.stdout.write(`${errorTable()}\n\n${settingsTable()}\n\n${await metricsTable()}\n`);
+}

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadSettings, SettingError } from '../../../src/config/settings.ts';
+
+describe('settings', () => {
+  it('has working defaults and is frozen', () => {
+    const s = loadSettings([], {});
+    assert.equal(s.port, 8080);
+    assert.equal(s.adminPort, 9090);
+    assert.equal(s.mcpPath, '/mcp');
+    assert.equal(s.maxBodyBytes, 4 * 1024 * 1024);
+    assert.equal(s.upstream.origin, 'http://127.0.0.1:3000');
+    assert.ok(Object.isFrozen(s));
+  });
+
+  it('takes flags over environment over defaults; empty env counts as unset', () => {
+    const env = { TOOLGATE_PORT: '7000', TOOLGATE_ADMIN_PORT: '', TOOLGATE_MCP_PATH: '/x' };
+    const s = loadSettings(['--port=7100', '--upstream', 'https://mcp.internal:8443'], env);
+    assert.equal(s.port, 7100);
+    assert.equal(s.adminPort, 9090);
+    assert.equal(s.mcpPath, '/x');
+    assert.equal(s.upstream.origin, 'https://mcp.internal:8443');
+  });
+
+  const invalid: [string[], Record<string, string>, string][] = [
+    [['--port', '70000'], {}, '--port'],
+    [['--port', '12abc'], {}, '--port'],
+    [[], { TOOLGATE_MAX_BODY_BYTES: '-1' }, 'TOOLGATE_MAX_BODY_BYTES'],
+    [[], { TOOLGATE_UPSTREAM: 'ftp://x' }, 'TOOLGATE_UPSTREAM'],
+    [['--upstream', 'http://user:pw@host:1'], {}, '--upstream'],
+    [['--upstream', 'http://host:1/path'], {}, '--upstream'],
+    [['--mcp-path', 'mcp'], {}, '--mcp-path'],
+    [['--log-level', 'loud'], {}, '--log-level'],
+    [['--nope', '1'], {}, '--nope'],
+    [['--port'], {}, '--port'],
+    [['serve'], {}, 'serve'],
+  ];
+  for (const [argv, env, setting] of invalid) {
+    it(`names ${setting} when ${JSON.stringify([...argv, ...Object.values(env)])} is invalid`, () => {
+      assert.throws(() => loadSettings(argv, env), (err: unknown) => {
+        assert.ok(err instanceof SettingError);
+        assert.equal(err.setting, setting);
+        assert.ok(!err.message.includes('\n'));
+        assert.ok(!err.message.includes('pw@'), 'never echoes credentials');
+        return true;
+      });
+    });
+  }
+});

@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { errors } from '../../src/errors.ts';
+import { errorTable, metricsTable, section, settingsTable } from '../helpers/doc-tables.ts';
+
+const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+
+describe('the README is kept equal to the code', () => {
+  it('lists every error exactly as the registry defines it', () => {
+    assert.equal(section(readme, 'errors'), errorTable());
+  });
+  it('lists every setting with its flag, variable and default', () => {
+    assert.equal(section(readme, 'settings'), settingsTable());
+  });
+  it('lists every metric', async () => {
+    assert.equal(section(readme, 'metrics'), await metricsTable());
+  });
+});
+
+describe('the error registry', () => {
+  it('uses stable snake_case codes, -31xxx numbers that repeat the status, and content-free messages', () => {
+    for (const [id, e] of Object.entries(errors)) {
+      assert.match(e.code, /^[a-z]+(_[a-z]+)*$/, id);
+      if (e.rpcCode <= -31000 && e.rpcCode > -32000) assert.equal(-e.rpcCode - 31000, e.status, id);
+      else assert.ok(e.rpcCode <= -32000 && e.rpcCode >= -32768, `${id} uses a JSON-RPC reserved code`);
+      assert.ok(Object.isFrozen(e));
+      assert.doesNotMatch(e.message, /\$\{|%s/, 'messages are fixed text');
+    }
+  });
+});
