@@ -1,0 +1,98 @@
+/**
+ * The official MCP conformance suite (server mode, active suite) against
+ * server-everything directly and through toolgate: every check that passes
+ * directly must pass through toolgate too. The direct run must pass the checks
+ * server-everything is known to pass, so a broken harness (no server, no
+ * results, nothing parsed) fails here instead of comparing two empty sets.
+ */
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defaultBin, defaultToolgateEntry, runComparison } from '../../bench/conformance/harness.ts';
+import { CRASHED, compare, parseScenarioFiles, passedKeys, tally } from '../../bench/conformance/results.ts';
+
+// Checks server-everything passes directly with conformance 0.1.16; see
+// docs/conformance.md for why the others fail even without toolgate.
+const EXPECTED_DIRECT_PASSES = [
+  'server-initialize/server-initialize',
+  'logging-set-level/logging-set-level',
+  'ping/ping',
+  'tools-list/tools-list',
+  'tools-call-error/tools-call-error',
+  'server-sse-multiple-streams/server-accepts-multiple-post-streams',
+  'server-sse-multiple-streams/server-sse-streams-functional',
+  'resources-list/resources-list',
+  'resources-subscribe/resources-subscribe',
+  'resources-unsubscribe/resources-unsubscribe',
+  'prompts-list/prompts-list',
+  'dns-rebinding-protection/localhost-host-valid-accepted',
+];
+
+const dir = (scenario: string): string => `server-${scenario}-2026-01-02T03-04-05-678Z`;
+
+describe('conformance result parsing', () => {
+  it('keys checks by scenario, numbers repeated ids, and scores only SUCCESS and FAILURE', () => {
+    const parsed = parseScenarioFiles([
+      { dirName: dir('ping'), text: JSON.stringify([{ id: 'ping', status: 'SUCCESS' }]) },
+      {
+        dirName: dir('server-sse-polling'),
+        text: JSON.stringify([
+          { id: 'incoming-sse-event', status: 'INFO' },
+          { id: 'incoming-sse-event', status: 'FAILURE', errorMessage: 'x' },
+          { id: 'server-sse-retry-field', status: 'WARNING' },
+        ]),
+      },
+      { dirName: dir('tasks-lifecycle'), text: undefined },
+    ]);
+    assert.ok(parsed.ok);
+    assert.deepEqual(parsed.checks.map((c) => [c.key, c.status]), [
+      ['ping/ping', 'SUCCESS'],
+      ['server-sse-polling/incoming-sse-event', 'INFO'],
+      ['server-sse-polling/incoming-sse-event#2', 'FAILURE'],
+      ['server-sse-polling/server-sse-retry-field', 'WARNING'],
+      [`tasks-lifecycle/${CRASHED}`, 'FAILURE'],
+    ]);
+    assert.deepEqual(tally(parsed.checks), { passed: 1, failed: 2 });
+  });
+
+  it('refuses output it does not understand rather than counting nothing', () => {
+    assert.equal(parseScenarioFiles([{ dirName: 'results', text: '[]' }]).ok, false);
+    assert.equal(parseScenarioFiles([{ dirName: dir('ping'), text: '{' }]).ok, false);
+    assert.equal(parseScenarioFiles([{ dirName: dir('ping'), text: '[{"id":"ping","status":"MAYBE"}]' }]).ok, false);
+    assert.equal(parseScenarioFiles([{ dirName: dir('ping'), text: '[]' }, { dirName: dir('ping').replace('678Z', '679Z'), text: '[]' }]).ok, false);
+  });
+
+  it('reports a check that passes on one side only, in either direction', () => {
+    const a = parseScenarioFiles([{ dirName: dir('ping'), text: '[{"id":"ping","status":"SUCCESS"},{"id":"x","status":"FAILURE"}]' }]);
+    const b = parseScenarioFiles([{ dirName: dir('ping'), text: '[{"id":"ping","status":"FAILURE"},{"id":"x","status":"SUCCESS"}]' }]);
+    assert.ok(a.ok && b.ok);
+    assert.deepEqual(compare(a.checks, b.checks), { identical: false, onlyDirect: ['ping/ping'], onlyToolgate: ['ping/x'] });
+    assert.deepEqual(compare(a.checks, a.checks), { identical: true, onlyDirect: [], onlyToolgate: [] });
+  });
+});
+
+describe('conformance through toolgate', () => {
+  it('passes every check through toolgate that server-everything passes directly', { timeout: 60_000 }, async () => {
+    const report = await runComparison({
+      bin: defaultBin(),
+      toolgateEntry: defaultToolgateEntry(),
+      suite: 'active',
+      scenarios: [],
+      requirements: undefined,
+      timeoutMs: 25_000,
+      outputDir: undefined,
+      directOnly: false,
+    });
+
+    const direct = passedKeys(report.direct.checks);
+    for (const key of EXPECTED_DIRECT_PASSES) assert.ok(direct.has(key), `direct run should pass ${key}`);
+    assert.ok(report.direct.tally.passed + report.direct.tally.failed >= 30, 'direct run scored too few checks');
+
+    assert.ok(report.toolgate !== undefined && report.comparison !== undefined);
+    const byKey = new Map(report.toolgate.checks.map((c) => [c.key, c]));
+    const lost = report.comparison.onlyDirect.map((k) => `${k}: ${byKey.get(k)?.status ?? 'absent'} ${byKey.get(k)?.errorMessage ?? ''}`);
+    assert.deepEqual(lost, [], 'checks that pass directly but not through toolgate');
+    assert.deepEqual(report.comparison.onlyToolgate, [], 'checks that pass only through toolgate');
+    assert.deepEqual(report.toolgate.tally, report.direct.tally);
+  });
+});
