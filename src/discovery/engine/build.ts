@@ -19,6 +19,31 @@ export interface IndexData {
   readonly postings: ReadonlyMap<string, Posting>;
   /** Every term, sorted, for prefix look-ups. */
   readonly vocabulary: readonly string[];
+  /** Corpus statistics with every tool allowed, computed once. */
+  readonly everyone: { readonly mask: Uint8Array; readonly stats: Stats };
+}
+
+export interface Stats {
+  readonly count: number;
+  readonly avgLength: Float64Array;
+}
+
+/**
+ * Statistics over the allowed documents only. Summed in id order so that a
+ * restricted search and a search on an index of the allowed tools alone get
+ * bit-identical figures.
+ */
+export function allowedStats(lengths: readonly Float64Array[], mask: Uint8Array): Stats {
+  const avgLength = new Float64Array(FIELD_COUNT);
+  let count = 0;
+  for (let d = 0; d < mask.length; d++) if (mask[d] === 1) count++;
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    const len = lengths[f] as Float64Array;
+    let sum = 0;
+    for (let d = 0; d < mask.length; d++) if (mask[d] === 1) sum += len[d] as number;
+    avgLength[f] = count > 0 ? sum / count : 0;
+  }
+  return { count, avgLength };
 }
 
 function byCodeUnits(a: string, b: string): number {
@@ -66,7 +91,9 @@ export function buildIndexData(tools: readonly ToolDoc[]): IndexData {
   }
   const postings = new Map<string, Posting>();
   for (const [term, p] of pending) postings.set(term, { docs: Int32Array.from(p.docs), tf: Uint16Array.from(p.tf) });
+  const mask = new Uint8Array(n).fill(1);
   return {
+    everyone: { mask, stats: allowedStats(lengths, mask) },
     names: docs.map((t) => t.name),
     ids,
     lengths,

@@ -1,5 +1,4 @@
-import { analyze } from '../text/analyze.ts';
-import { stem } from '../text/stem.ts';
+import { analyze, stemCached } from '../text/analyze.ts';
 import { compounds } from '../text/tokenize.ts';
 
 /** The searchable fields of a tool, in index order; `matched` reports these names. */
@@ -63,7 +62,7 @@ function nameTerms(name: string): string[] {
   const terms = analyze(name);
   const seen = new Set(terms);
   for (const c of compounds(name)) {
-    const s = stem(c);
+    const s = stemCached(c);
     if (!seen.has(s)) {
       seen.add(s);
       terms.push(s);

@@ -1,5 +1,5 @@
 import { analyze } from '../text/analyze.ts';
-import type { IndexData } from './build.ts';
+import { allowedStats, type IndexData } from './build.ts';
 import { FIELD_COUNT, FIELDS, type FieldName } from './fields.ts';
 import type { RankParams } from './params.ts';
 
@@ -23,10 +23,9 @@ const MAX_QUERY_TERMS = 128;
 const EMPTY: SearchResult = Object.freeze({ results: Object.freeze([]), total: 0 });
 
 /** Which documents the caller may see: permissions apply before any statistic is taken. */
-function allowedMask(data: IndexData, allowed: Allowed | undefined): Uint8Array {
+function allowedMask(data: IndexData, allowed: Allowed): Uint8Array {
   const n = data.names.length;
   const mask = new Uint8Array(n);
-  if (allowed === undefined) return mask.fill(1);
   if (typeof allowed === 'function') {
     for (let d = 0; d < n; d++) if (allowed(data.names[d] as string) === true) mask[d] = 1;
     return mask;
@@ -36,24 +35,6 @@ function allowedMask(data: IndexData, allowed: Allowed | undefined): Uint8Array 
     if (d !== undefined) mask[d] = 1;
   }
   return mask;
-}
-
-interface Stats {
-  readonly count: number;
-  readonly avgLength: Float64Array;
-}
-
-function allowedStats(data: IndexData, mask: Uint8Array): Stats {
-  const avgLength = new Float64Array(FIELD_COUNT);
-  let count = 0;
-  for (let d = 0; d < mask.length; d++) if (mask[d] === 1) count++;
-  for (let f = 0; f < FIELD_COUNT; f++) {
-    const len = data.lengths[f] as Float64Array;
-    let sum = 0;
-    for (let d = 0; d < mask.length; d++) if (mask[d] === 1) sum += len[d] as number;
-    avgLength[f] = count > 0 ? sum / count : 0;
-  }
-  return { count, avgLength };
 }
 
 function lowerBound(sorted: readonly string[], key: string): number {
@@ -119,15 +100,12 @@ export function searchIndex(
   if (typeof query !== 'string' || data.names.length === 0) return EMPTY;
   const terms = queryTerms(query);
   if (terms.length === 0) return EMPTY;
-  const mask = allowedMask(data, allowed);
-  const stats = allowedStats(data, mask);
+  const mask = allowed === undefined ? data.everyone.mask : allowedMask(data, allowed);
+  const stats = allowed === undefined ? data.everyone.stats : allowedStats(data.lengths, mask);
   if (stats.count === 0) return EMPTY;
 
-  const n = data.names.length;
-  const scores = new Float64Array(n);
-  const covered = new Float64Array(n);
-  const fieldsHit = new Uint8Array(n);
-  const best = new Float64Array(n);
+  const { scores, covered, fieldsHit, best } = scratchFor(data);
+  const hits: number[] = [];
   const touched: number[] = [];
   let queryMass = 0;
   const norm = new Float64Array(FIELD_COUNT);
@@ -165,6 +143,7 @@ export function searchIndex(
     }
     queryMass += termIdf;
     for (const d of touched) {
+      if (scores[d] === 0) hits.push(d);
       scores[d] = (scores[d] as number) + (best[d] as number);
       covered[d] = (covered[d] as number) + (termIdf > 0 ? termIdf : 0);
       best[d] = 0;
@@ -172,16 +151,11 @@ export function searchIndex(
     touched.length = 0;
   }
 
-  const hits: number[] = [];
-  for (let d = 0; d < n; d++) {
-    if ((scores[d] as number) <= 0) continue;
-    if (params.coverage > 0 && queryMass > 0) {
-      scores[d] = (scores[d] as number) * (1 + (params.coverage * (covered[d] as number)) / queryMass);
-    }
-    hits.push(d);
+  if (params.coverage > 0 && queryMass > 0) {
+    for (const d of hits) scores[d] = (scores[d] as number) * (1 + (params.coverage * (covered[d] as number)) / queryMass);
   }
   const page = topPage(hits, scores, offset, limit);
-  return {
+  const result: SearchResult = {
     total: hits.length,
     results: page.map((d) => ({
       name: data.names[d] as string,
@@ -189,6 +163,36 @@ export function searchIndex(
       matched: FIELDS.filter((_, f) => ((fieldsHit[d] as number) & (1 << f)) !== 0),
     })),
   };
+  for (const d of hits) {
+    scores[d] = 0;
+    covered[d] = 0;
+    fieldsHit[d] = 0;
+  }
+  return result;
+}
+
+/**
+ * Per-document accumulators, reused across searches of one index: a search
+ * runs synchronously to completion and clears what it touched, and not
+ * allocating them per query keeps garbage collection out of the tail latency.
+ */
+interface Scratch {
+  readonly scores: Float64Array;
+  readonly covered: Float64Array;
+  readonly fieldsHit: Uint8Array;
+  readonly best: Float64Array;
+}
+
+const scratches = new WeakMap<IndexData, Scratch>();
+
+function scratchFor(data: IndexData): Scratch {
+  let s = scratches.get(data);
+  if (s === undefined) {
+    const n = data.names.length;
+    s = { scores: new Float64Array(n), covered: new Float64Array(n), fieldsHit: new Uint8Array(n), best: new Float64Array(n) };
+    scratches.set(data, s);
+  }
+  return s;
 }
 
 /** Higher score first; equal scores by lower id, i.e. by tool name. */
