@@ -180,7 +180,7 @@ export function loadEvalFiles(catalogPath: string, queriesPath: string): Parsed<
 export async function run(argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv);
   if (!args.ok) {
-    process.stderr.write(`discover-eval: ${args.reason}\n${USAGE}\n`);
+    process.stderr.write(`discover-eval: ${args.reason}; ${USAGE}\n`);
     return 2;
   }
   const files = loadEvalFiles(args.value.catalog, args.value.queries);
