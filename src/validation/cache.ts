@@ -1,0 +1,47 @@
+import { compileToolSchema } from './compile.ts';
+import type { CompileResult } from './types.ts';
+
+/**
+ * Compiled validators keyed by the tool's contract digest, so each schema is
+ * compiled once however many calls use it. Bounded, least recently used out
+ * first. Refusals are cached too: compiling the same schema again would
+ * refuse it again.
+ */
+export class SchemaCache {
+  readonly #max: number;
+  readonly #entries = new Map<string, CompileResult>();
+
+  constructor(maxEntries = 4_096) {
+    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
+    this.#max = maxEntries;
+  }
+
+  /**
+   * The digest must cover the schema (the catalogue's contract digest does):
+   * a digest that stays the same while the schema changes would keep serving
+   * the old validator.
+   */
+  get(digest: string, schema: unknown): CompileResult {
+    const hit = this.#entries.get(digest);
+    if (hit !== undefined) {
+      this.#entries.delete(digest);
+      this.#entries.set(digest, hit);
+      return hit;
+    }
+    const compiled = compileToolSchema(schema);
+    this.#entries.set(digest, compiled);
+    if (this.#entries.size > this.#max) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    return compiled;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}

@@ -1,0 +1,48 @@
+import { RE2JS } from 're2js';
+import { translatePattern } from './regex-translate.ts';
+
+/**
+ * The pattern engine handed to ajv. Every `pattern` and `patternProperties`
+ * key runs on RE2 (re2js), whose matching time is linear in the input by
+ * construction, so no schema can make a call block the event loop however its
+ * patterns are written.
+ */
+
+export const MAX_PATTERN_LENGTH = 512;
+
+export type PatternCheck =
+  | { readonly ok: true; readonly re2: RE2JS }
+  | { readonly ok: false; readonly reason: 'invalid_pattern' | 'pattern_too_long' };
+
+export function compilePattern(pattern: string): PatternCheck {
+  if (pattern.length > MAX_PATTERN_LENGTH) return { ok: false, reason: 'pattern_too_long' };
+  const translated = translatePattern(pattern);
+  if (!translated.ok) return { ok: false, reason: 'invalid_pattern' };
+  try {
+    return { ok: true, re2: RE2JS.compile(translated.source) };
+  } catch {
+    return { ok: false, reason: 'invalid_pattern' };
+  }
+}
+
+interface LinearRegExp {
+  test(s: string): boolean;
+  toString(): string;
+}
+
+/**
+ * ajv keys compiled patterns by `toString()`, so each wrapper must print its
+ * own source. Patterns reaching here were already accepted by the schema walk;
+ * one that is not throws, which fails the compilation closed.
+ */
+function linearRegExp(pattern: string): LinearRegExp {
+  const checked = compilePattern(pattern);
+  if (!checked.ok) throw new Error('pattern refused');
+  const re2 = checked.re2;
+  return {
+    test: (s: string) => re2.test(s),
+    toString: () => `re2:${pattern}`,
+  };
+}
+
+export const linearRegExpEngine = Object.assign(linearRegExp, { code: 'linearRegExp' });

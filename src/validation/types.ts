@@ -1,0 +1,55 @@
+/**
+ * Shared types of the argument validator. Results carry only closed codes,
+ * JSON pointers and keyword names: never argument values, schema text or
+ * engine messages, so they can be returned to callers and logged as they are.
+ */
+
+/** Why a tool's inputSchema cannot be enforced; a closed set. */
+export type UnsupportedReason =
+  /** Not a JSON Schema object or boolean, or invalid against its meta-schema. */
+  | 'malformed_schema'
+  /** A keyword that is neither an assertion, applicator nor a known annotation. */
+  | 'unknown_keyword'
+  /** A `$ref` that does not resolve inside the schema itself (never fetched). */
+  | 'remote_ref'
+  /** A pattern ECMAScript rejects or the linear-time engine cannot run. */
+  | 'invalid_pattern'
+  /** A pattern longer than the configured bound. */
+  | 'pattern_too_long'
+  /** A `$schema` other than 2020-12 or draft-07, or a custom vocabulary. */
+  | 'unsupported_dialect'
+  /** A combination of keywords the engine is known to mis-enforce. */
+  | 'unsupported_shape'
+  /** The schema is larger or deeper than the compiler accepts. */
+  | 'schema_too_large';
+
+export const UNSUPPORTED_REASONS: readonly UnsupportedReason[] = Object.freeze([
+  'malformed_schema',
+  'unknown_keyword',
+  'remote_ref',
+  'invalid_pattern',
+  'pattern_too_long',
+  'unsupported_dialect',
+  'unsupported_shape',
+  'schema_too_large',
+]);
+
+export interface ValidationError {
+  /** JSON pointer (RFC 6901) to the failing location in the arguments. */
+  readonly instancePath: string;
+  /** The JSON Schema keyword that failed. */
+  readonly keyword: string;
+}
+
+export type ValidationResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly code: 'invalid_arguments'; readonly errors: readonly ValidationError[] }
+  | { readonly ok: false; readonly code: 'bounds_exceeded' };
+
+export type Validate = (args: unknown) => ValidationResult;
+
+export type CompileResult =
+  | { readonly ok: true; readonly validate: Validate }
+  | { readonly ok: false; readonly reason: UnsupportedReason };
+
+export type Dialect = '2020-12' | 'draft-07';
