@@ -1,0 +1,121 @@
+/**
+ * Static agent keys. A mounted Secret file lists SHA-256 hashes of keys, each
+ * with the principal and scopes it stands for; the keys themselves never
+ * appear in configuration. A presented key is hashed, looked up by hash, and
+ * compared in constant time.
+ *
+ * File (YAML or JSON):
+ *   keys:
+ *     - sha256: <64 lower-case hex digits>   # printf %s "$KEY" | sha256sum
+ *       principal: agent-billing
+ *       scopes: [invoices.read]
+ *       description: optional note
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN } from '../grants/rules.ts';
+import { compileSchema, parseYaml, pointer, validateWith } from '../config/policy/validate.ts';
+import type { ConfigError } from '../config/policy/validate.ts';
+import { isJwtShaped, readCredential } from './credentials.ts';
+import { makePrincipal } from './principal.ts';
+import type { Principal, Verifier, VerifyResult } from './types.ts';
+
+export interface StaticKeyEntry {
+  readonly hash: Buffer;
+  readonly principal: Principal;
+}
+
+/** Keyed by lower-case hex SHA-256 of the key. */
+export type StaticKeyTable = ReadonlyMap<string, StaticKeyEntry>;
+
+export type StaticKeysResult = { ok: true; table: StaticKeyTable } | { ok: false; errors: ConfigError[] };
+
+export const MAX_KEY_FILE_BYTES = 4 * 1024 * 1024;
+
+const schema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['keys'],
+  properties: {
+    keys: {
+      type: 'array',
+      maxItems: 10_000,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['sha256', 'principal'],
+        properties: {
+          sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          principal: { type: 'string', pattern: PRINCIPAL_PATTERN, not: { const: '*' } },
+          scopes: { type: 'array', maxItems: MAX_ROW_SCOPES * 4, uniqueItems: true, items: { type: 'string', pattern: SCOPE_PATTERN } },
+          description: { type: 'string', maxLength: 1000 },
+        },
+      },
+    },
+  },
+} as const;
+
+const validateKeys = compileSchema(schema);
+
+interface RawKeys {
+  keys: { sha256: string; principal: string; scopes?: string[] }[];
+}
+
+export function parseStaticKeys(text: string): StaticKeysResult {
+  const parsed = parseYaml(text, MAX_KEY_FILE_BYTES);
+  if (!parsed.ok) return parsed;
+  const checked = validateWith<RawKeys>(validateKeys, parsed.value);
+  if (!checked.ok) return checked;
+  const table = new Map<string, StaticKeyEntry>();
+  const errors: ConfigError[] = [];
+  checked.value.keys.forEach((k, i) => {
+    if (table.has(k.sha256)) {
+      // Two principals behind one key would make the key's identity ambiguous.
+      errors.push({ path: pointer('keys', i, 'sha256'), message: 'duplicate: the same key hash is listed twice' });
+      return;
+    }
+    table.set(k.sha256, Object.freeze({
+      hash: Buffer.from(k.sha256, 'hex'),
+      principal: makePrincipal(k.principal, k.scopes ?? [], 'static'),
+    }));
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, table };
+}
+
+export async function loadStaticKeys(path: string): Promise<StaticKeysResult> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { ok: false, errors: [{ path: '', message: `read: cannot read the static key file${typeof code === 'string' ? ` (${code})` : ''}` }] };
+  }
+  return parseStaticKeys(text);
+}
+
+export interface StaticKeyOptions {
+  /** Also accept the key in an `X-Api-Key` header (default: Authorization: Bearer only). */
+  readonly apiKeyHeader?: boolean;
+}
+
+/**
+ * Recognises bearer tokens that are not JWT-shaped (and, when enabled,
+ * `X-Api-Key`). A recognised key that is not in the table is a bad credential.
+ */
+export function createStaticKeyVerifier(table: StaticKeyTable, options: StaticKeyOptions = {}): Verifier {
+  const apiKeyHeader = options.apiKeyHeader ?? false;
+  return {
+    name: 'static_key',
+    verify(req): Promise<VerifyResult> {
+      const cred = readCredential(req);
+      const mine = (cred.kind === 'bearer' && !isJwtShaped(cred.token)) || (cred.kind === 'api_key' && apiKeyHeader);
+      if (!mine) return Promise.resolve({ ok: false, code: 'no_credential' });
+      const digest = createHash('sha256').update(cred.token, 'utf8').digest();
+      const entry = table.get(digest.toString('hex'));
+      if (entry === undefined || !timingSafeEqual(digest, entry.hash)) {
+        return Promise.resolve({ ok: false, code: 'bad_credential' });
+      }
+      return Promise.resolve({ ok: true, principal: entry.principal });
+    },
+  };
+}

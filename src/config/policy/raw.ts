@@ -1,0 +1,44 @@
+/**
+ * The policy document exactly as the schema admits it: optional fields still
+ * optional, before defaults are applied.
+ */
+import type { SecurityLevel, SideEffect, Tier } from '../policy.ts';
+
+export interface RawMetadata {
+  tier?: Tier;
+  alwaysInclude?: boolean;
+  sideEffect?: SideEffect;
+  timeoutMs?: number;
+  maxRetries?: number;
+  requiredScopes?: string[];
+  securityLevel?: SecurityLevel;
+}
+
+export interface RawTool extends RawMetadata {
+  aliases?: string[];
+  examples?: string[];
+}
+
+export interface RawPolicy {
+  version?: 1;
+  authentication?: {
+    resourceMetadataUrl?: string;
+    staticKeys?: { file: string; apiKeyHeader?: boolean };
+    jwt?: {
+      issuer: string | string[];
+      audience: string | string[];
+      jwksFile?: string;
+      jwksUrl?: string;
+      algorithms?: string[];
+      clockSkewSeconds?: number;
+      jwksTimeoutMs?: number;
+      jwksCooldownMs?: number;
+      jwksCacheMaxAgeMs?: number;
+      oneTime?: { issuers?: string[]; claim?: string; maxLifetimeSeconds?: number; maxEntries?: number };
+    };
+    anonymous?: { enabled: boolean; scopes?: string[] };
+  };
+  defaults?: RawMetadata;
+  tools?: Record<string, RawTool>;
+  grants?: { principal: string; tool: string; scopes?: string[]; effect: 'allow' | 'deny'; revision?: number }[];
+}

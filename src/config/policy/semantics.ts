@@ -1,0 +1,65 @@
+/**
+ * Policy rules that span fields, checked after the JSON Schema passed. Each
+ * returns errors in the same pointer + rule form as schema errors.
+ */
+import { WILDCARD } from '../../grants/types.ts';
+import type { ConfigError } from './validate.ts';
+import { pointer } from './validate.ts';
+import type { RawPolicy } from './raw.ts';
+
+const HMAC = /^HS/;
+
+export function checkSemantics(raw: RawPolicy): ConfigError[] {
+  const errors: ConfigError[] = [];
+  const auth = raw.authentication;
+  const jwt = auth?.jwt;
+  if (auth?.resourceMetadataUrl !== undefined && !isHttpUrl(auth.resourceMetadataUrl)) {
+    errors.push({ path: pointer('authentication', 'resourceMetadataUrl'), message: 'url: must be an absolute http or https URL' });
+  }
+  if (jwt !== undefined) {
+    const sources = (jwt.jwksFile === undefined ? 0 : 1) + (jwt.jwksUrl === undefined ? 0 : 1);
+    if (sources !== 1) {
+      errors.push({ path: pointer('authentication', 'jwt'), message: 'jwks: set exactly one of jwksFile or jwksUrl' });
+    }
+    if (jwt.jwksUrl !== undefined && !isHttpUrl(jwt.jwksUrl)) {
+      errors.push({ path: pointer('authentication', 'jwt', 'jwksUrl'), message: 'url: must be an absolute http or https URL' });
+    }
+    if (jwt.jwksUrl !== undefined && jwt.algorithms?.some((a) => HMAC.test(a))) {
+      errors.push({
+        path: pointer('authentication', 'jwt', 'algorithms'),
+        message: 'algorithms: HS* needs a shared secret and is allowed only with jwksFile, never with a published jwksUrl',
+      });
+    }
+    const oneTime = jwt.oneTime;
+    if (oneTime !== undefined && oneTime.issuers === undefined && oneTime.claim === undefined) {
+      errors.push({ path: pointer('authentication', 'jwt', 'oneTime'), message: 'oneTime: set issuers, claim, or both, to say which tokens are one-time' });
+    }
+  }
+
+  raw.grants?.forEach((g, i) => {
+    if (g.principal !== WILDCARD && g.scopes !== undefined && g.scopes.length > 0) {
+      errors.push({
+        path: pointer('grants', i, 'scopes'),
+        message: 'scopes: only principal "*" rows take scopes; a row naming a principal applies to it whatever it holds',
+      });
+    }
+  });
+
+  const d = raw.defaults;
+  const retryCheck = (path: string, sideEffect: string | undefined, maxRetries: number | undefined) => {
+    if ((sideEffect ?? d?.sideEffect ?? 'non_idempotent_write') === 'non_idempotent_write' && (maxRetries ?? d?.maxRetries ?? 0) > 0) {
+      errors.push({ path, message: 'maxRetries: must be 0 for a non_idempotent_write tool; retrying could repeat its effect' });
+    }
+  };
+  if (d !== undefined) retryCheck(pointer('defaults', 'maxRetries'), d.sideEffect, d.maxRetries);
+  for (const [name, t] of Object.entries(raw.tools ?? {})) {
+    if (t.sideEffect !== undefined || t.maxRetries !== undefined) retryCheck(pointer('tools', name, 'maxRetries'), t.sideEffect, t.maxRetries);
+  }
+  return errors;
+}
+
+function isHttpUrl(raw: string): boolean {
+  if (!URL.canParse(raw)) return false;
+  const u = new URL(raw);
+  return (u.protocol === 'https:' || u.protocol === 'http:') && u.username === '' && u.password === '';
+}
