@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
+import { OrderedEventStore } from './event-store.ts';
 import { z } from 'zod';
 import { listenOnLoopback, readAll, type Listening } from './http-server.ts';
 
@@ -64,7 +64,7 @@ export async function startV1Server(): Promise<V1Server> {
       const server = buildServer();
       const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        eventStore: new InMemoryEventStore(),
+        eventStore: new OrderedEventStore(),
         onsessioninitialized: (id) => {
           transports.set(id, created);
           sessions.set(id, server);
