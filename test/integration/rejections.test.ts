@@ -130,7 +130,7 @@ describe('bad input is refused with a registry error and nothing reaches upstrea
     const res = await fetch(`http://127.0.0.1:${gate.port}/.well-known/oauth-protected-resource?x=1`);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-upstream'), 'yes');
-    assert.deepEqual((await res.json()).result, { path: '/.well-known/oauth-protected-resource?x=1', method: 'GET' });
+    assert.deepEqual(((await res.json()) as { result: unknown }).result, { path: '/.well-known/oauth-protected-resource?x=1', method: 'GET' });
   });
 });
 
@@ -223,7 +223,7 @@ describe('readiness', () => {
     try {
       const first = await fetch(`${gate.adminUrl}/readyz`);
       assert.equal(first.status, 503);
-      assert.deepEqual((await first.json()).reasons, ['upstream_not_answered']);
+      assert.deepEqual(((await first.json()) as { reasons: unknown }).reasons, ['upstream_not_answered']);
       const { createServer } = await import('node:http');
       const revived = createServer((_req, res) => res.writeHead(204).end());
       revived.listen(port, '127.0.0.1');
