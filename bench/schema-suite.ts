@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileToolSchema } from '../src/validation/index.ts';
+import { compileToolSchema, type UnsupportedReason } from '../src/validation/index.ts';
 
 /**
  * Runs toolgate's real validation path over the JSON Schema Test Suite
@@ -28,6 +28,8 @@ export interface SuiteCase {
   readonly group: string;
   readonly test: string;
   readonly outcome: Outcome;
+  /** Why the schema was refused, for refused cases. */
+  readonly reason?: UnsupportedReason;
 }
 
 interface SuiteGroup {
@@ -55,7 +57,7 @@ export function classifyDraft(draft: Draft, dir: string = SUITE_DIR): { counts: 
         }
         counts.total += 1;
         counts[outcome] += 1;
-        cases.push({ file, group: group.description, test: test.description, outcome });
+        cases.push({ file, group: group.description, test: test.description, outcome, ...(compiled.ok ? {} : { reason: compiled.reason }) });
       }
     }
   }
@@ -90,7 +92,12 @@ function main(): void {
     const { counts, cases } = classifyDraft(draft);
     summary[draft] = counts;
     const share = ((counts.agree / counts.total) * 100).toFixed(1);
-    console.log(`${draft}: ${counts.agree}/${counts.total} agree (${share}%), ${counts.refused} refused, ${counts.wrong_accept} wrong accepts, ${counts.wrong_reject} wrong rejects`);
+    const reasons = new Map<string, number>();
+    for (const c of cases) if (c.reason !== undefined) reasons.set(c.reason, (reasons.get(c.reason) ?? 0) + 1);
+    const remote = reasons.get('remote_ref') ?? 0;
+    const local = ((counts.agree / (counts.total - remote)) * 100).toFixed(1);
+    console.log(`${draft}: ${counts.agree}/${counts.total} agree (${share}%; ${local}% of the ${counts.total - remote} tests that need no remote schema), ${counts.refused} refused, ${counts.wrong_accept} wrong accepts, ${counts.wrong_reject} wrong rejects`);
+    console.log(`  refused by reason: ${JSON.stringify(Object.fromEntries([...reasons].sort()))}`);
     for (const c of cases) {
       if (c.outcome === 'wrong_accept' || c.outcome === 'wrong_reject' || (verbose && c.outcome === 'refused')) {
         console.log(`  ${c.outcome}: ${c.file} | ${c.group} | ${c.test}`);

@@ -1,0 +1,215 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  compileToolSchema,
+  MAX_ARGUMENT_DEPTH,
+  MAX_ARGUMENT_NODES,
+  MAX_PATTERN_LENGTH,
+  MAX_SCHEMA_DEPTH,
+  MAX_STRING_CODE_UNITS,
+  UNSUPPORTED_REASONS,
+  type UnsupportedReason,
+  type Validate,
+} from '../../../src/validation/index.ts';
+
+function compiled(schema: unknown): Validate {
+  const c = compileToolSchema(schema);
+  assert.equal(c.ok, true, 'schema should compile');
+  if (!c.ok) throw new Error('unreachable');
+  return c.validate;
+}
+
+function refusal(schema: unknown): UnsupportedReason | undefined {
+  const c = compileToolSchema(schema);
+  return c.ok ? undefined : c.reason;
+}
+
+const objectSchema = {
+  type: 'object',
+  properties: { name: { type: 'string', minLength: 2 }, count: { type: 'integer', default: 3 } },
+  required: ['name'],
+  additionalProperties: false,
+};
+
+test('valid arguments pass, invalid ones fail with pointers and keywords', () => {
+  const validate = compiled(objectSchema);
+  assert.deepEqual(validate({ name: 'ab' }), { ok: true });
+  const r = validate({ name: 'a', count: 1.5, extra: true });
+  assert.equal(r.ok, false);
+  if (r.ok || r.code !== 'invalid_arguments') throw new Error('expected invalid_arguments');
+  const pairs = r.errors.map((e) => `${e.keyword}@${e.instancePath}`).sort();
+  assert.deepEqual(pairs, ['additionalProperties@', 'minLength@/name', 'type@/count']);
+  for (const e of r.errors) assert.deepEqual(Object.keys(e).sort(), ['instancePath', 'keyword']);
+});
+
+test('every refusal reason is reachable', () => {
+  const cases: Record<UnsupportedReason, unknown> = {
+    malformed_schema: { type: 'object', properties: { a: { type: 'strng' } } },
+    unknown_keyword: { type: 'string', minLenght: 3 },
+    remote_ref: { $ref: 'https://example.com/schema.json' },
+    invalid_pattern: { type: 'string', pattern: '(a)\\1' },
+    pattern_too_long: { type: 'string', pattern: 'a'.repeat(MAX_PATTERN_LENGTH + 1) },
+    unsupported_dialect: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'string' },
+    unsupported_shape: { contains: { type: 'string' }, unevaluatedItems: false },
+    schema_too_large: nest(MAX_SCHEMA_DEPTH + 1),
+  };
+  for (const reason of UNSUPPORTED_REASONS) assert.equal(refusal(cases[reason]), reason, reason);
+});
+
+function nest(depth: number): unknown {
+  let s: unknown = { type: 'string' };
+  for (let i = 1; i < depth; i++) s = { type: 'object', properties: { a: s } };
+  return s;
+}
+
+test('malformed schemas of every kind are refused, never thrown', () => {
+  for (const s of [null, 42, 'x', [], undefined, { properties: [] }, { allOf: {} }, { exclusiveMinimum: true, type: 'integer' }]) {
+    const c = compileToolSchema(s);
+    assert.equal(c.ok, false);
+  }
+  const cyclic: Record<string, unknown> = { type: 'object' };
+  cyclic.properties = { self: cyclic };
+  assert.equal(refusal(cyclic), 'malformed_schema');
+});
+
+test('patterns: lookaround, back-references and over-long patterns are refused; 512 code units are fine', () => {
+  assert.equal(refusal({ pattern: '(?=a)b' }), 'invalid_pattern');
+  assert.equal(refusal({ pattern: '(?<!a)b' }), 'invalid_pattern');
+  assert.equal(refusal({ pattern: '(?<n>a)\\k<n>' }), 'invalid_pattern');
+  assert.equal(refusal({ pattern: '[' }), 'invalid_pattern');
+  assert.equal(refusal({ patternProperties: { '(a)\\1': true } }), 'invalid_pattern');
+  assert.equal(refusal({ pattern: 'a'.repeat(MAX_PATTERN_LENGTH) }), undefined);
+  assert.equal(refusal({ patternProperties: { ['b'.repeat(MAX_PATTERN_LENGTH + 1)]: true } }), 'pattern_too_long');
+});
+
+test('dialects: 2020-12 by default, draft-07 in its spellings, others refused', () => {
+  for (const uri of ['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema', 'https://json-schema.org/draft/2020-12/schema']) {
+    assert.equal(refusal({ $schema: uri, type: 'string' }), undefined, uri);
+  }
+  for (const uri of ['http://json-schema.org/draft-06/schema#', 'https://json-schema.org/draft/2019-09/schema', 'https://example.com/meta', 7]) {
+    assert.equal(refusal({ $schema: uri, type: 'string' }), 'unsupported_dialect', String(uri));
+  }
+  // prefixItems is a 2020-12 keyword; under draft-07 it is unknown.
+  assert.equal(refusal({ prefixItems: [{ type: 'string' }] }), undefined);
+  assert.equal(refusal({ $schema: 'http://json-schema.org/draft-07/schema#', prefixItems: [{ type: 'string' }] }), 'unknown_keyword');
+  // A nested resource may not switch dialect.
+  assert.equal(refusal({ $defs: { a: { $schema: 'http://json-schema.org/draft-07/schema#' } } }), 'unsupported_dialect');
+  assert.equal(refusal({ $vocabulary: {} }), 'unsupported_dialect');
+});
+
+test('draft-07 ignores siblings of $ref, as its spec says', () => {
+  const validate = compiled({
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    definitions: { s: { type: 'string' } },
+    properties: { a: { $ref: '#/definitions/s', maxLength: 1 } },
+  });
+  assert.deepEqual(validate({ a: 'long' }), { ok: true });
+  assert.equal(validate({ a: 1 }).ok, false);
+});
+
+test('annotations are allowed and never asserted or applied', () => {
+  const validate = compiled({
+    type: 'object',
+    title: 't', description: 'd', $comment: 'c', examples: [{}], deprecated: true,
+    properties: {
+      url: { type: 'string', format: 'uri', readOnly: true, writeOnly: false },
+      n: { type: 'number', default: 5 },
+    },
+  });
+  assert.deepEqual(validate({ url: 'not a uri' }), { ok: true });
+});
+
+test('validation never mutates its input (no defaults, coercion or removal)', () => {
+  const validate = compiled({
+    type: 'object',
+    properties: { n: { type: 'number', default: 5 }, s: { type: 'string' }, o: { type: 'object', properties: { d: { default: [] } } } },
+    additionalProperties: false,
+  });
+  for (const args of [{ o: {} }, { s: '12', extra: 1 }, { n: '3' }]) {
+    const before = JSON.stringify(args);
+    const copy = structuredClone(args);
+    validate(args);
+    assert.equal(JSON.stringify(args), before);
+    assert.deepEqual(args, copy);
+  }
+});
+
+test('results never carry argument values', () => {
+  const secret = 'sk-live-4f8a9c1e2d7b6a5f-SECRET';
+  const validate = compiled({
+    type: 'object',
+    properties: {
+      token: { type: 'string', maxLength: 3, pattern: '^x', enum: ['a'], const: 'b', format: 'email' },
+      n: { type: 'integer', maximum: 1 },
+      list: { type: 'array', items: { type: 'number' }, uniqueItems: true },
+    },
+    additionalProperties: false,
+    required: ['missing'],
+  });
+  const r = validate({ token: secret, n: 987654321, list: [secret, secret], stray: secret });
+  assert.equal(r.ok, false);
+  const text = JSON.stringify(r);
+  assert.ok(!text.includes(secret));
+  assert.ok(!text.includes('sk-live'));
+  assert.ok(!text.includes('987654321'));
+  assert.ok(!text.includes('stray'), 'additionalProperties reports the object, not the stray key');
+});
+
+test('__proto__ and constructor as required properties need own properties', () => {
+  const validate = compiled({ type: 'object', required: ['__proto__', 'constructor', 'toString'] });
+  assert.equal(validate({}).ok, false);
+  assert.equal(validate(JSON.parse('{"__proto__": 1, "constructor": 2, "toString": 3}')).ok, true);
+  assert.equal(validate(JSON.parse('{"constructor": 2, "toString": 3}')).ok, false);
+  // ajv drops a `__proto__` entry of `properties`, so such schemas are refused.
+  assert.equal(refusal(JSON.parse('{"properties": {"__proto__": {"type": "number"}}}')), 'unsupported_shape');
+  const ctor = compiled({ properties: { constructor: { type: 'number' } } });
+  assert.equal(ctor({ constructor: 'x' }).ok, false);
+  assert.equal(ctor({}).ok, true);
+});
+
+test('bounds: depth, node count and string code units, each at and over its limit', () => {
+  const validate = compiled({});
+  const deep = (n: number): unknown => {
+    let v: unknown = 1;
+    for (let i = 0; i < n; i++) v = [v];
+    return v;
+  };
+  assert.deepEqual(validate(deep(MAX_ARGUMENT_DEPTH)), { ok: true });
+  assert.deepEqual(validate(deep(MAX_ARGUMENT_DEPTH + 1)), { ok: false, code: 'bounds_exceeded' });
+  // Far deeper than any recursive validator could survive: refused without recursion.
+  assert.deepEqual(validate(deep(200_000)), { ok: false, code: 'bounds_exceeded' });
+
+  assert.deepEqual(validate(new Array(MAX_ARGUMENT_NODES - 1).fill(0)), { ok: true });
+  assert.deepEqual(validate(new Array(MAX_ARGUMENT_NODES).fill(0)), { ok: false, code: 'bounds_exceeded' });
+
+  assert.deepEqual(validate({ k: 'x'.repeat(MAX_STRING_CODE_UNITS - 1) }), { ok: true });
+  assert.deepEqual(validate({ k: 'x'.repeat(MAX_STRING_CODE_UNITS) }), { ok: false, code: 'bounds_exceeded' });
+  assert.deepEqual(validate(['x'.repeat(MAX_STRING_CODE_UNITS / 2), 'y'.repeat(MAX_STRING_CODE_UNITS / 2 + 1)]), { ok: false, code: 'bounds_exceeded' });
+});
+
+test('values JSON cannot carry are invalid, at their pointer', () => {
+  const validate = compiled({});
+  assert.deepEqual(validate({ a: [1, Number.NaN] }), { ok: false, code: 'invalid_arguments', errors: [{ instancePath: '/a/1', keyword: 'type' }] });
+  assert.equal(validate({ f: () => 1 }).ok, false);
+  assert.equal(validate({ d: new Date(0) }).ok, false);
+  assert.equal(validate(undefined).ok, false);
+});
+
+test('a schema recursing without consuming input fails closed', () => {
+  const c = compileToolSchema({ $defs: { a: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' });
+  if (c.ok) assert.equal(c.validate({}).ok, false);
+});
+
+test('the compiled validator is independent of later changes to the schema object', () => {
+  const schema = { type: 'object', properties: { a: { enum: ['x'] } } };
+  const validate = compiled(schema);
+  schema.properties.a.enum.push('y');
+  assert.equal(validate({ a: 'y' }).ok, false);
+});
+
+test('errors are capped and deduplicated', () => {
+  const validate = compiled({ type: 'array', items: { type: 'string' } });
+  const r = validate(new Array(100).fill(1));
+  if (r.ok || r.code !== 'invalid_arguments') throw new Error('expected invalid_arguments');
+  assert.equal(r.errors.length, 32);
+});
