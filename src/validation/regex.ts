@@ -33,9 +33,10 @@ interface LinearRegExp {
 /**
  * ajv keys compiled patterns by `toString()`, so each wrapper must print its
  * own source. Patterns reaching here were already accepted by the schema walk;
- * one that is not throws, which fails the compilation closed.
+ * one that is not throws, which fails the compilation closed. The flags ajv
+ * passes are always `u`, whose semantics the translation implements.
  */
-function linearRegExp(pattern: string): LinearRegExp {
+function linearRegExp(pattern: string, _flags: string): LinearRegExp {
   const checked = compilePattern(pattern);
   if (!checked.ok) throw new Error('pattern refused');
   const re2 = checked.re2;
