@@ -182,3 +182,20 @@ test('alias expansion bombs are refused', () => {
   const r = parsePolicy(lines.join('\n'));
   assert.equal(r.ok, false);
 });
+
+test('the worked example in docs/policy.md decides as the table says', async () => {
+  const doc = await readFile(resolve(import.meta.dirname, '../../../docs/policy.md'), 'utf8');
+  const yaml = doc.split('### Worked example')[1]?.split('```yaml')[1]?.split('```')[0];
+  assert.ok(yaml);
+  const p = ok(yaml);
+  const d = (id: string, scopes: string[]) => {
+    const s = snapshotFor(p.grants, { id, scopes }, 1);
+    assert.ok(s.ok);
+    return decide(s.snapshot, 'export_customers').reason;
+  };
+  assert.equal(d('agent-a', ['crm.export']), 'wildcard_allow');
+  assert.equal(d('agent-b', []), 'no_grant');
+  assert.equal(d('agent-c', ['crm.export', 'contractor']), 'wildcard_deny');
+  assert.equal(d('agent-audit', ['contractor']), 'exact_allow');
+  assert.equal(d('agent-old', ['crm.export', 'contractor', 'admin']), 'exact_deny');
+});
