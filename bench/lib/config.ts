@@ -1,6 +1,8 @@
 /**
  * Benchmark knobs from BENCH_* environment variables, validated once and
- * frozen. Defaults keep a full run (four cases, two rounds) under ~2 minutes.
+ * frozen. Defaults keep a full run (four cases, three rounds) near one minute:
+ * more, shorter rounds catch more quiet moments on a shared machine than
+ * fewer long ones.
  */
 export interface BenchConfig {
   /** Length of each throughput run (BENCH_CONNECTIONS connections). */
@@ -27,12 +29,12 @@ interface Knob {
 }
 
 export const knobs: readonly Knob[] = [
-  { key: 'seconds', env: 'BENCH_SECONDS', default: 3, integer: false, max: 600 },
+  { key: 'seconds', env: 'BENCH_SECONDS', default: 2, integer: false, max: 600 },
   { key: 'warmupSeconds', env: 'BENCH_WARMUP_SECONDS', default: 1, integer: false, max: 600 },
-  { key: 'latencySeconds', env: 'BENCH_LATENCY_SECONDS', default: 2, integer: false, max: 600 },
-  { key: 'rounds', env: 'BENCH_ROUNDS', default: 2, integer: true, max: 100 },
+  { key: 'latencySeconds', env: 'BENCH_LATENCY_SECONDS', default: 1.5, integer: false, max: 600 },
+  { key: 'rounds', env: 'BENCH_ROUNDS', default: 3, integer: true, max: 100 },
   { key: 'connections', env: 'BENCH_CONNECTIONS', default: 32, integer: true, max: 1024 },
-  { key: 'sseSamples', env: 'BENCH_SSE_SAMPLES', default: 150, integer: true, max: 100_000 },
+  { key: 'sseSamples', env: 'BENCH_SSE_SAMPLES', default: 100, integer: true, max: 100_000 },
 ];
 
 export function loadConfig(

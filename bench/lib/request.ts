@@ -67,7 +67,7 @@ function toolCall(id: number, name: string, args: Record<string, unknown>): Benc
   return Object.freeze({ method: 'POST', path: '/mcp', headers: MCP_HEADERS, body });
 }
 
-/** A typical read-only call: ~340 bytes, answered with a small JSON result. */
+/** A typical read-only call: ~370 bytes, answered with a small JSON result. */
 export const SEARCH_CALL = toolCall(7, 'search_issues', {
   repository: 'acme/payments-service',
   query: 'checkout request times out after the second retry against the card processor',
