@@ -9,7 +9,7 @@ import { startStub, type Launcher, type Target } from './targets.ts';
 /**
  * What one case measures: 'throughput' is req/s at BENCH_CONNECTIONS plus the
  * target's CPU time per request over that run; 'latency' is p50/p99 at one
- * connection; 'sse' is the median time to the first event of SSE_CALL.
+ * connection; 'sse' is the median time to the first event of STREAM_CALL.
  */
 export type Measure = 'throughput' | 'latency' | 'sse';
 
