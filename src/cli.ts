@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { loadSettings, SettingError } from './config/settings.ts';
+import { StartupError } from './enforcement.ts';
 import { start } from './main.ts';
 import { log } from './telemetry/log.ts';
 
@@ -22,7 +23,16 @@ async function serve(argv: readonly string[]): Promise<number> {
     }
     throw err;
   }
-  const gate = await start(settings);
+  let gate;
+  try {
+    gate = await start(settings);
+  } catch (err) {
+    if (err instanceof StartupError) {
+      process.stderr.write(`toolgate: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info('shutting down', { signal, drainTimeoutMs: settings.drainTimeoutMs });

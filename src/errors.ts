@@ -61,6 +61,11 @@ export const errors = Object.freeze({
     message: "The arguments do not satisfy the tool's inputSchema; see error.data.errors for the failing locations and keywords",
     when: "tools/call arguments fail the tool's inputSchema (pointers and keywords only, never values)",
   }),
+  unknown_tool: def({
+    code: 'unknown_tool', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_request',
+    message: 'No tool of this name exists on this server; list the tools again',
+    when: 'tools/call names a tool the server does not have (after one catalogue refresh), or no tool at all',
+  }),
   invalid_cursor: def({
     code: 'invalid_cursor', status: 400, rpcCode: -32602, retryable: false, hint: 'restart_listing',
     message: 'The cursor is invalid, expired, or bound to state that has changed; repeat the request without a cursor',

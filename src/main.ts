@@ -9,6 +9,7 @@ import { createMetrics } from './telemetry/metrics.ts';
 import { log, setLogLevel } from './telemetry/log.ts';
 import { createUpstreamPool } from './upstream/pool.ts';
 import { waitForUpstream } from './upstream/probe.ts';
+import { startEnforcement, type RunningEnforcement } from './enforcement.ts';
 
 export interface Toolgate {
   readonly port: number;
@@ -30,10 +31,20 @@ export async function start(settings: Settings): Promise<Toolgate> {
   const lifetime = new AbortController();
   let upstreamAnswered = false;
   let draining = false;
+  let enforcement: RunningEnforcement | undefined;
+  if (settings.policyFile !== undefined) {
+    enforcement = await startEnforcement(settings, pool).catch(async (err: unknown) => {
+      await pool.close();
+      metrics.dispose();
+      throw err;
+    });
+  } else {
+    log.warn('no policy file configured: every request is forwarded unchecked', { setting: 'TOOLGATE_POLICY_FILE' });
+  }
 
   const traffic = createServer(
     { maxHeaderSize: settings.maxHeaderBytes, requireHostHeader: false },
-    createTrafficHandler({ settings, pool }),
+    createTrafficHandler({ settings, pool, enforcer: enforcement?.enforcer }),
   );
   // One more than the limit, so the handler can tell "at the limit" from
   // "over it" (Node silently drops fields past maxHeadersCount).
@@ -45,6 +56,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
       const reasons: string[] = [];
       if (draining) reasons.push('draining');
       if (!upstreamAnswered) reasons.push('upstream_not_answered');
+      if (enforcement !== undefined && !enforcement.synced()) reasons.push('catalogue_not_synced');
       return reasons;
     },
   });
@@ -54,10 +66,11 @@ export async function start(settings: Settings): Promise<Toolgate> {
   const adminPort = (admin.address() as AddressInfo).port;
   log.info('listening', { port, adminPort, upstream: settings.upstream.origin, mcpPath: settings.mcpPath });
 
-  const ready = waitForUpstream(pool, settings.mcpPath, lifetime.signal).then(() => {
-    if (lifetime.signal.aborted) return;
-    upstreamAnswered = true;
-    log.info('upstream answered; ready');
+  const answered = waitForUpstream(pool, settings.mcpPath, lifetime.signal).then(() => {
+    if (!lifetime.signal.aborted) upstreamAnswered = true;
+  });
+  const ready = Promise.all([answered, enforcement?.firstSync]).then(() => {
+    if (!lifetime.signal.aborted) log.info('ready');
   });
 
   let closing: Promise<void> | undefined;
@@ -66,7 +79,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
       draining = true;
       lifetime.abort();
       await drain(traffic, settings.drainTimeoutMs);
-      await Promise.all([pool.close(), closeServer(admin)]);
+      await Promise.all([pool.close(), closeServer(admin), enforcement?.close()]);
       metrics.dispose();
       log.info('stopped');
     })();

@@ -18,6 +18,9 @@ export interface Settings {
   readonly upstreamConnections: number;
   readonly drainTimeoutMs: number;
   readonly logLevel: LogLevel;
+  /** Absent: no policy, toolgate forwards everything (transparent mode). */
+  readonly policyFile: string | undefined;
+  readonly catalogueRefreshMs: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -123,6 +126,16 @@ export const settingDefs = [
     key: 'logLevel', flag: '--log-level', env: 'TOOLGATE_LOG_LEVEL', default: 'info',
     doc: 'Least severe log level written to stderr: debug, info, warn or error.',
     parse: (raw) => (raw === 'debug' || raw === 'info' || raw === 'warn' || raw === 'error' ? ok(raw) : bad('expected debug, info, warn or error')),
+  }),
+  setting({
+    key: 'policyFile', flag: '--policy-file', env: 'TOOLGATE_POLICY_FILE', default: '',
+    doc: 'Policy YAML (grants, tool metadata, authentication). Empty: no enforcement, every request is forwarded.',
+    parse: (raw) => (raw === '' ? ok(undefined) : /[\0\n\r]/.test(raw) ? bad('expected a file path') : ok(raw)),
+  }),
+  setting({
+    key: 'catalogueRefreshMs', flag: '--catalogue-refresh-ms', env: 'TOOLGATE_CATALOGUE_REFRESH_MS', default: '60000',
+    doc: "How often toolgate re-reads the upstream's tools/list (also refreshed on notifications/tools/list_changed).",
+    parse: int(1000, 86_400_000),
   }),
 ] as const;
 

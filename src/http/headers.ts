@@ -29,8 +29,15 @@ function connectionTokens(value: string | string[] | undefined): Set<string> | u
   return tokens.size > 0 ? tokens : undefined;
 }
 
+/**
+ * Credentials toolgate verified itself: passing a client's token on to the
+ * server would let the server replay it elsewhere (MCP forbids token
+ * passthrough), so they are dropped when toolgate authenticates.
+ */
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'x-api-key']);
+
 /** Request fields to send upstream, as a flat [name, value, …] list. */
-export function upstreamRequestHeaders(req: IncomingMessage): string[] {
+export function upstreamRequestHeaders(req: IncomingMessage, drop?: ReadonlySet<string>): string[] {
   const raw = req.rawHeaders;
   const extra = connectionTokens(req.headers.connection);
   const out: string[] = [];
@@ -38,7 +45,7 @@ export function upstreamRequestHeaders(req: IncomingMessage): string[] {
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || lower === 'content-length' || extra?.has(lower)) continue;
+    if (HOP_BY_HOP.has(lower) || lower === 'content-length' || extra?.has(lower) || drop?.has(lower)) continue;
     if (lower === 'x-forwarded-for') {
       forwardedFor = forwardedFor === undefined ? (raw[i + 1] as string) : `${forwardedFor}, ${raw[i + 1] as string}`;
       continue;

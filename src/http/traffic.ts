@@ -7,6 +7,8 @@ import { log } from '../telemetry/log.ts';
 import { forward, type ForwardOutcome } from '../upstream/forward.ts';
 import { BodyLimit, declaredTooLarge, readBody } from './body.ts';
 import { classify } from './classify.ts';
+import type { Enforcer } from './enforce.ts';
+import { CREDENTIAL_HEADERS, upstreamRequestHeaders } from './headers.ts';
 import { sendError, type JsonRpcId } from './jsonrpc.ts';
 import { methodLabel } from './methods.ts';
 
@@ -17,19 +19,22 @@ const ALLOW = 'POST, GET, DELETE, HEAD, OPTIONS';
 export interface TrafficDeps {
   readonly settings: Settings;
   readonly pool: Pool;
+  /** Absent in transparent mode (no policy configured). */
+  readonly enforcer?: Enforcer | undefined;
 }
 
-type Outcome = ForwardOutcome | 'parse_error' | 'invalid_request' | 'header_mismatch' | 'aborted' | 'internal_error';
+export type Outcome = ForwardOutcome | 'parse_error' | 'invalid_request' | 'header_mismatch' | 'aborted' | 'internal_error' | 'unauthenticated';
 
 /**
  * The inbound request path. Everything per request is decided here in a
- * fixed order: limits, routing, classification, forwarding; each step that
- * refuses answers with a registry error and stops.
+ * fixed order: limits, routing, authentication, classification, policy,
+ * forwarding; each step that refuses answers with a registry error and stops.
  */
 export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, res: ServerResponse) => void {
-  const { settings, pool } = deps;
+  const { settings, pool, enforcer } = deps;
   const mcpPath = settings.mcpPath;
   const maxRawHeaders = settings.maxHeaders * 2;
+  const drop = enforcer === undefined ? undefined : CREDENTIAL_HEADERS;
 
   const observe = (res: ServerResponse, start: number, label: string, outcome: Outcome) => {
     if (requestEnd.hasSubscribers) {
@@ -40,6 +45,15 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
         durationSeconds: (performance.now() - start) / 1000,
       });
     }
+  };
+
+  const guarded = (res: ServerResponse, start: number, work: Promise<void>) => {
+    work.catch((err: unknown) => {
+      // A bug, not bad input: log its kind only, answer generically.
+      log.error('request handler failed', { error: err instanceof Error ? err.name : typeof err });
+      sendError(res, null, 'internal_error');
+      observe(res, start, 'unclassified', 'internal_error');
+    });
   };
 
   return (req, res) => {
@@ -57,36 +71,56 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     if (path !== mcpPath) {
-      void passThrough(req, res, null).then((o) => observe(res, start, 'passthrough', o));
+      // Outside the MCP endpoint (OAuth metadata and the like) toolgate does
+      // not authenticate: those paths must stay reachable to obtain a credential.
+      guarded(res, start, passThrough(req, res, null, undefined).then((o) => observe(res, start, 'passthrough', o)));
       return;
     }
     if (req.method === 'POST') {
-      handlePost(req, res, start).catch((err: unknown) => {
-        // A bug, not bad input: log its kind only, answer generically.
-        log.error('request handler failed', { error: err instanceof Error ? err.name : typeof err });
-        sendError(res, null, 'internal_error');
-        observe(res, start, 'unclassified', 'internal_error');
-      });
+      guarded(res, start, handlePost(req, res, start));
       return;
     }
     if (req.method !== undefined && PASSED_ON_MCP_PATH.has(req.method)) {
-      void passThrough(req, res, null).then((o) => observe(res, start, `http_${req.method?.toLowerCase()}`, o));
+      guarded(res, start, handleSessionOperation(req, res, start));
       return;
     }
     sendError(res, null, 'method_not_allowed', undefined, { allow: ALLOW });
     observe(res, start, 'http', 'method_not_allowed');
   };
 
-  function passThrough(req: IncomingMessage, res: ServerResponse, rpcId: JsonRpcId): Promise<Outcome> {
+  function passThrough(req: IncomingMessage, res: ServerResponse, rpcId: JsonRpcId, strip: ReadonlySet<string> | undefined): Promise<Outcome> {
     if (declaredTooLarge(req, settings.maxBodyBytes)) {
       sendError(res, rpcId, 'payload_too_large', undefined, { connection: 'close' });
       return Promise.resolve('payload_too_large');
     }
     const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-    return forward(pool, req, res, hasBody ? req.pipe(new BodyLimit(settings.maxBodyBytes)) : null, rpcId);
+    const body = hasBody ? req.pipe(new BodyLimit(settings.maxBodyBytes)) : null;
+    return forward(pool, req, res, upstreamRequestHeaders(req, strip), body, rpcId);
+  }
+
+  async function handleSessionOperation(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
+    const label = `http_${req.method?.toLowerCase()}`;
+    // CORS preflights carry no credentials by design.
+    if (enforcer !== undefined && req.method !== 'OPTIONS') {
+      const who = await enforcer.authenticate(req);
+      if (!who.ok) {
+        sendError(res, null, 'unauthenticated', undefined, { 'www-authenticate': who.challenge });
+        observe(res, start, label, 'unauthenticated');
+        return;
+      }
+    }
+    observe(res, start, label, await passThrough(req, res, null, drop));
   }
 
   async function handlePost(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
+    // Authenticate before reading the body, so an unauthenticated client
+    // cannot make toolgate buffer megabytes.
+    const who = enforcer === undefined ? undefined : await enforcer.authenticate(req);
+    if (who !== undefined && !who.ok) {
+      sendError(res, null, 'unauthenticated', undefined, { 'www-authenticate': who.challenge });
+      observe(res, start, 'unclassified', 'unauthenticated');
+      return;
+    }
     const read = await readBody(req, settings.maxBodyBytes);
     if (!read.ok) {
       if (read.code === 'payload_too_large') {
@@ -109,7 +143,10 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
       observe(res, start, 'unclassified', c.code);
       return;
     }
-    const outcome = await forward(pool, req, res, read.body, c.id);
+    const headers = upstreamRequestHeaders(req, drop);
+    const outcome = who === undefined
+      ? await forward(pool, req, res, headers, read.body, c.id)
+      : await (enforcer as Enforcer).handle(req, res, headers, read.body, c, who.principal);
     observe(res, start, methodLabel(c.method), outcome);
   }
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Pool } from 'undici';
 import type { ErrorId } from '../errors.ts';
-import { clientResponseHeaders, upstreamRequestHeaders } from '../http/headers.ts';
+import { clientResponseHeaders } from '../http/headers.ts';
 import { sendError, type JsonRpcId } from '../http/jsonrpc.ts';
 import { sseStream } from '../telemetry/channels.ts';
 import { log } from '../telemetry/log.ts';
@@ -26,6 +26,7 @@ export async function forward(
   pool: Pool,
   req: IncomingMessage,
   res: ServerResponse,
+  requestHeaders: string[],
   body: Buffer | Readable | null,
   rpcId: JsonRpcId,
 ): Promise<ForwardOutcome> {
@@ -40,7 +41,7 @@ export async function forward(
       {
         path: req.url ?? '/',
         method: req.method as 'GET',
-        headers: upstreamRequestHeaders(req),
+        headers: requestHeaders,
         body,
         signal: abort.signal,
       },

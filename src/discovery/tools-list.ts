@@ -1,0 +1,49 @@
+import type { Principal } from '../auth/types.ts';
+import type { Policy } from '../config/policy.ts';
+import type { GrantSnapshot } from '../grants/types.ts';
+import { mayCall, notGranted, scopesThatWouldHelp } from '../interceptors/visibility.ts';
+import type { CatalogueView } from '../pipeline/catalogue-view.ts';
+import type { Verdict } from '../pipeline/types.ts';
+import type { ResultEdit } from '../upstream/rewrite.ts';
+
+export interface Viewer {
+  readonly policy: Policy;
+  readonly snapshot: GrantSnapshot;
+  readonly principal: Principal;
+}
+
+/**
+ * A tools/list page keeps only the tools this principal may call, in the
+ * upstream's order and with the upstream's `nextCursor`; schemas are served
+ * exactly as the upstream wrote them. The list depends on the caller, so it
+ * is marked `cacheScope: "private"`.
+ */
+export function toolsListEdit(viewer: Viewer): ResultEdit {
+  return (result) => {
+    const tools = Array.isArray(result.tools) ? result.tools : [];
+    const visible = tools.filter((t: unknown) => {
+      const name = (t as { name?: unknown } | null)?.name;
+      return typeof name === 'string' && mayCall(viewer.policy, viewer.snapshot, viewer.principal, name);
+    });
+    return { ...result, tools: visible, cacheScope: 'private' };
+  };
+}
+
+/**
+ * An agent that receives an empty list concludes nothing exists and never
+ * asks for more access; when the caller may see no tool of the catalogue at
+ * all, it gets a 403 naming scopes that would grant some, instead.
+ */
+export function refuseEmptyListing(viewer: Viewer, catalogue: CatalogueView): Verdict | undefined {
+  let help: string[] | undefined;
+  let any = false;
+  for (const name of catalogue.names()) {
+    any = true;
+    if (mayCall(viewer.policy, viewer.snapshot, viewer.principal, name)) return undefined;
+    const scopes = scopesThatWouldHelp(viewer.policy, viewer.snapshot, viewer.principal, name);
+    if (scopes !== undefined && (help === undefined || scopes.length < help.length || (scopes.length === help.length && scopes.join(' ') < help.join(' ')))) {
+      help = scopes;
+    }
+  }
+  return any ? notGranted(viewer.policy, help) : undefined;
+}

@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Pool } from 'undici';
+import { unauthorizedChallenge } from '../auth/challenge.ts';
+import { authenticate } from '../auth/chain.ts';
+import type { Principal } from '../auth/types.ts';
+import type { Enforcement } from '../config/enforcement.ts';
+import { refuseEmptyListing, toolsListEdit } from '../discovery/tools-list.ts';
+import type { SnapshotCache } from '../grants/snapshot-cache.ts';
+import type { CatalogueView } from '../pipeline/catalogue-view.ts';
+import type { Chain } from '../pipeline/compose.ts';
+import type { Exchange, Verdict } from '../pipeline/types.ts';
+import { requestBuffered } from '../upstream/buffered.ts';
+import { forward } from '../upstream/forward.ts';
+import { rewriteResult } from '../upstream/rewrite.ts';
+import type { Classified } from './classify.ts';
+import { clientResponseHeaders } from './headers.ts';
+import { sendError } from './jsonrpc.ts';
+import type { Outcome } from './traffic.ts';
+
+export type Authenticated = { readonly ok: true; readonly principal: Principal } | { readonly ok: false; readonly challenge: string };
+
+export interface Enforcer {
+  authenticate(req: IncomingMessage): Promise<Authenticated>;
+  /** Decides a classified POST: answers a refusal itself, or forwards. */
+  handle(req: IncomingMessage, res: ServerResponse, headers: string[], body: Buffer, message: Classified, principal: Principal): Promise<Outcome>;
+}
+
+export interface EnforcerDeps {
+  /** The enforcement in force; read once per request. */
+  readonly current: () => Enforcement;
+  readonly catalogue: CatalogueView;
+  readonly chain: Chain;
+  readonly snapshots: SnapshotCache;
+  readonly pool: Pool;
+  /** Largest upstream tools/list response toolgate will buffer to filter. */
+  readonly maxRewriteBytes: number;
+}
+
+/** Policy on the request path: who is calling, and what they may see and call. */
+export function createEnforcer(deps: EnforcerDeps): Enforcer {
+  const { current, catalogue, chain, snapshots, pool, maxRewriteBytes } = deps;
+
+  const refuse = (res: ServerResponse, message: Classified, v: Extract<Verdict, { kind: 'deny' }>): Outcome => {
+    sendError(res, message.id, v.error, v.data, v.headers as Record<string, string> | undefined);
+    return v.error;
+  };
+
+  async function toolsList(req: IncomingMessage, res: ServerResponse, headers: string[], body: Buffer, ex: Exchange): Promise<Outcome> {
+    const empty = refuseEmptyListing(ex, catalogue);
+    if (empty !== undefined && empty.kind === 'deny') return refuse(res, ex.message, empty);
+    const up = await requestBuffered(pool, req, res, headers, body, maxRewriteBytes);
+    if (!up.ok) {
+      if (up.error === 'client_closed') return 'client_closed';
+      sendError(res, ex.message.id, up.error);
+      return up.error;
+    }
+    const contentType = up.headers['content-type'];
+    const rewritten = up.status === 200
+      ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, toolsListEdit(ex))
+      : up.body;
+    if (rewritten === undefined) {
+      // A list toolgate cannot read cannot be filtered; never pass it on unfiltered.
+      sendError(res, ex.message.id, 'upstream_unavailable');
+      return 'upstream_unavailable';
+    }
+    const out = clientResponseHeaders(up.headers);
+    delete out['content-length'];
+    res.writeHead(up.status, { ...out, 'content-length': String(rewritten.length) });
+    res.end(rewritten);
+    return 'forwarded';
+  }
+
+  return {
+    async authenticate(req) {
+      const e = current();
+      const r = await authenticate(e.verifiers, { headers: req.headers });
+      if (r.ok) return { ok: true, principal: r.principal };
+      return { ok: false, challenge: unauthorizedChallenge(r.code, e.policy.authentication.resourceMetadataUrl) };
+    },
+
+    async handle(req, res, headers, body, message, principal) {
+      const method = message.method;
+      if (message.kind !== 'request' || (method !== 'tools/call' && method !== 'tools/list')) {
+        return forward(pool, req, res, headers, body, message.id);
+      }
+      const e = current();
+      const snap = snapshots.get(e.policy, e.revision, principal);
+      if (!snap.ok) {
+        sendError(res, message.id, 'grants_unavailable');
+        return 'grants_unavailable';
+      }
+      const ex: Exchange = { message, principal, policy: e.policy, snapshot: snap.snapshot, catalogue };
+      if (method === 'tools/list') return toolsList(req, res, headers, body, ex);
+      const verdict = await chain.run(ex);
+      if (verdict.kind === 'deny') return refuse(res, message, verdict);
+      if (verdict.kind === 'respond') {
+        const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: verdict.result });
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+        return 'forwarded';
+      }
+      return forward(pool, req, res, headers, body, message.id);
+    },
+  };
+}

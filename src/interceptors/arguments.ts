@@ -1,0 +1,33 @@
+import type { CatalogueEntry } from '../pipeline/catalogue-view.ts';
+import { deny, PASS, type Exchange, type Interceptor, type Verdict } from '../pipeline/types.ts';
+import type { SchemaCache } from '../validation/cache.ts';
+
+/**
+ * Validates tools/call arguments against the tool's full inputSchema as the
+ * upstream last listed it. A tool toolgate does not know yet gets one
+ * catalogue refresh; a schema toolgate cannot enforce refuses the call rather
+ * than letting unchecked arguments through.
+ */
+export function argumentsInterceptor(cache: SchemaCache): Interceptor {
+  const check = (entry: CatalogueEntry, ex: Exchange): Verdict => {
+    const compiled = cache.get(entry.digest, entry.tool.inputSchema);
+    if (!compiled.ok) return deny('tool_validation_unavailable');
+    const result = compiled.validate(ex.message.params?.arguments ?? {});
+    if (result.ok) return PASS;
+    if (result.code === 'bounds_exceeded') return deny('tool_validation_unavailable');
+    return deny('invalid_arguments', { errors: result.errors });
+  };
+  return {
+    name: 'arguments',
+    methods: ['tools/call'],
+    intercept(ex) {
+      const name = ex.message.name as string;
+      const entry = ex.catalogue.get(name);
+      if (entry !== undefined) return check(entry, ex);
+      return ex.catalogue.refresh().then(() => {
+        const refreshed = ex.catalogue.get(name);
+        return refreshed === undefined ? deny('unknown_tool') : check(refreshed, ex);
+      });
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { deny, PASS, type Interceptor } from '../pipeline/types.ts';
+import { mayCall, notGranted, scopesThatWouldHelp } from './visibility.ts';
+
+/**
+ * Default deny: a call passes only with an allowing grant for this exact
+ * tool and the tool's required scopes. Checked on every call, whether or not
+ * the tool was ever listed to this caller.
+ */
+export function grantsInterceptor(): Interceptor {
+  return {
+    name: 'grants',
+    methods: ['tools/call'],
+    intercept(ex) {
+      const tool = ex.message.name;
+      if (tool === undefined) return deny('unknown_tool');
+      if (mayCall(ex.policy, ex.snapshot, ex.principal, tool)) return PASS;
+      return notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool));
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { insufficientScopeChallenge } from '../auth/challenge.ts';
+import type { Principal } from '../auth/types.ts';
+import { toolMetadata, type Policy } from '../config/policy.ts';
+import { holdsAll, scopesThatWouldGrant } from '../grants/rules.ts';
+import { decide } from '../grants/snapshot.ts';
+import type { GrantSnapshot } from '../grants/types.ts';
+import { deny, type Verdict } from '../pipeline/types.ts';
+
+/**
+ * Whether a principal may call (and therefore see) a tool: an allowing grant
+ * and every scope the tool's metadata requires. Shared by tools/call and the
+ * tools/list filter so the two can never disagree.
+ */
+export function mayCall(policy: Policy, snapshot: GrantSnapshot, principal: Principal, tool: string): boolean {
+  return decide(snapshot, tool).effect === 'allow' && holdsAll(principal.scopes, toolMetadata(policy, tool).requiredScopes);
+}
+
+/**
+ * The scopes whose grant would let this principal call the tool, when scopes
+ * can help at all: those of a `*` allow row it lacks, plus the tool's own
+ * required scopes.
+ */
+export function scopesThatWouldHelp(policy: Policy, snapshot: GrantSnapshot, principal: Principal, tool: string): string[] | undefined {
+  const required = toolMetadata(policy, tool).requiredScopes;
+  const fromRows = decide(snapshot, tool).effect === 'allow' ? [] : scopesThatWouldGrant(policy.grants, principal, tool);
+  if (fromRows === undefined) return undefined;
+  const all = [...new Set([...fromRows, ...required])].sort();
+  return all.some((s) => !principal.scopes.has(s)) ? all : undefined;
+}
+
+/** 403 tool_not_granted, with an insufficient_scope challenge when scopes would help. */
+export function notGranted(policy: Policy, scopes: readonly string[] | undefined): Verdict {
+  if (scopes === undefined || scopes.length === 0) return deny('tool_not_granted');
+  return deny(
+    'tool_not_granted',
+    { requiredScopes: scopes },
+    { 'www-authenticate': insufficientScopeChallenge(scopes, policy.authentication.resourceMetadataUrl) },
+  );
+}

@@ -1,0 +1,18 @@
+/**
+ * What the request path needs of the upstream catalogue: the tools as last
+ * synced, and a way to ask for one refresh when a call names a tool that is
+ * not (yet) known.
+ */
+export interface CatalogueEntry {
+  readonly name: string;
+  readonly tool: Readonly<Record<string, unknown>>;
+  /** Contract digest; keys compiled validators. */
+  readonly digest: string;
+}
+
+export interface CatalogueView {
+  get(name: string): CatalogueEntry | undefined;
+  names(): Iterable<string>;
+  /** Resolves once a refresh has been attempted; rate-limited by the source. */
+  refresh(): Promise<void>;
+}

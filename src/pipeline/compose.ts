@@ -1,0 +1,45 @@
+import { PASS, type Exchange, type Interceptor, type Verdict } from './types.ts';
+
+export interface Chain {
+  /** The interceptors in order, for the method of this exchange. */
+  run(exchange: Exchange): Verdict | Promise<Verdict>;
+}
+
+const NAME = /^[a-z][a-z0-9_]*$/;
+
+/**
+ * Builds the chain once at start. Order is the array order; mistakes in the
+ * list (duplicate or malformed names, no methods) fail here, not per request.
+ * Per method, the applicable interceptors are resolved ahead of time.
+ */
+export function composeChain(interceptors: readonly Interceptor[]): Chain {
+  const seen = new Set<string>();
+  const byMethod = new Map<string, Interceptor[]>();
+  for (const i of interceptors) {
+    if (!NAME.test(i.name)) throw new TypeError(`interceptor name ${JSON.stringify(i.name)} is not snake_case`);
+    if (seen.has(i.name)) throw new TypeError(`interceptor ${i.name} is listed twice`);
+    if (i.methods.length === 0) throw new TypeError(`interceptor ${i.name} sees no method`);
+    seen.add(i.name);
+    for (const m of i.methods) {
+      const list = byMethod.get(m) ?? [];
+      list.push(i);
+      byMethod.set(m, list);
+    }
+  }
+  const frozen = new Map([...byMethod].map(([m, list]) => [m, Object.freeze(list)] as const));
+  return {
+    run(exchange) {
+      const list = exchange.message.method === undefined ? undefined : frozen.get(exchange.message.method);
+      return list === undefined ? PASS : runFrom(list, 0, exchange);
+    },
+  };
+}
+
+function runFrom(list: readonly Interceptor[], start: number, exchange: Exchange): Verdict | Promise<Verdict> {
+  for (let i = start; i < list.length; i++) {
+    const v = (list[i] as Interceptor).intercept(exchange);
+    if (v instanceof Promise) return v.then((settled) => (settled.kind === 'pass' ? runFrom(list, i + 1, exchange) : settled));
+    if (v.kind !== 'pass') return v;
+  }
+  return PASS;
+}

@@ -1,0 +1,52 @@
+import type { Principal } from '../auth/types.ts';
+import type { Policy } from '../config/policy.ts';
+import type { ErrorId } from '../errors.ts';
+import type { GrantSnapshot } from '../grants/types.ts';
+import type { Classified } from '../http/classify.ts';
+import type { ErrorData } from '../http/jsonrpc.ts';
+import type { CatalogueView } from './catalogue-view.ts';
+
+/**
+ * Everything an interceptor may look at for one request. Immutable: an
+ * interceptor decides, it never edits the request (arguments are forwarded
+ * byte-identical).
+ */
+export interface Exchange {
+  readonly message: Classified;
+  readonly principal: Principal;
+  /** The policy in force for this request, read once when it arrived. */
+  readonly policy: Policy;
+  /** The principal's grants under that policy. */
+  readonly snapshot: GrantSnapshot;
+  readonly catalogue: CatalogueView;
+}
+
+export type Verdict =
+  | { readonly kind: 'pass' }
+  | {
+    readonly kind: 'deny';
+    readonly error: ErrorId;
+    readonly data?: ErrorData;
+    /** Challenges such as WWW-Authenticate or Retry-After. */
+    readonly headers?: Readonly<Record<string, string>>;
+  }
+  | { readonly kind: 'respond'; readonly result: unknown };
+
+export const PASS: Verdict = Object.freeze({ kind: 'pass' });
+
+export function deny(error: ErrorId, data?: ErrorData, headers?: Readonly<Record<string, string>>): Verdict {
+  return { kind: 'deny', error, ...(data !== undefined && { data }), ...(headers !== undefined && { headers }) };
+}
+
+/**
+ * One cross-cutting check (SEP-1763 validator shape). Synchronous verdicts
+ * stay synchronous through the chain, so the common path allocates no
+ * promises.
+ */
+export interface Interceptor {
+  /** Stable snake_case name for telemetry. */
+  readonly name: string;
+  /** The MCP methods it sees; every other method skips it. */
+  readonly methods: readonly string[];
+  intercept(exchange: Exchange): Verdict | Promise<Verdict>;
+}

@@ -1,0 +1,41 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Pool } from 'undici';
+import { log } from '../telemetry/log.ts';
+import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
+import type { ErrorId } from '../errors.ts';
+
+export type Buffered =
+  | { readonly ok: true; readonly status: number; readonly headers: Record<string, string | string[] | undefined>; readonly body: Buffer }
+  | { readonly ok: false; readonly error: ErrorId | 'client_closed' };
+
+/**
+ * Sends the request upstream and reads the whole response, for the few
+ * responses toolgate must rewrite (tools/list). Bounded: a response larger
+ * than `maxBytes` cannot be checked, so it is refused, never passed unfiltered.
+ */
+export async function requestBuffered(pool: Pool, req: IncomingMessage, res: ServerResponse, requestHeaders: string[], body: Buffer, maxBytes: number): Promise<Buffered> {
+  const abort = new AbortController();
+  const onClose = () => abort.abort();
+  res.once('close', onClose);
+  try {
+    const up = await pool.request({ path: req.url ?? '/', method: 'POST', headers: requestHeaders, body, signal: abort.signal });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of up.body) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        up.body.destroy();
+        log.warn('upstream response too large to rewrite', { bytes: size, limit: maxBytes });
+        return { ok: false, error: 'upstream_unavailable' };
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return { ok: true, status: up.statusCode, headers: up.headers, body: Buffer.concat(chunks, size) };
+  } catch (err) {
+    if (abort.signal.aborted) return { ok: false, error: 'client_closed' };
+    log.warn('upstream request failed', { error: upstreamErrorLabel(err) });
+    return { ok: false, error: upstreamErrorId(err) };
+  } finally {
+    res.off('close', onClose);
+  }
+}

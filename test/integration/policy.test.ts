@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { AUDIENCE, ISSUER, keyPair, sign } from '../unit/auth/fixtures.ts';
+import { POLICY_TOOLS, startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
+import { post } from '../helpers/raw.ts';
+import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+
+const CANARY = 'canary-91c2-secret-value';
+const ALICE_KEY = 'alice-0f3e9a7c5b1d2e4f6a8b';
+const CAROL_KEY = 'carol-7d1c3b5a9e2f4d6c8b0a';
+const RESOURCE_METADATA = 'https://mcp.test/.well-known/oauth-protected-resource/mcp';
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+const policy = `
+version: 1
+authentication:
+  resourceMetadataUrl: ${RESOURCE_METADATA}
+  staticKeys: { file: keys.yaml }
+  jwt: { issuer: "${ISSUER}", audience: "${AUDIENCE}", jwksFile: jwks.json }
+tools:
+  rotate_keys: { securityLevel: elevated }
+grants:
+  - { principal: "*", tool: search_docs, scopes: ["docs:read"], effect: allow }
+  - { principal: "*", tool: delete_repo, scopes: ["repo:admin"], effect: allow }
+  - { principal: alice, tool: delete_repo, effect: deny }
+  - { principal: "*", tool: rotate_keys, scopes: ["docs:read"], effect: allow }
+  - { principal: "*", tool: weird_schema, scopes: ["docs:read"], effect: allow }
+  - { principal: "*", tool: late_tool, scopes: ["docs:read"], effect: allow }
+  - { principal: "*", tool: ghost, scopes: ["docs:read"], effect: allow }
+`;
+
+const call = (id: number, name: string, args: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+
+describe('policy enforcement with a real MCP server, static keys and JWTs', () => {
+  let dir: string;
+  let upstream: PolicyServer;
+  let gate: RunningToolgate;
+  let bobToken: string;
+  const alice = { authorization: `Bearer ${ALICE_KEY}` };
+  const carol = { authorization: `Bearer ${CAROL_KEY}` };
+  const bob = () => ({ authorization: `Bearer ${bobToken}` });
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolgate-policy-'));
+    const key = await keyPair('k1');
+    bobToken = await sign({ key, subject: 'bob', claims: { scope: 'docs:read repo:admin' } });
+    await writeFile(join(dir, 'jwks.json'), JSON.stringify({ keys: [key.publicJwk] }));
+    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE_KEY)}, principal: alice, scopes: ["docs:read"] }\n  - { sha256: ${sha256(CAROL_KEY)}, principal: carol, scopes: [] }\n`);
+    await writeFile(join(dir, 'policy.yaml'), policy);
+    upstream = await startPolicyServer();
+    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml')]);
+    await gate.ready;
+  });
+  after(async () => {
+    await gate.close();
+    await upstream.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function listAs(headers: Record<string, string>): Promise<string[]> {
+    const client = new Client({ name: 'it', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gate.url), { requestInit: { headers } }));
+    try {
+      return (await client.listTools()).tools.map((t) => t.name);
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('shows each principal only the tools it may call (key vs JWT)', async () => {
+    assert.deepEqual(await listAs(alice), ['search_docs', 'rotate_keys', 'weird_schema']);
+    assert.deepEqual(await listAs(bob()), ['search_docs', 'delete_repo', 'rotate_keys', 'weird_schema']);
+  });
+
+  it('serves schemas exactly as the upstream wrote them and marks the list private', async () => {
+    const res = await post(gate.url, '{"jsonrpc":"2.0","id":3,"method":"tools/list"}', alice);
+    assert.equal(res.status, 200);
+    const result = res.json().result as { tools: unknown[]; cacheScope: string };
+    assert.equal(result.cacheScope, 'private');
+    assert.deepEqual(result.tools[0], POLICY_TOOLS[0]);
+  });
+
+  it('forwards an allowed call with its arguments byte-identical and without the credential', async () => {
+    const body = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_docs","arguments":{ "query" : "héllo",\n"filters":{"lang":"en"}}}}`;
+    const res = await post(gate.url, body, alice);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual((res.json().result as { content: unknown }).content, [{ type: 'text', text: 'called search_docs' }]);
+    const seen = upstream.calls.at(-1);
+    assert.equal(seen?.body, body, 'defaults were not applied, nothing was re-serialised');
+    assert.ok(upstream.allHeaders.every((h) => h.authorization === undefined), 'no credential reached the upstream');
+  });
+
+  it('denies an explicit deny even though a wildcard row would allow', async () => {
+    const res = await post(gate.url, call(5, 'delete_repo', { repo: 'a/b' }), alice);
+    assert.equal(res.status, 403);
+    assert.equal(res.json().error?.data?.code, 'tool_not_granted');
+    assert.equal(res.headers['www-authenticate'], undefined, 'no scope can lift an explicit deny');
+  });
+
+  it('challenges for the scopes that would grant a tool', async () => {
+    const res = await post(gate.url, call(6, 'search_docs', { query: CANARY }), carol);
+    assert.equal(res.status, 403);
+    assert.equal(res.json().error?.code, -31403);
+    assert.deepEqual(res.json().error?.data?.requiredScopes, ['docs:read']);
+    assert.equal(res.headers['www-authenticate'], `Bearer error="insufficient_scope", scope="docs:read", resource_metadata="${RESOURCE_METADATA}"`);
+    assert.ok(!res.text.includes(CANARY));
+  });
+
+  it('answers a caller who may see nothing with 403 and a scope challenge, not an empty list', async () => {
+    const res = await post(gate.url, '{"jsonrpc":"2.0","id":7,"method":"tools/list"}', carol);
+    assert.equal(res.status, 403);
+    assert.match(String(res.headers['www-authenticate']), /error="insufficient_scope", scope="docs:read"/);
+  });
+
+  it('refuses invalid arguments with pointers and keywords, never values', async () => {
+    const res = await post(gate.url, call(8, 'search_docs', { query: CANARY, limit: 500, filters: { lang: CANARY }, extra: CANARY }), alice);
+    assert.equal(res.status, 400);
+    const err = res.json().error;
+    assert.equal(err?.code, -32602);
+    assert.equal(err?.data?.code, 'invalid_arguments');
+    const errors = err?.data?.errors as { instancePath: string; keyword: string }[];
+    assert.ok(errors.some((e) => e.instancePath === '/limit' && e.keyword === 'maximum'), JSON.stringify(errors));
+    assert.ok(errors.some((e) => e.instancePath === '/filters/lang' && e.keyword === 'pattern'), JSON.stringify(errors));
+    assert.ok(errors.some((e) => e.keyword === 'additionalProperties'), JSON.stringify(errors));
+    assert.ok(!res.text.includes(CANARY));
+  });
+
+  it('asks for a stronger credential on an elevated tool', async () => {
+    const weak = await post(gate.url, call(9, 'rotate_keys', {}), alice);
+    assert.equal(weak.status, 403);
+    assert.equal(weak.json().error?.data?.code, 'credential_too_weak');
+    const strong = await post(gate.url, call(10, 'rotate_keys', {}), bob());
+    assert.equal(strong.status, 200, strong.text);
+  });
+
+  it('refuses calls to a tool whose schema it cannot enforce', async () => {
+    const res = await post(gate.url, call(11, 'weird_schema', { x: CANARY }), alice);
+    assert.equal(res.status, 503);
+    assert.equal(res.json().error?.data?.code, 'tool_validation_unavailable');
+    assert.ok(!res.text.includes(CANARY) && !res.text.includes('dynamicRef'));
+  });
+
+  it('checks a tool the caller never saw listed: refreshes the catalogue once, then knows it', async () => {
+    upstream.extraTools.push({ name: 'late_tool', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false } });
+    const ok = await post(gate.url, call(12, 'late_tool', { n: 1 }), alice);
+    assert.equal(ok.status, 200, ok.text);
+    const bad = await post(gate.url, call(13, 'late_tool', { n: 'one' }), alice);
+    assert.equal(bad.json().error?.data?.code, 'invalid_arguments');
+  });
+
+  it('answers a granted tool the server does not have with unknown_tool', async () => {
+    const res = await post(gate.url, call(14, 'ghost', {}), alice);
+    assert.equal(res.status, 400);
+    assert.equal(res.json().error?.data?.code, 'unknown_tool');
+  });
+
+  it('requires a credential on the MCP endpoint, with a resource_metadata challenge', async () => {
+    const none = await post(gate.url, call(15, 'search_docs', { query: 'x' }));
+    assert.equal(none.status, 401);
+    assert.equal(none.json().error?.data?.code, 'unauthenticated');
+    assert.equal(none.headers['www-authenticate'], `Bearer resource_metadata="${RESOURCE_METADATA}"`);
+    const bad = await post(gate.url, call(16, 'search_docs', { query: 'x' }), { authorization: `Bearer ${CANARY}` });
+    assert.equal(bad.status, 401);
+    assert.match(String(bad.headers['www-authenticate']), /error="invalid_token"/);
+    assert.ok(!bad.text.includes(CANARY));
+  });
+});
