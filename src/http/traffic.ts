@@ -15,6 +15,8 @@ import { methodLabel } from './methods.ts';
 /** Methods forwarded as they are on the MCP path: 2025 session operations and CORS. */
 const PASSED_ON_MCP_PATH = new Set(['GET', 'DELETE', 'HEAD', 'OPTIONS']);
 const ALLOW = 'POST, GET, DELETE, HEAD, OPTIONS';
+const BEGUN = Object.freeze({ delta: 1 });
+const DONE = Object.freeze({ delta: -1 });
 
 export interface TrafficDeps {
   readonly settings: Settings;
@@ -36,7 +38,10 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
   const maxRawHeaders = settings.maxHeaders * 2;
   const drop = enforcer === undefined ? undefined : CREDENTIAL_HEADERS;
 
+  // Every request ends in exactly one observe(), which also closes its
+  // in-flight count (cheaper than a 'close' listener per response).
   const observe = (res: ServerResponse, start: number, label: string, outcome: Outcome) => {
+    if (inflight.hasSubscribers) inflight.publish(DONE);
     if (requestEnd.hasSubscribers) {
       requestEnd.publish({
         method: label,
@@ -58,10 +63,7 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
 
   return (req, res) => {
     const start = performance.now();
-    if (inflight.hasSubscribers) {
-      inflight.publish({ delta: 1 });
-      res.once('close', () => inflight.publish({ delta: -1 }));
-    }
+    if (inflight.hasSubscribers) inflight.publish(BEGUN);
     if (req.rawHeaders.length > maxRawHeaders) {
       sendError(res, null, 'headers_too_large', undefined, { connection: 'close' });
       observe(res, start, 'http', 'headers_too_large');

@@ -40,10 +40,19 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  // Label children are resolved once per label set: prom-client hashes the
+  // label values on every labels() call, which is measurable per request.
+  const counters = new Map<string, { inc(): void }>();
+  const histograms = new Map<string, { observe(v: number): void }>();
   const onEnd = (m: unknown) => {
     const e = m as RequestEnd;
-    requests.labels(e.method, e.outcome).inc();
-    duration.labels(e.method).observe(e.durationSeconds);
+    const key = `${e.method}\u0000${e.outcome}`;
+    let counter = counters.get(key);
+    if (counter === undefined) counters.set(key, (counter = requests.labels(e.method, e.outcome)));
+    counter.inc();
+    let histogram = histograms.get(e.method);
+    if (histogram === undefined) histograms.set(e.method, (histogram = duration.labels(e.method)));
+    histogram.observe(e.durationSeconds);
   };
   const onInflight = (m: unknown) => inflightGauge.inc((m as StreamChange).delta);
   const onSse = (m: unknown) => sseGauge.inc((m as StreamChange).delta);

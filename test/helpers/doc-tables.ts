@@ -38,6 +38,15 @@ export function section(readme: string, name: string): string | undefined {
   return m?.[1];
 }
 
+/** `node test/helpers/doc-tables.ts --write` refreshes the README's generated tables in place. */
 if (import.meta.main) {
-  process.stdout.write(`${errorTable()}\n\n${settingsTable()}\n\n${await metricsTable()}\n`);
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  const path = new URL('../../README.md', import.meta.url);
+  let readme = readFileSync(path, 'utf8');
+  const tables: Record<string, string> = { errors: errorTable(), settings: settingsTable(), metrics: await metricsTable() };
+  for (const [name, table] of Object.entries(tables)) {
+    readme = readme.replace(new RegExp(`(<!-- ${name}:begin -->\\n)[\\s\\S]*?(\\n<!-- ${name}:end -->)`), `$1${table}$2`);
+  }
+  if (process.argv.includes('--write')) writeFileSync(path, readme);
+  else process.stdout.write(readme);
 }
