@@ -1,19 +1,28 @@
-import { compileToolSchema } from './compile.ts';
+import { compileToolSchema, type CompileOptions } from './compile.ts';
 import type { CompileResult } from './types.ts';
 
 /**
  * Compiled validators keyed by the tool's contract digest, so each schema is
  * compiled once however many calls use it. Bounded, least recently used out
  * first. Refusals are cached too: compiling the same schema again would
- * refuse it again.
+ * refuse it again. A cache compiles against one registry for its whole life,
+ * so a validator is never reused under another registry: a new registry needs
+ * a new cache.
  */
 export class SchemaCache {
   readonly #max: number;
+  readonly #options: CompileOptions;
   readonly #entries = new Map<string, CompileResult>();
 
-  constructor(maxEntries = 4_096) {
+  constructor(maxEntries = 4_096, options: CompileOptions = {}) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
     this.#max = maxEntries;
+    this.#options = Object.freeze({ registry: options.registry });
+  }
+
+  /** The registry every entry was compiled against. */
+  get registry(): CompileOptions['registry'] {
+    return this.#options.registry;
   }
 
   /**
@@ -28,7 +37,7 @@ export class SchemaCache {
       this.#entries.set(digest, hit);
       return hit;
     }
-    const compiled = compileToolSchema(schema);
+    const compiled = compileToolSchema(schema, this.#options);
     this.#entries.set(digest, compiled);
     if (this.#entries.size > this.#max) {
       const oldest = this.#entries.keys().next().value;

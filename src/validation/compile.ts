@@ -1,6 +1,7 @@
 import { checkBounds } from './bounds.ts';
 import { metaSchemaAccepts, newCompiler } from './engine.ts';
-import { findUnsafeShape } from './unsafe-shapes.ts';
+import type { SchemaRegistry } from './registry.ts';
+import { findUnsafeShape, SchemaIndex } from './unsafe-shapes.ts';
 import type { CompileResult, ValidationError, ValidationResult } from './types.ts';
 import { walkSchema } from './walk.ts';
 
@@ -12,12 +13,17 @@ interface AjvError {
   readonly keyword: string;
 }
 
+export interface CompileOptions {
+  /** Registered schemas the tool's `$ref`s may name; without it, only refs inside the schema resolve. */
+  readonly registry?: SchemaRegistry | undefined;
+}
+
 /**
  * Compiles a tool's inputSchema into a validator, or says why it cannot be
  * enforced. Total: never throws, whatever `schema` is. The schema is copied
  * first, so later changes to the caller's object cannot change enforcement.
  */
-export function compileToolSchema(schema: unknown): CompileResult {
+export function compileToolSchema(schema: unknown, options: CompileOptions = {}): CompileResult {
   let copy: unknown;
   try {
     const text = JSON.stringify(schema);
@@ -29,15 +35,23 @@ export function compileToolSchema(schema: unknown): CompileResult {
 
   const walked = walkSchema(copy);
   if (!walked.ok) return walked;
-  if (findUnsafeShape(walked.nodes, walked.dialect)) return { ok: false, reason: 'unsupported_shape' };
+  const { registry } = options;
+  const registered = registry?.forDialect(walked.dialect);
+  // Registered schemas are checked again with the tool's: their refs may
+  // reach the tool's own resources, and the tool's reach into them.
+  const nodes = registered === undefined ? walked.nodes : [...walked.nodes, ...registered.nodes];
+  if (findUnsafeShape(nodes, walked.dialect, new SchemaIndex(nodes, registered?.aliases))) return { ok: false, reason: 'unsupported_shape' };
   if (!metaSchemaAccepts(walked.dialect, copy)) return { ok: false, reason: 'malformed_schema' };
 
   let check: ((data: unknown) => boolean) & { errors?: readonly AjvError[] | null | undefined };
   try {
-    check = newCompiler(walked.dialect).compile(copy as object);
+    const compiler = newCompiler(walked.dialect);
+    for (const { uri, schema: shared } of registered?.entries ?? []) compiler.addSchema(shared as object, uri);
+    check = compiler.compile(copy as object);
   } catch (e) {
-    const missingRef = typeof e === 'object' && e !== null && 'missingRef' in e;
-    return { ok: false, reason: missingRef ? 'remote_ref' : 'malformed_schema' };
+    if (typeof e !== 'object' || e === null || !('missingRef' in e)) return { ok: false, reason: 'malformed_schema' };
+    const missing = 'missingSchema' in e && typeof e.missingSchema === 'string' ? e.missingSchema : '';
+    return { ok: false, reason: registry?.onlyInOtherDialect(missing, walked.dialect) === true ? 'unsupported_dialect' : 'remote_ref' };
   }
   return { ok: true, validate: (args) => run(check, args) };
 }

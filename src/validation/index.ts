@@ -1,4 +1,7 @@
 export { compileToolSchema, MAX_REPORTED_ERRORS } from './compile.ts';
+export type { CompileOptions } from './compile.ts';
+export { createSchemaRegistry, MAX_REGISTERED_SCHEMAS, SchemaRegistry } from './registry.ts';
+export type { RegistryError, RegistryErrorReason, RegistryResult } from './registry.ts';
 export { SchemaCache } from './cache.ts';
 export { checkBounds, DEFAULT_BOUNDS, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_NODES, MAX_STRING_CODE_UNITS } from './bounds.ts';
 export { MAX_PATTERN_LENGTH } from './regex.ts';

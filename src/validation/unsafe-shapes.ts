@@ -39,8 +39,11 @@ const IN_PLACE: ReadonlyMap<string, boolean> = new Map([
   ['if', true], ['then', true], ['else', true], ['dependentSchemas', true],
 ]);
 
-export function findUnsafeShape(nodes: readonly SchemaNode[], dialect: Dialect): boolean {
-  const index = new SchemaIndex(nodes);
+/**
+ * Checks each of `nodes`; `index` holds every subschema their `$ref`s may
+ * reach (registered schemas too), and must include `nodes`.
+ */
+export function findUnsafeShape(nodes: readonly SchemaNode[], dialect: Dialect, index: SchemaIndex = new SchemaIndex(nodes)): boolean {
   for (const node of nodes) {
     const s = node.schema;
     for (const keyword of PROPERTY_KEYED) {
@@ -94,14 +97,20 @@ function scopeHas(index: SchemaIndex, start: SchemaNode, hazard: Hazard, cyclesA
   return false;
 }
 
-class SchemaIndex {
+export class SchemaIndex {
   readonly all: readonly SchemaNode[];
   readonly #byPointer = new Map<string, SchemaNode>();
   readonly #resources = new Map<string, string>();
   readonly #anchors = new Map<string, string>();
 
-  constructor(nodes: readonly SchemaNode[]) {
+  /**
+   * `aliases` name more URIs for a resource root (URI → its pointer): a
+   * registered schema is known by its registration URI as well as its `$id`.
+   * Like ajv, an alias resolves the root and JSON pointers, never anchors.
+   */
+  constructor(nodes: readonly SchemaNode[], aliases: ReadonlyMap<string, string> = new Map()) {
     this.all = nodes;
+    for (const [uri, pointer] of aliases) this.#resources.set(uri, pointer);
     for (const n of nodes) {
       this.#byPointer.set(n.pointer, n);
       if (n.resource === n.pointer) this.#resources.set(n.base, n.pointer);

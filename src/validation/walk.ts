@@ -20,11 +20,11 @@ export type SchemaObject = Record<string, unknown>;
 
 export interface SchemaNode {
   readonly schema: SchemaObject;
-  /** JSON pointer of this subschema inside the root schema. */
+  /** JSON pointer of this subschema inside its document, after the document's prefix. */
   readonly pointer: string;
   /** Absolute URI of the schema resource this subschema belongs to. */
   readonly base: string;
-  /** JSON pointer of that resource's root inside the root schema. */
+  /** Pointer (prefixed the same way) of that resource's root. */
   readonly resource: string;
 }
 
@@ -39,10 +39,22 @@ export function isSchemaObject(v: unknown): v is SchemaObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function walkSchema(root: unknown): WalkResult {
-  if (typeof root === 'boolean') return { ok: true, dialect: '2020-12', nodes: [] };
+export interface WalkOptions {
+  /** The dialect when the root has no `$schema` (a tool's default is 2020-12, as MCP says). */
+  readonly dialect?: Dialect;
+  /** The root's base URI before its own `$id`. */
+  readonly base?: string;
+  /**
+   * Prefixed to every pointer, so subschemas of several documents can share
+   * one index. A prefix never starts with `/`, so it cannot meet a pointer.
+   */
+  readonly document?: string;
+}
+
+export function walkSchema(root: unknown, options: WalkOptions = {}): WalkResult {
+  let dialect: Dialect = options.dialect ?? '2020-12';
+  if (typeof root === 'boolean') return { ok: true, dialect, nodes: [] };
   if (!isSchemaObject(root)) return { ok: false, reason: 'malformed_schema' };
-  let dialect: Dialect = '2020-12';
   if (Object.hasOwn(root, '$schema')) {
     const found = dialectOf(root.$schema);
     if (found === undefined) return { ok: false, reason: 'unsupported_dialect' };
@@ -51,7 +63,7 @@ export function walkSchema(root: unknown): WalkResult {
 
   const nodes: SchemaNode[] = [];
   const stack: { value: unknown; pointer: string; depth: number; base: string; resource: string }[] = [
-    { value: root, pointer: '', depth: 1, base: ROOT_BASE, resource: '' },
+    { value: root, pointer: options.document ?? '', depth: 1, base: options.base ?? ROOT_BASE, resource: options.document ?? '' },
   ];
   while (stack.length > 0) {
     const entry = stack.pop()!;
