@@ -4,6 +4,7 @@ import { unauthorizedChallenge } from '../auth/challenge.ts';
 import { authenticate } from '../auth/chain.ts';
 import type { Principal } from '../auth/types.ts';
 import type { Enforcement } from '../config/enforcement.ts';
+import { toolMetadata } from '../config/policy.ts';
 import { refuseEmptyListing, toolsListEdit } from '../discovery/tools-list.ts';
 import type { SnapshotCache } from '../grants/snapshot-cache.ts';
 import type { CatalogueView } from '../pipeline/catalogue-view.ts';
@@ -98,7 +99,8 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
         return 'forwarded';
       }
-      return forward(pool, req, res, headers, body, message.id);
+      // The tool's own deadline bounds the wait for the upstream's answer.
+      return forward(pool, req, res, headers, body, message.id, toolMetadata(e.policy, message.name as string).timeoutMs);
     },
   };
 }

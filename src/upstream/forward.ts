@@ -29,6 +29,7 @@ export async function forward(
   requestHeaders: string[],
   body: Buffer | Readable | null,
   rpcId: JsonRpcId,
+  headersTimeoutMs?: number,
 ): Promise<ForwardOutcome> {
   const abort = new AbortController();
   const onClose = () => {
@@ -44,6 +45,7 @@ export async function forward(
         headers: requestHeaders,
         body,
         signal: abort.signal,
+        ...(headersTimeoutMs !== undefined && { headersTimeout: headersTimeoutMs }),
       },
       ({ statusCode, headers }) => {
         res.writeHead(statusCode, clientResponseHeaders(headers));
