@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Pool } from 'undici';
+import type { Catalogue } from './catalogue/catalogue.ts';
 import { CatalogueSync } from './catalogue/sync.ts';
 import { loadEnforcement, type Enforcement } from './config/enforcement.ts';
 import type { Settings } from './config/settings.ts';
@@ -10,6 +11,7 @@ import { grantsInterceptor } from './interceptors/grants.ts';
 import { securityLevelInterceptor } from './interceptors/security-level.ts';
 import type { CatalogueView } from './pipeline/catalogue-view.ts';
 import { composeChain } from './pipeline/compose.ts';
+import { catalogueState } from './telemetry/channels.ts';
 import { log } from './telemetry/log.ts';
 import { SchemaCache } from './validation/cache.ts';
 
@@ -43,7 +45,12 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     throw new StartupError(`invalid policy ${path}: ${first?.path || '/'}: ${first?.message ?? 'invalid'}${loaded.errors.length > 1 ? ` (and ${loaded.errors.length - 1} more)` : ''}`);
   }
   const current: Enforcement = loaded.enforcement;
-  const sync = new CatalogueSync({ url: new URL(settings.mcpPath, settings.upstream), refreshIntervalMs: settings.catalogueRefreshMs });
+  const schemas = new SchemaCache();
+  const sync = new CatalogueSync({
+    url: new URL(settings.mcpPath, settings.upstream),
+    refreshIntervalMs: settings.catalogueRefreshMs,
+    onChange: (c) => reportEnforceability(c, schemas),
+  });
   const catalogue: CatalogueView = {
     get: (name) => sync.current()?.tools.get(name),
     names: () => sync.current()?.tools.keys() ?? [],
@@ -51,7 +58,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
       await sync.refresh();
     },
   };
-  const chain = composeChain([grantsInterceptor(), securityLevelInterceptor(), argumentsInterceptor(new SchemaCache())]);
+  const chain = composeChain([grantsInterceptor(), securityLevelInterceptor(), argumentsInterceptor(schemas)]);
   const enforcer = createEnforcer({ current: () => current, catalogue, chain, snapshots: new SnapshotCache(), pool, maxRewriteBytes: MAX_REWRITE_BYTES });
   let isSynced = false;
   const firstSync = sync.start().then(() => {
@@ -60,4 +67,19 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   });
   firstSync.catch(() => {});
   return { enforcer, firstSync, synced: () => isSynced, close: () => sync.close() };
+}
+
+/**
+ * Compiles every schema as soon as a catalogue arrives (warming the cache
+ * the calls use) and names, in one log line, the tools whose calls will be
+ * refused because their schema cannot be enforced.
+ */
+function reportEnforceability(c: Catalogue, schemas: SchemaCache): void {
+  const refused: string[] = [];
+  for (const t of c.tools.values()) {
+    const compiled = schemas.get(t.digest, t.tool.inputSchema);
+    if (!compiled.ok) refused.push(`${t.name}:${compiled.reason}`);
+  }
+  if (refused.length > 0) log.warn('tools with unenforceable input schemas; their calls are refused', { count: refused.length, tools: refused.join(',') });
+  if (catalogueState.hasSubscribers) catalogueState.publish({ tools: c.tools.size, unenforceable: refused.length });
 }

@@ -20,6 +20,14 @@ export interface StreamChange {
   readonly delta: 1 | -1;
 }
 
+/** Published after every catalogue change. */
+export interface CatalogueState {
+  readonly tools: number;
+  /** Tools whose inputSchema toolgate refuses to enforce (their calls get 503). */
+  readonly unenforceable: number;
+}
+
 export const requestEnd = channel('toolgate:request:end');
+export const catalogueState = channel('toolgate:catalogue:state');
 export const sseStream = channel('toolgate:sse:stream');
 export const inflight = channel('toolgate:request:inflight');

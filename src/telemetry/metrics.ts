@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { inflight, requestEnd, sseStream, type RequestEnd, type StreamChange } from './channels.ts';
+import { catalogueState, inflight, requestEnd, sseStream, type CatalogueState, type RequestEnd, type StreamChange } from './channels.ts';
 
 /**
  * Every metric toolgate exports is defined in this file, with labels drawn
@@ -40,6 +40,17 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  const catalogueTools = new Gauge({
+    name: 'toolgate_catalogue_tools',
+    help: "Tools in toolgate's copy of the upstream catalogue.",
+    registers: [registry],
+  });
+  const unenforceable = new Gauge({
+    name: 'toolgate_catalogue_unenforceable_tools',
+    help: 'Catalogue tools whose inputSchema toolgate cannot enforce; calls to them are refused.',
+    registers: [registry],
+  });
+
   // Label children are resolved once per label set: prom-client hashes the
   // label values on every labels() call, which is measurable per request.
   const counters = new Map<string, { inc(): void }>();
@@ -56,6 +67,12 @@ export function createMetrics(): Metrics {
   };
   const onInflight = (m: unknown) => inflightGauge.inc((m as StreamChange).delta);
   const onSse = (m: unknown) => sseGauge.inc((m as StreamChange).delta);
+  const onCatalogue = (m: unknown) => {
+    const c = m as CatalogueState;
+    catalogueTools.set(c.tools);
+    unenforceable.set(c.unenforceable);
+  };
+  catalogueState.subscribe(onCatalogue);
   requestEnd.subscribe(onEnd);
   inflight.subscribe(onInflight);
   sseStream.subscribe(onSse);
@@ -65,6 +82,7 @@ export function createMetrics(): Metrics {
       requestEnd.unsubscribe(onEnd);
       inflight.unsubscribe(onInflight);
       sseStream.unsubscribe(onSse);
+      catalogueState.unsubscribe(onCatalogue);
     },
   };
 }

@@ -147,6 +147,12 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     assert.ok(!res.text.includes(CANARY) && !res.text.includes('dynamicRef'));
   });
 
+  it('reports the catalogue and its unenforceable schemas as gauges', async () => {
+    const text = await (await fetch(`${gate.adminUrl}/metrics`)).text();
+    assert.match(text, /^toolgate_catalogue_unenforceable_tools 1$/m);
+    assert.match(text, /^toolgate_catalogue_tools [45]$/m);
+  });
+
   it('checks a tool the caller never saw listed: refreshes the catalogue once, then knows it', async () => {
     upstream.extraTools.push({ name: 'late_tool', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false } });
     const ok = await post(gate.url, call(12, 'late_tool', { n: 1 }), alice);
