@@ -41,8 +41,8 @@ function count(v: unknown, fallback: number): number {
  * `params` exists for evaluation and tests; production uses the defaults.
  */
 export function buildIndex(tools: readonly ToolDoc[], params: RankParams = DEFAULT_PARAMS): DiscoveryIndex {
-  const data: IndexData = buildIndexData(Array.isArray(tools) ? tools : []);
   const p = checkParams(params) ? params : DEFAULT_PARAMS;
+  const data: IndexData = buildIndexData(Array.isArray(tools) ? tools : [], p);
   return Object.freeze({
     names: Object.freeze([...data.names]),
     search(query: string, opts: SearchOptions): SearchResult {

@@ -1,10 +1,18 @@
 import { FIELD_COUNT, fieldTerms, type ToolDoc } from './fields.ts';
+import type { RankParams } from './params.ts';
 
 /** One term's occurrences: documents ascending, and per document its count in each field. */
 export interface Posting {
   readonly docs: Int32Array;
   /** `docs.length × FIELD_COUNT` counts, document-major. */
   readonly tf: Uint16Array;
+  /**
+   * Per document, the field-weighted, length-normalised term frequency with
+   * every tool allowed, and which fields matched: the unrestricted search,
+   * the common case, then scores a posting in one multiply-add per document.
+   */
+  readonly full: Float64Array;
+  readonly bits: Uint8Array;
 }
 
 /**
@@ -17,10 +25,18 @@ export interface IndexData {
   /** Per field, the term count of each document. */
   readonly lengths: readonly Float64Array[];
   readonly postings: ReadonlyMap<string, Posting>;
+  /** Per document, its distinct terms and their field counts: what feedback reads. */
+  readonly forward: readonly DocTerms[];
   /** Every term, sorted, for prefix look-ups. */
   readonly vocabulary: readonly string[];
   /** Corpus statistics with every tool allowed, computed once. */
   readonly everyone: { readonly mask: Uint8Array; readonly stats: Stats };
+}
+
+export interface DocTerms {
+  readonly terms: readonly string[];
+  /** `terms.length × FIELD_COUNT` counts, term-major. */
+  readonly tf: Uint16Array;
 }
 
 export interface Stats {
@@ -34,15 +50,16 @@ export interface Stats {
  * bit-identical figures.
  */
 export function allowedStats(lengths: readonly Float64Array[], mask: Uint8Array): Stats {
-  const avgLength = new Float64Array(FIELD_COUNT);
+  const sums = new Float64Array(FIELD_COUNT);
   let count = 0;
-  for (let d = 0; d < mask.length; d++) if (mask[d] === 1) count++;
-  for (let f = 0; f < FIELD_COUNT; f++) {
-    const len = lengths[f] as Float64Array;
-    let sum = 0;
-    for (let d = 0; d < mask.length; d++) if (mask[d] === 1) sum += len[d] as number;
-    avgLength[f] = count > 0 ? sum / count : 0;
+  // One pass over documents; each field's sum still runs in id order.
+  for (let d = 0; d < mask.length; d++) {
+    if (mask[d] !== 1) continue;
+    count++;
+    for (let f = 0; f < FIELD_COUNT; f++) sums[f] = (sums[f] as number) + ((lengths[f] as Float64Array)[d] as number);
   }
+  const avgLength = new Float64Array(FIELD_COUNT);
+  for (let f = 0; f < FIELD_COUNT; f++) avgLength[f] = count > 0 ? (sums[f] as number) / count : 0;
   return { count, avgLength };
 }
 
@@ -62,12 +79,27 @@ function uniqueByName(tools: readonly ToolDoc[]): ToolDoc[] {
   return out.sort((a, b) => byCodeUnits(a.name, b.name));
 }
 
-export function buildIndexData(tools: readonly ToolDoc[]): IndexData {
+/** BM25F's combined term frequency of one posting entry under the given field-length averages. */
+export function pseudoTf(tf: Uint16Array, at: number, lengths: readonly Float64Array[], d: number, avgLength: Float64Array, params: RankParams): number {
+  let sum = 0;
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    const c = tf[at + f] as number;
+    if (c === 0) continue;
+    const avg = avgLength[f] as number;
+    const b = params.b[f] as number;
+    const norm = avg > 0 ? 1 - b + (b * ((lengths[f] as Float64Array)[d] as number)) / avg : 1;
+    sum += ((params.weights[f] as number) * c) / norm;
+  }
+  return sum;
+}
+
+export function buildIndexData(tools: readonly ToolDoc[], params: RankParams): IndexData {
   const docs = uniqueByName(tools);
   const n = docs.length;
   const lengths = Array.from({ length: FIELD_COUNT }, () => new Float64Array(n));
   const pending = new Map<string, { docs: number[]; tf: number[] }>();
   const ids = new Map<string, number>();
+  const forward: DocTerms[] = [];
   for (let d = 0; d < n; d++) {
     const doc = docs[d] as ToolDoc;
     ids.set(doc.name, d);
@@ -82,22 +114,38 @@ export function buildIndexData(tools: readonly ToolDoc[]): IndexData {
         if ((c[f] as number) < 65535) c[f] = (c[f] as number) + 1;
       }
     }
+    const tf = new Uint16Array(counts.size * FIELD_COUNT);
+    let at = 0;
     for (const [term, c] of counts) {
+      tf.set(c, at);
+      at += FIELD_COUNT;
       let p = pending.get(term);
       if (p === undefined) pending.set(term, (p = { docs: [], tf: [] }));
       p.docs.push(d);
       for (let f = 0; f < FIELD_COUNT; f++) p.tf.push(c[f] as number);
     }
+    forward.push({ terms: [...counts.keys()], tf });
   }
-  const postings = new Map<string, Posting>();
-  for (const [term, p] of pending) postings.set(term, { docs: Int32Array.from(p.docs), tf: Uint16Array.from(p.tf) });
   const mask = new Uint8Array(n).fill(1);
+  const stats = allowedStats(lengths, mask);
+  const postings = new Map<string, Posting>();
+  for (const [term, p] of pending) {
+    const tf = Uint16Array.from(p.tf);
+    const full = new Float64Array(p.docs.length);
+    const bits = new Uint8Array(p.docs.length);
+    for (let i = 0; i < p.docs.length; i++) {
+      full[i] = pseudoTf(tf, i * FIELD_COUNT, lengths, p.docs[i] as number, stats.avgLength, params);
+      for (let f = 0; f < FIELD_COUNT; f++) if ((tf[i * FIELD_COUNT + f] as number) > 0) bits[i] = (bits[i] as number) | (1 << f);
+    }
+    postings.set(term, { docs: Int32Array.from(p.docs), tf, full, bits });
+  }
   return {
-    everyone: { mask, stats: allowedStats(lengths, mask) },
+    everyone: { mask, stats },
     names: docs.map((t) => t.name),
     ids,
     lengths,
     postings,
+    forward,
     vocabulary: [...postings.keys()].sort(byCodeUnits),
   };
 }

@@ -14,6 +14,14 @@ export interface RankParams {
   readonly minPrefix: number;
   /** Bonus for covering more of the query's (idf-weighted) terms. */
   readonly coverage: number;
+  /** Pseudo-relevance feedback: first-pass tools read for expansion terms (0 = off). */
+  readonly fbDocs: number;
+  /** Expansion terms kept. */
+  readonly fbTerms: number;
+  /** Expansion mass relative to the query's own terms. */
+  readonly fbWeight: number;
+  /** Terms in more than this share of allowed tools are too common to expand with. */
+  readonly fbMaxDf: number;
 }
 
 export const DEFAULT_PARAMS: RankParams = Object.freeze({
@@ -23,6 +31,10 @@ export const DEFAULT_PARAMS: RankParams = Object.freeze({
   prefixWeight: 0.5,
   minPrefix: 5,
   coverage: 0,
+  fbDocs: 5,
+  fbTerms: 10,
+  fbWeight: 0.1,
+  fbMaxDf: 0.1,
 });
 
 export function checkParams(p: RankParams): boolean {

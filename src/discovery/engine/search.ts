@@ -1,5 +1,6 @@
 import { analyze } from '../text/analyze.ts';
-import { allowedStats, type IndexData } from './build.ts';
+import { allowedStats, pseudoTf, type IndexData, type Stats } from './build.ts';
+import { allowedDf, feedbackTerms } from './feedback.ts';
 import { FIELD_COUNT, FIELDS, type FieldName } from './fields.ts';
 import type { RankParams } from './params.ts';
 
@@ -89,6 +90,57 @@ function queryTerms(query: string): string[] {
   return [...seen];
 }
 
+/** One search's working state: the permitted view of the index and its accumulators. */
+interface Pass {
+  readonly data: IndexData;
+  readonly params: RankParams;
+  readonly mask: Uint8Array;
+  readonly stats: Stats;
+  readonly everyone: boolean;
+  readonly scratch: Scratch;
+  readonly hits: number[];
+  readonly touched: number[];
+}
+
+/**
+ * Adds one query term to the scores: each document gets its best variant's
+ * BM25F score times `weight`. Returns the term's own idf (0 when absent).
+ */
+function addTerm(pass: Pass, candidates: readonly Variant[], weight: number): number {
+  const { data, params, mask, stats, scratch, touched } = pass;
+  const { scores, fieldsHit, best, held } = scratch;
+  let termIdf = 0;
+  for (const v of candidates) {
+    const posting = data.postings.get(v.term);
+    if (posting === undefined) continue;
+    const df = allowedDf(data, v.term, mask, pass.everyone);
+    if (df === 0) continue;
+    const idf = Math.log(1 + (stats.count - df + 0.5) / (df + 0.5));
+    if (v.weight === 1) termIdf = idf;
+    const scale = v.weight * weight * idf * (params.k1 + 1);
+    for (let i = 0; i < posting.docs.length; i++) {
+      const d = posting.docs[i] as number;
+      if (mask[d] !== 1 || held[d] === 1) continue;
+      const tf = pass.everyone
+        ? (posting.full[i] as number)
+        : pseudoTf(posting.tf, i * FIELD_COUNT, data.lengths, d, stats.avgLength, params);
+      const s = (scale * tf) / (params.k1 + tf);
+      if (s <= 0) continue;
+      fieldsHit[d] = (fieldsHit[d] as number) | (posting.bits[i] as number);
+      if (best[d] === 0) touched.push(d);
+      if (s > (best[d] as number)) best[d] = s;
+    }
+  }
+  for (const d of touched) {
+    if (scores[d] === 0) pass.hits.push(d);
+    scores[d] = (scores[d] as number) + (best[d] as number);
+    scratch.covered[d] = (scratch.covered[d] as number) + termIdf;
+    best[d] = 0;
+  }
+  touched.length = 0;
+  return termIdf;
+}
+
 export function searchIndex(
   data: IndexData,
   params: RankParams,
@@ -100,60 +152,31 @@ export function searchIndex(
   if (typeof query !== 'string' || data.names.length === 0) return EMPTY;
   const terms = queryTerms(query);
   if (terms.length === 0) return EMPTY;
-  const mask = allowed === undefined ? data.everyone.mask : allowedMask(data, allowed);
-  const stats = allowed === undefined ? data.everyone.stats : allowedStats(data.lengths, mask);
+  const everyone = allowed === undefined;
+  const mask = everyone ? data.everyone.mask : allowedMask(data, allowed);
+  const stats = everyone ? data.everyone.stats : allowedStats(data.lengths, mask);
   if (stats.count === 0) return EMPTY;
 
-  const { scores, covered, fieldsHit, best } = scratchFor(data);
-  const hits: number[] = [];
-  const touched: number[] = [];
+  const scratch = scratchFor(data);
+  const { scores, covered, fieldsHit } = scratch;
+  const pass: Pass = { data, params, mask, stats, everyone, scratch, hits: [], touched: [] };
   let queryMass = 0;
-  const norm = new Float64Array(FIELD_COUNT);
-
-  for (const term of terms) {
-    let termIdf = 0;
-    for (const v of variants(data, term, params)) {
-      const posting = data.postings.get(v.term);
-      if (posting === undefined) continue;
-      let df = 0;
-      for (let i = 0; i < posting.docs.length; i++) if (mask[posting.docs[i] as number] === 1) df++;
-      if (df === 0) continue;
-      const idf = Math.log(1 + (stats.count - df + 0.5) / (df + 0.5));
-      if (v.weight === 1) termIdf = idf;
-      for (let i = 0; i < posting.docs.length; i++) {
-        const d = posting.docs[i] as number;
-        if (mask[d] !== 1) continue;
-        let tf = 0;
-        let hitBits = 0;
-        for (let f = 0; f < FIELD_COUNT; f++) {
-          const c = posting.tf[i * FIELD_COUNT + f] as number;
-          if (c === 0) continue;
-          hitBits |= 1 << f;
-          const avg = stats.avgLength[f] as number;
-          const b = params.b[f] as number;
-          norm[f] = avg > 0 ? 1 - b + (b * ((data.lengths[f] as Float64Array)[d] as number)) / avg : 1;
-          tf += ((params.weights[f] as number) * c) / (norm[f] as number);
-        }
-        const s = (v.weight * idf * tf * (params.k1 + 1)) / (params.k1 + tf);
-        if (s <= 0) continue;
-        fieldsHit[d] = (fieldsHit[d] as number) | hitBits;
-        if (best[d] === 0) touched.push(d);
-        if (s > (best[d] as number)) best[d] = s;
-      }
-    }
-    queryMass += termIdf;
-    for (const d of touched) {
-      if (scores[d] === 0) hits.push(d);
-      scores[d] = (scores[d] as number) + (best[d] as number);
-      covered[d] = (covered[d] as number) + (termIdf > 0 ? termIdf : 0);
-      best[d] = 0;
-    }
-    touched.length = 0;
-  }
+  for (const term of terms) queryMass += addTerm(pass, variants(data, term, params), 1);
 
   if (params.coverage > 0 && queryMass > 0) {
-    for (const d of hits) scores[d] = (scores[d] as number) * (1 + (params.coverage * (covered[d] as number)) / queryMass);
+    for (const d of pass.hits) scores[d] = (scores[d] as number) * (1 + (params.coverage * (covered[d] as number)) / queryMass);
   }
+  if (params.fbDocs > 0 && params.fbWeight > 0 && pass.hits.length > 0) {
+    const top = topPage(pass.hits, scores, 0, params.fbDocs);
+    const expansion = feedbackTerms(data, params, top, top.map((d) => scores[d] as number), new Set(terms), mask, stats, everyone);
+    const mass = params.fbWeight * terms.length;
+    // The feedback tools already hold these terms; crediting them again would
+    // only entrench the first-pass order, so expansion can lift others alone.
+    for (const d of top) scratch.held[d] = 1;
+    for (const e of expansion) addTerm(pass, [{ term: e.term, weight: 1 }], Math.min(1, mass * e.weight));
+    for (const d of top) scratch.held[d] = 0;
+  }
+  const hits = pass.hits;
   const page = topPage(hits, scores, offset, limit);
   const result: SearchResult = {
     total: hits.length,
@@ -181,6 +204,8 @@ interface Scratch {
   readonly covered: Float64Array;
   readonly fieldsHit: Uint8Array;
   readonly best: Float64Array;
+  /** Documents that a scoring pass leaves alone (the feedback tools). */
+  readonly held: Uint8Array;
 }
 
 const scratches = new WeakMap<IndexData, Scratch>();
@@ -189,7 +214,7 @@ function scratchFor(data: IndexData): Scratch {
   let s = scratches.get(data);
   if (s === undefined) {
     const n = data.names.length;
-    s = { scores: new Float64Array(n), covered: new Float64Array(n), fieldsHit: new Uint8Array(n), best: new Float64Array(n) };
+    s = { scores: new Float64Array(n), covered: new Float64Array(n), fieldsHit: new Uint8Array(n), best: new Float64Array(n), held: new Uint8Array(n) };
     scratches.set(data, s);
   }
   return s;

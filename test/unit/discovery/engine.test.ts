@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildIndex, type ToolDoc } from '../../../src/discovery/engine.ts';
+import { buildIndex, DEFAULT_PARAMS, type ToolDoc } from '../../../src/discovery/engine.ts';
 
 const catalogue: ToolDoc[] = [
   { name: 'get_stock_price', description: 'Get the current stock price for a ticker symbol.', inputSchema: { type: 'object', properties: { symbol: { type: 'string' } } } },
@@ -90,4 +90,32 @@ test('never throws on hostile queries, options or catalogue entries', () => {
   for (const limit of [NaN, -1, Infinity, 2.7]) assert.doesNotThrow(() => index.search('file', { limit, offset: NaN }));
   assert.doesNotThrow(() => index.search(undefined as unknown as string, { limit: 5 }));
   assert.deepEqual(buildIndex([]).search('file', { limit: 5 }), { results: [], total: 0 });
+});
+
+const library: ToolDoc[] = [
+  { name: 'search_books', description: 'Search books by title or author in the library catalogue.' },
+  { name: 'library_loans', description: 'Renew library loans and place catalogue holds.' },
+  { name: 'play_music', description: 'Play a song or an album.' },
+  { name: 'get_weather', description: 'Current weather and forecast for a city.' },
+  { name: 'send_email', description: 'Send an email message to a contact.' },
+];
+const noFeedback = { ...DEFAULT_PARAMS, fbDocs: 0 };
+
+test('feedback: terms of the best tools reach a tool the query never names, without reordering them', () => {
+  const plain = buildIndex(library, noFeedback).search('find a novel by its title', { limit: 5 });
+  assert.deepEqual(plain.results.map((h) => h.name), ['search_books']);
+  const fed = buildIndex(library).search('find a novel by its title', { limit: 5 });
+  assert.deepEqual(fed.results.map((h) => h.name), ['search_books', 'library_loans']);
+  assert.equal(fed.results[0]?.score, plain.results[0]?.score);
+  assert.equal(fed.total, 2);
+});
+
+test('feedback: a denied tool neither seeds nor receives expansion; restricted equals the allowed tools alone', () => {
+  const full = buildIndex(library);
+  const allowed = new Set(['library_loans', 'play_music', 'get_weather', 'send_email']);
+  const alone = buildIndex(library.filter((t) => allowed.has(t.name)));
+  for (const q of ['find a novel by its title', 'library books', 'renew a loan', 'weather for a song', 'catalogue']) {
+    assert.deepEqual(full.search(q, { limit: 16, allowed }), alone.search(q, { limit: 16 }), q);
+  }
+  assert.deepEqual(full.search('find a novel by its title', { limit: 16, allowed }), { results: [], total: 0 });
 });

@@ -1,0 +1,83 @@
+import type { IndexData, Stats } from './build.ts';
+import { FIELD_COUNT } from './fields.ts';
+import type { RankParams } from './params.ts';
+
+export interface Expansion {
+  readonly term: string;
+  readonly weight: number;
+}
+
+/**
+ * How many allowed documents hold a term, counting stops past `cap`; with
+ * nothing denied, the posting's length.
+ */
+export function allowedDf(data: IndexData, term: string, mask: Uint8Array, everyone: boolean, cap = Infinity): number {
+  const posting = data.postings.get(term);
+  if (posting === undefined) return 0;
+  if (everyone) return posting.docs.length;
+  let df = 0;
+  for (let i = 0; i < posting.docs.length && df <= cap; i++) if (mask[posting.docs[i] as number] === 1) df++;
+  return df;
+}
+
+function byTerm(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Pseudo-relevance feedback (RM3-style): the best first-pass tools say in
+ * their own words what the request is about, so their most prominent terms
+ * join the query at reduced weight, and a vague request also reaches tools
+ * that describe the same need in other words. A term must occur in at least
+ * two allowed tools (else it can only lift the tool it came from) and in at
+ * most the `fbMaxDf` share of them, or two (else it says nothing). Only
+ * allowed tools are read: the feedback tools come from the permitted ranking
+ * and document frequencies are counted over the allowed set, so the
+ * expansion is the one an index of the allowed tools alone would make.
+ */
+export function feedbackTerms(
+  data: IndexData,
+  params: RankParams,
+  top: readonly number[],
+  topScores: readonly number[],
+  queryTerms: ReadonlySet<string>,
+  mask: Uint8Array,
+  stats: Stats,
+  everyone: boolean,
+): Expansion[] {
+  const first = topScores[0] ?? 0;
+  if (top.length === 0 || first <= 0) return [];
+  const mass = new Map<string, number>();
+  for (let i = 0; i < top.length; i++) {
+    const d = top[i] as number;
+    const docWeight = (topScores[i] as number) / first;
+    const doc = data.forward[d];
+    if (doc === undefined) continue;
+    let length = 0;
+    for (let f = 0; f < FIELD_COUNT; f++) length += (params.weights[f] as number) * ((data.lengths[f] as Float64Array)[d] as number);
+    if (length <= 0) continue;
+    for (let t = 0; t < doc.terms.length; t++) {
+      const term = doc.terms[t] as string;
+      if (queryTerms.has(term)) continue;
+      let w = 0;
+      for (let f = 0; f < FIELD_COUNT; f++) w += (params.weights[f] as number) * (doc.tf[t * FIELD_COUNT + f] as number);
+      mass.set(term, (mass.get(term) ?? 0) + (docWeight * w) / length);
+    }
+  }
+  const ranked = [...mass].sort((a, b) => b[1] - a[1] || byTerm(a[0], b[0]));
+  // Small catalogues still allow a term shared by two tools.
+  const maxDf = Math.max(2, params.fbMaxDf * stats.count);
+  const kept: Expansion[] = [];
+  let total = 0;
+  for (const [term, m] of ranked) {
+    if (kept.length >= params.fbTerms) break;
+    // Counting stops once a term is too common: the first pass is cheap, not this.
+    const df = allowedDf(data, term, mask, everyone, maxDf);
+    if (df < 2 || df > maxDf) continue;
+    const weight = m * Math.log(1 + (stats.count - df + 0.5) / (df + 0.5));
+    kept.push({ term, weight });
+    total += weight;
+  }
+  if (total <= 0) return [];
+  return kept.map((e) => ({ term: e.term, weight: e.weight / total }));
+}
