@@ -259,7 +259,6 @@ export class CatalogueSync {
       this.#timerDueAt = Number.POSITIVE_INFINITY;
       void this.#sync();
     }, ms);
-    this.#timer.unref();
   }
 
   #clearTimer(): void {

@@ -70,12 +70,13 @@ describe('catalogue sync against real SDK servers', () => {
   it('reads a 2026-07-28 stateless server without a session', async () => {
     const upstream = await startV2Server();
     cleanups.push(() => upstream.close());
-    const { sync, changes } = syncFor(upstream.url);
+    const { sync, changes } = syncFor(upstream.url, { headers: { 'x-upstream-key': 'k1' } });
     await sync.start();
     assert.deepEqual(names(sync.current()), ['echo', 'città']);
     assert.equal(sync.stats().era, 'modern');
     assert.equal(changes.length, 1);
     assert.ok(upstream.seen.every((r) => r.headers['mcp-session-id'] === undefined));
+    assert.ok(upstream.seen.every((r) => r.headers['x-upstream-key'] === 'k1'), 'configured headers go on every request');
     assert.ok(upstream.seen.some((r) => r.headers['mcp-protocol-version'] === '2026-07-28'));
   });
 
@@ -228,6 +229,21 @@ describe('catalogue sync against real SDK servers', () => {
     const skipped = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'catalogue entries skipped');
     assert.deepEqual({ ...skipped, time: undefined }, { time: undefined, level: 'warn', msg: 'catalogue entries skipped', malformed: 2, duplicates: 1, undigestable: 0 });
     assert.ok(!lines.join('').includes('SECRET'));
+  });
+
+  it('survives an onChange listener that throws', async () => {
+    const upstream = await server({ era: '2025' });
+    let calls = 0;
+    const { sync } = syncFor(upstream.url, {
+      onChange: () => {
+        calls++;
+        throw new Error('listener bug');
+      },
+    });
+    await sync.start();
+    upstream.tools = [tool('gamma')];
+    assert.deepEqual(names(await sync.refresh()), ['gamma']);
+    assert.equal(calls, 2);
   });
 
   it('start() rejects when close() comes before a first catalogue', async () => {
