@@ -98,8 +98,6 @@ interface Pass {
   readonly stats: Stats;
   readonly everyone: boolean;
   readonly scratch: Scratch;
-  readonly hits: number[];
-  readonly touched: number[];
 }
 
 /**
@@ -107,8 +105,8 @@ interface Pass {
  * BM25F score times `weight`. Returns the term's own idf (0 when absent).
  */
 function addTerm(pass: Pass, candidates: readonly Variant[], weight: number): number {
-  const { data, params, mask, stats, scratch, touched } = pass;
-  const { scores, fieldsHit, best, held } = scratch;
+  const { data, params, mask, stats, scratch } = pass;
+  const { scores, fieldsHit, best, held, touched } = scratch;
   let termIdf = 0;
   for (const v of candidates) {
     const posting = data.postings.get(v.term);
@@ -132,7 +130,7 @@ function addTerm(pass: Pass, candidates: readonly Variant[], weight: number): nu
     }
   }
   for (const d of touched) {
-    if (scores[d] === 0) pass.hits.push(d);
+    if (scores[d] === 0) scratch.hits.push(d);
     scores[d] = (scores[d] as number) + (best[d] as number);
     scratch.covered[d] = (scratch.covered[d] as number) + termIdf;
     best[d] = 0;
@@ -159,15 +157,16 @@ export function searchIndex(
 
   const scratch = scratchFor(data);
   const { scores, covered, fieldsHit } = scratch;
-  const pass: Pass = { data, params, mask, stats, everyone, scratch, hits: [], touched: [] };
+  const pass: Pass = { data, params, mask, stats, everyone, scratch };
+  scratch.hits.length = 0;
   let queryMass = 0;
   for (const term of terms) queryMass += addTerm(pass, variants(data, term, params), 1);
 
   if (params.coverage > 0 && queryMass > 0) {
-    for (const d of pass.hits) scores[d] = (scores[d] as number) * (1 + (params.coverage * (covered[d] as number)) / queryMass);
+    for (const d of scratch.hits) scores[d] = (scores[d] as number) * (1 + (params.coverage * (covered[d] as number)) / queryMass);
   }
-  if (params.fbDocs > 0 && params.fbWeight > 0 && pass.hits.length > 0) {
-    const top = topPage(pass.hits, scores, 0, params.fbDocs);
+  if (params.fbDocs > 0 && params.fbWeight > 0 && scratch.hits.length > 0) {
+    const top = topPage(scratch.hits, scores, 0, params.fbDocs);
     const expansion = feedbackTerms(data, params, top, top.map((d) => scores[d] as number), new Set(terms), mask, stats, everyone);
     const mass = params.fbWeight * terms.length;
     // The feedback tools already hold these terms; crediting them again would
@@ -176,7 +175,7 @@ export function searchIndex(
     for (const e of expansion) addTerm(pass, [{ term: e.term, weight: 1 }], Math.min(1, mass * e.weight));
     for (const d of top) scratch.held[d] = 0;
   }
-  const hits = pass.hits;
+  const hits = scratch.hits;
   const page = topPage(hits, scores, offset, limit);
   const result: SearchResult = {
     total: hits.length,
@@ -191,6 +190,7 @@ export function searchIndex(
     covered[d] = 0;
     fieldsHit[d] = 0;
   }
+  hits.length = 0;
   return result;
 }
 
@@ -206,6 +206,9 @@ interface Scratch {
   readonly best: Float64Array;
   /** Documents that a scoring pass leaves alone (the feedback tools). */
   readonly held: Uint8Array;
+  /** Documents scored so far, and those the current term reached. */
+  readonly hits: number[];
+  readonly touched: number[];
 }
 
 const scratches = new WeakMap<IndexData, Scratch>();
@@ -214,7 +217,7 @@ function scratchFor(data: IndexData): Scratch {
   let s = scratches.get(data);
   if (s === undefined) {
     const n = data.names.length;
-    s = { scores: new Float64Array(n), covered: new Float64Array(n), fieldsHit: new Uint8Array(n), best: new Float64Array(n), held: new Uint8Array(n) };
+    s = { scores: new Float64Array(n), covered: new Float64Array(n), fieldsHit: new Uint8Array(n), best: new Float64Array(n), held: new Uint8Array(n), hits: [], touched: [] };
     scratches.set(data, s);
   }
   return s;
