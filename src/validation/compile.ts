@@ -1,4 +1,5 @@
 import { checkBounds } from './bounds.ts';
+import { staticiseDynamicRefs } from './dynamic-refs.ts';
 import { metaSchemaAccepts, newCompiler } from './engine.ts';
 import type { SchemaRegistry } from './registry.ts';
 import { findUnsafeShape, SchemaIndex } from './unsafe-shapes.ts';
@@ -40,7 +41,9 @@ export function compileToolSchema(schema: unknown, options: CompileOptions = {})
   // Registered schemas are checked again with the tool's: their refs may
   // reach the tool's own resources, and the tool's reach into them.
   const nodes = registered === undefined ? walked.nodes : [...walked.nodes, ...registered.nodes];
-  if (findUnsafeShape(nodes, walked.dialect, new SchemaIndex(nodes, registered?.aliases))) return { ok: false, reason: 'unsupported_shape' };
+  const index = new SchemaIndex(nodes, registered?.aliases);
+  staticiseDynamicRefs(walked.nodes, index, true);
+  if (findUnsafeShape(nodes, walked.dialect, index)) return { ok: false, reason: 'unsupported_shape' };
   if (!metaSchemaAccepts(walked.dialect, copy)) return { ok: false, reason: 'malformed_schema' };
 
   let check: ((data: unknown) => boolean) & { errors?: readonly AjvError[] | null | undefined };

@@ -1,4 +1,5 @@
 import { dialectOf } from './dialect.ts';
+import { staticiseDynamicRefs } from './dynamic-refs.ts';
 import { metaSchemaAccepts } from './engine.ts';
 import type { Dialect, UnsupportedReason } from './types.ts';
 import { SchemaIndex, findUnsafeShape } from './unsafe-shapes.ts';
@@ -75,6 +76,7 @@ export class SchemaRegistry {
     const sets = {} as Record<Dialect, RegisteredSet>;
     const resources = {} as Record<Dialect, ReadonlySet<string>>;
     for (const d of DIALECTS) {
+      for (const p of prepared[d]) deepFreeze(p.schema);
       sets[d] = toSet(prepared[d]);
       resources[d] = new Set(prepared[d].flatMap((p) => p.resources));
     }
@@ -169,10 +171,13 @@ function checkDialect(candidates: readonly Candidate[], dialect: Dialect): Prepa
     for (const r of p.resources) claimed.add(r);
     set.push(c);
   }
+  let first = true;
   for (;;) {
     const prepared = set.map((c) => c.byDialect[dialect]!);
     const registered = toSet(prepared);
     const index = new SchemaIndex(registered.nodes, registered.aliases);
+    if (first) staticiseDynamicRefs(registered.nodes, index, false);
+    first = false;
     const unsafe = set.filter((c) => findUnsafeShape(c.byDialect[dialect]!.nodes, dialect, index));
     if (unsafe.length === 0) return prepared;
     for (const c of unsafe) drop(c, 'unsupported_shape');
@@ -236,7 +241,8 @@ function prepareFor(uri: string, schema: unknown, dialect: Dialect): Prepared | 
   if (!metaSchemaAccepts(dialect, copy)) return { reason: 'malformed_schema' };
   const resources = new Set<string>([uri]);
   for (const n of walked.nodes) if (n.resource === n.pointer) resources.add(n.base);
-  return { uri, schema: deepFreeze(copy), nodes: Object.freeze(walked.nodes), resources: Object.freeze([...resources]) };
+  // Frozen once the whole set is known: `$dynamicRef`s are rewritten first.
+  return { uri, schema: copy, nodes: Object.freeze(walked.nodes), resources: Object.freeze([...resources]) };
 }
 
 function deepFreeze<T>(value: T): T {

@@ -1,6 +1,7 @@
 import { CANONICAL_URI, dialectOf } from './dialect.ts';
 import { keywordKind } from './keywords.ts';
 import { childPointer } from './pointer.ts';
+import { rewriteEquivalents } from './equivalents.ts';
 import { compilePattern } from './regex.ts';
 import type { Dialect, UnsupportedReason } from './types.ts';
 
@@ -9,8 +10,8 @@ import type { Dialect, UnsupportedReason } from './types.ts';
  * upstream servers and may be arbitrarily deep). It refuses what the
  * compiler must never see — unknown keywords, foreign dialects, patterns the
  * linear engine cannot run — and records each subschema for the shape check.
- * It rewrites `$schema` to the canonical URI in place, so it must be given a
- * private copy.
+ * It rewrites `$schema` to the canonical URI, draft-07 `$ref` siblings and
+ * the shapes in equivalents.ts in place, so it must be given a private copy.
  */
 
 export const MAX_SCHEMA_DEPTH = 64;
@@ -72,6 +73,7 @@ export function walkSchema(root: unknown, options: WalkOptions = {}): WalkResult
     if (!isSchemaObject(value)) return { ok: false, reason: 'malformed_schema' };
     if (depth > MAX_SCHEMA_DEPTH || nodes.length >= MAX_SCHEMA_NODES) return { ok: false, reason: 'schema_too_large' };
     if (dialect === 'draft-07' && Object.hasOwn(value, '$ref')) ignoreRefSiblings(value);
+    rewriteEquivalents(value);
     let { base, resource } = entry;
     if (typeof value.$id === 'string' && !value.$id.startsWith('#')) {
       // A relative `$id` under a root without one has no absolute URI; give
