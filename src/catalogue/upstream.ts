@@ -96,8 +96,26 @@ export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
  */
 export function failureCode(e: unknown): string {
   if (e instanceof SdkHttpError) return `http_${e.status}`;
+  const errno = socketErrorCode(e);
+  if (errno !== undefined) return `net_${errno.toLowerCase()}`;
   if (e instanceof SdkError) return `sdk_${String(e.code).toLowerCase()}`;
   if (e instanceof ProtocolError) return `jsonrpc_${e.code}`;
   if (e instanceof Error && e.name === 'AbortError') return 'aborted';
   return 'connect_failed';
+}
+
+/**
+ * The socket error (ECONNREFUSED, ECONNRESET …) behind an SDK or fetch error,
+ * which wraps it in `cause` (the SDK sometimes in `data.cause`): the most
+ * useful thing an operator can be told when the upstream is down.
+ */
+function socketErrorCode(e: unknown): string | undefined {
+  let node: unknown = e;
+  for (let depth = 0; depth < 6 && typeof node === 'object' && node !== null; depth++) {
+    const { code, cause, data } = node as { code?: unknown; cause?: unknown; data?: { cause?: unknown } };
+    const own = node instanceof SdkError || node instanceof ProtocolError;
+    if (!own && typeof code === 'string' && /^(E[A-Z0-9_]{2,30}|UND_ERR_[A-Z_]{2,30})$/.test(code)) return code;
+    node = cause ?? (typeof data === 'object' && data !== null ? data.cause : undefined);
+  }
+  return undefined;
 }

@@ -124,6 +124,7 @@ describe('catalogue sync against real SDK servers', () => {
       started = true;
     });
     await waitFor(() => sync.stats().failures >= 3, 'three failed attempts');
+    assert.equal(sync.stats().lastFailure, 'net_econnrefused');
     assert.equal(started, false);
     assert.equal(sync.current(), undefined);
     assert.equal(await sync.refresh(), undefined, 'refresh before the first catalogue answers undefined');
