@@ -7,6 +7,7 @@
  */
 import { loadConfig } from './lib/config.ts';
 import { renderTable } from './lib/report.ts';
+import { BENCH_KEY, writeBenchPolicy } from './lib/policy.ts';
 import { SEARCH_CALL } from './lib/request.ts';
 import { fig, runBenchmark, type Case } from './lib/runner.ts';
 import { benchProxy, direct, toolgate, type Launcher } from './lib/targets.ts';
@@ -16,7 +17,11 @@ const launchers: Record<string, Launcher> = {
   floor: benchProxy('floor', 'floor.ts'),
   peer: benchProxy('peer', 'peer.ts'),
   toolgate: toolgate('toolgate'),
+  policy: toolgate('policy', { args: ['--policy-file', writeBenchPolicy()] }),
 };
+
+/** The same call, authenticated with the bench agent's static key. */
+const AUTHENTICATED_CALL = { ...SEARCH_CALL, headers: { ...SEARCH_CALL.headers, authorization: `Bearer ${BENCH_KEY}` } };
 
 /**
  * One entry per measured configuration: which target, what request, which
@@ -54,6 +59,19 @@ const cases: readonly Case[] = [
         cpu_us_per_req: fig.us(t?.cpuUsPerReq),
         floor_cpu_us_per_req: fig.us(r.get('floor')?.cpuUsPerReq),
         sse_first_event_added_ms: fig.addedMs(t?.sseFirstEventMs, d?.sseFirstEventMs),
+      };
+    },
+  },
+  {
+    id: 'policy', label: 'toolgate, key + grants + schema', target: 'policy', request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'],
+    report: (r) => {
+      const p = r.get('policy');
+      return {
+        policy_rps: fig.rps(p?.rps),
+        policy_ratio_to_floor: fig.ratio(p?.rps, r.get('floor')?.rps),
+        policy_p50_added_ms: fig.addedMs(p?.p50Ms, r.get('direct')?.p50Ms),
+        policy_cpu_us_per_req: fig.us(p?.cpuUsPerReq),
       };
     },
   },
