@@ -160,8 +160,14 @@ test('__proto__ and constructor as required properties need own properties', () 
   assert.equal(validate({}).ok, false);
   assert.equal(validate(JSON.parse('{"__proto__": 1, "constructor": 2, "toString": 3}')).ok, true);
   assert.equal(validate(JSON.parse('{"constructor": 2, "toString": 3}')).ok, false);
-  // ajv drops a `__proto__` entry of `properties`, so such schemas are refused.
-  assert.equal(refusal(JSON.parse('{"properties": {"__proto__": {"type": "number"}}}')), 'unsupported_shape');
+  // ajv drops a `__proto__` entry of `properties`; toolgate moves it to an exact pattern.
+  const proto = compiled(JSON.parse('{"properties": {"__proto__": {"type": "number"}}, "additionalProperties": false}'));
+  assert.equal(proto(JSON.parse('{"__proto__": "x"}')).ok, false);
+  assert.equal(proto(JSON.parse('{"__proto__": 1}')).ok, true);
+  assert.equal(proto({ other: 1 }).ok, false);
+  // Other keywords keyed by property names have no such equivalent: refused.
+  assert.equal(refusal(JSON.parse('{"dependentSchemas": {"__proto__": {"required": ["a"]}}}')), 'unsupported_shape');
+  assert.equal(refusal(JSON.parse('{"properties": {"__proto__": true}, "patternProperties": {"^__proto__$": false}}')), 'unsupported_shape');
   const ctor = compiled({ properties: { constructor: { type: 'number' } } });
   assert.equal(ctor({ constructor: 'x' }).ok, false);
   assert.equal(ctor({}).ok, true);
@@ -205,6 +211,32 @@ test('the compiled validator is independent of later changes to the schema objec
   const validate = compiled(schema);
   schema.properties.a.enum.push('y');
   assert.equal(validate({ a: 'y' }).ok, false);
+});
+
+test('an empty enum accepts nothing, in both dialects, nested or not', () => {
+  for (const schema of [{ enum: [] }, { $schema: 'http://json-schema.org/draft-07/schema#', enum: [] }, { allOf: [{}], enum: [] }]) {
+    const validate = compiled(schema);
+    for (const v of [null, 0, 'a', [], {}, false]) assert.equal(validate(v).ok, false, JSON.stringify(v));
+  }
+  const nested = compiled({ properties: { a: { enum: [] }, b: { not: { enum: [] } } } });
+  assert.equal(nested({}).ok, true);
+  assert.equal(nested({ a: 1 }).ok, false);
+  assert.equal(nested({ b: 1 }).ok, true, 'not of nothing is everything');
+});
+
+test('$dynamicRef is enforced only where the spec makes it a $ref', () => {
+  const items = (dynamicRef: string, extra: object = {}) => ({
+    type: 'array', items: { $dynamicRef: dynamicRef }, $defs: { s: { $dynamicAnchor: 's', type: 'string' }, a: { $anchor: 'a', type: 'string' }, ...extra },
+  });
+  for (const ref of ['#/$defs/s', '#a', '#s']) {
+    const validate = compiled(items(ref));
+    assert.equal(validate(['x']).ok, true, ref);
+    assert.equal(validate([1]).ok, false, ref);
+  }
+  // A second declaration of the name makes the resolution dynamic: refused.
+  assert.equal(refusal(items('#s', { t: { $id: 'https://example.com/t', $dynamicAnchor: 's' } })), 'unsupported_shape');
+  // So does a reference the detector cannot follow (it might reach one).
+  assert.equal(refusal({ ...items('#s'), allOf: [{ $ref: 'https://json-schema.org/draft/2020-12/schema' }] }), 'unsupported_shape');
 });
 
 test('errors are capped and deduplicated', () => {
