@@ -15,7 +15,10 @@ export interface CatalogueSyncOptions {
   readonly onChange?: (c: Catalogue) => void;
   /** Per JSON-RPC request (connect probe, each page). Default 10 s. */
   readonly requestTimeoutMs?: number;
-  /** Least time between the starts of two syncs that were asked for (notification, refresh()). Default 1 s. */
+  /**
+   * Least time between two syncs started by refresh(), and between the start
+   * of any sync and one a notification asks for. Default 1 s.
+   */
   readonly minRefreshGapMs?: number;
   /** First retry delay after a failed sync, doubling up to retryMaxMs. Defaults 500 ms and 30 s. */
   readonly retryBaseMs?: number;
@@ -54,6 +57,7 @@ export class CatalogueSync {
   #inflight: Promise<Catalogue | undefined> | undefined;
   #again = false;
   #lastStartAt = Number.NEGATIVE_INFINITY;
+  #lastOnDemandAt = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
   #timerDueAt = Number.POSITIVE_INFINITY;
   #ready: PromiseWithResolvers<void> | undefined;
@@ -98,15 +102,17 @@ export class CatalogueSync {
 
   /**
    * Asks for a sync now, e.g. because a call named a tool the catalogue does
-   * not know. Joins a sync in flight; otherwise, if a sync started less than
-   * minRefreshGapMs ago, answers with the current catalogue without asking
-   * the upstream, so unknown-tool calls cannot hammer it. Never rejects; a
-   * failed sync answers with the last good catalogue.
+   * not know. Joins a sync in flight; otherwise, if a refresh() started a
+   * sync less than minRefreshGapMs ago, answers with the current catalogue
+   * without asking the upstream, so unknown-tool calls cannot hammer it.
+   * Never rejects; a failed sync answers with the last good catalogue.
    */
   refresh(): Promise<Catalogue | undefined> {
     if (this.#closed) return Promise.resolve(this.#current);
     if (this.#inflight !== undefined) return this.#inflight;
-    if (performance.now() - this.#lastStartAt < this.#opts.minRefreshGapMs) return Promise.resolve(this.#current);
+    const now = performance.now();
+    if (now - this.#lastOnDemandAt < this.#opts.minRefreshGapMs) return Promise.resolve(this.#current);
+    this.#lastOnDemandAt = now;
     return this.#sync();
   }
 

@@ -184,8 +184,12 @@ describe('catalogue sync against real SDK servers', () => {
     const { sync } = syncFor(upstream.url, { minRefreshGapMs: 60_000 });
     await sync.start();
     const calls = upstream.listCalls.length;
-    for (let i = 0; i < 20; i++) assert.equal(await sync.refresh(), sync.current());
-    assert.equal(upstream.listCalls.length, calls);
+    upstream.tools = [...upstream.tools, tool('gamma')];
+    assert.deepEqual(names(await sync.refresh()), ['alpha', 'beta', 'gamma'], 'the first refresh() asks the upstream');
+    assert.equal(upstream.listCalls.length, calls + 1);
+    upstream.tools = [tool('alpha')];
+    for (let i = 0; i < 20; i++) assert.deepEqual(names(await sync.refresh()), ['alpha', 'beta', 'gamma']);
+    assert.equal(upstream.listCalls.length, calls + 1, 'later ones within the gap do not');
   });
 
   it('runs one more sync when list_changed arrives during a sync', async () => {
