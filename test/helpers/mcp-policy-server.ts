@@ -33,7 +33,7 @@ export const POLICY_TOOLS: Tool[] = [
   {
     name: 'weird_schema',
     description: 'A schema toolgate cannot enforce',
-    inputSchema: { type: 'object', properties: { x: { $dynamicRef: '#meta' } }, $defs: { m: { $dynamicAnchor: 'meta', type: 'string' } } },
+    inputSchema: { type: 'object', properties: { x: { $ref: 'https://schemas.example.com/x.json' } } },
   },
 ];
 
