@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Pool } from 'undici';
 import { unauthorizedChallenge } from '../auth/challenge.ts';
 import { authenticate } from '../auth/chain.ts';
@@ -11,6 +12,7 @@ import type { CatalogueView } from '../pipeline/catalogue-view.ts';
 import type { Chain } from '../pipeline/compose.ts';
 import type { Exchange, Verdict } from '../pipeline/types.ts';
 import { requestBuffered } from '../upstream/buffered.ts';
+import { decision } from '../telemetry/channels.ts';
 import { forward } from '../upstream/forward.ts';
 import { rewriteResult } from '../upstream/rewrite.ts';
 import type { Classified } from './classify.ts';
@@ -48,6 +50,16 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
 
   async function toolsList(req: IncomingMessage, res: ServerResponse, headers: string[], body: Buffer, ex: Exchange): Promise<Outcome> {
     const empty = refuseEmptyListing(ex, catalogue);
+    if (decision.hasSubscribers) {
+      decision.publish({
+        request: req,
+        stage: 'tools_list',
+        allowed: empty === undefined,
+        principal: ex.principal,
+        ...(empty?.kind === 'deny' && { error: empty.error }),
+        durationSeconds: 0,
+      });
+    }
     if (empty !== undefined && empty.kind === 'deny') return refuse(res, ex.message, empty);
     const up = await requestBuffered(pool, req, res, headers, body, maxRewriteBytes);
     if (!up.ok) {
@@ -74,7 +86,17 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
   return {
     async authenticate(req) {
       const e = current();
+      const began = decision.hasSubscribers ? performance.now() : 0;
       const r = await authenticate(e.verifiers, { headers: req.headers });
+      if (decision.hasSubscribers) {
+        decision.publish({
+          request: req,
+          stage: 'authentication',
+          allowed: r.ok,
+          ...(r.ok ? { principal: r.principal } : { error: 'unauthenticated' }),
+          durationSeconds: (performance.now() - began) / 1000,
+        });
+      }
       if (r.ok) return { ok: true, principal: r.principal };
       return { ok: false, challenge: unauthorizedChallenge(r.code, e.policy.authentication.resourceMetadataUrl) };
     },
@@ -87,10 +109,11 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
       const e = current();
       const snap = snapshots.get(e.policy, e.revision, principal);
       if (!snap.ok) {
+        if (decision.hasSubscribers) decision.publish({ request: req, stage: 'grants', allowed: false, principal, error: 'grants_unavailable', durationSeconds: 0 });
         sendError(res, message.id, 'grants_unavailable');
         return 'grants_unavailable';
       }
-      const ex: Exchange = { message, principal, policy: e.policy, snapshot: snap.snapshot, catalogue };
+      const ex: Exchange = { request: req, message, principal, policy: e.policy, snapshot: snap.snapshot, catalogue };
       if (method === 'tools/list') return toolsList(req, res, headers, body, ex);
       const verdict = await chain.run(ex);
       if (verdict.kind === 'deny') return refuse(res, message, verdict);

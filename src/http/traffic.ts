@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Pool } from 'undici';
 import type { Settings } from '../config/settings.ts';
-import { inflight, requestEnd } from '../telemetry/channels.ts';
+import { inflight, requestClassified, requestEnd, requestStart } from '../telemetry/channels.ts';
 import { log } from '../telemetry/log.ts';
 import { forward, type ForwardOutcome } from '../upstream/forward.ts';
 import { BodyLimit, declaredTooLarge, readBody } from './body.ts';
@@ -40,10 +40,11 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
 
   // Every request ends in exactly one observe(), which also closes its
   // in-flight count (cheaper than a 'close' listener per response).
-  const observe = (res: ServerResponse, start: number, label: string, outcome: Outcome) => {
+  const observe = (req: IncomingMessage, res: ServerResponse, start: number, label: string, outcome: Outcome) => {
     if (inflight.hasSubscribers) inflight.publish(DONE);
     if (requestEnd.hasSubscribers) {
       requestEnd.publish({
+        request: req,
         method: label,
         outcome,
         status: res.statusCode,
@@ -52,21 +53,22 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
     }
   };
 
-  const guarded = (res: ServerResponse, start: number, work: Promise<void>) => {
+  const guarded = (req: IncomingMessage, res: ServerResponse, start: number, work: Promise<void>) => {
     work.catch((err: unknown) => {
       // A bug, not bad input: log its kind only, answer generically.
       log.error('request handler failed', { error: err instanceof Error ? err.name : typeof err });
       sendError(res, null, 'internal_error');
-      observe(res, start, 'unclassified', 'internal_error');
+      observe(req, res, start, 'unclassified', 'internal_error');
     });
   };
 
   return (req, res) => {
     const start = performance.now();
     if (inflight.hasSubscribers) inflight.publish(BEGUN);
+    if (requestStart.hasSubscribers) requestStart.publish({ request: req });
     if (req.rawHeaders.length > maxRawHeaders) {
       sendError(res, null, 'headers_too_large', undefined, { connection: 'close' });
-      observe(res, start, 'http', 'headers_too_large');
+      observe(req, res, start, 'http', 'headers_too_large');
       return;
     }
     const url = req.url ?? '/';
@@ -75,19 +77,19 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
     if (path !== mcpPath) {
       // Outside the MCP endpoint (OAuth metadata and the like) toolgate does
       // not authenticate: those paths must stay reachable to obtain a credential.
-      guarded(res, start, passThrough(req, res, null, undefined).then((o) => observe(res, start, 'passthrough', o)));
+      guarded(req, res, start, passThrough(req, res, null, undefined).then((o) => observe(req, res, start, 'passthrough', o)));
       return;
     }
     if (req.method === 'POST') {
-      guarded(res, start, handlePost(req, res, start));
+      guarded(req, res, start, handlePost(req, res, start));
       return;
     }
     if (req.method !== undefined && PASSED_ON_MCP_PATH.has(req.method)) {
-      guarded(res, start, handleSessionOperation(req, res, start));
+      guarded(req, res, start, handleSessionOperation(req, res, start));
       return;
     }
     sendError(res, null, 'method_not_allowed', undefined, { allow: ALLOW });
-    observe(res, start, 'http', 'method_not_allowed');
+    observe(req, res, start, 'http', 'method_not_allowed');
   };
 
   function passThrough(req: IncomingMessage, res: ServerResponse, rpcId: JsonRpcId, strip: ReadonlySet<string> | undefined): Promise<Outcome> {
@@ -107,11 +109,11 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
       const who = await enforcer.authenticate(req);
       if (!who.ok) {
         sendError(res, null, 'unauthenticated', undefined, { 'www-authenticate': who.challenge });
-        observe(res, start, label, 'unauthenticated');
+        observe(req, res, start, label, 'unauthenticated');
         return;
       }
     }
-    observe(res, start, label, await passThrough(req, res, null, drop));
+    observe(req, res, start, label, await passThrough(req, res, null, drop));
   }
 
   async function handlePost(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
@@ -120,7 +122,7 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
     const who = enforcer === undefined ? undefined : await enforcer.authenticate(req);
     if (who !== undefined && !who.ok) {
       sendError(res, null, 'unauthenticated', undefined, { 'www-authenticate': who.challenge });
-      observe(res, start, 'unclassified', 'unauthenticated');
+      observe(req, res, start, 'unclassified', 'unauthenticated');
       return;
     }
     const read = await readBody(req, settings.maxBodyBytes);
@@ -128,7 +130,7 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
       if (read.code === 'payload_too_large') {
         sendError(res, null, 'payload_too_large', undefined, { connection: 'close' });
       }
-      observe(res, start, 'unclassified', read.code);
+      observe(req, res, start, 'unclassified', read.code);
       return;
     }
     const h = req.headers;
@@ -140,15 +142,16 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
       },
       read.body,
     );
+    if (requestClassified.hasSubscribers && c.ok) requestClassified.publish({ request: req, message: c });
     if (!c.ok) {
       sendError(res, c.id, c.code);
-      observe(res, start, 'unclassified', c.code);
+      observe(req, res, start, 'unclassified', c.code);
       return;
     }
     const headers = upstreamRequestHeaders(req, drop);
     const outcome = who === undefined
       ? await forward(pool, req, res, headers, read.body, c.id)
       : await (enforcer as Enforcer).handle(req, res, headers, read.body, c, who.principal);
-    observe(res, start, methodLabel(c.method), outcome);
+    observe(req, res, start, methodLabel(c.method), outcome);
   }
 }

@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+import { decision } from '../telemetry/channels.ts';
 import { PASS, type Exchange, type Interceptor, type Verdict } from './types.ts';
 
 export interface Chain {
@@ -37,9 +39,31 @@ export function composeChain(interceptors: readonly Interceptor[]): Chain {
 
 function runFrom(list: readonly Interceptor[], start: number, exchange: Exchange): Verdict | Promise<Verdict> {
   for (let i = start; i < list.length; i++) {
-    const v = (list[i] as Interceptor).intercept(exchange);
-    if (v instanceof Promise) return v.then((settled) => (settled.kind === 'pass' ? runFrom(list, i + 1, exchange) : settled));
+    const interceptor = list[i] as Interceptor;
+    const began = decision.hasSubscribers ? performance.now() : 0;
+    const v = interceptor.intercept(exchange);
+    if (v instanceof Promise) {
+      return v.then((settled) => {
+        publish(interceptor, exchange, settled, began);
+        return settled.kind === 'pass' ? runFrom(list, i + 1, exchange) : settled;
+      });
+    }
+    publish(interceptor, exchange, v, began);
     if (v.kind !== 'pass') return v;
   }
   return PASS;
+}
+
+function publish(interceptor: Interceptor, ex: Exchange, v: Verdict, began: number): void {
+  if (!decision.hasSubscribers) return;
+  const keywords = v.kind === 'deny' ? v.data?.errors?.map((e) => e.keyword) : undefined;
+  decision.publish({
+    request: ex.request,
+    stage: interceptor.name,
+    allowed: v.kind !== 'deny',
+    principal: ex.principal,
+    ...(v.kind === 'deny' && { error: v.error }),
+    ...(keywords !== undefined && { keywords }),
+    durationSeconds: (performance.now() - began) / 1000,
+  });
 }

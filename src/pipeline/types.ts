@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../auth/types.ts';
 import type { Policy } from '../config/policy.ts';
 import type { ErrorId } from '../errors.ts';
@@ -12,6 +13,8 @@ import type { CatalogueView } from './catalogue-view.ts';
  * byte-identical).
  */
 export interface Exchange {
+  /** The inbound request; identifies the exchange to telemetry and carries its headers. */
+  readonly request: IncomingMessage;
   readonly message: Classified;
   readonly principal: Principal;
   /** The policy in force for this request, read once when it arrived. */

@@ -1,4 +1,8 @@
 import { channel } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
+import type { Principal } from '../auth/types.ts';
+import type { ErrorId } from '../errors.ts';
+import type { Classified } from '../http/classify.ts';
 
 /**
  * Telemetry is published here and subscribed to elsewhere (metrics, later
@@ -7,7 +11,58 @@ import { channel } from 'node:diagnostics_channel';
  * nothing.
  */
 
+/**
+ * Every per-request message carries `request`: subscribers key their own
+ * per-request state (a span, an audit record) by it. Messages carry
+ * identifiers, codes, sizes and timings only; any content a subscriber reads
+ * from `request` or `message` is its own responsibility never to export.
+ */
+export interface RequestStart {
+  readonly request: IncomingMessage;
+}
+
+export interface RequestClassified {
+  readonly request: IncomingMessage;
+  readonly message: Classified;
+}
+
+/** One policy stage's decision: authentication, then each interceptor in order. */
+export interface Decision {
+  readonly request: IncomingMessage;
+  /** `authentication`, `tools_list`, or an interceptor name (`grants`, `security_level`, `arguments`, …). */
+  readonly stage: string;
+  readonly allowed: boolean;
+  /** The registry error when refused. */
+  readonly error?: ErrorId;
+  /** Who is calling, once known. */
+  readonly principal?: Principal;
+  /** Failing schema keywords of an `invalid_arguments` refusal (never values). */
+  readonly keywords?: readonly string[];
+  readonly durationSeconds: number;
+}
+
+/**
+ * Published just before a request goes upstream. `addHeader` lets a
+ * subscriber add a field (trace context) to the upstream request, the way
+ * undici's own `undici:request:create` channel does.
+ */
+export interface UpstreamStart {
+  readonly request: IncomingMessage;
+  addHeader(name: string, value: string): void;
+}
+
+export interface UpstreamEnd {
+  readonly request: IncomingMessage;
+  /** The upstream's status, or 0 when it never answered. */
+  readonly status: number;
+  /** Set when the exchange failed: the registry error answered, or `client_closed`. */
+  readonly error?: ErrorId | 'client_closed';
+  readonly durationSeconds: number;
+}
+
 export interface RequestEnd {
+  /** Absent for requests Node refused before a handler ran. */
+  readonly request?: IncomingMessage;
   /** Bounded label: a known MCP method, `other`, or the HTTP route kind. */
   readonly method: string;
   /** `forwarded`, `client_closed`, or a registry error code. */
@@ -27,6 +82,11 @@ export interface CatalogueState {
   readonly unenforceable: number;
 }
 
+export const requestStart = channel('toolgate:request:start');
+export const requestClassified = channel('toolgate:request:classified');
+export const decision = channel('toolgate:decision');
+export const upstreamStart = channel('toolgate:upstream:start');
+export const upstreamEnd = channel('toolgate:upstream:end');
 export const requestEnd = channel('toolgate:request:end');
 export const catalogueState = channel('toolgate:catalogue:state');
 export const sseStream = channel('toolgate:sse:stream');

@@ -3,6 +3,7 @@ import type { Pool } from 'undici';
 import { log } from '../telemetry/log.ts';
 import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
 import type { ErrorId } from '../errors.ts';
+import { announceUpstream } from './observe.ts';
 
 export type Buffered =
   | { readonly ok: true; readonly status: number; readonly headers: Record<string, string | string[] | undefined>; readonly body: Buffer }
@@ -17,8 +18,10 @@ export async function requestBuffered(pool: Pool, req: IncomingMessage, res: Ser
   const abort = new AbortController();
   const onClose = () => abort.abort();
   res.once('close', onClose);
+  const timing = announceUpstream(req, requestHeaders);
   try {
     const up = await pool.request({ path: req.url ?? '/', method: 'POST', headers: requestHeaders, body, signal: abort.signal });
+    timing?.answered(up.statusCode);
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of up.body) {
@@ -26,15 +29,22 @@ export async function requestBuffered(pool: Pool, req: IncomingMessage, res: Ser
       if (size > maxBytes) {
         up.body.destroy();
         log.warn('upstream response too large to rewrite', { bytes: size, limit: maxBytes });
+        timing?.ended('upstream_unavailable');
         return { ok: false, error: 'upstream_unavailable' };
       }
       chunks.push(chunk as Buffer);
     }
+    timing?.ended();
     return { ok: true, status: up.statusCode, headers: up.headers, body: Buffer.concat(chunks, size) };
   } catch (err) {
-    if (abort.signal.aborted) return { ok: false, error: 'client_closed' };
+    if (abort.signal.aborted) {
+      timing?.ended('client_closed');
+      return { ok: false, error: 'client_closed' };
+    }
     log.warn('upstream request failed', { error: upstreamErrorLabel(err) });
-    return { ok: false, error: upstreamErrorId(err) };
+    const error = upstreamErrorId(err);
+    timing?.ended(error);
+    return { ok: false, error };
   } finally {
     res.off('close', onClose);
   }

@@ -5,6 +5,7 @@ import type { ErrorId } from '../errors.ts';
 import { clientResponseHeaders } from '../http/headers.ts';
 import { sendError, type JsonRpcId } from '../http/jsonrpc.ts';
 import { sseStream } from '../telemetry/channels.ts';
+import { announceUpstream, type UpstreamTiming } from './observe.ts';
 import { log } from '../telemetry/log.ts';
 import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
 
@@ -37,6 +38,7 @@ export async function forward(
   };
   res.once('close', onClose);
   let streaming = false;
+  const timing: UpstreamTiming | undefined = announceUpstream(req, requestHeaders);
   try {
     await pool.stream(
       {
@@ -49,6 +51,7 @@ export async function forward(
       },
       ({ statusCode, headers }) => {
         res.writeHead(statusCode, clientResponseHeaders(headers));
+        timing?.answered(statusCode);
         if (isEventStream(headers['content-type'])) {
           res.flushHeaders();
           streaming = sseStream.hasSubscribers;
@@ -57,14 +60,20 @@ export async function forward(
         return res;
       },
     );
+    timing?.ended();
     return 'forwarded';
   } catch (err) {
-    if (abort.signal.aborted) return 'client_closed';
+    if (abort.signal.aborted) {
+      timing?.ended('client_closed');
+      return 'client_closed';
+    }
     if ((err as { code?: unknown }).code === BODY_LIMIT) {
+      timing?.ended('payload_too_large');
       sendError(res, rpcId, 'payload_too_large', undefined, { connection: 'close' });
       return 'payload_too_large';
     }
     const id = upstreamErrorId(err);
+    timing?.ended(id);
     log.warn('upstream request failed', { error: upstreamErrorLabel(err), headersSent: res.headersSent });
     sendError(res, rpcId, id);
     return id;
