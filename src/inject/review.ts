@@ -1,0 +1,75 @@
+/**
+ * AdmissionReview v1 in, AdmissionReview v1 out. Every review that carries a
+ * request uid gets an answer, and the answer always admits the pod: with a
+ * JSONPatch when the sidecar is injected, unchanged (with the reason as an
+ * audit annotation, and as a warning when the user asked for injection)
+ * otherwise. Only a body that is not an AdmissionReview at all is refused,
+ * since there is no uid to answer to.
+ */
+import type { InjectorConfig } from './config.ts';
+import { planInjection } from './inject.ts';
+import { isObject } from './k8s.ts';
+
+export const API_VERSION = 'admission.k8s.io/v1';
+
+export interface AdmissionResponse {
+  readonly uid: string;
+  readonly allowed: true;
+  readonly patchType?: 'JSONPatch';
+  readonly patch?: string;
+  readonly warnings?: readonly string[];
+  readonly auditAnnotations?: Readonly<Record<string, string>>;
+}
+
+export interface AdmissionReviewOut {
+  readonly apiVersion: typeof API_VERSION;
+  readonly kind: 'AdmissionReview';
+  readonly response: AdmissionResponse;
+}
+
+export type ReviewResult = { ok: true; review: AdmissionReviewOut; injected: boolean; reason: string } | { ok: false; reason: string };
+
+/** Kubernetes truncates longer warnings; ours are fixed text well below it. */
+const MAX_WARNING = 256;
+const UID = /^[A-Za-z0-9-]{1,128}$/;
+
+export function review(body: unknown, config: InjectorConfig): ReviewResult {
+  if (!isObject(body) || body.apiVersion !== API_VERSION || body.kind !== 'AdmissionReview') {
+    return { ok: false, reason: 'not_admission_review' };
+  }
+  const request = body.request;
+  if (!isObject(request) || typeof request.uid !== 'string' || !UID.test(request.uid)) {
+    return { ok: false, reason: 'no_request_uid' };
+  }
+  const uid = request.uid;
+  const allow = (reason: string, warn: boolean): ReviewResult => ({
+    ok: true, injected: false, reason,
+    review: envelope({
+      uid, allowed: true,
+      auditAnnotations: { injection: `skipped: ${reason}` },
+      ...(warn ? { warnings: [`toolgate: not injected: ${reason}`.slice(0, MAX_WARNING)] } : {}),
+    }),
+  });
+
+  const kind = request.kind;
+  if (!isObject(kind) || kind.group !== '' || kind.version !== 'v1' || kind.kind !== 'Pod' || (request.subResource ?? '') !== '') {
+    return allow('the request is not for a pod', true);
+  }
+  if (request.operation !== 'CREATE') return allow('only pod creation is injected', false);
+
+  const plan = planInjection(request.object, config);
+  if (plan.kind === 'skip') return allow(plan.reason, plan.warn);
+  return {
+    ok: true, injected: true, reason: 'injected',
+    review: envelope({
+      uid, allowed: true, patchType: 'JSONPatch',
+      patch: Buffer.from(JSON.stringify(plan.patch)).toString('base64'),
+      auditAnnotations: { injection: 'injected' },
+      ...(plan.warnings.length > 0 ? { warnings: plan.warnings.map((w) => `toolgate: ${w}`.slice(0, MAX_WARNING)) } : {}),
+    }),
+  };
+}
+
+function envelope(response: AdmissionResponse): AdmissionReviewOut {
+  return { apiVersion: API_VERSION, kind: 'AdmissionReview', response };
+}
