@@ -1,0 +1,67 @@
+/**
+ * The Redis key layout of one policy domain. Every grant key carries the hash
+ * tag `{tg:<domain>}`, so a domain's keys share one Cluster slot and a change
+ * can update rows, indexes and the revision in one script.
+ */
+import { createHash } from 'node:crypto';
+import type { Principal } from '../auth/types.ts';
+
+/** Policy domain names: safe inside a hash tag and a key. */
+export const DOMAIN_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+export function isDomain(v: unknown): v is string {
+  return typeof v === 'string' && DOMAIN_PATTERN.test(v);
+}
+
+export interface DomainKeys {
+  /** String: the control revision (INCR). */
+  readonly revision: string;
+  /** Pub/sub channel carrying each new revision. */
+  readonly channel: string;
+  /** Hash: row identity → row JSON, every row of the domain. */
+  readonly rows: string;
+  /** Hash: the `*` rows only. */
+  readonly wildcard: string;
+  /** Hash: one principal's exact rows. */
+  principal(id: string): string;
+  /** Hash: every row naming one tool. */
+  tool(name: string): string;
+  /** String with a TTL: one computed snapshot (L2). */
+  snapshot(revision: number, subjectHash: string): string;
+}
+
+export function domainKeys(domain: string): DomainKeys {
+  const tag = `{tg:${domain}}`;
+  return Object.freeze({
+    revision: `${tag}:rev`,
+    channel: `${tag}:rev:changed`,
+    rows: `${tag}:rows`,
+    wildcard: `${tag}:w`,
+    principal: (id: string) => `${tag}:p:${id}`,
+    tool: (name: string) => `${tag}:t:${name}`,
+    snapshot: (revision: number, subjectHash: string) => `${tag}:snap:${revision}:${subjectHash}`,
+  });
+}
+
+/**
+ * Names a principal with one scope set in snapshot keys and the L1 cache:
+ * SHA-256 over the id and the sorted scopes, so any id fits in a key.
+ */
+export function subjectHash(id: string, sortedScopes: readonly string[]): string {
+  return createHash('sha256').update(id).update('\u0000').update(sortedScopes.join(' ')).digest('hex');
+}
+
+const subjectKeys = new WeakMap<Principal, string>();
+
+/**
+ * The in-process (L1) key of a principal with its scope set, remembered per
+ * principal object so a repeat caller costs one WeakMap lookup.
+ */
+export function l1Key(principal: Principal): string {
+  let key = subjectKeys.get(principal);
+  if (key === undefined) {
+    key = principal.scopes.size === 0 ? principal.id : `${principal.id}\u0000${[...principal.scopes].sort().join(' ')}`;
+    subjectKeys.set(principal, key);
+  }
+  return key;
+}

@@ -1,0 +1,23 @@
+/**
+ * Where grant rows come from. Every read returns the rows together with the
+ * control revision they were read at, so a snapshot can never pair rows from
+ * one revision with the number of another.
+ */
+import type { GrantRow } from '../types.ts';
+
+export type SourceRead =
+  | { readonly ok: true; readonly rows: readonly GrantRow[]; readonly revision: number }
+  | { readonly ok: false; readonly code: 'grants_unavailable' };
+
+export type RevisionRead = { readonly ok: true; readonly revision: number } | { readonly ok: false; readonly code: 'grants_unavailable' };
+
+export interface GrantSource {
+  readonly kind: 'file' | 'redis';
+  /** Every row of the domain. */
+  readAll(): Promise<SourceRead>;
+  /** The rows that can apply to one principal: its exact rows and every `*` row. */
+  readForPrincipal(id: string): Promise<SourceRead>;
+  /** Every row naming one tool, whoever it is for. */
+  readForTool(tool: string): Promise<SourceRead>;
+  readRevision(): Promise<RevisionRead>;
+}
