@@ -4,6 +4,7 @@ import type { Catalogue } from './catalogue/catalogue.ts';
 import { CatalogueSync } from './catalogue/sync.ts';
 import { loadEnforcement, type Enforcement } from './config/enforcement.ts';
 import type { Settings } from './config/settings.ts';
+import { createDiscovery } from './discovery/service.ts';
 import { SnapshotCache } from './grants/snapshot-cache.ts';
 import { createEnforcer, type Enforcer } from './http/enforce.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
@@ -52,6 +53,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     onChange: (c) => reportEnforceability(c, schemas),
   });
   const catalogue: CatalogueView = {
+    current: () => sync.current(),
     get: (name) => sync.current()?.tools.get(name),
     names: () => sync.current()?.tools.keys() ?? [],
     refresh: async () => {
@@ -59,7 +61,8 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     },
   };
   const chain = composeChain([grantsInterceptor(), securityLevelInterceptor(), argumentsInterceptor(schemas)]);
-  const enforcer = createEnforcer({ current: () => current, catalogue, chain, snapshots: new SnapshotCache(), pool, maxRewriteBytes: MAX_REWRITE_BYTES });
+  const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => current.revision }) : undefined;
+  const enforcer = createEnforcer({ current: () => current, catalogue, chain, snapshots: new SnapshotCache(), pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery });
   let isSynced = false;
   const firstSync = sync.start().then(() => {
     isSynced = true;

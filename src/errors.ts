@@ -61,6 +61,11 @@ export const errors = Object.freeze({
     message: "The arguments do not satisfy the tool's inputSchema; see error.data.errors for the failing locations and keywords",
     when: "tools/call arguments fail the tool's inputSchema (pointers and keywords only, never values)",
   }),
+  invalid_params: def({
+    code: 'invalid_params', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_request',
+    message: 'The method parameters are invalid; see error.data.errors for the failing locations and keywords',
+    when: 'toolgate/discover params break the input rules (query 1–500 characters without control characters, limit 1–16, no unknown params)',
+  }),
   unknown_tool: def({
     code: 'unknown_tool', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_request',
     message: 'No tool of this name exists on this server; list the tools again',

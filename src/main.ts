@@ -26,6 +26,7 @@ export interface Toolgate {
 /** Wiring only: settings → upstream pool → servers. */
 export async function start(settings: Settings): Promise<Toolgate> {
   setLogLevel(settings.logLevel);
+  for (const warning of settings.warnings) log.warn(warning);
   const metrics = createMetrics();
   const pool = createUpstreamPool(settings);
   const lifetime = new AbortController();
@@ -40,6 +41,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
     });
   } else {
     log.warn('no policy file configured: every request is forwarded unchecked', { setting: 'TOOLGATE_POLICY_FILE' });
+    if (settings.deferredTools) log.warn('deferred tool listing needs a policy; it is off', { setting: 'TOOLGATE_DEFERRED_TOOLS' });
   }
 
   const traffic = createServer(

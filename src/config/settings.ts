@@ -21,6 +21,9 @@ export interface Settings {
   /** Absent: no policy, toolgate forwards everything (transparent mode). */
   readonly policyFile: string | undefined;
   readonly catalogueRefreshMs: number;
+  readonly deferredTools: boolean;
+  /** One line per setting that was invalid but tolerated (it names only the setting). */
+  readonly warnings: readonly string[];
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -34,7 +37,7 @@ export class SettingError extends Error {
   }
 }
 
-type Parsed<T> = { readonly value: T } | { readonly problem: string };
+type Parsed<T> = { readonly value: T; readonly warning?: string } | { readonly problem: string };
 
 const ok = <T>(value: T): Parsed<T> => ({ value });
 const bad = (problem: string): Parsed<never> => ({ problem });
@@ -137,6 +140,17 @@ export const settingDefs = [
     doc: "How often toolgate re-reads the upstream's tools/list (also refreshed on notifications/tools/list_changed).",
     parse: int(1000, 86_400_000),
   }),
+  setting({
+    key: 'deferredTools', flag: '--deferred-tools', env: 'TOOLGATE_DEFERRED_TOOLS', default: '',
+    doc: 'Deferred tool listing: tools/list carries critical, base and alwaysInclude tools plus search_tools; the rest are found through discovery. true/false; unset, empty or invalid: off (invalid also logs one warning).',
+    parse: (raw) => {
+      if (raw === '' || /^(false|0|off|no)$/i.test(raw)) return ok(false);
+      if (/^(true|1|on|yes)$/i.test(raw)) return ok(true);
+      // The seed rule: a typo must not take the service down, and must not
+      // silently turn the feature on; the warning names only the setting.
+      return { value: false, warning: 'TOOLGATE_DEFERRED_TOOLS is not a boolean; deferred tool listing is off' };
+    },
+  }),
 ] as const;
 
 /**
@@ -146,6 +160,7 @@ export const settingDefs = [
 export function loadSettings(argv: readonly string[], env: NodeJS.ProcessEnv): Settings {
   const flags = parseFlags(argv);
   const out: Record<string, unknown> = {};
+  const warnings: string[] = [];
   for (const d of settingDefs) {
     const fromFlag = flags.get(d.flag);
     flags.delete(d.flag);
@@ -155,10 +170,12 @@ export function loadSettings(argv: readonly string[], env: NodeJS.ProcessEnv): S
       : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, d.env] : [d.default, d.env];
     const parsed = (d.parse as (raw: string) => Parsed<unknown>)(raw);
     if ('problem' in parsed) throw new SettingError(source, parsed.problem);
+    if (parsed.warning !== undefined) warnings.push(parsed.warning);
     out[d.key] = parsed.value;
   }
   const unknown = flags.keys().next();
   if (!unknown.done) throw new SettingError(unknown.value, 'unknown flag');
+  out.warnings = Object.freeze(warnings);
   return Object.freeze(out) as unknown as Settings;
 }
 

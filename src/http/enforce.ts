@@ -6,6 +6,8 @@ import { authenticate } from '../auth/chain.ts';
 import type { Principal } from '../auth/types.ts';
 import type { Enforcement } from '../config/enforcement.ts';
 import { toolMetadata } from '../config/policy.ts';
+import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../discovery/search-tool.ts';
+import type { DiscoveryService, DoorResult } from '../discovery/service.ts';
 import { refuseEmptyListing, toolsListEdit } from '../discovery/tools-list.ts';
 import type { SnapshotCache } from '../grants/snapshot-cache.ts';
 import type { CatalogueView } from '../pipeline/catalogue-view.ts';
@@ -37,11 +39,24 @@ export interface EnforcerDeps {
   readonly pool: Pool;
   /** Largest upstream tools/list response toolgate will buffer to filter. */
   readonly maxRewriteBytes: number;
+  /** Present when deferred tool listing is on: discovery answers its two doors locally. */
+  readonly discovery?: DiscoveryService | undefined;
 }
 
 /** Policy on the request path: who is calling, and what they may see and call. */
 export function createEnforcer(deps: EnforcerDeps): Enforcer {
-  const { current, catalogue, chain, snapshots, pool, maxRewriteBytes } = deps;
+  const { current, catalogue, chain, snapshots, pool, maxRewriteBytes, discovery: discover } = deps;
+  const policed = new Set(['tools/call', 'tools/list', ...(discover === undefined ? [] : [DISCOVER_METHOD])]);
+
+  const answer = (res: ServerResponse, message: Classified, r: DoorResult): Outcome => {
+    if (!r.ok) {
+      sendError(res, message.id, r.error, r.data);
+      return r.error;
+    }
+    const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: r.result });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+    return 'answered';
+  };
 
   const refuse = (res: ServerResponse, message: Classified, v: Extract<Verdict, { kind: 'deny' }>): Outcome => {
     sendError(res, message.id, v.error, v.data, v.headers as Record<string, string> | undefined);
@@ -68,8 +83,10 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
       return up.error;
     }
     const contentType = up.headers['content-type'];
+    const firstPage = (ex.message.params as { cursor?: unknown } | undefined)?.cursor === undefined;
+    const edit = discover === undefined ? toolsListEdit(ex) : discover.deferredList(ex, firstPage);
     const rewritten = up.status === 200
-      ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, toolsListEdit(ex))
+      ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, edit)
       : up.body;
     if (rewritten === undefined) {
       // A list toolgate cannot read cannot be filtered; never pass it on unfiltered.
@@ -103,7 +120,7 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
 
     async handle(req, res, headers, body, message, principal) {
       const method = message.method;
-      if (message.kind !== 'request' || (method !== 'tools/call' && method !== 'tools/list')) {
+      if (message.kind !== 'request' || method === undefined || !policed.has(method)) {
         return forward(pool, req, res, headers, body, message.id);
       }
       const e = current();
@@ -115,13 +132,13 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
       }
       const ex: Exchange = { request: req, message, principal, policy: e.policy, snapshot: snap.snapshot, catalogue };
       if (method === 'tools/list') return toolsList(req, res, headers, body, ex);
+      if (discover !== undefined) {
+        if (method === DISCOVER_METHOD) return answer(res, message, await discover.discover(ex, message.params));
+        if (message.name === SEARCH_TOOL_NAME) return answer(res, message, await discover.searchTool(ex, message.params?.arguments));
+      }
       const verdict = await chain.run(ex);
       if (verdict.kind === 'deny') return refuse(res, message, verdict);
-      if (verdict.kind === 'respond') {
-        const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: verdict.result });
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
-        return 'forwarded';
-      }
+      if (verdict.kind === 'respond') return answer(res, message, { ok: true, result: verdict.result });
       // The tool's own deadline bounds the wait for the upstream's answer.
       return forward(pool, req, res, headers, body, message.id, toolMetadata(e.policy, message.name as string).timeoutMs);
     },

@@ -25,7 +25,7 @@ export interface TrafficDeps {
   readonly enforcer?: Enforcer | undefined;
 }
 
-export type Outcome = ForwardOutcome | 'parse_error' | 'invalid_request' | 'header_mismatch' | 'aborted' | 'internal_error' | 'unauthenticated';
+export type Outcome = ForwardOutcome | 'answered' | 'parse_error' | 'invalid_request' | 'header_mismatch' | 'aborted' | 'internal_error' | 'unauthenticated';
 
 /**
  * The inbound request path. Everything per request is decided here in a

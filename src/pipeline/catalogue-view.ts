@@ -11,6 +11,8 @@ export interface CatalogueEntry {
 }
 
 export interface CatalogueView {
+  /** The whole catalogue as last synced, with its digest; undefined before the first sync. */
+  current(): { readonly digest: string; readonly tools: ReadonlyMap<string, CatalogueEntry> } | undefined;
   get(name: string): CatalogueEntry | undefined;
   names(): Iterable<string>;
   /** Resolves once a refresh has been attempted; rate-limited by the source. */

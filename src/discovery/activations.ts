@@ -1,0 +1,43 @@
+/**
+ * Which onDemand tools discovery has shown to which principal: those appear
+ * in that principal's deferred tools/list until the TTL passes. Keyed by the
+ * grant revision too, so any grant change forgets every activation at once.
+ * Bounded: the least recently active principal is dropped first.
+ */
+export class ActivationStore {
+  readonly #ttlMs: number;
+  readonly #maxPrincipals: number;
+  readonly #now: () => number;
+  readonly #byKey = new Map<string, Map<string, number>>();
+
+  constructor(opts: { ttlMs: number; maxPrincipals: number; now?: () => number }) {
+    this.#ttlMs = opts.ttlMs;
+    this.#maxPrincipals = opts.maxPrincipals;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  activate(revision: number, principal: string, names: Iterable<string>): void {
+    const key = `${revision}\u0000${principal}`;
+    const tools = this.#byKey.get(key) ?? new Map<string, number>();
+    this.#byKey.delete(key);
+    const until = this.#now() + this.#ttlMs;
+    for (const name of names) tools.set(name, until);
+    this.#byKey.set(key, tools);
+    while (this.#byKey.size > this.#maxPrincipals) this.#byKey.delete(this.#byKey.keys().next().value as string);
+  }
+
+  /** The live activations of a principal at a revision (expired ones are pruned). */
+  active(revision: number, principal: string): ReadonlySet<string> {
+    const tools = this.#byKey.get(`${revision}\u0000${principal}`);
+    if (tools === undefined) return EMPTY;
+    const now = this.#now();
+    const live = new Set<string>();
+    for (const [name, until] of tools) {
+      if (until > now) live.add(name);
+      else tools.delete(name);
+    }
+    return live;
+  }
+}
+
+const EMPTY: ReadonlySet<string> = new Set();

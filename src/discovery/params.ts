@@ -1,0 +1,54 @@
+/**
+ * The input rules shared by both discovery doors (the `toolgate/discover`
+ * method and the injected `search_tools` tool). Pure; never throws.
+ */
+export const MAX_QUERY_LENGTH = 500;
+export const MAX_LIMIT = 16;
+export const DEFAULT_LIMIT = 16;
+
+// C0, DEL and C1 controls; a query is one line of text.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+export interface DiscoverParams {
+  readonly query: string;
+  readonly limit: number;
+  readonly cursor: string | undefined;
+}
+
+export type ParamsResult =
+  | { readonly ok: true; readonly params: DiscoverParams }
+  | { readonly ok: false; readonly errors: readonly { readonly instancePath: string; readonly keyword: string }[] };
+
+/**
+ * `allowCursor` is false for the tool door: a tool call has no cursor, it
+ * pages by asking again with a larger limit.
+ */
+export function readDiscoverParams(raw: unknown, allowCursor: boolean): ParamsResult {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, errors: [{ instancePath: '', keyword: 'type' }] };
+  }
+  const errors: { instancePath: string; keyword: string }[] = [];
+  const known = allowCursor ? ['query', 'limit', 'cursor', '_meta'] : ['query', 'limit'];
+  for (const key of Object.keys(raw)) {
+    if (!known.includes(key)) errors.push({ instancePath: `/${escapePointer(key)}`, keyword: 'additionalProperties' });
+  }
+  const r = raw as Record<string, unknown>;
+  const { query, limit, cursor } = r;
+  if (query === undefined) errors.push({ instancePath: '/query', keyword: 'required' });
+  else if (typeof query !== 'string') errors.push({ instancePath: '/query', keyword: 'type' });
+  else if (query.trim().length === 0) errors.push({ instancePath: '/query', keyword: 'minLength' });
+  else if (query.length > MAX_QUERY_LENGTH) errors.push({ instancePath: '/query', keyword: 'maxLength' });
+  else if (CONTROL.test(query)) errors.push({ instancePath: '/query', keyword: 'pattern' });
+  if (limit !== undefined) {
+    if (typeof limit !== 'number' || !Number.isInteger(limit)) errors.push({ instancePath: '/limit', keyword: 'type' });
+    else if (limit < 1) errors.push({ instancePath: '/limit', keyword: 'minimum' });
+    else if (limit > MAX_LIMIT) errors.push({ instancePath: '/limit', keyword: 'maximum' });
+  }
+  if (cursor !== undefined && typeof cursor !== 'string') errors.push({ instancePath: '/cursor', keyword: 'type' });
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, params: { query: query as string, limit: (limit as number | undefined) ?? DEFAULT_LIMIT, cursor: cursor as string | undefined } };
+}
+
+function escapePointer(key: string): string {
+  return key.replaceAll('~', '~0').replaceAll('/', '~1');
+}

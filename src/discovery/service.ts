@@ -1,0 +1,175 @@
+import { performance } from 'node:perf_hooks';
+import { toolMetadata, type Policy } from '../config/policy.ts';
+import type { ErrorId } from '../errors.ts';
+import type { GrantSnapshot } from '../grants/types.ts';
+import type { ErrorData } from '../http/jsonrpc.ts';
+import { mayCall } from '../interceptors/visibility.ts';
+import type { CatalogueView } from '../pipeline/catalogue-view.ts';
+import type { Exchange } from '../pipeline/types.ts';
+import { discovery } from '../telemetry/discovery-channel.ts';
+import type { ResultEdit } from '../upstream/rewrite.ts';
+import { ActivationStore } from './activations.ts';
+import { CursorCodec, type CursorBinding } from './cursor.ts';
+import { buildIndex, type DiscoveryIndex } from './engine.ts';
+import { fitPage, type DiscoveredTool } from './page.ts';
+import { readDiscoverParams, type DiscoverParams } from './params.ts';
+import { SEARCH_TOOL, SEARCH_TOOL_NAME } from './search-tool.ts';
+
+export type DoorResult =
+  | { readonly ok: true; readonly result: unknown }
+  | { readonly ok: false; readonly error: ErrorId; readonly data?: ErrorData };
+
+export interface DiscoveryService {
+  /** The `toolgate/discover` method: `{query, limit?, cursor?}` → `{tools, total, nextCursor?}`. */
+  discover(ex: Exchange, params: unknown): Promise<DoorResult>;
+  /** The `search_tools` tool: `{query, limit?}` → a CallToolResult with structuredContent and a text rendering. */
+  searchTool(ex: Exchange, args: unknown): Promise<DoorResult>;
+  /** Deferred tools/list: critical, base, alwaysInclude and activated tools the caller may call, plus search_tools. */
+  deferredList(ex: Exchange, firstPage: boolean): ResultEdit;
+}
+
+export interface DiscoveryDeps {
+  readonly catalogue: CatalogueView;
+  /** The grant revision in force now, to notice a change while a page was prepared. */
+  readonly revisionNow: () => number;
+  readonly activationTtlMs?: number;
+  readonly now?: () => number;
+}
+
+const DEFERRED_TIERS = new Set(['critical', 'base']);
+
+/**
+ * Permission-aware discovery over the upstream catalogue. The caller's
+ * allowed set is applied before ranking (the engine computes its statistics
+ * over allowed tools only), every page holds whole schemas within 64 KiB,
+ * and cursors are signed and bound to everything that shaped the results.
+ */
+export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
+  const now = deps.now ?? Date.now;
+  const cursors = new CursorCodec(now);
+  const activations = new ActivationStore({ ttlMs: deps.activationTtlMs ?? 600_000, maxPrincipals: 10_000, now });
+  let indexed: { digest: string; policy: Policy; index: DiscoveryIndex } | undefined;
+  const allowedCache = new WeakMap<GrantSnapshot, { digest: string; policy: Policy; allowed: ReadonlySet<string> }>();
+
+  const indexFor = (digest: string, policy: Policy, tools: ReadonlyMap<string, { tool: Readonly<Record<string, unknown>> }>): DiscoveryIndex => {
+    if (indexed?.digest === digest && indexed.policy === policy) return indexed.index;
+    const docs = [...tools.values()].map(({ tool }) => {
+      const meta = toolMetadata(policy, tool.name as string);
+      return {
+        name: tool.name as string,
+        title: typeof tool.title === 'string' ? tool.title : undefined,
+        description: typeof tool.description === 'string' ? tool.description : undefined,
+        inputSchema: tool.inputSchema,
+        aliases: meta.aliases,
+        examples: meta.examples,
+      };
+    });
+    indexed = { digest, policy, index: buildIndex(docs) };
+    return indexed.index;
+  };
+
+  const allowedFor = (ex: Exchange, digest: string, names: Iterable<string>): ReadonlySet<string> => {
+    const hit = allowedCache.get(ex.snapshot);
+    if (hit?.digest === digest && hit.policy === ex.policy) return hit.allowed;
+    const allowed = new Set<string>();
+    for (const name of names) if (mayCall(ex.policy, ex.snapshot, ex.principal, name)) allowed.add(name);
+    allowedCache.set(ex.snapshot, { digest, policy: ex.policy, allowed });
+    return allowed;
+  };
+
+  /** Ranks and pages; `render` shapes the result for one door. */
+  async function run<R>(ex: Exchange, p: DiscoverParams, render: (page: readonly DiscoveredTool[], complete: boolean, next: number, total: number) => R): Promise<DoorResult> {
+    const began = performance.now();
+    const cat = deps.catalogue.current();
+    if (cat === undefined) return { ok: false, error: 'upstream_unavailable' };
+    const binding: CursorBinding = {
+      principal: ex.principal.id,
+      scopes: ex.snapshot.scopes,
+      catalogueDigest: cat.digest,
+      revision: ex.snapshot.revision,
+      grantsDigest: ex.snapshot.digest,
+      query: p.query,
+      limit: p.limit,
+    };
+    let offset = 0;
+    let issuedAt = now();
+    if (p.cursor !== undefined) {
+      const state = cursors.decode(p.cursor, binding);
+      if (state === undefined) return { ok: false, error: 'invalid_cursor' };
+      offset = state.offset;
+      issuedAt = state.issuedAt;
+    }
+    const allowed = allowedFor(ex, cat.digest, cat.tools.keys());
+    const found = indexFor(cat.digest, ex.policy, cat.tools).search(p.query, { limit: p.limit, offset, allowed });
+    const tools: DiscoveredTool[] = [];
+    for (const hit of found.results) {
+      const tool = cat.tools.get(hit.name)?.tool;
+      if (tool === undefined) continue;
+      tools.push({
+        name: hit.name,
+        ...(tool.title !== undefined && { title: tool.title }),
+        ...(tool.description !== undefined && { description: tool.description }),
+        inputSchema: tool.inputSchema,
+      });
+    }
+    const page = fitPage(ex.message.id, tools, (subset, complete) => {
+      const next = offset + subset.length;
+      return render(subset, complete, next < found.total ? next : -1, found.total);
+    });
+    if (!page.ok) return { ok: false, error: page.error };
+    if (deps.revisionNow() !== ex.snapshot.revision) return { ok: false, error: 'tool_grants_changed' };
+    activations.activate(ex.snapshot.revision, ex.principal.id, tools.slice(0, page.count).map((t) => t.name));
+    if (discovery.hasSubscribers) {
+      discovery.publish({ request: ex.request, results: page.count, total: found.total, durationSeconds: (performance.now() - began) / 1000 });
+    }
+    return { ok: true, result: finish(page.result, binding, offset + page.count, found.total, issuedAt) };
+  }
+
+  /** Replaces the placeholder next offset with a signed cursor. */
+  function finish(result: unknown, binding: CursorBinding, next: number, total: number, issuedAt: number): unknown {
+    const r = result as { nextCursor?: unknown };
+    if (r.nextCursor === undefined || next >= total) return result;
+    return { ...r, nextCursor: cursors.encode(binding, { offset: next, issuedAt }) };
+  }
+
+  return {
+    async discover(ex, raw) {
+      const p = readDiscoverParams(raw ?? {}, true);
+      if (!p.ok) return { ok: false, error: 'invalid_params', data: { errors: p.errors } };
+      // The placeholder cursor keeps the measured size honest: a signed cursor has a fixed length.
+      return run(ex, p.params, (page, _complete, next, total) => ({
+        tools: page,
+        total,
+        ...(next >= 0 && { nextCursor: 'x'.repeat(CURSOR_PLACEHOLDER_LENGTH) }),
+      }));
+    },
+
+    async searchTool(ex, args) {
+      const p = readDiscoverParams(args ?? {}, false);
+      if (!p.ok) return { ok: false, error: 'invalid_arguments', data: { errors: p.errors } };
+      return run(ex, p.params, (page, _complete, _next, total) => {
+        const structured = { tools: page, total };
+        return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+      });
+    },
+
+    deferredList(ex, firstPage) {
+      const active = activations.active(ex.snapshot.revision, ex.principal.id);
+      return (result) => {
+        const tools = Array.isArray(result.tools) ? result.tools : [];
+        const visible = tools.filter((t: unknown) => {
+          const name = (t as { name?: unknown } | null)?.name;
+          if (typeof name !== 'string' || name === SEARCH_TOOL_NAME) return false;
+          if (!mayCall(ex.policy, ex.snapshot, ex.principal, name)) return false;
+          const meta = toolMetadata(ex.policy, name);
+          return DEFERRED_TIERS.has(meta.tier) || meta.alwaysInclude || active.has(name);
+        });
+        if (firstPage) visible.push(SEARCH_TOOL);
+        return { ...result, tools: visible, cacheScope: 'private' };
+      };
+    },
+  };
+}
+
+/** Length of an encoded cursor (base64url payload + '.' + base64url HMAC), at most. */
+const CURSOR_PLACEHOLDER_LENGTH = 160;
