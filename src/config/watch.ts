@@ -202,6 +202,13 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
     const candidate = await this.#read(generation);
     if (this.#state !== 'running') return;
     if (!candidate.ok) {
+      // A version replaced while it loaded (its timestamped directory may
+      // even be gone) is not worth a rejection: load what replaced it.
+      if ((await fingerprint(this.#path)).key !== this.#seen) {
+        if (this.#state === 'running') this.#dirty = true;
+        return;
+      }
+      if (this.#state !== 'running') return;
       this.#reject(candidate.errors, started);
       return;
     }

@@ -245,6 +245,31 @@ describe('watchPolicy', () => {
     assert.equal(loader.maxActive(), 1);
   });
 
+  it('does not reject a version replaced while it loaded, and loads its replacement instead', async () => {
+    const loader = textLoader();
+    const entered = Promise.withResolvers<void>();
+    const proceed = Promise.withResolvers<void>();
+    const { applied } = await start({
+      pollIntervalMs: 60_000,
+      load: async (p, g) => {
+        if (g === 1 && loader.calls.length === 1) {
+          entered.resolve();
+          await proceed.promise;
+        }
+        return loader.load(p, g);
+      },
+    });
+    await mount.publish({ 'policy.yaml': 'version: 1 # replaced' });
+    await bounded(entered.promise, 'the first load');
+    await mount.publish({ 'policy.yaml': 'version: 1 # replacement' });
+    proceed.resolve();
+    await events.until('applied');
+    assert.equal(loader.calls[1]?.path, join(mount.dir, '..2026_11_30_04_00_00.000000002', 'policy.yaml'), 'the held load read a directory the swap deleted');
+    assert.deepEqual(events.seen.map((m) => m.outcome), ['applied']);
+    assert.deepEqual(applied.map((a) => a.value), ['version: 1 # replacement']);
+    assert.equal(logs.lines.filter((l) => l.level === 'warn').length, 0);
+  });
+
   it('picks up a plainly replaced file (rename over it, or rewritten in place)', async () => {
     const plain = join(root, 'plain');
     await mkdir(plain);
