@@ -40,7 +40,15 @@ export const DEFAULT_CHECK_INTERVAL_MS = 1000;
 export const DEFAULT_L2_TTL_SECONDS = 300;
 const TOOL_CACHE_ENTRIES = 1024;
 
-const UNAVAILABLE: SnapshotResult = Object.freeze({ ok: false, code: 'grants_unavailable' });
+type FailureKind = 'staleFailures' | 'storageFailures' | 'malformedFailures';
+// One frozen refusal per cause: callers see the same `grants_unavailable`,
+// while the store can count each refused lookup once, by identity.
+const REFUSALS: Readonly<Record<FailureKind, SnapshotResult>> = {
+  staleFailures: Object.freeze({ ok: false, code: 'grants_unavailable' }),
+  storageFailures: Object.freeze({ ok: false, code: 'grants_unavailable' }),
+  malformedFailures: Object.freeze({ ok: false, code: 'grants_unavailable' }),
+};
+const refusal = (kind: FailureKind): SnapshotResult => REFUSALS[kind];
 
 interface Tagged<T> {
   readonly revision: number;
@@ -86,22 +94,33 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
     if (channel !== source.keys.channel || !/^\d{1,16}$/.test(message)) return;
     watcher.notify(Number(message));
   });
-  let readyBefore = false;
   subscriber.on('ready', () => {
     subscriber.subscribe(source.keys.channel).catch(() => {});
-    // Notices sent while disconnected are lost, and Redis may have come back
-    // without its data: drop L1 and confirm the revision now.
-    if (readyBefore) {
-      l1.clear();
-      tools.clear();
-    }
-    readyBefore = true;
-    void watcher.check();
   });
+  // Notices sent while disconnected are lost, and Redis may have come back
+  // without its data (and an old revision number): after any reconnect,
+  // nothing cached before it is served, and the revision is confirmed now.
+  for (const connection of [client, subscriber]) {
+    let readyBefore = false;
+    connection.on('ready', () => {
+      if (readyBefore) {
+        l1.clear();
+        tools.clear();
+      }
+      readyBefore = true;
+      void watcher.check();
+    });
+  }
 
-  const fail = (kind: 'staleFailures' | 'storageFailures' | 'malformedFailures'): SnapshotResult => {
+  // A miss may take two round trips (L2, then rows); together they get one command timeout.
+  const deadlineMs = options.redis.commandTimeoutMs;
+  const fail = (kind: FailureKind): SnapshotResult => {
     counts[kind]++;
-    return UNAVAILABLE;
+    return REFUSALS[kind];
+  };
+  const counted = (result: SnapshotResult): SnapshotResult => {
+    for (const kind of Object.keys(REFUSALS) as FailureKind[]) if (result === REFUSALS[kind]) counts[kind]++;
+    return result;
   };
 
   async function load(principal: Principal, key: string, revision: number): Promise<SnapshotResult> {
@@ -111,24 +130,24 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
     try {
       text = await client.get(l2Key);
     } catch {
-      return fail('storageFailures');
+      return refusal('storageFailures');
     }
     if (text !== null) {
       const parsed = parseSnapshot(text);
       if (!parsed.ok || parsed.snapshot.revision !== revision || !snapshotMatches(parsed.snapshot, principal)) {
         client.del(l2Key).catch(() => {});
-        return fail('malformedFailures');
+        return refusal('malformedFailures');
       }
       counts.l2Hits++;
       return remember(key, revision, parsed);
     }
     counts.l2Misses++;
     const read = await source.readForPrincipal(principal.id);
-    if (!read.ok) return fail('storageFailures');
+    if (!read.ok) return refusal('storageFailures');
     watcher.notify(read.revision);
-    if (read.revision < revision) return fail('staleFailures');
+    if (read.revision < revision) return refusal('staleFailures');
     const result = snapshotFor(read.rows, principal, read.revision);
-    if (!result.ok) return fail('malformedFailures');
+    if (!result.ok) return refusal('malformedFailures');
     client.set(source.keys.snapshot(read.revision, subject), JSON.stringify(toStored(result.snapshot)), 'EX', l2TtlSeconds).catch(() => {});
     return remember(key, read.revision, result);
   }
@@ -136,7 +155,7 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
   function remember(key: string, revision: number, result: SnapshotResult): SnapshotResult {
     // A revision that lost its confirmation while this was loading is not served.
     const trusted = watcher.revision();
-    if (trusted === undefined) return fail('staleFailures');
+    if (trusted === undefined) return refusal('staleFailures');
     if (trusted === revision) l1.set(key, { revision, value: result });
     return result;
   }
@@ -155,7 +174,9 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
       const flightKey = `${revision}\u0000${key}`;
       let flight = loading.get(flightKey);
       if (flight === undefined) {
-        flight = load(principal, key, revision).catch(() => fail('storageFailures')).finally(() => loading.delete(flightKey));
+        flight = withDeadline(load(principal, key, revision), deadlineMs, () => refusal('storageFailures'))
+          .then(counted)
+          .finally(() => loading.delete(flightKey));
         loading.set(flightKey, flight);
       }
       return flight;
@@ -184,6 +205,23 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
   watcher.start();
   await firstConfirmation(watcher, options.redis.connectTimeoutMs);
   return { ok: true, store };
+}
+
+/** Settles with `onTimeout()` when `work` takes longer than `ms`, or with it when it fails. */
+function withDeadline<T>(work: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(onTimeout()), ms);
+    work.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(onTimeout());
+      },
+    );
+  });
 }
 
 function firstConfirmation(watcher: RevisionWatcher, timeoutMs: number): Promise<void> {

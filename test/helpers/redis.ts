@@ -60,7 +60,8 @@ async function spawnServer(port: number, extraArgs: readonly string[]): Promise<
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
     try {
-      if ((await rawCommand(port, ['PING'])).startsWith('+PONG')) return child;
+      // A server started with --requirepass answers NOAUTH: it is up.
+      if (/^(\+PONG|-NOAUTH)/.test(await rawCommand(port, ['PING']))) return child;
     } catch {
       // not listening yet
     }

@@ -1,0 +1,164 @@
+/**
+ * `toolgate grants set|delete|list|revision`: the admin command for grant
+ * rows kept in Redis. Each change writes the row and the domain's control
+ * revision in one script and publishes the revision, so every replica drops
+ * what it cached for the old one. Output is JSON lines on stdout; any error is
+ * one line on stderr and exit status 2.
+ */
+import { once } from 'node:events';
+import { isDomain } from '../cache/keys.ts';
+import { createRedisClient, parseRedisConfig, REDIS_SETTINGS } from '../cache/redis.ts';
+import type { RedisClient, RedisConfig } from '../cache/redis.ts';
+import { createRedisSource } from '../grants/sources/redis.ts';
+import type { ChangeResult, RedisGrantSource } from '../grants/sources/redis.ts';
+import type { GrantRow } from '../grants/types.ts';
+
+const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny [--scopes a,b] | list [--principal P] [--tool T] | revision [--bump]'
+  + ' (all with --redis-url URL --domain D)';
+
+const VALUE_FLAGS = new Set([
+  '--redis-url', '--domain', '--principal', '--tool', '--effect', '--scopes',
+  '--redis-username', '--redis-password-file', '--redis-tls-ca-file', '--redis-connect-timeout-ms', '--redis-command-timeout-ms',
+]);
+const SWITCHES = new Set(['--bump']);
+const ROW_FLAGS = ['--principal', '--tool', '--effect', '--scopes'];
+const ALLOWED: Readonly<Record<string, ReadonlySet<string>>> = {
+  set: new Set(ROW_FLAGS),
+  delete: new Set(ROW_FLAGS),
+  list: new Set(['--principal', '--tool']),
+  revision: new Set(['--bump']),
+};
+const COMMON = new Set(['--redis-url', '--domain', '--redis-username', '--redis-password-file', '--redis-tls-ca-file', '--redis-connect-timeout-ms', '--redis-command-timeout-ms']);
+
+export interface GrantsIo {
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+interface Invocation {
+  readonly action: string;
+  readonly flags: ReadonlyMap<string, string>;
+  readonly redis: RedisConfig;
+  readonly domain: string;
+}
+
+export async function run(argv: readonly string[], io: GrantsIo = process): Promise<number> {
+  const parsed = parse(argv, io.env);
+  if (!parsed.ok) return failure(io, parsed.reason);
+  const { redis } = parsed.value;
+  const client = createRedisClient(redis, { name: 'toolgate-grants-cli' });
+  try {
+    if (!(await ready(client, redis.connectTimeoutMs))) return failure(io, 'cannot reach Redis');
+    const source = createRedisSource(client, parsed.value.domain) as RedisGrantSource;
+    const out = await execute(parsed.value, source);
+    if (!out.ok) return failure(io, out.reason);
+    for (const line of out.value) io.stdout.write(`${line}\n`);
+    return 0;
+  } finally {
+    client.disconnect();
+  }
+}
+
+async function execute(inv: Invocation, source: RedisGrantSource): Promise<Parsed<string[]>> {
+  const { action, flags } = inv;
+  if (action === 'set' || action === 'delete') {
+    const row = rowFrom(flags);
+    if (!row.ok) return row;
+    const r = action === 'set' ? await source.set(row.value) : await source.delete(row.value);
+    return changeOutput(r, action === 'delete');
+  }
+  if (action === 'revision') {
+    if (flags.has('--bump')) return changeOutput(await source.bump(), false);
+    const r = await source.readRevision();
+    return r.ok ? { ok: true, value: [JSON.stringify({ revision: r.revision })] } : { ok: false, reason: 'Redis refused the command or did not answer in time' };
+  }
+  const principal = flags.get('--principal');
+  const tool = flags.get('--tool');
+  const r = tool !== undefined ? await source.readForTool(tool) : await source.readAll();
+  if (!r.ok) return { ok: false, reason: 'Redis refused the command, did not answer in time, or holds malformed rows' };
+  const rows = r.rows.filter((row) => principal === undefined || row.principal === principal);
+  return { ok: true, value: sortRows(rows).map((row) => JSON.stringify(row)) };
+}
+
+function changeOutput(r: ChangeResult, isDelete: boolean): Parsed<string[]> {
+  if (!r.ok) return { ok: false, reason: r.code === 'invalid_row' ? 'invalid row (see --principal, --tool, --effect, --scopes)' : 'Redis refused the command or did not answer in time' };
+  return { ok: true, value: [JSON.stringify(isDelete ? { deleted: r.changed, revision: r.revision } : { revision: r.revision })] };
+}
+
+function rowFrom(flags: ReadonlyMap<string, string>): Parsed<unknown> {
+  const principal = flags.get('--principal');
+  const tool = flags.get('--tool');
+  const effect = flags.get('--effect');
+  if (principal === undefined || tool === undefined || effect === undefined) return { ok: false, reason: '--principal, --tool and --effect are required' };
+  if (effect !== 'allow' && effect !== 'deny') return { ok: false, reason: '--effect must be allow or deny' };
+  const scopesText = flags.get('--scopes');
+  const scopes = scopesText === undefined || scopesText === '' ? [] : scopesText.split(',').map((s) => s.trim());
+  return { ok: true, value: { principal, tool, effect, scopes } };
+}
+
+function sortRows(rows: readonly GrantRow[]): GrantRow[] {
+  const key = (r: GrantRow) => `${r.principal}\u0000${r.tool}\u0000${r.effect}\u0000${r.scopes.join(' ')}`;
+  return [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Parsed<Invocation> {
+  const [action, ...rest] = argv;
+  if (action === undefined || !(action in ALLOWED)) return { ok: false, reason: USAGE };
+  const flags = new Map<string, string>();
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i] as string;
+    const eq = arg.indexOf('=');
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    if (SWITCHES.has(name) && eq < 0) {
+      flags.set(name, '');
+    } else if (VALUE_FLAGS.has(name)) {
+      const value = eq > 0 ? arg.slice(eq + 1) : rest[++i];
+      if (value === undefined) return { ok: false, reason: `${name} needs a value` };
+      flags.set(name, value);
+    } else {
+      return { ok: false, reason: `unknown argument ${JSON.stringify(name.slice(0, 64))}; ${USAGE}` };
+    }
+    if (!COMMON.has(name) && !(ALLOWED[action] as ReadonlySet<string>).has(name)) return { ok: false, reason: `${name} does not apply to grants ${action}` };
+  }
+  const fromEnv = (flag: string, variable: string) => flags.get(flag) ?? (env[variable] === '' ? undefined : env[variable]);
+  const url = fromEnv('--redis-url', REDIS_SETTINGS.url);
+  if (url === undefined) return { ok: false, reason: `--redis-url (or ${REDIS_SETTINGS.url}) is required` };
+  const domain = fromEnv('--domain', 'TOOLGATE_POLICY_DOMAIN');
+  if (domain === undefined || !isDomain(domain)) return { ok: false, reason: '--domain must be 1-64 letters, digits, dots, underscores or hyphens' };
+  const connectTimeoutMs = whole(fromEnv('--redis-connect-timeout-ms', REDIS_SETTINGS.connectTimeoutMs));
+  const commandTimeoutMs = whole(fromEnv('--redis-command-timeout-ms', REDIS_SETTINGS.commandTimeoutMs));
+  const config = parseRedisConfig({
+    url,
+    username: fromEnv('--redis-username', REDIS_SETTINGS.username),
+    passwordFile: fromEnv('--redis-password-file', REDIS_SETTINGS.passwordFile),
+    tlsCaFile: fromEnv('--redis-tls-ca-file', REDIS_SETTINGS.tlsCaFile),
+    connectTimeoutMs,
+    commandTimeoutMs,
+  });
+  if (!config.ok) return { ok: false, reason: `invalid setting ${config.setting}: ${config.problem}` };
+  return { ok: true, value: { action, flags, redis: config.config, domain } };
+}
+
+function whole(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  return /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
+}
+
+async function ready(client: RedisClient, timeoutMs: number): Promise<boolean> {
+  if (client.status === 'ready') return true;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  try {
+    await once(client, 'ready', { signal: timeout });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function failure(io: GrantsIo, reason: string): number {
+  io.stderr.write(`toolgate grants: ${reason}\n`);
+  return 2;
+}
