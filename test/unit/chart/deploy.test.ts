@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { parseStaticKeys } from '../../../src/auth/static-keys.ts';
+import { parsePolicy } from '../../../src/config/policy.ts';
+import { parseInjectorConfig } from '../../../src/inject/config.ts';
+import { planInjection } from '../../../src/inject/inject.ts';
+import { applyPatch } from '../inject/json-patch.ts';
+import { REPO } from './chart-files.ts';
+
+const DEPLOY = join(REPO, 'deploy');
+const DEMO = join(DEPLOY, 'examples/demo');
+const read = (path: string) => readFileSync(path, 'utf8');
+
+function kustomizations(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return kustomizations(path);
+    return e.name === 'kustomization.yaml' ? [dir] : [];
+  });
+}
+
+function kubectl(): string | undefined {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return 'kubectl';
+  } catch {
+    return undefined;
+  }
+}
+
+describe('deploy/: the files toolgate itself reads', () => {
+  it('the base injector config, the demo policy and the demo key file load with the real loaders', () => {
+    const config = parseInjectorConfig(read(join(DEPLOY, 'base/injector-config.yaml')));
+    assert.ok(config.ok);
+    const policy = parsePolicy(read(join(DEMO, 'policy.yaml')));
+    assert.ok(policy.ok, policy.ok ? '' : JSON.stringify(policy.errors));
+    const keys = parseStaticKeys(read(join(DEMO, 'keys.yaml')));
+    assert.ok(keys.ok);
+    const hash = createHash('sha256').update('demo-agent-key').digest('hex');
+    assert.match(read(join(DEMO, 'keys.yaml')), new RegExp(hash), 'the documented demo key matches its hash');
+  });
+  it('the demo MCP server pod template gets the sidecar, with its probe following the renamed port', () => {
+    const config = parseInjectorConfig(read(join(DEPLOY, 'base/injector-config.yaml')));
+    assert.ok(config.ok);
+    const docs = parseAllDocuments(read(join(DEMO, 'mcp-server.yaml'))).map((d) => d.toJS());
+    const deployment = docs.find((d) => d.kind === 'Deployment');
+    const service = docs.find((d) => d.kind === 'Service');
+    const pod = { metadata: deployment.spec.template.metadata, spec: deployment.spec.template.spec };
+    const plan = planInjection(pod, config.config);
+    assert.equal(plan.kind, 'patch');
+    if (plan.kind !== 'patch') return;
+    const applied = applyPatch(pod, plan.patch);
+    assert.ok(applied.ok);
+    const spec = (applied.doc as any).spec;
+    const owner = spec.containers.find((c: any) => c.ports.some((p: any) => p.name === service.spec.ports[0].targetPort));
+    assert.equal(owner.name, 'toolgate', "the unchanged Service's targetPort now names toolgate's port");
+    assert.equal(spec.containers[0].readinessProbe.tcpSocket.port, 'mcp-upstream');
+  });
+});
+
+const bin = kubectl();
+describe('kubectl kustomize renders every directory under deploy/', { skip: bin === undefined ? 'no kubectl on PATH (Debian: apt-get install kubernetes-client)' : false }, () => {
+  for (const dir of kustomizations(DEPLOY)) {
+    it(relative(REPO, dir), () => {
+      const out = execFileSync(bin as string, ['kustomize', dir], { encoding: 'utf8' });
+      const objects = parseAllDocuments(out).map((d) => d.toJS()).filter((o) => o !== null);
+      assert.ok(objects.length > 0);
+      for (const o of objects) assert.ok(o.apiVersion && o.kind && o.metadata?.name, 'every object is named');
+      const webhook = objects.find((o) => o.kind === 'MutatingWebhookConfiguration');
+      assert.deepEqual(webhook.webhooks[0].objectSelector.matchLabels, { 'toolgate.dev/inject': 'true' });
+      const injector = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'toolgate-injector');
+      const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('toolgate-injector'));
+      assert.equal(injector.spec.template.spec.volumes.find((v: any) => v.name === 'config').configMap.name, configMap.metadata.name);
+      assert.ok(existsSync(dir));
+    });
+  }
+});
