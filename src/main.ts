@@ -6,6 +6,7 @@ import { createAdminServer } from './http/admin.ts';
 import { installClientErrorHandler } from './http/client-error.ts';
 import { createTrafficHandler } from './http/traffic.ts';
 import { createMetrics } from './telemetry/metrics.ts';
+import { startTelemetry } from './telemetry/start.ts';
 import { log, setLogLevel } from './telemetry/log.ts';
 import { createUpstreamPool } from './upstream/pool.ts';
 import { waitForUpstream } from './upstream/probe.ts';
@@ -44,6 +45,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
     if (settings.deferredTools) log.warn('deferred tool listing needs a policy; it is off', { setting: 'TOOLGATE_DEFERRED_TOOLS' });
   }
 
+  const telemetry = await startTelemetry(settings);
   const traffic = createServer(
     { maxHeaderSize: settings.maxHeaderBytes, requireHostHeader: false },
     createTrafficHandler({ settings, pool, enforcer: enforcement?.enforcer }),
@@ -83,6 +85,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
       await drain(traffic, settings.drainTimeoutMs);
       await Promise.all([pool.close(), closeServer(admin), enforcement?.close()]);
       metrics.dispose();
+      await telemetry.close();
       log.info('stopped');
     })();
     return closing;

@@ -22,6 +22,9 @@ export interface Settings {
   readonly policyFile: string | undefined;
   readonly catalogueRefreshMs: number;
   readonly deferredTools: boolean;
+  /** Where audit events go: `stdout`, a file path (appended), or absent (off). */
+  readonly auditLog: string | undefined;
+  readonly auditQueueEvents: number;
   /** One line per setting that was invalid but tolerated (it names only the setting). */
   readonly warnings: readonly string[];
 }
@@ -150,6 +153,16 @@ export const settingDefs = [
       // silently turn the feature on; the warning names only the setting.
       return { value: false, warning: 'TOOLGATE_DEFERRED_TOOLS is not a boolean; deferred tool listing is off' };
     },
+  }),
+  setting({
+    key: 'auditLog', flag: '--audit-log', env: 'TOOLGATE_AUDIT_LOG', default: '',
+    doc: 'Audit events (OCSF API Activity JSON lines for calls of tools that are not read-only and for every denial): `stdout`, a file path (appended), or empty for none.',
+    parse: (raw) => (raw === '' ? ok(undefined) : /[\0\n\r]/.test(raw) ? bad('expected stdout or a file path') : ok(raw)),
+  }),
+  setting({
+    key: 'auditQueueEvents', flag: '--audit-queue-events', env: 'TOOLGATE_AUDIT_QUEUE_EVENTS', default: '10000',
+    doc: 'Audit events waiting to be written at most; when the output cannot keep up, further events are dropped and counted (toolgate_audit_events_total{outcome="dropped"}).',
+    parse: int(1, 1_000_000),
   }),
 ] as const;
 

@@ -1,5 +1,20 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { catalogueState, inflight, requestEnd, sseStream, type CatalogueState, type RequestEnd, type StreamChange } from './channels.ts';
+import {
+  catalogueState,
+  decision,
+  inflight,
+  requestEnd,
+  sseStream,
+  upstreamEnd,
+  type CatalogueState,
+  type Decision,
+  type RequestEnd,
+  type StreamChange,
+  type UpstreamEnd,
+} from './channels.ts';
+import { discovery, type DiscoveryDone } from './discovery-channel.ts';
+import { auditRecord, grantState, policyReload, snapshotLookup, type AuditRecord, type GrantState, type PolicyReloadAttempt, type SnapshotLookup } from './hooks.ts';
+import { keywordLabels } from './keywords.ts';
 
 /**
  * Every metric toolgate exports is defined in this file, with labels drawn
@@ -51,6 +66,94 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  const decisions = new Counter({
+    name: 'toolgate_decisions_total',
+    help: 'Policy decisions, by stage (authentication, grants, security_level, arguments, tools_list, …) and outcome (allow or the refusal code).',
+    labelNames: ['stage', 'outcome'] as const,
+    registers: [registry],
+  });
+  const decisionDuration = new Histogram({
+    name: 'toolgate_decision_duration_seconds',
+    help: 'Time one policy stage took to decide, by stage.',
+    labelNames: ['stage'] as const,
+    buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1],
+    registers: [registry],
+  });
+  const validationFailures = new Counter({
+    name: 'toolgate_validation_failures_total',
+    help: 'Refused tools/call arguments, by failing JSON Schema keyword (each keyword once per refusal; unknown keywords as other).',
+    labelNames: ['keyword'] as const,
+    registers: [registry],
+  });
+
+  const upstreamDuration = new Histogram({
+    name: 'toolgate_upstream_duration_seconds',
+    help: 'Upstream exchanges from sending the request to the end of the response, by HTTP method (GET is mostly long-lived SSE streams).',
+    labelNames: ['http_method'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const upstreamErrors = new Counter({
+    name: 'toolgate_upstream_errors_total',
+    help: 'Upstream exchanges that failed, by code: upstream_unavailable (refused or reset), upstream_timeout, payload_too_large, client_closed, or status_5xx for a 5xx answer.',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
+
+  const discoveryDuration = new Histogram({
+    name: 'toolgate_discovery_duration_seconds',
+    help: 'Discovery searches (toolgate/discover and search_tools) that returned a page, from parsing to the rendered page.',
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+  const discoveryResults = new Histogram({
+    name: 'toolgate_discovery_results',
+    help: 'Tools returned per discovery page.',
+    buckets: [0, 1, 2, 4, 8, 16],
+    registers: [registry],
+  });
+
+  const snapshots = new Counter({
+    name: 'toolgate_grant_snapshot_lookups_total',
+    help: 'Grant snapshot lookups, by result (hit or miss of the snapshot cache).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  let grantConfirmedAtMs: number | undefined;
+  const revision = new Gauge({
+    name: 'toolgate_grant_revision',
+    help: 'Control revision of the grants in force, as last confirmed by the shared grant store (0 while none reports).',
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'toolgate_grant_revision_age_seconds',
+    help: 'Seconds since the grant store last confirmed the revision in force; 0 while no shared store reports (grants from the policy file are always current).',
+    registers: [registry],
+    collect() {
+      if (grantConfirmedAtMs !== undefined) this.set(Math.max(0, (Date.now() - grantConfirmedAtMs) / 1000));
+    },
+  });
+
+  const reloads = new Counter({
+    name: 'toolgate_policy_reloads_total',
+    help: 'Policy reload attempts, by outcome: applied, rejected (invalid; the last good policy stays), unchanged.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const lastReloadOk = new Gauge({
+    name: 'toolgate_policy_last_reload_successful',
+    help: '1 when the last policy reload attempt was applied or unchanged (or none happened yet), 0 when it was rejected.',
+    registers: [registry],
+  });
+  lastReloadOk.set(1);
+
+  const auditEvents = new Counter({
+    name: 'toolgate_audit_events_total',
+    help: 'Audit events, by outcome: queued for writing, or dropped because the audit queue was full.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+
   // Label children are resolved once per label set: prom-client hashes the
   // label values on every labels() call, which is measurable per request.
   const counters = new Map<string, { inc(): void }>();
@@ -65,6 +168,54 @@ export function createMetrics(): Metrics {
     if (histogram === undefined) histograms.set(e.method, (histogram = duration.labels(e.method)));
     histogram.observe(e.durationSeconds);
   };
+  const decisionCounters = new Map<string, { inc(): void }>();
+  const decisionHistograms = new Map<string, { observe(v: number): void }>();
+  const onDecision = (m: unknown) => {
+    const d = m as Decision;
+    const outcome = d.allowed ? 'allow' : (d.error ?? 'deny');
+    const key = `${d.stage}\u0000${outcome}`;
+    let counter = decisionCounters.get(key);
+    if (counter === undefined) decisionCounters.set(key, (counter = decisions.labels(d.stage, outcome)));
+    counter.inc();
+    let histogram = decisionHistograms.get(d.stage);
+    if (histogram === undefined) decisionHistograms.set(d.stage, (histogram = decisionDuration.labels(d.stage)));
+    histogram.observe(d.durationSeconds);
+    if (d.keywords !== undefined) for (const k of keywordLabels(d.keywords)) validationFailures.labels(k).inc();
+  };
+  const upstreamHistograms = new Map<string, { observe(v: number): void }>();
+  const onUpstreamEnd = (m: unknown) => {
+    const u = m as UpstreamEnd;
+    const method = httpMethodLabel(u.request.method);
+    let histogram = upstreamHistograms.get(method);
+    if (histogram === undefined) upstreamHistograms.set(method, (histogram = upstreamDuration.labels(method)));
+    histogram.observe(u.durationSeconds);
+    if (u.error !== undefined) upstreamErrors.labels(u.error).inc();
+    else if (u.status >= 500) upstreamErrors.labels('status_5xx').inc();
+  };
+  const onDiscovery = (m: unknown) => {
+    const d = m as DiscoveryDone;
+    discoveryDuration.observe(d.durationSeconds);
+    discoveryResults.observe(d.results);
+  };
+  const onSnapshot = (m: unknown) => {
+    const r = (m as SnapshotLookup).result;
+    if (r === 'hit' || r === 'miss') snapshots.labels(r).inc();
+  };
+  const onGrantState = (m: unknown) => {
+    const g = m as GrantState;
+    revision.set(g.revision);
+    grantConfirmedAtMs = g.confirmedAtMs;
+  };
+  const onReload = (m: unknown) => {
+    const o = (m as PolicyReloadAttempt).outcome;
+    if (o !== 'applied' && o !== 'rejected' && o !== 'unchanged') return;
+    reloads.labels(o).inc();
+    lastReloadOk.set(o === 'rejected' ? 0 : 1);
+  };
+  const onAudit = (m: unknown) => {
+    const o = (m as AuditRecord).outcome;
+    if (o === 'queued' || o === 'dropped') auditEvents.labels(o).inc();
+  };
   const onInflight = (m: unknown) => inflightGauge.inc((m as StreamChange).delta);
   const onSse = (m: unknown) => sseGauge.inc((m as StreamChange).delta);
   const onCatalogue = (m: unknown) => {
@@ -72,17 +223,30 @@ export function createMetrics(): Metrics {
     catalogueTools.set(c.tools);
     unenforceable.set(c.unenforceable);
   };
-  catalogueState.subscribe(onCatalogue);
-  requestEnd.subscribe(onEnd);
-  inflight.subscribe(onInflight);
-  sseStream.subscribe(onSse);
+  const subscriptions = [
+    [catalogueState, onCatalogue],
+    [requestEnd, onEnd],
+    [inflight, onInflight],
+    [sseStream, onSse],
+    [decision, onDecision],
+    [upstreamEnd, onUpstreamEnd],
+    [discovery, onDiscovery],
+    [snapshotLookup, onSnapshot],
+    [grantState, onGrantState],
+    [policyReload, onReload],
+    [auditRecord, onAudit],
+  ] as const;
+  for (const [c, f] of subscriptions) c.subscribe(f);
   return {
     registry,
     dispose() {
-      requestEnd.unsubscribe(onEnd);
-      inflight.unsubscribe(onInflight);
-      sseStream.unsubscribe(onSse);
-      catalogueState.unsubscribe(onCatalogue);
+      for (const [c, f] of subscriptions) c.unsubscribe(f);
     },
   };
+}
+
+const HTTP_METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'DELETE', 'HEAD', 'OPTIONS', 'PUT', 'PATCH']);
+
+function httpMethodLabel(method: string | undefined): string {
+  return method !== undefined && HTTP_METHODS.has(method) ? method : 'other';
 }

@@ -3,7 +3,7 @@ import type { Pool } from 'undici';
 import { log } from '../telemetry/log.ts';
 import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
 import type { ErrorId } from '../errors.ts';
-import { announceUpstream } from './observe.ts';
+import { announceUpstream, withMetaFields } from './observe.ts';
 
 export type Buffered =
   | { readonly ok: true; readonly status: number; readonly headers: Record<string, string | string[] | undefined>; readonly body: Buffer }
@@ -20,7 +20,7 @@ export async function requestBuffered(pool: Pool, req: IncomingMessage, res: Ser
   res.once('close', onClose);
   const timing = announceUpstream(req, requestHeaders);
   try {
-    const up = await pool.request({ path: req.url ?? '/', method: 'POST', headers: requestHeaders, body, signal: abort.signal });
+    const up = await pool.request({ path: req.url ?? '/', method: 'POST', headers: requestHeaders, body: withMetaFields(body, timing), signal: abort.signal });
     timing?.answered(up.statusCode);
     const chunks: Buffer[] = [];
     let size = 0;

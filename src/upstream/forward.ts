@@ -5,7 +5,7 @@ import type { ErrorId } from '../errors.ts';
 import { clientResponseHeaders } from '../http/headers.ts';
 import { sendError, type JsonRpcId } from '../http/jsonrpc.ts';
 import { sseStream } from '../telemetry/channels.ts';
-import { announceUpstream, type UpstreamTiming } from './observe.ts';
+import { announceUpstream, withMetaFields, type UpstreamTiming } from './observe.ts';
 import { log } from '../telemetry/log.ts';
 import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
 
@@ -45,7 +45,7 @@ export async function forward(
         path: req.url ?? '/',
         method: req.method as 'GET',
         headers: requestHeaders,
-        body,
+        body: Buffer.isBuffer(body) ? withMetaFields(body, timing) : body,
         signal: abort.signal,
         ...(headersTimeoutMs !== undefined && { headersTimeout: headersTimeoutMs }),
       },

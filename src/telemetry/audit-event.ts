@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { canonicalize, sha256Hex } from '../catalogue/digest.ts';
+import type { SideEffect } from '../config/policy.ts';
+import { errors, type ErrorId } from '../errors.ts';
+
+/**
+ * One audit record as an OCSF API Activity event (class 6003). Built only
+ * from identifiers, codes, sizes, timings and a digest: the arguments are
+ * reduced to the SHA-256 of their canonical JSON (RFC 8785) and its length,
+ * never echoed.
+ */
+
+export const OCSF_VERSION = '1.4.0';
+
+export interface AuditInput {
+  readonly timeMs: number;
+  readonly durationMs: number;
+  /** Bounded method label (a known MCP method, `other`, `unclassified`, `http_get`, …). */
+  readonly operation: string;
+  readonly requestId: string | undefined;
+  readonly tool: string | undefined;
+  readonly sideEffect: SideEffect | undefined;
+  readonly principalId: string | undefined;
+  /** The first stage that refused, with its code; absent when every stage allowed. */
+  readonly denial: { readonly stage: string; readonly error: ErrorId | undefined } | undefined;
+  /** `forwarded`, `client_closed`, or a registry error code. */
+  readonly outcome: string;
+  readonly status: number;
+  readonly upstreamStatus: number | undefined;
+  readonly arguments: { readonly present: true; readonly value: unknown } | undefined;
+  readonly src: { readonly ip: string | undefined; readonly port: number | undefined };
+  readonly dst: URL;
+  readonly pod: string;
+  readonly traceId: string | undefined;
+  readonly version: string;
+}
+
+const READS = new Set(['tools/list', 'resources/list', 'resources/read', 'resources/templates/list', 'prompts/list', 'prompts/get', 'toolgate/discover']);
+
+export function auditEvent(a: AuditInput): Record<string, unknown> {
+  const read = READS.has(a.operation);
+  const activityId = read ? 2 : 99;
+  const activityName = read ? 'Read' : a.operation === 'tools/call' ? 'Invoke' : 'Other';
+  const failed = a.denial !== undefined || (a.outcome !== 'forwarded' && a.outcome !== 'client_closed');
+  const code = a.denial?.error !== undefined ? errors[a.denial.error].code : Object.hasOwn(errors, a.outcome) ? errors[a.outcome as ErrorId].code : a.outcome;
+  const digest = a.arguments === undefined ? undefined : canonicalize(a.arguments.value);
+  const dstPort = Number(a.dst.port) || (a.dst.protocol === 'https:' ? 443 : 80);
+  return {
+    class_uid: 6003,
+    class_name: 'API Activity',
+    category_uid: 6,
+    category_name: 'Application Activity',
+    activity_id: activityId,
+    activity_name: activityName,
+    type_uid: 6003 * 100 + activityId,
+    type_name: `API Activity: ${activityName}`,
+    time: a.timeMs,
+    start_time: a.timeMs - a.durationMs,
+    end_time: a.timeMs,
+    duration: Math.round(a.durationMs),
+    severity_id: a.denial !== undefined ? 3 : 1,
+    severity: a.denial !== undefined ? 'Medium' : 'Informational',
+    status_id: failed ? 2 : 1,
+    status: failed ? 'Failure' : 'Success',
+    status_code: code,
+    status_detail: a.denial !== undefined ? `denied at ${a.denial.stage}: ${code}` : `${a.outcome}`,
+    actor: {
+      ...(a.principalId !== undefined && { user: { uid: a.principalId } }),
+      ...(a.denial !== undefined && { authorizations: [{ decision: 'deny', policy: { name: a.denial.stage } }] }),
+    },
+    api: {
+      operation: a.operation,
+      service: { name: 'mcp' },
+      ...(a.requestId !== undefined && { request: { uid: a.requestId } }),
+      response: { code: a.status, ...(failed && { error: code }) },
+    },
+    ...(a.tool !== undefined && { resources: [{ name: a.tool, type: 'mcp_tool' }] }),
+    src_endpoint: { ...(a.src.ip !== undefined && { ip: a.src.ip }), ...(a.src.port !== undefined && { port: a.src.port }) },
+    dst_endpoint: { hostname: a.dst.hostname, port: dstPort, svc_name: 'mcp' },
+    device: { hostname: a.pod, type_id: 0 },
+    metadata: {
+      uid: randomUUID(),
+      version: OCSF_VERSION,
+      log_name: 'toolgate_audit',
+      product: { name: 'toolgate', vendor_name: 'toolgate', version: a.version },
+      ...(a.traceId !== undefined && { correlation_uid: a.traceId }),
+    },
+    unmapped: {
+      ...(a.traceId !== undefined && { trace_id: a.traceId }),
+      ...(a.sideEffect !== undefined && { side_effect: a.sideEffect }),
+      ...(a.upstreamStatus !== undefined && { upstream_status: a.upstreamStatus }),
+      ...(digest !== undefined && digest.ok && { arguments_sha256: sha256Hex(digest.text), arguments_bytes: Buffer.byteLength(digest.text) }),
+    },
+  };
+}

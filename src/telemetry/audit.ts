@@ -1,0 +1,127 @@
+import type { IncomingMessage } from 'node:http';
+import type { SideEffect } from '../config/policy.ts';
+import type { ErrorId } from '../errors.ts';
+import type { Classified } from '../http/classify.ts';
+import { methodLabel } from '../http/methods.ts';
+import { auditEvent } from './audit-event.ts';
+import type { AuditSink } from './audit-sink.ts';
+import { decision, requestClassified, requestEnd, upstreamEnd, type Decision, type RequestClassified, type RequestEnd, type UpstreamEnd } from './channels.ts';
+import { guard } from './guard.ts';
+import { auditRecord } from './hooks.ts';
+import { safeName, safeRequestId } from './span-attributes.ts';
+
+/**
+ * Audit from the request lifecycle channels: one event per `tools/call` of a
+ * tool that is not read-only, and one per request any policy stage refused.
+ * The event is built and queued when the request ends; writing happens
+ * later, off the request path (see audit-sink.ts).
+ */
+
+export interface AuditOptions {
+  readonly sink: AuditSink;
+  readonly upstream: URL;
+  /** Pod (host) name, where the decision was taken. */
+  readonly pod: string;
+  readonly version: string;
+  /**
+   * The tool's side effect from policy. Undefined (no policy, or no lookup
+   * wired) counts as not read-only: an unknown tool is audited.
+   */
+  readonly sideEffect?: (tool: string) => SideEffect | undefined;
+  readonly traceIdOf?: (request: IncomingMessage) => string | undefined;
+}
+
+export interface Audit {
+  dispose(): void;
+}
+
+interface RequestAudit {
+  message?: Classified;
+  principalId?: string;
+  denial?: { readonly stage: string; readonly error: ErrorId | undefined };
+  upstreamStatus?: number;
+}
+
+export function startAudit(options: AuditOptions): Audit {
+  const { sink, sideEffect, traceIdOf } = options;
+  const requests = new WeakMap<IncomingMessage, RequestAudit>();
+  const stateOf = (request: IncomingMessage) => {
+    let s = requests.get(request);
+    if (s === undefined) requests.set(request, (s = {}));
+    return s;
+  };
+
+  const onClassified = guard('audit', (m: unknown) => {
+    const c = m as RequestClassified;
+    stateOf(c.request).message = c.message;
+  });
+  const onDecision = guard('audit', (m: unknown) => {
+    const d = m as Decision;
+    const s = stateOf(d.request);
+    if (d.principal !== undefined) s.principalId = d.principal.id;
+    if (!d.allowed && s.denial === undefined) s.denial = { stage: d.stage, error: d.error };
+  });
+  const onUpstreamEnd = guard('audit', (m: unknown) => {
+    const u = m as UpstreamEnd;
+    if (u.status > 0) stateOf(u.request).upstreamStatus = u.status;
+  });
+  const onEnd = guard('audit', (m: unknown) => {
+    const e = m as RequestEnd;
+    if (e.request === undefined) return;
+    const s = requests.get(e.request);
+    const message = s?.message;
+    const isCall = message?.method === 'tools/call' && message.kind === 'request';
+    const tool = isCall ? safeName(message.name) : undefined;
+    const effect = tool === undefined ? undefined : sideEffect?.(tool);
+    if (s?.denial === undefined && !(isCall && effect !== 'read_only')) return;
+    const args = isCall && message.params !== undefined && Object.hasOwn(message.params, 'arguments') ? { present: true as const, value: message.params.arguments } : undefined;
+    const event = auditEvent({
+      timeMs: Date.now(),
+      durationMs: e.durationSeconds * 1000,
+      operation: message !== undefined ? methodLabel(message.method) : e.method,
+      requestId: message === undefined ? undefined : safeRequestId(message.id),
+      tool,
+      sideEffect: effect,
+      principalId: s?.principalId,
+      denial: s?.denial,
+      outcome: e.outcome,
+      status: e.status,
+      upstreamStatus: s?.upstreamStatus,
+      arguments: args,
+      src: { ip: e.request.socket.remoteAddress, port: e.request.socket.remotePort },
+      dst: options.upstream,
+      pod: options.pod,
+      traceId: traceIdOf?.(e.request) ?? incomingTraceId(e.request, message),
+      version: options.version,
+    });
+    const queued = sink.write(JSON.stringify(event));
+    if (auditRecord.hasSubscribers) auditRecord.publish({ outcome: queued ? 'queued' : 'dropped' });
+  });
+
+  const subscriptions = [
+    [requestClassified, onClassified],
+    [decision, onDecision],
+    [upstreamEnd, onUpstreamEnd],
+    [requestEnd, onEnd],
+  ] as const;
+  for (const [c, f] of subscriptions) c.subscribe(f);
+  return {
+    dispose() {
+      for (const [c, f] of subscriptions) c.unsubscribe(f);
+    },
+  };
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
+
+/** Without tracing, the caller's own trace id (from `_meta`, else the header) still correlates the event. */
+function incomingTraceId(request: IncomingMessage, message: Classified | undefined): string | undefined {
+  const meta = message?.params?._meta;
+  const fromMeta = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).traceparent : undefined;
+  const header = request.headers.traceparent;
+  for (const candidate of [fromMeta, header]) {
+    const id = typeof candidate === 'string' ? TRACEPARENT.exec(candidate)?.[1] : undefined;
+    if (id !== undefined && !/^0+$/.test(id)) return id;
+  }
+  return undefined;
+}
