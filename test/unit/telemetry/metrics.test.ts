@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
+import { describe, it } from 'node:test';
+import { decision, upstreamEnd } from '../../../src/telemetry/channels.ts';
+import { discovery } from '../../../src/telemetry/discovery-channel.ts';
+import { auditRecord, grantState, policyReload, snapshotLookup } from '../../../src/telemetry/hooks.ts';
+import { createMetrics } from '../../../src/telemetry/metrics.ts';
+import { parsePrometheusText, sampleValue } from './prom-text.ts';
+
+const request = (method: string) => ({ method, headers: {} }) as IncomingMessage;
+
+describe('metrics from the telemetry channels', () => {
+  it('counts decisions, keywords, upstream results, discovery, grants, reloads and audit drops', async () => {
+    const metrics = createMetrics();
+    try {
+      const req = request('POST');
+      decision.publish({ request: req, stage: 'grants', allowed: true, durationSeconds: 0.0001 });
+      decision.publish({ request: req, stage: 'arguments', allowed: false, error: 'invalid_arguments', keywords: ['maximum', 'maximum', 'x-vendor', 'pattern'], durationSeconds: 0.0002 });
+      upstreamEnd.publish({ request: req, status: 200, durationSeconds: 0.01 });
+      upstreamEnd.publish({ request: req, status: 0, error: 'upstream_timeout', durationSeconds: 30 });
+      upstreamEnd.publish({ request: request('BREW'), status: 503, durationSeconds: 0.02 });
+      discovery.publish({ request: req, results: 3, total: 9, durationSeconds: 0.002 });
+      snapshotLookup.publish({ result: 'hit' });
+      snapshotLookup.publish({ result: 'bogus' });
+      grantState.publish({ revision: 42, confirmedAtMs: Date.now() - 5000 });
+      policyReload.publish({ outcome: 'applied', generation: 1, durationSeconds: 0.01 });
+      policyReload.publish({ outcome: 'rejected', generation: 1, durationSeconds: 0.01 });
+      policyReload.publish({ outcome: 'something else' });
+      auditRecord.publish({ outcome: 'dropped' });
+
+      const f = parsePrometheusText(await metrics.registry.metrics());
+      assert.equal(sampleValue(f, 'toolgate_decisions_total', { stage: 'grants', outcome: 'allow' }), 1);
+      assert.equal(sampleValue(f, 'toolgate_decisions_total', { stage: 'arguments', outcome: 'invalid_arguments' }), 1);
+      assert.equal(sampleValue(f, 'toolgate_decision_duration_seconds_count', { stage: 'arguments' }), 1);
+      assert.equal(sampleValue(f, 'toolgate_validation_failures_total', { keyword: 'maximum' }), 1, 'once per refusal');
+      assert.equal(sampleValue(f, 'toolgate_validation_failures_total', { keyword: 'other' }), 1);
+      assert.equal(sampleValue(f, 'toolgate_validation_failures_total', { keyword: 'x-vendor' }), undefined);
+      assert.equal(sampleValue(f, 'toolgate_upstream_duration_seconds_count', { http_method: 'POST' }), 2);
+      assert.equal(sampleValue(f, 'toolgate_upstream_duration_seconds_count', { http_method: 'other' }), 1);
+      assert.equal(sampleValue(f, 'toolgate_upstream_errors_total', { code: 'upstream_timeout' }), 1);
+      assert.equal(sampleValue(f, 'toolgate_upstream_errors_total', { code: 'status_5xx' }), 1);
+      assert.equal(sampleValue(f, 'toolgate_discovery_results_sum'), 3);
+      assert.equal(sampleValue(f, 'toolgate_discovery_duration_seconds_count'), 1);
+      assert.equal(sampleValue(f, 'toolgate_grant_snapshot_lookups_total', { result: 'hit' }), 1);
+      assert.equal(f.get('toolgate_grant_snapshot_lookups_total')?.samples.length, 1, 'unknown results are not labels');
+      assert.equal(sampleValue(f, 'toolgate_grant_revision'), 42);
+      const age = sampleValue(f, 'toolgate_grant_revision_age_seconds') as number;
+      assert.ok(age >= 5 && age < 60, String(age));
+      assert.equal(sampleValue(f, 'toolgate_policy_reloads_total', { outcome: 'applied' }), 1);
+      assert.equal(sampleValue(f, 'toolgate_policy_reloads_total', { outcome: 'rejected' }), 1);
+      assert.equal(f.get('toolgate_policy_reloads_total')?.samples.length, 2);
+      assert.equal(sampleValue(f, 'toolgate_policy_last_reload_successful'), 0);
+      assert.equal(sampleValue(f, 'toolgate_audit_events_total', { outcome: 'dropped' }), 1);
+      for (const family of f.values()) assert.ok(family.help.length > 0, `${family.name} has help`);
+    } finally {
+      metrics.dispose();
+    }
+    assert.equal(decision.hasSubscribers, false, 'dispose unsubscribes');
+    assert.equal(policyReload.hasSubscribers, false);
+  });
+
+  it('the strict parser refuses malformed expositions', () => {
+    for (const bad of [
+      'x 1\n',
+      '# TYPE x counter\nx{a="1} 1\n',
+      '# TYPE x counter\nx 1 2 3\n',
+      '# TYPE x counter\nx one\n',
+      '# TYPE x counter\n# TYPE y counter\nx 1\ny 1\nx 2\n',
+      '# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_count 1\n',
+      '# TYPE x counter\nx 1',
+    ]) {
+      assert.throws(() => parsePrometheusText(bad), undefined, bad);
+    }
+  });
+});
