@@ -69,7 +69,7 @@ describe('metrics from the telemetry channels', () => {
       '# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_count 1\n',
       '# TYPE x counter\nx 1',
     ]) {
-      assert.throws(() => parsePrometheusText(bad), undefined, bad);
+      assert.throws(() => parsePrometheusText(bad), Error, bad);
     }
   });
 });
