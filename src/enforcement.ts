@@ -1,11 +1,14 @@
-import { randomInt } from 'node:crypto';
 import type { Pool } from 'undici';
 import type { Catalogue } from './catalogue/catalogue.ts';
 import { CatalogueSync } from './catalogue/sync.ts';
+import { RedisReplayStore } from './auth/redis-replay-store.ts';
+import type { ReplayStore } from './auth/replay-store.ts';
+import { createRedisClient, parseRedisConfig, type RedisConfig } from './cache/redis.ts';
 import { loadEnforcement, type Enforcement } from './config/enforcement.ts';
+import type { Policy } from './config/policy.ts';
 import type { Settings } from './config/settings.ts';
 import { createDiscovery } from './discovery/service.ts';
-import { SnapshotCache } from './grants/snapshot-cache.ts';
+import { createFileGrantStore, createRedisGrantStore, type GrantStore } from './grants/store.ts';
 import { createEnforcer, type Enforcer } from './http/enforce.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
 import { grantsInterceptor } from './interceptors/grants.ts';
@@ -38,14 +41,15 @@ export interface RunningEnforcement {
  */
 export async function startEnforcement(settings: Settings, pool: Pool): Promise<RunningEnforcement> {
   const path = settings.policyFile as string;
-  // Without a shared store the revision only has to be stable for this
-  // process and distinct from other processes' (cursors carry it).
-  const loaded = await loadEnforcement(path, randomInt(1, 2 ** 31));
+  const shared = settings.redisUrl === undefined ? undefined : connectRedis(settings);
+  const loaded = await loadEnforcement(path, shared?.replayStore);
   if (!loaded.ok) {
+    shared?.close();
     const first = loaded.errors[0];
     throw new StartupError(`invalid policy ${path}: ${first?.path || '/'}: ${first?.message ?? 'invalid'}${loaded.errors.length > 1 ? ` (and ${loaded.errors.length - 1} more)` : ''}`);
   }
   const current: Enforcement = loaded.enforcement;
+  const grants = await openGrantStore(settings, current.policy, shared);
   const schemas = new SchemaCache();
   const sync = new CatalogueSync({
     url: new URL(settings.mcpPath, settings.upstream),
@@ -61,15 +65,72 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     },
   };
   const chain = composeChain([grantsInterceptor(), securityLevelInterceptor(), argumentsInterceptor(schemas)]);
-  const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => current.revision }) : undefined;
-  const enforcer = createEnforcer({ current: () => current, catalogue, chain, snapshots: new SnapshotCache(), pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery });
+  const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1 }) : undefined;
+  const enforcer = createEnforcer({ current: () => current, catalogue, chain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery });
   let isSynced = false;
   const firstSync = sync.start().then(() => {
     isSynced = true;
     log.info('catalogue synced', { tools: sync.current()?.tools.size ?? 0 });
   });
   firstSync.catch(() => {});
-  return { enforcer, firstSync, synced: () => isSynced, close: () => sync.close() };
+  return {
+    enforcer,
+    firstSync,
+    synced: () => isSynced,
+    close: async () => {
+      await Promise.all([sync.close(), grants.close()]);
+      shared?.close();
+    },
+  };
+}
+
+interface SharedRedis {
+  readonly config: RedisConfig;
+  readonly replayStore: ReplayStore;
+  close(): void;
+}
+
+/** One connection for one-time-token records; the grant store opens its own. */
+function connectRedis(settings: Settings): SharedRedis {
+  const parsed = parseRedisConfig({
+    url: settings.redisUrl as string,
+    username: settings.redisUsername,
+    passwordFile: settings.redisPasswordFile,
+    tlsCaFile: settings.redisTlsCaFile,
+    connectTimeoutMs: settings.redisConnectTimeoutMs,
+    commandTimeoutMs: settings.redisCommandTimeoutMs,
+  });
+  if (!parsed.ok) throw new StartupError(`invalid setting ${parsed.setting}: ${parsed.problem}`);
+  const client = createRedisClient(parsed.config, { name: 'toolgate-replay' });
+  return {
+    config: parsed.config,
+    replayStore: new RedisReplayStore({ client, domain: settings.policyDomain }),
+    close: () => client.disconnect(),
+  };
+}
+
+/**
+ * Grants come from the policy file (in process, a stable random revision per
+ * process) or from Redis, shared by every replica of the policy domain.
+ */
+async function openGrantStore(settings: Settings, policy: Policy, shared: SharedRedis | undefined): Promise<GrantStore> {
+  if (settings.grantSource === 'file') {
+    return createFileGrantStore({ rows: policy.grants, l1MaxEntries: settings.grantsL1MaxEntries });
+  }
+  if (policy.grants.length > 0) log.warn('grant rows in the policy file are ignored: grants come from Redis', { setting: 'TOOLGATE_GRANT_SOURCE' });
+  const opened = await createRedisGrantStore({
+    redis: (shared as SharedRedis).config,
+    domain: settings.policyDomain,
+    stalenessMs: settings.grantsStalenessMs,
+    checkIntervalMs: Math.min(settings.grantsCheckIntervalMs, settings.grantsStalenessMs),
+    l1MaxEntries: settings.grantsL1MaxEntries,
+    l2TtlSeconds: settings.grantsL2TtlSeconds,
+  });
+  if (!opened.ok) {
+    shared?.close();
+    throw new StartupError(`invalid grant store settings: ${opened.problem}`);
+  }
+  return opened.store;
 }
 
 /**

@@ -4,23 +4,22 @@ import type { Verifier } from '../auth/types.ts';
 import { loadPolicyFile, type ConfigError, type Policy } from './policy.ts';
 
 /**
- * The policy in force and what was built from it, as one immutable value: a
- * request reads it once, so a reload can never hand it grants from one
- * version and verifiers from another.
+ * The policy in force and the verifiers built from it, as one immutable
+ * value: a request reads it once, so a reload can never hand it metadata from
+ * one version and verifiers from another. Grants live in the grant store,
+ * which carries the control revision.
  */
 export interface Enforcement {
   readonly policy: Policy;
   readonly verifiers: readonly Verifier[];
-  /** The control revision the policy's grants are bound to. */
-  readonly revision: number;
 }
 
 export type EnforcementResult = { ok: true; enforcement: Enforcement } | { ok: false; errors: readonly ConfigError[] };
 
-export async function loadEnforcement(path: string, revision: number, replayStore?: ReplayStore): Promise<EnforcementResult> {
+export async function loadEnforcement(path: string, replayStore?: ReplayStore): Promise<EnforcementResult> {
   const loaded = await loadPolicyFile(path);
   if (!loaded.ok) return loaded;
   const built = await buildVerifiers(loaded.policy.authentication, replayStore === undefined ? {} : { replayStore });
   if (!built.ok) return built;
-  return { ok: true, enforcement: Object.freeze({ policy: loaded.policy, verifiers: built.verifiers, revision }) };
+  return { ok: true, enforcement: Object.freeze({ policy: loaded.policy, verifiers: built.verifiers }) };
 }

@@ -22,6 +22,19 @@ export interface Settings {
   readonly policyFile: string | undefined;
   readonly catalogueRefreshMs: number;
   readonly deferredTools: boolean;
+  /** Absent: grants, replay records and revisions live in process (one replica). */
+  readonly redisUrl: string | undefined;
+  readonly redisUsername: string | undefined;
+  readonly redisPasswordFile: string | undefined;
+  readonly redisTlsCaFile: string | undefined;
+  readonly redisConnectTimeoutMs: number;
+  readonly redisCommandTimeoutMs: number;
+  readonly policyDomain: string;
+  readonly grantSource: 'file' | 'redis';
+  readonly grantsStalenessMs: number;
+  readonly grantsCheckIntervalMs: number;
+  readonly grantsL1MaxEntries: number;
+  readonly grantsL2TtlSeconds: number;
   /** Where audit events go: `stdout`, a file path (appended), or absent (off). */
   readonly auditLog: string | undefined;
   readonly auditQueueEvents: number;
@@ -62,6 +75,11 @@ function int(min: number, max: number) {
 }
 
 const port = int(0, 65535);
+
+function optionalText(raw: string): Parsed<string | undefined> {
+  if (raw === '') return ok(undefined);
+  return /[\0\r\n]/.test(raw) ? bad('expected one line of text') : ok(raw);
+}
 
 function setting<K extends keyof Settings>(d: SettingDef<K>): SettingDef<K> {
   return d;
@@ -164,6 +182,57 @@ export const settingDefs = [
     doc: 'Audit events waiting to be written at most; when the output cannot keep up, further events are dropped and counted (toolgate_audit_events_total{outcome="dropped"}).',
     parse: int(1, 1_000_000),
   }),
+  setting({
+    key: 'redisUrl', flag: '--redis-url', env: 'TOOLGATE_REDIS_URL', default: '',
+    doc: 'Redis shared by replicas: redis:// or rediss:// (standalone), redis+sentinel://h:p,h:p/master, redis+cluster://h:p,h:p. Empty: everything in process.',
+    parse: optionalText,
+  }),
+  setting({
+    key: 'redisUsername', flag: '--redis-username', env: 'TOOLGATE_REDIS_USERNAME', default: '',
+    doc: 'Redis ACL user (overrides one in the URL).', parse: optionalText,
+  }),
+  setting({
+    key: 'redisPasswordFile', flag: '--redis-password-file', env: 'TOOLGATE_REDIS_PASSWORD_FILE', default: '',
+    doc: 'File holding the Redis password, e.g. a mounted Secret (overrides one in the URL).', parse: optionalText,
+  }),
+  setting({
+    key: 'redisTlsCaFile', flag: '--redis-tls-ca-file', env: 'TOOLGATE_REDIS_TLS_CA_FILE', default: '',
+    doc: 'PEM bundle to trust for rediss:// connections.', parse: optionalText,
+  }),
+  setting({
+    key: 'redisConnectTimeoutMs', flag: '--redis-connect-timeout-ms', env: 'TOOLGATE_REDIS_CONNECT_TIMEOUT_MS', default: '2000',
+    doc: 'Redis connect timeout.', parse: int(50, 60_000),
+  }),
+  setting({
+    key: 'redisCommandTimeoutMs', flag: '--redis-command-timeout-ms', env: 'TOOLGATE_REDIS_COMMAND_TIMEOUT_MS', default: '500',
+    doc: 'Redis command timeout; a grant lookup that misses the in-process cache fails closed (503) after it.', parse: int(10, 60_000),
+  }),
+  setting({
+    key: 'policyDomain', flag: '--policy-domain', env: 'TOOLGATE_POLICY_DOMAIN', default: 'default',
+    doc: 'Policy domain: replicas sharing a domain share grants and one control revision in Redis.',
+    parse: (raw) => (/^[A-Za-z0-9._-]{1,64}$/.test(raw) ? ok(raw) : bad('expected 1-64 letters, digits, dots, dashes or underscores')),
+  }),
+  setting({
+    key: 'grantSource', flag: '--grant-source', env: 'TOOLGATE_GRANT_SOURCE', default: 'file',
+    doc: "Where grant rows come from: file (the policy file's grants) or redis (rows managed with toolgate grants; needs TOOLGATE_REDIS_URL).",
+    parse: (raw) => (raw === 'file' || raw === 'redis' ? ok(raw) : bad('expected file or redis')),
+  }),
+  setting({
+    key: 'grantsStalenessMs', flag: '--grants-staleness-ms', env: 'TOOLGATE_GRANTS_STALENESS_MS', default: '5000',
+    doc: 'With Redis grants: a revision not confirmed for this long makes every call fail closed (503 grants_unavailable).', parse: int(100, 600_000),
+  }),
+  setting({
+    key: 'grantsCheckIntervalMs', flag: '--grants-check-interval-ms', env: 'TOOLGATE_GRANTS_CHECK_INTERVAL_MS', default: '1000',
+    doc: 'With Redis grants: how often the revision is re-read (pub/sub delivers changes at once; this confirms freshness).', parse: int(50, 600_000),
+  }),
+  setting({
+    key: 'grantsL1MaxEntries', flag: '--grants-l1-max-entries', env: 'TOOLGATE_GRANTS_L1_MAX_ENTRIES', default: '10000',
+    doc: 'In-process snapshot cache size (principals); least recently used out first.', parse: int(1, 10_000_000),
+  }),
+  setting({
+    key: 'grantsL2TtlSeconds', flag: '--grants-l2-ttl-seconds', env: 'TOOLGATE_GRANTS_L2_TTL_SECONDS', default: '300',
+    doc: 'With Redis grants: lifetime of a snapshot stored in Redis.', parse: int(1, 86_400),
+  }),
 ] as const;
 
 /**
@@ -188,6 +257,7 @@ export function loadSettings(argv: readonly string[], env: NodeJS.ProcessEnv): S
   }
   const unknown = flags.keys().next();
   if (!unknown.done) throw new SettingError(unknown.value, 'unknown flag');
+  if (out.grantSource === 'redis' && out.redisUrl === undefined) throw new SettingError('TOOLGATE_GRANT_SOURCE', 'redis needs TOOLGATE_REDIS_URL');
   out.warnings = Object.freeze(warnings);
   return Object.freeze(out) as unknown as Settings;
 }

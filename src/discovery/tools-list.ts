@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/types.ts';
 import type { Policy } from '../config/policy.ts';
-import type { GrantSnapshot } from '../grants/types.ts';
+import type { GrantRow, GrantSnapshot } from '../grants/types.ts';
 import { mayCall, notGranted, scopesThatWouldHelp } from '../interceptors/visibility.ts';
 import type { CatalogueView } from '../pipeline/catalogue-view.ts';
 import type { Verdict } from '../pipeline/types.ts';
@@ -10,6 +10,7 @@ export interface Viewer {
   readonly policy: Policy;
   readonly snapshot: GrantSnapshot;
   readonly principal: Principal;
+  rowsForTool(tool: string): Promise<readonly GrantRow[] | undefined>;
 }
 
 /**
@@ -34,16 +35,17 @@ export function toolsListEdit(viewer: Viewer): ResultEdit {
  * asks for more access; when the caller may see no tool of the catalogue at
  * all, it gets a 403 naming scopes that would grant some, instead.
  */
-export function refuseEmptyListing(viewer: Viewer, catalogue: CatalogueView): Verdict | undefined {
+export async function refuseEmptyListing(viewer: Viewer, catalogue: CatalogueView): Promise<Verdict | undefined> {
+  const names = [...catalogue.names()];
+  if (names.length === 0) return undefined;
+  for (const name of names) if (mayCall(viewer.policy, viewer.snapshot, viewer.principal, name)) return undefined;
   let help: string[] | undefined;
-  let any = false;
-  for (const name of catalogue.names()) {
-    any = true;
-    if (mayCall(viewer.policy, viewer.snapshot, viewer.principal, name)) return undefined;
-    const scopes = scopesThatWouldHelp(viewer.policy, viewer.snapshot, viewer.principal, name);
+  const rows = await Promise.all(names.map((name) => viewer.rowsForTool(name)));
+  names.forEach((name, i) => {
+    const scopes = scopesThatWouldHelp(viewer.policy, viewer.snapshot, viewer.principal, name, rows[i]);
     if (scopes !== undefined && (help === undefined || scopes.length < help.length || (scopes.length === help.length && scopes.join(' ') < help.join(' ')))) {
       help = scopes;
     }
-  }
-  return any ? notGranted(viewer.policy, help) : undefined;
+  });
+  return notGranted(viewer.policy, help);
 }

@@ -9,7 +9,7 @@ import { toolMetadata } from '../config/policy.ts';
 import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../discovery/search-tool.ts';
 import type { DiscoveryService, DoorResult } from '../discovery/service.ts';
 import { refuseEmptyListing, toolsListEdit } from '../discovery/tools-list.ts';
-import type { SnapshotCache } from '../grants/snapshot-cache.ts';
+import type { GrantStore } from '../grants/store.ts';
 import type { CatalogueView } from '../pipeline/catalogue-view.ts';
 import type { Chain } from '../pipeline/compose.ts';
 import type { Exchange, Verdict } from '../pipeline/types.ts';
@@ -35,7 +35,7 @@ export interface EnforcerDeps {
   readonly current: () => Enforcement;
   readonly catalogue: CatalogueView;
   readonly chain: Chain;
-  readonly snapshots: SnapshotCache;
+  readonly grants: GrantStore;
   readonly pool: Pool;
   /** Largest upstream tools/list response toolgate will buffer to filter. */
   readonly maxRewriteBytes: number;
@@ -45,7 +45,8 @@ export interface EnforcerDeps {
 
 /** Policy on the request path: who is calling, and what they may see and call. */
 export function createEnforcer(deps: EnforcerDeps): Enforcer {
-  const { current, catalogue, chain, snapshots, pool, maxRewriteBytes, discovery: discover } = deps;
+  const { current, catalogue, chain, grants, pool, maxRewriteBytes, discovery: discover } = deps;
+  const rowsForTool = (tool: string) => grants.rowsForTool(tool);
   const policed = new Set(['tools/call', 'tools/list', ...(discover === undefined ? [] : [DISCOVER_METHOD])]);
 
   const answer = (res: ServerResponse, message: Classified, r: DoorResult): Outcome => {
@@ -64,7 +65,7 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
   };
 
   async function toolsList(req: IncomingMessage, res: ServerResponse, headers: string[], body: Buffer, ex: Exchange): Promise<Outcome> {
-    const empty = refuseEmptyListing(ex, catalogue);
+    const empty = await refuseEmptyListing(ex, catalogue);
     if (decision.hasSubscribers) {
       decision.publish({
         request: req,
@@ -124,13 +125,14 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
         return forward(pool, req, res, headers, body, message.id);
       }
       const e = current();
-      const snap = snapshots.get(e.policy, e.revision, principal);
+      const pending = grants.snapshot(principal);
+      const snap = pending instanceof Promise ? await pending : pending;
       if (!snap.ok) {
         if (decision.hasSubscribers) decision.publish({ request: req, stage: 'grants', allowed: false, principal, error: 'grants_unavailable', durationSeconds: 0 });
         sendError(res, message.id, 'grants_unavailable');
         return 'grants_unavailable';
       }
-      const ex: Exchange = { request: req, message, principal, policy: e.policy, snapshot: snap.snapshot, catalogue };
+      const ex: Exchange = { request: req, message, principal, policy: e.policy, snapshot: snap.snapshot, catalogue, rowsForTool };
       if (method === 'tools/list') return toolsList(req, res, headers, body, ex);
       if (discover !== undefined) {
         if (method === DISCOVER_METHOD) return answer(res, message, await discover.discover(ex, message.params));

@@ -14,7 +14,7 @@ export function grantsInterceptor(): Interceptor {
       const tool = ex.message.name;
       if (tool === undefined) return deny('unknown_tool');
       if (mayCall(ex.policy, ex.snapshot, ex.principal, tool)) return PASS;
-      return notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool));
+      return ex.rowsForTool(tool).then((rows) => notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool, rows)));
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/types.ts';
 import { toolMetadata, type Policy } from '../config/policy.ts';
 import { holdsAll, scopesThatWouldGrant } from '../grants/rules.ts';
 import { decide } from '../grants/snapshot.ts';
-import type { GrantSnapshot } from '../grants/types.ts';
+import type { GrantRow, GrantSnapshot } from '../grants/types.ts';
 import { deny, type Verdict } from '../pipeline/types.ts';
 
 /**
@@ -18,11 +18,20 @@ export function mayCall(policy: Policy, snapshot: GrantSnapshot, principal: Prin
 /**
  * The scopes whose grant would let this principal call the tool, when scopes
  * can help at all: those of a `*` allow row it lacks, plus the tool's own
- * required scopes.
+ * required scopes. `toolRows` are all rows naming the tool; undefined (grant
+ * storage unavailable) means no advice, never a guess.
  */
-export function scopesThatWouldHelp(policy: Policy, snapshot: GrantSnapshot, principal: Principal, tool: string): string[] | undefined {
+export function scopesThatWouldHelp(
+  policy: Policy,
+  snapshot: GrantSnapshot,
+  principal: Principal,
+  tool: string,
+  toolRows: readonly GrantRow[] | undefined,
+): string[] | undefined {
   const required = toolMetadata(policy, tool).requiredScopes;
-  const fromRows = decide(snapshot, tool).effect === 'allow' ? [] : scopesThatWouldGrant(policy.grants, principal, tool);
+  const allowed = decide(snapshot, tool).effect === 'allow';
+  if (!allowed && toolRows === undefined) return undefined;
+  const fromRows = allowed ? [] : scopesThatWouldGrant(toolRows ?? [], principal, tool);
   if (fromRows === undefined) return undefined;
   const all = [...new Set([...fromRows, ...required])].sort();
   return all.some((s) => !principal.scopes.has(s)) ? all : undefined;

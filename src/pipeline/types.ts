@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../auth/types.ts';
 import type { Policy } from '../config/policy.ts';
 import type { ErrorId } from '../errors.ts';
-import type { GrantSnapshot } from '../grants/types.ts';
+import type { GrantRow, GrantSnapshot } from '../grants/types.ts';
 import type { Classified } from '../http/classify.ts';
 import type { ErrorData } from '../http/jsonrpc.ts';
 import type { CatalogueView } from './catalogue-view.ts';
@@ -19,8 +19,10 @@ export interface Exchange {
   readonly principal: Principal;
   /** The policy in force for this request, read once when it arrived. */
   readonly policy: Policy;
-  /** The principal's grants under that policy. */
+  /** The principal's grants at the control revision in force. */
   readonly snapshot: GrantSnapshot;
+  /** Every grant row naming a tool, across principals (deny path: which scopes would grant it). */
+  rowsForTool(tool: string): Promise<readonly GrantRow[] | undefined>;
   readonly catalogue: CatalogueView;
 }
 
