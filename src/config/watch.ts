@@ -93,6 +93,7 @@ const DEFAULT_DEBOUNCE_MS = 200;
 const DEFAULT_POLL_INTERVAL_MS = 10_000;
 const MAX_BURST_FACTOR = 10;
 const CONFIGMAP_DATA_LINK = '..data';
+const CLOSED_DURING_START: Candidate<never> = Object.freeze({ ok: false, errors: Object.freeze([{ path: '', message: 'watch: closed before the first load finished' }]) });
 
 export function watchPolicy<T>(opts: PolicyWatchOptions<T>): PolicyWatcher<T> {
   return new DirectoryPolicyWatcher(opts);
@@ -117,7 +118,7 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
   #dirty = false;
   /** Fingerprint taken just before the latest read. */
   #seen: string | undefined;
-  /** The fingerprint the poll last asked a load for, so it asks once, not on every tick until the load. */
+  /** The fingerprint the poll asked a load for since the latest read, so it asks once, not on every tick until the load. */
   #polled: string | undefined;
   #applied: AppliedVersion<T> | undefined;
 
@@ -142,10 +143,12 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
   async start(): Promise<Candidate<T>> {
     if (this.#state !== 'new') throw new Error('PolicyWatcher: start() may be called once, before close()');
     this.#state = 'running';
-    this.#arm(await directoryIdentity(this.#dir));
+    const identity = await directoryIdentity(this.#dir);
+    if (this.#state !== 'running') return CLOSED_DURING_START;
+    this.#arm(identity);
     this.#schedulePoll();
     const first = await this.#exclusive(() => this.#read(0));
-    if (this.#state !== 'running') return first;
+    if (this.#state !== 'running') return CLOSED_DURING_START;
     if (!first.ok) {
       await this.close();
       return first;
@@ -205,7 +208,7 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
       // A version replaced while it loaded (its timestamped directory may
       // even be gone) is not worth a rejection: load what replaced it.
       if ((await fingerprint(this.#path)).key !== this.#seen) {
-        if (this.#state === 'running') this.#dirty = true;
+        this.#dirty = true;
         return;
       }
       if (this.#state !== 'running') return;
@@ -232,6 +235,7 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
     // the poll notices it even if this read already saw the old version.
     const fp = await fingerprint(this.#path);
     this.#seen = fp.key;
+    this.#polled = undefined;
     try {
       return await this.#load(fp.resolved ?? this.#path, generation);
     } catch {

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { authenticate } from '../../src/auth/chain.ts';
 import type { Enforcement } from '../../src/config/enforcement.ts';
 import { enforcementLoader } from '../../src/config/reload/enforcement-loader.ts';
+import { createFileGrantStore, type FileGrantStore } from '../../src/grants/store.ts';
 import { policyReload, watchPolicy, type PolicyLoader, type PolicyReload, type PolicyWatcher, type ReloadOutcome } from '../../src/config/watch.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -74,6 +75,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
   let mount: ConfigMapMount;
   let watcher: PolicyWatcher<Enforcement>;
   let current: Enforcement;
+  let grants: FileGrantStore;
   let loads: number;
   const seen: PolicyReload[] = [];
   const wakeups = new Set<() => void>();
@@ -119,7 +121,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
     policyReload.subscribe(onReload);
 
     loads = 0;
-    const load = enforcementLoader({ firstRevision: FIRST_REVISION });
+    const load = enforcementLoader();
     const counted: PolicyLoader<Enforcement> = (path, generation) => {
       loads++;
       return load(path, generation);
@@ -129,29 +131,34 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
       load: counted,
       debounceMs: 100,
       pollIntervalMs: 50,
+      // As src/enforcement.ts wires it: grant rows first (a refusal throws,
+      // so the watcher rejects the version), then the policy and verifiers.
       onApply: (v) => {
+        if (grants.replaceRows(v.value.policy.grants) === undefined) throw new Error('grant rows refused');
         current = v.value;
       },
     });
     const first = await watcher.start();
     assert.ok(first.ok, JSON.stringify(!first.ok && first.errors));
     current = first.value;
+    grants = createFileGrantStore({ rows: current.policy.grants, revision: FIRST_REVISION });
   });
 
   afterEach(async () => {
     await watcher.close();
+    await grants.close();
     policyReload.unsubscribe(onReload);
     restoreStderr();
     await rm(root, { recursive: true, force: true });
   });
 
-  it('applies a valid update with the next revision, policy and key file from the same version', async () => {
-    assert.equal(current.revision, FIRST_REVISION);
+  it('applies a valid update at the next grant revision, policy and key file from the same version', async () => {
+    assert.equal(grants.revision(), FIRST_REVISION);
     assert.equal(await principalFor(OLD_KEY), 'agent-a');
     await mount.publish({ 'policy.yaml': policy(['search_docs', 'delete_repo']), 'keys.yaml': keys(NEW_KEY) });
     const m = await until('applied', 0);
     assert.equal(m.generation, 1);
-    assert.equal(current.revision, FIRST_REVISION + 1);
+    assert.equal(grants.revision(), FIRST_REVISION + 1);
     assert.deepEqual(grantedTools(), ['search_docs', 'delete_repo']);
     assert.equal(await principalFor(NEW_KEY), 'agent-a');
     assert.equal(await principalFor(OLD_KEY), 'bad_credential');
@@ -161,7 +168,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
   it('treats a key rotation with the policy text unchanged as a change', async () => {
     await mount.publish({ 'policy.yaml': policy(['search_docs']), 'keys.yaml': keys(NEW_KEY) });
     await until('applied', 0);
-    assert.equal(current.revision, FIRST_REVISION + 1);
+    assert.equal(grants.revision(), FIRST_REVISION + 1);
     assert.equal(await principalFor(NEW_KEY), 'agent-a');
     assert.equal(await principalFor(OLD_KEY), 'bad_credential');
   });
@@ -172,6 +179,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
     const m = await until('rejected', 0);
     assert.equal(m.generation, 0);
     assert.equal(current, before);
+    assert.equal(grants.revision(), FIRST_REVISION);
     assert.equal(await principalFor(OLD_KEY), 'agent-a');
     const warn = logLines.filter((l) => l.level === 'warn');
     assert.equal(warn.length, 1);
@@ -184,7 +192,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
     const from = seen.length;
     await mount.publish({ 'policy.yaml': policy(['search_docs', 'fetch_page']), 'keys.yaml': keys(OLD_KEY) });
     await until('applied', from);
-    assert.equal(current.revision, FIRST_REVISION + 1, 'a rejected version takes no revision');
+    assert.equal(grants.revision(), FIRST_REVISION + 1, 'a rejected version takes no revision');
     assert.deepEqual(grantedTools(), ['search_docs', 'fetch_page']);
   });
 
@@ -193,6 +201,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
     await mount.publish({ 'policy.yaml': policy(['search_docs']), 'keys.yaml': keys(OLD_KEY) });
     await until('unchanged', 0);
     assert.equal(current, before);
+    assert.equal(grants.revision(), FIRST_REVISION);
     assert.equal(loads, 2);
   });
 
@@ -201,7 +210,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
     await until('applied', 0);
     assert.equal(loads, 2);
     assert.deepEqual(grantedTools(), ['tool_6']);
-    assert.equal(current.revision, FIRST_REVISION + 1);
+    assert.equal(grants.revision(), FIRST_REVISION + 1);
   });
 
   it('keeps the last good version while the mount is gone, and applies what comes back', async () => {

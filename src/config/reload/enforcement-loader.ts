@@ -6,8 +6,6 @@ import { loadPolicyFile, type Policy } from '../policy.ts';
 import type { PolicyLoader } from '../watch.ts';
 
 export interface EnforcementLoaderOptions {
-  /** Revision of generation 0 (start()); generation n gets firstRevision + n. */
-  readonly firstRevision: number;
   /**
    * One store for every version, so a one-time token spent before a reload
    * is still spent after it. Without it each version gets a fresh store.
@@ -22,14 +20,15 @@ export interface EnforcementLoaderOptions {
  * ConfigMap is a change even though the policy text is not. Those files are
  * hashed before the Enforcement is built from them: the digest may lag the
  * built content (costing one harmless re-apply later) but never lead it,
- * which would make a real change look like a re-save.
+ * which would make a real change look like a re-save. The generation is not
+ * needed here: the grant store assigns revisions when rows are replaced.
  */
-export function enforcementLoader(opts: EnforcementLoaderOptions): PolicyLoader<Enforcement> {
-  return async (path, generation) => {
+export function enforcementLoader(opts: EnforcementLoaderOptions = {}): PolicyLoader<Enforcement> {
+  return async (path) => {
     const named = await loadPolicyFile(path);
     if (!named.ok) return named;
     const files = await hashFiles(referencedFiles(named.policy));
-    const built = await loadEnforcement(path, opts.firstRevision + generation, opts.replayStore);
+    const built = await loadEnforcement(path, opts.replayStore);
     if (!built.ok) return built;
     const sourceDigest = built.enforcement.policy.sourceDigest;
     return { ok: true, value: built.enforcement, digest: files.length === 0 ? sourceDigest : combine(sourceDigest, files) };

@@ -36,7 +36,8 @@ class ConfigMapMount {
     this.#current = stamped;
   }
 
-  forget(): void {
+  async remove(): Promise<void> {
+    await rm(this.dir, { recursive: true });
     this.#current = undefined;
   }
 }
@@ -293,14 +294,23 @@ describe('watchPolicy', () => {
     await mount.publish({ 'policy.yaml': 'version: 1 # polled' });
     await events.until('applied');
     assert.deepEqual(applied.map((a) => a.value), ['version: 1 # polled']);
+    // Missing twice is the same fingerprint twice: the second must still be noticed.
+    for (const version of ['back', 'back again']) {
+      let from = events.seen.length;
+      await mount.remove();
+      await events.until('rejected', from);
+      from = events.seen.length;
+      await mount.publish({ 'policy.yaml': `version: 1 # ${version}` });
+      await events.until('applied', from);
+    }
+    assert.deepEqual(applied.map((a) => a.value), ['version: 1 # polled', 'version: 1 # back', 'version: 1 # back again']);
   });
 
   it('survives the directory disappearing: rejected while missing, applied once it is back, watched again after', async () => {
     const watchesBefore = handles().FSEventWrap;
     const loader = textLoader();
     const { w, applied } = await start({ load: loader.load, pollIntervalMs: 25 });
-    await rm(mount.dir, { recursive: true });
-    mount.forget();
+    await mount.remove();
     await events.until('rejected');
     assert.equal(w.current()?.value, 'version: 1 # first');
     const line = logs.lines.find((l) => l.level === 'warn');
@@ -366,6 +376,17 @@ describe('watchPolicy', () => {
     assert.deepEqual(applied, []);
     assert.deepEqual(events.seen, []);
     assert.equal(w.current()?.value, 'version: 1 # first');
+    assert.deepEqual(await handlesSettled(before), before);
+  });
+
+  it('close() during start() leaves nothing running and start() says so', async () => {
+    const before = handles();
+    const loader = textLoader();
+    const w = watchPolicy<string>({ path, load: loader.load, onApply: () => {}, pollIntervalMs: 20 });
+    const starting = w.start();
+    await w.close();
+    assert.deepEqual(await starting, { ok: false, errors: [{ path: '', message: 'watch: closed before the first load finished' }] });
+    assert.equal(w.current(), undefined);
     assert.deepEqual(await handlesSettled(before), before);
   });
 
