@@ -8,6 +8,7 @@
 import { loadConfig } from './lib/config.ts';
 import { renderTable } from './lib/report.ts';
 import { BENCH_KEY, writeBenchPolicy } from './lib/policy.ts';
+import { toolgateWithRedisGrants } from './lib/redis-policy.ts';
 import { SEARCH_CALL } from './lib/request.ts';
 import { fig, runBenchmark, type Case } from './lib/runner.ts';
 import { benchProxy, direct, toolgate, type Launcher } from './lib/targets.ts';
@@ -18,6 +19,7 @@ const launchers: Record<string, Launcher> = {
   peer: benchProxy('peer', 'peer.ts'),
   toolgate: toolgate('toolgate'),
   policy: toolgate('policy', { args: ['--policy-file', writeBenchPolicy()] }),
+  policy_redis: toolgateWithRedisGrants('policy_redis', writeBenchPolicy()),
 };
 
 /** The same call, authenticated with the bench agent's static key. */
@@ -72,6 +74,19 @@ const cases: readonly Case[] = [
         policy_ratio_to_floor: fig.ratio(p?.rps, r.get('floor')?.rps),
         policy_p50_added_ms: fig.addedMs(p?.p50Ms, r.get('direct')?.p50Ms),
         policy_cpu_us_per_req: fig.us(p?.cpuUsPerReq),
+      };
+    },
+  },
+  {
+    id: 'policy_redis', label: 'toolgate, policy with grants in Redis', target: 'policy_redis', request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'],
+    report: (r) => {
+      const withRedis = r.get('policy_redis');
+      const inProcess = r.get('policy');
+      return {
+        redis_rps: fig.rps(withRedis?.rps),
+        redis_ratio: fig.ratio(withRedis?.rps, inProcess?.rps),
+        redis_p50_added_ms: fig.addedMs(withRedis?.p50Ms, inProcess?.p50Ms),
       };
     },
   },

@@ -4,11 +4,14 @@ import { CatalogueSync } from './catalogue/sync.ts';
 import { RedisReplayStore } from './auth/redis-replay-store.ts';
 import type { ReplayStore } from './auth/replay-store.ts';
 import { createRedisClient, parseRedisConfig, type RedisConfig } from './cache/redis.ts';
-import { loadEnforcement, type Enforcement } from './config/enforcement.ts';
+import { MemoryReplayStore } from './auth/replay-store.ts';
+import type { Enforcement } from './config/enforcement.ts';
+import { enforcementLoader } from './config/reload/enforcement-loader.ts';
+import { watchPolicy } from './config/watch.ts';
 import type { Policy } from './config/policy.ts';
 import type { Settings } from './config/settings.ts';
 import { createDiscovery } from './discovery/service.ts';
-import { createFileGrantStore, createRedisGrantStore, type GrantStore } from './grants/store.ts';
+import { createFileGrantStore, createRedisGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
 import { createEnforcer, type Enforcer } from './http/enforce.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
 import { grantsInterceptor } from './interceptors/grants.ts';
@@ -42,14 +45,32 @@ export interface RunningEnforcement {
 export async function startEnforcement(settings: Settings, pool: Pool): Promise<RunningEnforcement> {
   const path = settings.policyFile as string;
   const shared = settings.redisUrl === undefined ? undefined : connectRedis(settings);
-  const loaded = await loadEnforcement(path, shared?.replayStore);
-  if (!loaded.ok) {
+  // One replay store for every policy version: a one-time token spent before
+  // a reload stays spent after it.
+  const replayStore = shared?.replayStore ?? new MemoryReplayStore();
+  let fileGrants: FileGrantStore | undefined;
+  let current: Enforcement;
+  const watcher = watchPolicy({
+    path,
+    load: enforcementLoader({ replayStore }),
+    // Synchronous, so a request sees the new grants and the new metadata, or neither.
+    onApply: ({ value }) => {
+      if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined) throw new Error('grant rows refused');
+      current = value;
+    },
+  });
+  const first = await watcher.start();
+  if (!first.ok) {
     shared?.close();
-    const first = loaded.errors[0];
-    throw new StartupError(`invalid policy ${path}: ${first?.path || '/'}: ${first?.message ?? 'invalid'}${loaded.errors.length > 1 ? ` (and ${loaded.errors.length - 1} more)` : ''}`);
+    const e = first.errors[0];
+    throw new StartupError(`invalid policy ${path}: ${e?.path || '/'}: ${e?.message ?? 'invalid'}${first.errors.length > 1 ? ` (and ${first.errors.length - 1} more)` : ''}`);
   }
-  const current: Enforcement = loaded.enforcement;
-  const grants = await openGrantStore(settings, current.policy, shared);
+  current = first.value;
+  const grants = await openGrantStore(settings, current.policy, shared).catch(async (err: unknown) => {
+    await watcher.close();
+    throw err;
+  });
+  if (settings.grantSource === 'file') fileGrants = grants as FileGrantStore;
   const schemas = new SchemaCache();
   const sync = new CatalogueSync({
     url: new URL(settings.mcpPath, settings.upstream),
@@ -78,7 +99,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     firstSync,
     synced: () => isSynced,
     close: async () => {
-      await Promise.all([sync.close(), grants.close()]);
+      await Promise.all([watcher.close(), sync.close(), grants.close()]);
       shared?.close();
     },
   };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -144,6 +144,24 @@ describe('discovery doors in deferred mode', () => {
     assert.equal(ok.status, 200, ok.text);
     const denied = await post(gate.url, JSON.stringify({ jsonrpc: '2.0', id: 15, method: 'tools/call', params: { name: 'delete_repo', arguments: { repo: 'a/b' } } }), alice);
     assert.equal(denied.status, 403);
+  });
+
+  it('invalidates an outstanding cursor when a grant is revoked (policy reloaded)', async () => {
+    const p1 = (await post(gate.url, discover(20, { query: 'remove from the repository', limit: 1 }), alice)).json().result as Found;
+    assert.ok(p1.nextCursor);
+    const removeTag = JSON.stringify({ jsonrpc: '2.0', id: 21, method: 'tools/call', params: { name: 'remove_tag', arguments: {} } });
+    assert.equal((await post(gate.url, removeTag, alice)).status, 200);
+    // Written beside and renamed over, as a ConfigMap update or an editor does.
+    await writeFile(join(dir, 'policy.next'), `${policy}  - { principal: alice, tool: remove_tag, effect: deny }\n`);
+    await rename(join(dir, 'policy.next'), join(dir, 'policy.yaml'));
+    const began = Date.now();
+    while ((await post(gate.url, removeTag, alice)).status !== 403) {
+      assert.ok(Date.now() - began < 15_000, 'the new policy was applied');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const res = await post(gate.url, discover(22, { query: 'remove from the repository', limit: 1, cursor: p1.nextCursor }), alice);
+    assert.equal(res.status, 400);
+    assert.equal(res.json().error?.data?.code, 'invalid_cursor');
   });
 
   it('with deferred mode off, answers toolgate/discover exactly as the upstream does', async () => {
