@@ -2,13 +2,12 @@ import type { Pool } from 'undici';
 import type { Catalogue } from './catalogue/catalogue.ts';
 import { CatalogueSync } from './catalogue/sync.ts';
 import { RedisReplayStore } from './auth/redis-replay-store.ts';
-import type { ReplayStore } from './auth/replay-store.ts';
+import { MemoryReplayStore, type ReplayStore } from './auth/replay-store.ts';
 import { createRedisClient, parseRedisConfig, type RedisConfig } from './cache/redis.ts';
-import { MemoryReplayStore } from './auth/replay-store.ts';
 import type { Enforcement } from './config/enforcement.ts';
 import { enforcementLoader } from './config/reload/enforcement-loader.ts';
 import { watchPolicy } from './config/watch.ts';
-import type { Policy } from './config/policy.ts';
+import { toolMetadata, type Policy, type SideEffect } from './config/policy.ts';
 import type { Settings } from './config/settings.ts';
 import { createDiscovery } from './discovery/service.ts';
 import { createFileGrantStore, createRedisGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
@@ -19,6 +18,7 @@ import { securityLevelInterceptor } from './interceptors/security-level.ts';
 import type { CatalogueView } from './pipeline/catalogue-view.ts';
 import { composeChain } from './pipeline/compose.ts';
 import { catalogueState } from './telemetry/channels.ts';
+import { grantState } from './telemetry/hooks.ts';
 import { log } from './telemetry/log.ts';
 import { SchemaCache } from './validation/cache.ts';
 
@@ -31,6 +31,8 @@ export class StartupError extends Error {
 
 export interface RunningEnforcement {
   readonly enforcer: Enforcer;
+  /** The side effect the policy in force declares for a tool (audit records writes). */
+  sideEffect(tool: string): SideEffect;
   /** Resolves once toolgate has its first copy of the upstream's catalogue. */
   readonly firstSync: Promise<void>;
   synced(): boolean;
@@ -94,11 +96,20 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     log.info('catalogue synced', { tools: sync.current()?.tools.size ?? 0 });
   });
   firstSync.catch(() => {});
+  // Freshness for the revision gauges: published while the store trusts its
+  // revision, so the exported age grows as soon as it cannot confirm one.
+  const freshness = setInterval(() => {
+    const revision = grants.revision();
+    if (revision !== undefined && grantState.hasSubscribers) grantState.publish({ revision, confirmedAtMs: Date.now() });
+  }, 1000);
+  freshness.unref();
   return {
     enforcer,
+    sideEffect: (tool) => toolMetadata(current.policy, tool).sideEffect,
     firstSync,
     synced: () => isSynced,
     close: async () => {
+      clearInterval(freshness);
       await Promise.all([watcher.close(), sync.close(), grants.close()]);
       shared?.close();
     },

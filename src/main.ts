@@ -45,7 +45,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
     if (settings.deferredTools) log.warn('deferred tool listing needs a policy; it is off', { setting: 'TOOLGATE_DEFERRED_TOOLS' });
   }
 
-  const telemetry = await startTelemetry(settings);
+  const telemetry = await startTelemetry(settings, { sideEffect: (tool) => enforcement?.sideEffect(tool) });
   const traffic = createServer(
     { maxHeaderSize: settings.maxHeaderBytes, requireHostHeader: false },
     createTrafficHandler({ settings, pool, enforcer: enforcement?.enforcer }),

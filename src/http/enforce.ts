@@ -15,6 +15,7 @@ import type { Chain } from '../pipeline/compose.ts';
 import type { Exchange, Verdict } from '../pipeline/types.ts';
 import { requestBuffered } from '../upstream/buffered.ts';
 import { decision } from '../telemetry/channels.ts';
+import { snapshotLookup } from '../telemetry/hooks.ts';
 import { forward } from '../upstream/forward.ts';
 import { rewriteResult } from '../upstream/rewrite.ts';
 import type { Classified } from './classify.ts';
@@ -126,7 +127,9 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
       }
       const e = current();
       const pending = grants.snapshot(principal);
-      const snap = pending instanceof Promise ? await pending : pending;
+      const held = !(pending instanceof Promise);
+      if (snapshotLookup.hasSubscribers) snapshotLookup.publish({ result: held ? 'hit' : 'miss' });
+      const snap = held ? pending : await pending;
       if (!snap.ok) {
         if (decision.hasSubscribers) decision.publish({ request: req, stage: 'grants', allowed: false, principal, error: 'grants_unavailable', durationSeconds: 0 });
         sendError(res, message.id, 'grants_unavailable');

@@ -43,12 +43,16 @@ export interface Decision {
 
 /**
  * Published just before a request goes upstream. `addHeader` lets a
- * subscriber add a field (trace context) to the upstream request, the way
- * undici's own `undici:request:create` channel does.
+ * subscriber set a field (trace context) on the upstream request, replacing
+ * one of the same name, the way undici's own `undici:request:create` channel
+ * does. `addMetaField` asks for a field in `params._meta` of the forwarded
+ * body, spliced textually so everything else stays byte-identical; it is
+ * absent where the body is streamed and cannot be edited.
  */
 export interface UpstreamStart {
   readonly request: IncomingMessage;
   addHeader(name: string, value: string): void;
+  addMetaField?(name: string, value: string): void;
 }
 
 export interface UpstreamEnd {

@@ -1,5 +1,4 @@
 import { channel } from 'node:diagnostics_channel';
-import type { UpstreamStart } from './channels.ts';
 
 /**
  * Channels telemetry listens on beyond channels.ts, named here so publishers
@@ -7,15 +6,6 @@ import type { UpstreamStart } from './channels.ts';
  * this folder agree on one name and shape. Publish only after checking
  * `hasSubscribers`; messages carry counts, codes and timings, never content.
  */
-
-/**
- * The upstream-start message as observe.ts publishes it: `addMetaField` asks
- * for a field in `params._meta` of the forwarded body (trace context), spliced
- * textually. Absent where the body is streamed and cannot be edited.
- */
-export interface UpstreamStartWithMeta extends UpstreamStart {
-  addMetaField?(name: string, value: string): void;
-}
 
 /** The grant store confirmed the control revision in force (publish on every confirmation, not only on change). */
 export interface GrantState {

@@ -4,9 +4,8 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTe
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { errors, type ErrorId } from '../errors.ts';
 import type { Classified } from '../http/classify.ts';
-import { decision, requestClassified, requestEnd, requestStart, upstreamEnd, upstreamStart, type Decision, type RequestClassified, type RequestEnd, type RequestStart, type UpstreamEnd } from './channels.ts';
+import { decision, requestClassified, requestEnd, requestStart, upstreamEnd, upstreamStart, type Decision, type RequestClassified, type RequestEnd, type RequestStart, type UpstreamEnd, type UpstreamStart } from './channels.ts';
 import { discovery, type DiscoveryDone } from './discovery-channel.ts';
-import type { UpstreamStartWithMeta } from './hooks.ts';
 import { keywordLabels } from './keywords.ts';
 import { guard } from './guard.ts';
 import { clientAttributes, serverSpanAttributes, serverSpanName } from './span-attributes.ts';
@@ -128,7 +127,7 @@ export function subscribeTracing(options: TracingOptions): Tracing {
   });
 
   const onUpstreamStart = guard('tracing', (m: unknown) => {
-    const u = m as UpstreamStartWithMeta;
+    const u = m as UpstreamStart;
     const t = stateOf(u.request);
     const parent = open(u.request, t);
     const method = u.request.method ?? 'other';

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { ErrorId } from '../errors.ts';
-import { upstreamEnd, upstreamStart } from '../telemetry/channels.ts';
-import type { UpstreamStartWithMeta } from '../telemetry/hooks.ts';
+import { upstreamEnd, upstreamStart, type UpstreamStart } from '../telemetry/channels.ts';
 import { spliceMetaFields } from '../telemetry/meta-splice.ts';
 
 export interface UpstreamTiming {
@@ -25,7 +24,7 @@ export function announceUpstream(request: IncomingMessage, headers: string[]): U
   let status = 0;
   let metaFields: Record<string, string> | undefined;
   if (upstreamStart.hasSubscribers) {
-    const message: UpstreamStartWithMeta = {
+    const message: UpstreamStart = {
       request,
       // Replaces a field of the same name: a forwarded traceparent next to ours would make both invalid.
       addHeader(name: string, value: string) {
