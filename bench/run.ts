@@ -11,7 +11,7 @@ import { BENCH_KEY, writeBenchPolicy } from './lib/policy.ts';
 import { toolgateWithRedisGrants } from './lib/redis-policy.ts';
 import { SEARCH_CALL } from './lib/request.ts';
 import { fig, runBenchmark, type Case } from './lib/runner.ts';
-import { benchProxy, direct, toolgate, type Launcher } from './lib/targets.ts';
+import { benchProxy, direct, toolgate, toolgateTracing, type Launcher } from './lib/targets.ts';
 
 const launchers: Record<string, Launcher> = {
   direct,
@@ -20,6 +20,7 @@ const launchers: Record<string, Launcher> = {
   toolgate: toolgate('toolgate'),
   policy: toolgate('policy', { args: ['--policy-file', writeBenchPolicy()] }),
   policy_redis: toolgateWithRedisGrants('policy_redis', writeBenchPolicy()),
+  tracing: toolgateTracing('tracing'),
 };
 
 /** The same call, authenticated with the bench agent's static key. */
@@ -87,6 +88,19 @@ const cases: readonly Case[] = [
         redis_rps: fig.rps(withRedis?.rps),
         redis_ratio: fig.ratio(withRedis?.rps, inProcess?.rps),
         redis_p50_added_ms: fig.addedMs(withRedis?.p50Ms, inProcess?.p50Ms),
+      };
+    },
+  },
+  {
+    id: 'tracing', label: 'toolgate, tracing on (OTLP to a local stub)', target: 'tracing', request: SEARCH_CALL,
+    measures: ['throughput', 'latency'],
+    report: (r) => {
+      const on = r.get('tracing');
+      const off = r.get('toolgate');
+      return {
+        tracing_rps: fig.rps(on?.rps),
+        tracing_ratio: fig.ratio(on?.rps, off?.rps),
+        tracing_p50_added_ms: fig.addedMs(on?.p50Ms, off?.p50Ms),
       };
     },
   },

@@ -63,3 +63,31 @@ export function toolgate(name: string, opts: { args?: readonly string[]; env?: R
     return { name, origin: `http://127.0.0.1:${port}`, pid: child.pid, gracefulExit: true, stop: () => child.stop() };
   };
 }
+
+/**
+ * toolgate with tracing on, exporting every span over OTLP/HTTP to a local
+ * receiver stub (started here and stopped with it).
+ */
+export function toolgateTracing(name: string): Launcher {
+  return async (ctx) => {
+    const port = await freePort();
+    const receiver = spawnNode(`${name}-otlp`, benchScript('otlp-stub.ts'), ['--port', String(port)]);
+    await waitReady(receiver, () => accepts(port));
+    const target = await toolgate(name, {
+      env: {
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        OTEL_SERVICE_NAME: 'toolgate-bench',
+      },
+    })(ctx);
+    return {
+      ...target,
+      async stop() {
+        const code = await target.stop();
+        await receiver.stop();
+        return code;
+      },
+    };
+  };
+}
