@@ -1,0 +1,12 @@
+// Original file: /work/main/proto/toolgate/v1/policy.proto
+
+
+export interface ArgumentError {
+  'instancePath'?: (string);
+  'keyword'?: (string);
+}
+
+export interface ArgumentError__Output {
+  'instancePath': (string);
+  'keyword': (string);
+}

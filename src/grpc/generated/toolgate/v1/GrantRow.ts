@@ -1,0 +1,19 @@
+// Original file: /work/main/proto/toolgate/v1/common.proto
+
+import type { Long } from '@grpc/proto-loader';
+
+export interface GrantRow {
+  'principal'?: (string);
+  'tool'?: (string);
+  'scopes'?: (string)[];
+  'effect'?: (string);
+  'revision'?: (number | string | Long);
+}
+
+export interface GrantRow__Output {
+  'principal': (string);
+  'tool': (string);
+  'scopes': (string)[];
+  'effect': (string);
+  'revision': (number);
+}

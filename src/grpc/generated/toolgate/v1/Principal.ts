@@ -1,0 +1,14 @@
+// Original file: /work/main/proto/toolgate/v1/common.proto
+
+
+export interface Principal {
+  'id'?: (string);
+  'scopes'?: (string)[];
+  'credentialStrength'?: (string);
+}
+
+export interface Principal__Output {
+  'id': (string);
+  'scopes': (string)[];
+  'credentialStrength': (string);
+}

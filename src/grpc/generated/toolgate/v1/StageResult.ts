@@ -1,0 +1,14 @@
+// Original file: /work/main/proto/toolgate/v1/policy.proto
+
+
+export interface StageResult {
+  'name'?: (string);
+  'outcome'?: (string);
+  'code'?: (string);
+}
+
+export interface StageResult__Output {
+  'name': (string);
+  'outcome': (string);
+  'code': (string);
+}

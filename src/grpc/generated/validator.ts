@@ -1,0 +1,26 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-loader';
+
+import type { GrantRow as _toolgate_v1_GrantRow, GrantRow__Output as _toolgate_v1_GrantRow__Output } from './toolgate/v1/GrantRow.ts';
+import type { Principal as _toolgate_v1_Principal, Principal__Output as _toolgate_v1_Principal__Output } from './toolgate/v1/Principal.ts';
+import type { ValidateRequest as _toolgate_v1_ValidateRequest, ValidateRequest__Output as _toolgate_v1_ValidateRequest__Output } from './toolgate/v1/ValidateRequest.ts';
+import type { ValidateResponse as _toolgate_v1_ValidateResponse, ValidateResponse__Output as _toolgate_v1_ValidateResponse__Output } from './toolgate/v1/ValidateResponse.ts';
+import type { ValidatorClient as _toolgate_v1_ValidatorClient, ValidatorDefinition as _toolgate_v1_ValidatorDefinition } from './toolgate/v1/Validator.ts';
+
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+  new(...args: ConstructorParameters<Constructor>): Subtype;
+};
+
+export interface ProtoGrpcType {
+  toolgate: {
+    v1: {
+      GrantRow: MessageTypeDefinition<_toolgate_v1_GrantRow, _toolgate_v1_GrantRow__Output>
+      Principal: MessageTypeDefinition<_toolgate_v1_Principal, _toolgate_v1_Principal__Output>
+      Severity: EnumTypeDefinition
+      ValidateRequest: MessageTypeDefinition<_toolgate_v1_ValidateRequest, _toolgate_v1_ValidateRequest__Output>
+      ValidateResponse: MessageTypeDefinition<_toolgate_v1_ValidateResponse, _toolgate_v1_ValidateResponse__Output>
+      Validator: SubtypeConstructor<typeof grpc.Client, _toolgate_v1_ValidatorClient> & { service: _toolgate_v1_ValidatorDefinition }
+    }
+  }
+}
+
