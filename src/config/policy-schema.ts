@@ -11,6 +11,12 @@ export const TIERS = ['critical', 'base', 'onDemand'] as const;
 export const SIDE_EFFECTS = ['read_only', 'idempotent_write', 'non_idempotent_write'] as const;
 export const SECURITY_LEVELS = ['standard', 'elevated', 'strict'] as const;
 /** `none` is never accepted; HS* only when listed explicitly. */
+export const VALIDATOR_MODES = ['active', 'audit'] as const;
+/** Hooks toolgate can run an external validator at: the interceptor chain sees tools/call before it is forwarded. */
+export const VALIDATOR_EVENTS = ['tools/call'] as const;
+export const VALIDATOR_PHASES = ['request'] as const;
+export const MAX_VALIDATORS = 16;
+export const MAX_VALIDATOR_TIMEOUT_MS = 30_000;
 export const JWT_ALGORITHMS = [
   'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
   'HS256', 'HS384', 'HS512',
@@ -111,6 +117,36 @@ export const policySchema = {
           ...metadataFields,
           aliases: { type: 'array', maxItems: 32, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 128, pattern: NO_CONTROL } },
           examples: { type: 'array', maxItems: 32, items: phrase },
+        },
+      },
+    },
+    validators: {
+      type: 'array',
+      maxItems: MAX_VALIDATORS,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'target', 'hooks'],
+        properties: {
+          name: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,62}$' },
+          // A gRPC target: host:port, dns:///host:port or unix:/path.
+          target: { type: 'string', minLength: 1, maxLength: 512, pattern: '^[^\\s\\u0000-\\u001f\\u007f]+$' },
+          hooks: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 8,
+            uniqueItems: true,
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['event', 'phase'],
+              properties: { event: { enum: VALIDATOR_EVENTS }, phase: { enum: VALIDATOR_PHASES } },
+            },
+          },
+          priority: { type: 'integer', minimum: 0, maximum: 1000 },
+          mode: { enum: VALIDATOR_MODES },
+          failOpen: { type: 'boolean' },
+          timeoutMs: { type: 'integer', minimum: 1, maximum: MAX_VALIDATOR_TIMEOUT_MS },
         },
       },
     },

@@ -72,6 +72,20 @@ export interface AuthenticationConfig {
   readonly anonymous: { readonly enabled: boolean; readonly scopes: readonly string[] };
 }
 
+/** An external validator called over gRPC (SEP-1763 shape); see docs/policy.md. */
+export interface ValidatorConfig {
+  readonly name: string;
+  readonly target: string;
+  readonly hooks: readonly { readonly event: 'tools/call'; readonly phase: 'request' }[];
+  /** Lower first: orders the results, and the first blocking one decides. */
+  readonly priority: number;
+  /** `audit` never blocks: results are only logged. */
+  readonly mode: 'active' | 'audit';
+  /** When the validator cannot be asked (timeout, crash, malformed answer), pass instead of refusing. */
+  readonly failOpen: boolean;
+  readonly timeoutMs: number;
+}
+
 export interface Policy {
   readonly version: 1;
   readonly authentication: AuthenticationConfig;
@@ -80,6 +94,8 @@ export interface Policy {
   readonly tools: Readonly<Record<string, ToolMetadata>>;
   /** Canonical rows, identical duplicates combined, in file order. */
   readonly grants: readonly GrantRow[];
+  /** External validators, by priority then name. */
+  readonly validators: readonly ValidatorConfig[];
   /** SHA-256 hex of the source text, to tell a real change from a re-save. */
   readonly sourceDigest: string;
 }
@@ -173,8 +189,23 @@ function build(raw: RawPolicy, text: string, baseDir: string | undefined): Polic
     defaults,
     tools,
     grants,
+    validators: resolveValidators(raw.validators ?? []),
     sourceDigest: createHash('sha256').update(text).digest('hex'),
   });
+}
+
+function resolveValidators(raw: NonNullable<RawPolicy['validators']>): ValidatorConfig[] {
+  return raw
+    .map((v) => ({
+      name: v.name,
+      target: v.target,
+      hooks: v.hooks.map((h) => ({ event: h.event, phase: h.phase })),
+      priority: v.priority ?? 100,
+      mode: v.mode ?? 'active',
+      failOpen: v.failOpen ?? false,
+      timeoutMs: v.timeoutMs ?? 1000,
+    }))
+    .sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : 1));
 }
 
 function resolveMetadata(m: RawMetadata, base: ToolDefaults): ToolDefaults {

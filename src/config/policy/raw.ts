@@ -40,5 +40,14 @@ export interface RawPolicy {
   };
   defaults?: RawMetadata;
   tools?: Record<string, RawTool>;
+  validators?: {
+    name: string;
+    target: string;
+    hooks: { event: 'tools/call'; phase: 'request' }[];
+    priority?: number;
+    mode?: 'active' | 'audit';
+    failOpen?: boolean;
+    timeoutMs?: number;
+  }[];
   grants?: { principal: string; tool: string; scopes?: string[]; effect: 'allow' | 'deny'; revision?: number }[];
 }

@@ -45,6 +45,12 @@ export function checkSemantics(raw: RawPolicy): ConfigError[] {
     }
   });
 
+  const names = new Set<string>();
+  raw.validators?.forEach((v, i) => {
+    if (names.has(v.name)) errors.push({ path: pointer('validators', i, 'name'), message: 'name: each validator needs its own name' });
+    names.add(v.name);
+  });
+
   const d = raw.defaults;
   const retryCheck = (path: string, sideEffect: string | undefined, maxRetries: number | undefined) => {
     if ((sideEffect ?? d?.sideEffect ?? 'non_idempotent_write') === 'non_idempotent_write' && (maxRetries ?? d?.maxRetries ?? 0) > 0) {
