@@ -11,7 +11,7 @@
  *       scopes: [invoices.read]
  *       description: optional note
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN } from '../grants/rules.ts';
 import { compileSchema, parseYaml, pointer, validateWith } from '../config/policy/validate.ts';
@@ -110,7 +110,7 @@ export function createStaticKeyVerifier(table: StaticKeyTable, options: StaticKe
       const cred = readCredential(req);
       const mine = (cred.kind === 'bearer' && !isJwtShaped(cred.token)) || (cred.kind === 'api_key' && apiKeyHeader);
       if (!mine) return Promise.resolve({ ok: false, code: 'no_credential' });
-      const digest = createHash('sha256').update(cred.token, 'utf8').digest();
+      const digest = hash('sha256', cred.token, 'buffer');
       const entry = table.get(digest.toString('hex'));
       if (entry === undefined || !timingSafeEqual(digest, entry.hash)) {
         return Promise.resolve({ ok: false, code: 'bad_credential' });

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { FastCounter, FastHistogram } from './fast-metrics.ts';
 import {
   catalogueState,
   decision,
@@ -31,13 +32,13 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'toolgate_process_' });
 
-  const requests = new Counter({
+  const requests = new FastCounter({
     name: 'toolgate_requests_total',
     help: 'MCP endpoint and pass-through requests, by MCP method and outcome.',
     labelNames: ['method', 'outcome'] as const,
     registers: [registry],
   });
-  const duration = new Histogram({
+  const duration = new FastHistogram({
     name: 'toolgate_request_duration_seconds',
     help: 'Time from request arrival to the end of the response, by MCP method.',
     labelNames: ['method'] as const,
@@ -66,13 +67,13 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
-  const decisions = new Counter({
+  const decisions = new FastCounter({
     name: 'toolgate_decisions_total',
     help: 'Policy decisions, by stage (authentication, grants, security_level, arguments, tools_list, …) and outcome (allow or the refusal code).',
     labelNames: ['stage', 'outcome'] as const,
     registers: [registry],
   });
-  const decisionDuration = new Histogram({
+  const decisionDuration = new FastHistogram({
     name: 'toolgate_decision_duration_seconds',
     help: 'Time one policy stage took to decide, by stage.',
     labelNames: ['stage'] as const,
@@ -86,7 +87,7 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
-  const upstreamDuration = new Histogram({
+  const upstreamDuration = new FastHistogram({
     name: 'toolgate_upstream_duration_seconds',
     help: 'Upstream exchanges from sending the request to the end of the response, by HTTP method (GET is mostly long-lived SSE streams).',
     labelNames: ['http_method'] as const,
@@ -113,7 +114,7 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
-  const snapshots = new Counter({
+  const snapshots = new FastCounter({
     name: 'toolgate_grant_snapshot_lookups_total',
     help: 'Grant snapshot lookups, by result (hit or miss of the snapshot cache).',
     labelNames: ['result'] as const,
@@ -154,18 +155,18 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
-  // Label children are resolved once per label set: prom-client hashes the
-  // label values on every labels() call, which is measurable per request.
+  // The request path's series are bound once per label set (see
+  // fast-metrics.ts); these maps find the bound series by composite key.
   const counters = new Map<string, { inc(): void }>();
   const histograms = new Map<string, { observe(v: number): void }>();
   const onEnd = (m: unknown) => {
     const e = m as RequestEnd;
     const key = `${e.method}\u0000${e.outcome}`;
     let counter = counters.get(key);
-    if (counter === undefined) counters.set(key, (counter = requests.labels(e.method, e.outcome)));
+    if (counter === undefined) counters.set(key, (counter = requests.bind(e.method, e.outcome)));
     counter.inc();
     let histogram = histograms.get(e.method);
-    if (histogram === undefined) histograms.set(e.method, (histogram = duration.labels(e.method)));
+    if (histogram === undefined) histograms.set(e.method, (histogram = duration.bind(e.method)));
     histogram.observe(e.durationSeconds);
   };
   const decisionCounters = new Map<string, { inc(): void }>();
@@ -175,10 +176,10 @@ export function createMetrics(): Metrics {
     const outcome = d.allowed ? 'allow' : (d.error ?? 'deny');
     const key = `${d.stage}\u0000${outcome}`;
     let counter = decisionCounters.get(key);
-    if (counter === undefined) decisionCounters.set(key, (counter = decisions.labels(d.stage, outcome)));
+    if (counter === undefined) decisionCounters.set(key, (counter = decisions.bind(d.stage, outcome)));
     counter.inc();
     let histogram = decisionHistograms.get(d.stage);
-    if (histogram === undefined) decisionHistograms.set(d.stage, (histogram = decisionDuration.labels(d.stage)));
+    if (histogram === undefined) decisionHistograms.set(d.stage, (histogram = decisionDuration.bind(d.stage)));
     histogram.observe(d.durationSeconds);
     if (d.keywords !== undefined) for (const k of keywordLabels(d.keywords)) validationFailures.labels(k).inc();
   };
@@ -187,7 +188,7 @@ export function createMetrics(): Metrics {
     const u = m as UpstreamEnd;
     const method = httpMethodLabel(u.request.method);
     let histogram = upstreamHistograms.get(method);
-    if (histogram === undefined) upstreamHistograms.set(method, (histogram = upstreamDuration.labels(method)));
+    if (histogram === undefined) upstreamHistograms.set(method, (histogram = upstreamDuration.bind(method)));
     histogram.observe(u.durationSeconds);
     if (u.error !== undefined) upstreamErrors.labels(u.error).inc();
     else if (u.status >= 500) upstreamErrors.labels('status_5xx').inc();
@@ -197,9 +198,12 @@ export function createMetrics(): Metrics {
     discoveryDuration.observe(d.durationSeconds);
     discoveryResults.observe(d.results);
   };
+  const snapshotHit = snapshots.bind('hit');
+  const snapshotMiss = snapshots.bind('miss');
   const onSnapshot = (m: unknown) => {
     const r = (m as SnapshotLookup).result;
-    if (r === 'hit' || r === 'miss') snapshots.labels(r).inc();
+    if (r === 'hit') snapshotHit.inc();
+    else if (r === 'miss') snapshotMiss.inc();
   };
   const onGrantState = (m: unknown) => {
     const g = m as GrantState;

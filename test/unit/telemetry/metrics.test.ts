@@ -42,7 +42,8 @@ describe('metrics from the telemetry channels', () => {
       assert.equal(sampleValue(f, 'toolgate_discovery_results_sum'), 3);
       assert.equal(sampleValue(f, 'toolgate_discovery_duration_seconds_count'), 1);
       assert.equal(sampleValue(f, 'toolgate_grant_snapshot_lookups_total', { result: 'hit' }), 1);
-      assert.equal(f.get('toolgate_grant_snapshot_lookups_total')?.samples.length, 1, 'unknown results are not labels');
+      assert.equal(sampleValue(f, 'toolgate_grant_snapshot_lookups_total', { result: 'miss' }), 0, 'both results are exported from the start');
+      assert.equal(f.get('toolgate_grant_snapshot_lookups_total')?.samples.length, 2, 'unknown results are not labels');
       assert.equal(sampleValue(f, 'toolgate_grant_revision'), 42);
       const age = sampleValue(f, 'toolgate_grant_revision_age_seconds') as number;
       assert.ok(age >= 5 && age < 60, String(age));
