@@ -9,11 +9,13 @@ import { enforcementLoader } from './config/reload/enforcement-loader.ts';
 import { watchPolicy } from './config/watch.ts';
 import { toolMetadata, type Policy, type SideEffect } from './config/policy.ts';
 import type { Settings } from './config/settings.ts';
+import type { GrpcPolicyDeps } from './grpc/deps.ts';
 import { createDiscovery } from './discovery/service.ts';
 import { createFileGrantStore, createRedisGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
 import { createEnforcer, type Enforcer } from './http/enforce.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
 import { grantsInterceptor } from './interceptors/grants.ts';
+import { createExternalValidators } from './interceptors/external-validator.ts';
 import { securityLevelInterceptor } from './interceptors/security-level.ts';
 import type { CatalogueView } from './pipeline/catalogue-view.ts';
 import { composeChain } from './pipeline/compose.ts';
@@ -35,6 +37,8 @@ export interface RunningEnforcement {
   sideEffect(tool: string): SideEffect;
   /** Resolves once toolgate has its first copy of the upstream's catalogue. */
   readonly firstSync: Promise<void>;
+  /** What the gRPC API's policy services read: the same policy, grants, catalogue and interceptors. */
+  readonly grpc: GrpcPolicyDeps;
   synced(): boolean;
   close(): Promise<void>;
 }
@@ -87,7 +91,10 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
       await sync.refresh();
     },
   };
-  const chain = composeChain([grantsInterceptor(), securityLevelInterceptor(), argumentsInterceptor(schemas)]);
+  // External validators last: they see only calls toolgate itself would forward.
+  const validators = createExternalValidators();
+  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), argumentsInterceptor(schemas), validators.interceptor];
+  const chain = composeChain(interceptors);
   const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1 }) : undefined;
   const enforcer = createEnforcer({ current: () => current, catalogue, chain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery });
   let isSynced = false;
@@ -105,11 +112,13 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   freshness.unref();
   return {
     enforcer,
+    grpc: { current: () => current, grants, catalogue, interceptors },
     sideEffect: (tool) => toolMetadata(current.policy, tool).sideEffect,
     firstSync,
     synced: () => isSynced,
     close: async () => {
       clearInterval(freshness);
+      validators.close();
       await Promise.all([watcher.close(), sync.close(), grants.close()]);
       shared?.close();
     },

@@ -91,6 +91,16 @@ export const errors = Object.freeze({
     message: "The tool's security level needs a stronger credential; retry with a short-lived or one-time token",
     when: "the tool's security level needs a stronger credential",
   }),
+  validator_denied: def({
+    code: 'validator_denied', status: 403, rpcCode: -31403, retryable: false, hint: 'fix_arguments',
+    message: "An external validator refused this call; change the call's content, or ask the operator which rule applies",
+    when: 'an external validator in active mode answered invalid with severity error (its message is never passed on)',
+  }),
+  admin_scope_required: def({
+    code: 'admin_scope_required', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes',
+    message: 'This gRPC call needs the admin scope; use a credential that holds it',
+    when: "gRPC GrantAdmin, or PolicyService.Explain for another principal, without the admin scope (`TOOLGATE_GRPC_ADMIN_SCOPE`)",
+  }),
   method_not_found: def({
     code: 'method_not_found', status: 404, rpcCode: -32601, retryable: false, hint: 'use_allowed_method',
     message: 'Method not found',
@@ -105,6 +115,11 @@ export const errors = Object.freeze({
     code: 'tool_grants_changed', status: 409, rpcCode: -31409, retryable: true, hint: 'restart_listing',
     message: 'Grants changed while this page was being prepared; repeat the request without a cursor',
     when: 'grants changed while a page was being prepared',
+  }),
+  grants_read_only: def({
+    code: 'grants_read_only', status: 409, rpcCode: -31409, retryable: false, hint: 'contact_operator',
+    message: 'Grants come from the policy file here and cannot be changed over the API; change the policy file, or run with TOOLGATE_GRANT_SOURCE=redis',
+    when: 'gRPC GrantAdmin change while grants come from the policy file',
   }),
   payload_too_large: def({
     code: 'payload_too_large', status: 413, rpcCode: -31413, retryable: false, hint: 'reduce_size',
@@ -145,6 +160,11 @@ export const errors = Object.freeze({
     code: 'grants_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
     message: 'Grants could not be confirmed as current; retry later',
     when: 'grant storage missing, unreachable, stale or malformed (fails closed)',
+  }),
+  validator_unavailable: def({
+    code: 'validator_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
+    message: 'An external validator could not be asked, so the call is refused; retry later',
+    when: 'an external validator in active mode without failOpen timed out, failed or answered malformed',
   }),
   tool_validation_unavailable: def({
     code: 'tool_validation_unavailable', status: 503, rpcCode: -31503, retryable: false, hint: 'contact_operator',

@@ -11,10 +11,13 @@ import { log, setLogLevel } from './telemetry/log.ts';
 import { createUpstreamPool } from './upstream/pool.ts';
 import { waitForUpstream } from './upstream/probe.ts';
 import { startEnforcement, type RunningEnforcement } from './enforcement.ts';
+import { startGrpcServer, type RunningGrpc } from './grpc/server.ts';
 
 export interface Toolgate {
   readonly port: number;
   readonly adminPort: number;
+  /** The gRPC API port, when TOOLGATE_GRPC is on. */
+  readonly grpcPort: number | undefined;
   /** Resolves once the upstream has answered (the readiness condition). */
   readonly ready: Promise<void>;
   /**
@@ -55,20 +58,27 @@ export async function start(settings: Settings): Promise<Toolgate> {
   traffic.maxHeadersCount = settings.maxHeaders + 1;
   installClientErrorHandler(traffic);
 
-  const admin = createAdminServer(metrics.registry, {
-    reasons() {
-      const reasons: string[] = [];
-      if (draining) reasons.push('draining');
-      if (!upstreamAnswered) reasons.push('upstream_not_answered');
-      if (enforcement !== undefined && !enforcement.synced()) reasons.push('catalogue_not_synced');
-      return reasons;
-    },
-  });
+  const reasons = () => {
+    const out: string[] = [];
+    if (draining) out.push('draining');
+    if (!upstreamAnswered) out.push('upstream_not_answered');
+    if (enforcement !== undefined && !enforcement.synced()) out.push('catalogue_not_synced');
+    return out;
+  };
+  const admin = createAdminServer(metrics.registry, { reasons });
 
   await Promise.all([listen(traffic, settings.host, settings.port), listen(admin, settings.host, settings.adminPort)]);
+  let grpc: RunningGrpc | undefined;
+  if (settings.grpcEnabled) {
+    grpc = await startGrpcServer({ settings, notReadyReasons: reasons, policy: enforcement?.grpc }).catch(async (err: unknown) => {
+      await Promise.all([closeServer(traffic), closeServer(admin), pool.close(), enforcement?.close(), telemetry.close()]);
+      metrics.dispose();
+      throw err;
+    });
+  }
   const port = (traffic.address() as AddressInfo).port;
   const adminPort = (admin.address() as AddressInfo).port;
-  log.info('listening', { port, adminPort, upstream: settings.upstream.origin, mcpPath: settings.mcpPath });
+  log.info('listening', { port, adminPort, grpcPort: grpc?.port, upstream: settings.upstream.origin, mcpPath: settings.mcpPath });
 
   const answered = waitForUpstream(pool, settings.mcpPath, lifetime.signal).then(() => {
     if (!lifetime.signal.aborted) upstreamAnswered = true;
@@ -82,7 +92,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
     closing ??= (async () => {
       draining = true;
       lifetime.abort();
-      await drain(traffic, settings.drainTimeoutMs);
+      await Promise.all([drain(traffic, settings.drainTimeoutMs), grpc?.close(settings.drainTimeoutMs)]);
       await Promise.all([pool.close(), closeServer(admin), enforcement?.close()]);
       metrics.dispose();
       await telemetry.close();
@@ -90,7 +100,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
     })();
     return closing;
   };
-  return { port, adminPort, ready, close };
+  return { port, adminPort, grpcPort: grpc?.port, ready, close };
 }
 
 async function listen(server: Server, host: string, port: number): Promise<void> {

@@ -38,6 +38,11 @@ export interface Settings {
   /** Where audit events go: `stdout`, a file path (appended), or absent (off). */
   readonly auditLog: string | undefined;
   readonly auditQueueEvents: number;
+  readonly grpcEnabled: boolean;
+  readonly grpcPort: number;
+  readonly grpcTlsCertFile: string | undefined;
+  readonly grpcTlsKeyFile: string | undefined;
+  readonly grpcAdminScope: string;
   /** One line per setting that was invalid but tolerated (it names only the setting). */
   readonly warnings: readonly string[];
 }
@@ -233,6 +238,32 @@ export const settingDefs = [
     key: 'grantsL2TtlSeconds', flag: '--grants-l2-ttl-seconds', env: 'TOOLGATE_GRANTS_L2_TTL_SECONDS', default: '300',
     doc: 'With Redis grants: lifetime of a snapshot stored in Redis.', parse: int(1, 86_400),
   }),
+  setting({
+    key: 'grpcEnabled', flag: '--grpc', env: 'TOOLGATE_GRPC', default: '',
+    doc: 'gRPC API (health, PolicyService, DiscoveryService, GrantAdmin; see docs/grpc.md) on its own port. true/false; unset, empty or invalid: off (invalid also logs one warning).',
+    parse: (raw) => {
+      if (raw === '' || /^(false|0|off|no)$/i.test(raw)) return ok(false);
+      if (/^(true|1|on|yes)$/i.test(raw)) return ok(true);
+      return { value: false, warning: 'TOOLGATE_GRPC is not a boolean; the gRPC API is off' };
+    },
+  }),
+  setting({
+    key: 'grpcPort', flag: '--grpc-port', env: 'TOOLGATE_GRPC_PORT', default: '9091',
+    doc: 'gRPC API port (0 picks a free port); binds to the same address as the other listeners.', parse: port,
+  }),
+  setting({
+    key: 'grpcTlsCertFile', flag: '--grpc-tls-cert-file', env: 'TOOLGATE_GRPC_TLS_CERT_FILE', default: '',
+    doc: 'PEM certificate chain for the gRPC port; with --grpc-tls-key-file it serves TLS. Empty: plaintext (h2c).', parse: optionalText,
+  }),
+  setting({
+    key: 'grpcTlsKeyFile', flag: '--grpc-tls-key-file', env: 'TOOLGATE_GRPC_TLS_KEY_FILE', default: '',
+    doc: 'PEM private key for --grpc-tls-cert-file.', parse: optionalText,
+  }),
+  setting({
+    key: 'grpcAdminScope', flag: '--grpc-admin-scope', env: 'TOOLGATE_GRPC_ADMIN_SCOPE', default: 'toolgate.admin',
+    doc: 'Scope a gRPC caller must hold for GrantAdmin and for PolicyService.Explain about another principal.',
+    parse: (raw) => (/^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/.test(raw) ? ok(raw) : bad('expected a scope (printable ASCII, no spaces, quotes or backslashes)')),
+  }),
 ] as const;
 
 /**
@@ -258,6 +289,7 @@ export function loadSettings(argv: readonly string[], env: NodeJS.ProcessEnv): S
   const unknown = flags.keys().next();
   if (!unknown.done) throw new SettingError(unknown.value, 'unknown flag');
   if (out.grantSource === 'redis' && out.redisUrl === undefined) throw new SettingError('TOOLGATE_GRANT_SOURCE', 'redis needs TOOLGATE_REDIS_URL');
+  if ((out.grpcTlsCertFile === undefined) !== (out.grpcTlsKeyFile === undefined)) throw new SettingError('TOOLGATE_GRPC_TLS_KEY_FILE', 'set both TLS files or neither');
   out.warnings = Object.freeze(warnings);
   return Object.freeze(out) as unknown as Settings;
 }

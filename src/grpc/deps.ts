@@ -1,0 +1,28 @@
+import type { Principal } from '../auth/types.ts';
+import type { Enforcement } from '../config/enforcement.ts';
+import type { Settings } from '../config/settings.ts';
+import type { GrantStore } from '../grants/store.ts';
+import type { CatalogueView } from '../pipeline/catalogue-view.ts';
+import type { Interceptor } from '../pipeline/types.ts';
+
+/** What the policy-backed services read from the running enforcement. */
+export interface GrpcPolicyDeps {
+  /** The enforcement in force; read once per call. */
+  readonly current: () => Enforcement;
+  readonly grants: GrantStore;
+  readonly catalogue: CatalogueView;
+  /** The interceptor chain of the MCP path, in order (Explain runs it as a dry run). */
+  readonly interceptors: readonly Interceptor[];
+}
+
+export interface GrpcServerOptions {
+  readonly settings: Settings;
+  /** Readiness reasons, as /readyz reports them; empty means ready. */
+  readonly notReadyReasons: () => readonly string[];
+  /** Absent in transparent mode: only Health is served. */
+  readonly policy?: GrpcPolicyDeps | undefined;
+}
+
+export function holdsAdmin(principal: Principal, scope: string): boolean {
+  return principal.scopes.has(scope);
+}

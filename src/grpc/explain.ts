@@ -1,0 +1,119 @@
+/**
+ * PolicyService.Explain: the interceptor chain of the MCP path run as a dry
+ * run. Every stage is evaluated (so one answer names every reason a call
+ * would be refused), the decision is the first stage that did not pass, as
+ * on the MCP path, and nothing is forwarded. External validators are asked
+ * with `dry_run` set.
+ */
+import { authenticate } from '../auth/chain.ts';
+import type { CredentialStrength, Principal } from '../auth/types.ts';
+import type { ErrorId } from '../errors.ts';
+import { isPrincipalId, isScope } from '../grants/rules.ts';
+import { decide } from '../grants/snapshot.ts';
+import type { Classified } from '../http/classify.ts';
+import { dryRunRequest } from '../interceptors/external-validator.ts';
+import type { Exchange, Verdict } from '../pipeline/types.ts';
+import type { GrpcPolicyDeps } from './deps.ts';
+import { holdsAdmin } from './deps.ts';
+import type { ExplainRequest__Output } from './generated/toolgate/v1/ExplainRequest.ts';
+import type { ExplainResponse } from './generated/toolgate/v1/ExplainResponse.ts';
+import type { StageResult } from './generated/toolgate/v1/StageResult.ts';
+
+export type ExplainResult = { readonly ok: true; readonly response: ExplainResponse } | { readonly ok: false; readonly error: ErrorId };
+
+const STRENGTHS: readonly CredentialStrength[] = ['anonymous', 'static', 'short_lived', 'one_time'];
+const MAX_ARGUMENTS_BYTES = 1024 * 1024;
+const METHOD = /^[A-Za-z0-9_/.-]{1,128}$/;
+
+export async function explain(deps: GrpcPolicyDeps, caller: Principal, req: ExplainRequest__Output, adminScope: string): Promise<ExplainResult> {
+  if (!METHOD.test(req.method)) return { ok: false, error: 'invalid_params' };
+  if (req.method === 'tools/call' && req.tool === '') return { ok: false, error: 'unknown_tool' };
+  const args = parseArguments(req.argumentsJson);
+  if (args === undefined) return { ok: false, error: 'invalid_params' };
+  const e = deps.current();
+
+  let principal = caller;
+  if (req.subject === 'principal') {
+    if (!holdsAdmin(caller, adminScope)) return { ok: false, error: 'admin_scope_required' };
+    const p = req.principal;
+    const strength = (p?.credentialStrength || 'static') as CredentialStrength;
+    if (p == null || !isPrincipalId(p.id) || !p.scopes.every(isScope) || !STRENGTHS.includes(strength)) return { ok: false, error: 'invalid_params' };
+    principal = { id: p.id, scopes: new Set(p.scopes), credentialStrength: strength };
+  } else if (req.subject === 'credential') {
+    const r = await authenticate(e.verifiers, { headers: { authorization: req.credential } });
+    if (!r.ok) return { ok: true, response: refused('authentication', 'unauthenticated', 0) };
+    principal = r.principal;
+  }
+
+  const snap = await deps.grants.snapshot(principal);
+  const subject = { id: principal.id, scopes: [...principal.scopes].sort(), credentialStrength: principal.credentialStrength };
+  if (!snap.ok) return { ok: true, response: { ...refused('grants', 'grants_unavailable', 0), principal: subject } };
+
+  const message: Classified = {
+    ok: true,
+    era: 'modern',
+    protocolVersion: undefined,
+    kind: 'request',
+    id: 'explain',
+    method: req.method,
+    name: req.tool === '' ? undefined : req.tool,
+    params: req.method === 'tools/call' ? { name: req.tool, arguments: args } : {},
+  };
+  const ex: Exchange = {
+    request: dryRunRequest(),
+    message,
+    principal,
+    policy: e.policy,
+    snapshot: snap.snapshot,
+    catalogue: deps.catalogue,
+    rowsForTool: (tool) => deps.grants.rowsForTool(tool),
+  };
+
+  const stages: StageResult[] = [];
+  let deciding: Verdict | undefined;
+  const reasons: string[] = [];
+  let requiredScopes: readonly string[] = [];
+  let argumentErrors: { instancePath: string; keyword: string }[] = [];
+  for (const i of deps.interceptors) {
+    if (!i.methods.includes(req.method)) continue;
+    const v = await i.intercept(ex);
+    stages.push({ name: i.name, outcome: v.kind, code: v.kind === 'deny' ? v.error : '' });
+    if (v.kind === 'pass') continue;
+    deciding ??= v;
+    if (v.kind === 'deny') {
+      reasons.push(v.error);
+      if (v.data?.requiredScopes !== undefined && requiredScopes.length === 0) requiredScopes = v.data.requiredScopes;
+      if (v.data?.errors !== undefined && argumentErrors.length === 0) argumentErrors = v.data.errors.map((x) => ({ instancePath: x.instancePath, keyword: x.keyword }));
+    }
+  }
+  const grant = req.tool === '' ? undefined : decide(snap.snapshot, req.tool);
+  return {
+    ok: true,
+    response: {
+      decision: deciding === undefined ? 'allow' : deciding.kind,
+      reasonCodes: reasons,
+      stages,
+      grantReason: grant?.reason ?? '',
+      rows: (grant?.rows ?? []).map((r) => ({ principal: r.principal, tool: r.tool, scopes: [...r.scopes], effect: r.effect, revision: r.revision ?? 0 })),
+      requiredScopes: [...requiredScopes],
+      argumentErrors,
+      revision: snap.snapshot.revision,
+      principal: subject,
+    },
+  };
+}
+
+function refused(stage: string, code: ErrorId, revision: number): ExplainResponse {
+  return { decision: 'deny', reasonCodes: [code], stages: [{ name: stage, outcome: 'deny', code }], revision };
+}
+
+function parseArguments(text: string): Record<string, unknown> | undefined {
+  if (text === '') return {};
+  if (text.length > MAX_ARGUMENTS_BYTES) return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
