@@ -2,9 +2,16 @@
  * Which onDemand tools discovery has shown to which principal: those appear
  * in that principal's deferred tools/list until the TTL passes. Keyed by the
  * grant revision too, so any grant change forgets every activation at once.
- * Bounded: the least recently active principal is dropped first.
+ * In process for one replica; in Redis (activations-redis.ts) when replicas
+ * share grants, so a caller's list does not depend on which replica answers.
  */
-export class ActivationStore {
+export interface Activations {
+  activate(revision: number, principal: string, names: readonly string[]): void | Promise<void>;
+  active(revision: number, principal: string): ReadonlySet<string> | Promise<ReadonlySet<string>>;
+}
+
+/** The in-process store. Bounded: the least recently active principal is dropped first. */
+export class ActivationStore implements Activations {
   readonly #ttlMs: number;
   readonly #maxPrincipals: number;
   readonly #now: () => number;
@@ -16,7 +23,7 @@ export class ActivationStore {
     this.#now = opts.now ?? Date.now;
   }
 
-  activate(revision: number, principal: string, names: Iterable<string>): void {
+  activate(revision: number, principal: string, names: readonly string[]): void {
     const key = `${revision}\u0000${principal}`;
     const tools = this.#byKey.get(key) ?? new Map<string, number>();
     this.#byKey.delete(key);

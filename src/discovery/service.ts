@@ -8,7 +8,7 @@ import type { CatalogueView } from '../pipeline/catalogue-view.ts';
 import type { Exchange } from '../pipeline/types.ts';
 import { discovery } from '../telemetry/discovery-channel.ts';
 import type { ResultEdit } from '../upstream/rewrite.ts';
-import { ActivationStore } from './activations.ts';
+import { ActivationStore, type Activations } from './activations.ts';
 import { CursorCodec, type CursorBinding } from './cursor.ts';
 import { buildIndex, type DiscoveryIndex } from './engine.ts';
 import { fitPage, type DiscoveredTool } from './page.ts';
@@ -25,7 +25,7 @@ export interface DiscoveryService {
   /** The `search_tools` tool: `{query, limit?}` → a CallToolResult with structuredContent and a text rendering. */
   searchTool(ex: Exchange, args: unknown): Promise<DoorResult>;
   /** Deferred tools/list: critical, base, alwaysInclude and activated tools the caller may call, plus search_tools. */
-  deferredList(ex: Exchange, firstPage: boolean): ResultEdit;
+  deferredList(ex: Exchange, firstPage: boolean): Promise<ResultEdit>;
 }
 
 export interface DiscoveryDeps {
@@ -33,8 +33,12 @@ export interface DiscoveryDeps {
   /** The grant revision in force now, to notice a change while a page was prepared. */
   readonly revisionNow: () => number;
   readonly activationTtlMs?: number;
+  /** Shared activations (Redis); in process when absent. */
+  readonly activations?: Activations;
   readonly now?: () => number;
 }
+
+export const ACTIVATION_TTL_MS = 600_000;
 
 const DEFERRED_TIERS = new Set(['critical', 'base']);
 
@@ -47,7 +51,7 @@ const DEFERRED_TIERS = new Set(['critical', 'base']);
 export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
   const now = deps.now ?? Date.now;
   const cursors = new CursorCodec(now);
-  const activations = new ActivationStore({ ttlMs: deps.activationTtlMs ?? 600_000, maxPrincipals: 10_000, now });
+  const activations: Activations = deps.activations ?? new ActivationStore({ ttlMs: deps.activationTtlMs ?? ACTIVATION_TTL_MS, maxPrincipals: 10_000, now });
   let indexed: { digest: string; policy: Policy; index: DiscoveryIndex } | undefined;
   const allowedCache = new WeakMap<GrantSnapshot, { digest: string; policy: Policy; allowed: ReadonlySet<string> }>();
 
@@ -118,7 +122,7 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
     });
     if (!page.ok) return { ok: false, error: page.error };
     if (deps.revisionNow() !== ex.snapshot.revision) return { ok: false, error: 'tool_grants_changed' };
-    activations.activate(ex.snapshot.revision, ex.principal.id, tools.slice(0, page.count).map((t) => t.name));
+    await activations.activate(ex.snapshot.revision, ex.principal.id, tools.slice(0, page.count).map((t) => t.name));
     if (discovery.hasSubscribers) {
       discovery.publish({ request: ex.request, results: page.count, total: found.total, durationSeconds: (performance.now() - began) / 1000 });
     }
@@ -153,8 +157,8 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
       });
     },
 
-    deferredList(ex, firstPage) {
-      const active = activations.active(ex.snapshot.revision, ex.principal.id);
+    async deferredList(ex, firstPage) {
+      const active = await activations.active(ex.snapshot.revision, ex.principal.id);
       return (result) => {
         const tools = Array.isArray(result.tools) ? result.tools : [];
         const visible = tools.filter((t: unknown) => {

@@ -86,7 +86,7 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
     }
     const contentType = up.headers['content-type'];
     const firstPage = (ex.message.params as { cursor?: unknown } | undefined)?.cursor === undefined;
-    const edit = discover === undefined ? toolsListEdit(ex) : discover.deferredList(ex, firstPage);
+    const edit = discover === undefined ? toolsListEdit(ex) : await discover.deferredList(ex, firstPage);
     const rewritten = up.status === 200
       ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, edit)
       : up.body;

@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import type { RedisClient } from '../cache/redis.ts';
+import { log } from '../telemetry/log.ts';
+import type { Activations } from './activations.ts';
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+/**
+ * Activations shared by the replicas of a policy domain: one hash per
+ * (revision, principal), tool name → expiry, living as long as its newest
+ * activation. When Redis cannot answer, a caller simply sees no activated
+ * tools (they stay callable and discoverable); nothing is granted by it.
+ */
+export class RedisActivations implements Activations {
+  readonly #client: RedisClient;
+  readonly #prefix: string;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+
+  constructor(opts: { client: RedisClient; domain: string; ttlMs: number; now?: () => number }) {
+    this.#client = opts.client;
+    this.#prefix = `tg:${opts.domain}:act:`;
+    this.#ttlMs = opts.ttlMs;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  async activate(revision: number, principal: string, names: readonly string[]): Promise<void> {
+    if (names.length === 0) return;
+    const key = this.#key(revision, principal);
+    const until = String(this.#now() + this.#ttlMs);
+    const fields: string[] = [];
+    for (const name of names) fields.push(name, until);
+    try {
+      await this.#client.multi().hset(key, ...fields).pexpire(key, this.#ttlMs).exec();
+    } catch {
+      log.warn('discovery activations not recorded: storage unavailable');
+    }
+  }
+
+  async active(revision: number, principal: string): Promise<ReadonlySet<string>> {
+    let all: Record<string, string>;
+    try {
+      all = await this.#client.hgetall(this.#key(revision, principal));
+    } catch {
+      return EMPTY;
+    }
+    const now = this.#now();
+    const live = new Set<string>();
+    for (const [name, until] of Object.entries(all)) if (Number(until) > now) live.add(name);
+    return live;
+  }
+
+  #key(revision: number, principal: string): string {
+    return `${this.#prefix}${revision}:${createHash('sha256').update(principal).digest('hex')}`;
+  }
+}
