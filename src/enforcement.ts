@@ -3,14 +3,15 @@ import type { Catalogue } from './catalogue/catalogue.ts';
 import { CatalogueSync } from './catalogue/sync.ts';
 import { RedisReplayStore } from './auth/redis-replay-store.ts';
 import { MemoryReplayStore, type ReplayStore } from './auth/replay-store.ts';
-import { createRedisClient, parseRedisConfig, type RedisConfig } from './cache/redis.ts';
+import { createRedisClient, parseRedisConfig, type RedisClient, type RedisConfig } from './cache/redis.ts';
 import type { Enforcement } from './config/enforcement.ts';
 import { enforcementLoader } from './config/reload/enforcement-loader.ts';
 import { watchPolicy } from './config/watch.ts';
 import { toolMetadata, type Policy, type SideEffect } from './config/policy.ts';
 import type { Settings } from './config/settings.ts';
 import type { GrpcPolicyDeps } from './grpc/deps.ts';
-import { createDiscovery } from './discovery/service.ts';
+import { RedisActivations } from './discovery/activations-redis.ts';
+import { ACTIVATION_TTL_MS, createDiscovery } from './discovery/service.ts';
 import { createFileGrantStore, createRedisGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
 import { createEnforcer, type Enforcer } from './http/enforce.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
@@ -95,7 +96,8 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   const validators = createExternalValidators();
   const interceptors = [grantsInterceptor(), securityLevelInterceptor(), argumentsInterceptor(schemas), validators.interceptor];
   const chain = composeChain(interceptors);
-  const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1 }) : undefined;
+  const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS });
+  const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations }) : undefined;
   const enforcer = createEnforcer({ current: () => current, catalogue, chain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery });
   let isSynced = false;
   const firstSync = sync.start().then(() => {
@@ -127,11 +129,12 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
 
 interface SharedRedis {
   readonly config: RedisConfig;
+  readonly client: RedisClient;
   readonly replayStore: ReplayStore;
   close(): void;
 }
 
-/** One connection for one-time-token records; the grant store opens its own. */
+/** One connection for one-time-token records and discovery activations; the grant store opens its own. */
 function connectRedis(settings: Settings): SharedRedis {
   const parsed = parseRedisConfig({
     url: settings.redisUrl as string,
@@ -142,9 +145,10 @@ function connectRedis(settings: Settings): SharedRedis {
     commandTimeoutMs: settings.redisCommandTimeoutMs,
   });
   if (!parsed.ok) throw new StartupError(`invalid setting ${parsed.setting}: ${parsed.problem}`);
-  const client = createRedisClient(parsed.config, { name: 'toolgate-replay' });
+  const client = createRedisClient(parsed.config, { name: 'toolgate-shared' });
   return {
     config: parsed.config,
+    client,
     replayStore: new RedisReplayStore({ client, domain: settings.policyDomain }),
     close: () => client.disconnect(),
   };
