@@ -71,6 +71,8 @@ describe('grants shared by two toolgate replicas through Redis', () => {
     assert.deepEqual(page.tools.map((t) => t.name), ['rotate_keys']);
     const listed = (await post(a.url, '{"jsonrpc":"2.0","id":4,"method":"tools/list"}', auth)).json().result as { tools: { name: string }[] };
     assert.ok(listed.tools.some((t) => t.name === 'rotate_keys'), 'activated by discovery');
+    const onB = (await post(b.url, '{"jsonrpc":"2.0","id":41,"method":"tools/list"}', auth)).json().result as { tools: { name: string }[] };
+    assert.ok(onB.tools.some((t) => t.name === 'rotate_keys'), 'the activation is shared with the other replica');
 
     await grants(redis, 'delete', '--principal', '*', '--tool', 'search_docs', '--scopes', 'docs', '--effect', 'allow');
     const took = await until(async () => (await post(a.url, call(5), auth)).status === 403 && (await post(b.url, call(6), auth)).status === 403, 2000);
