@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ValidateRequest__Output } from '../../src/grpc/generated/toolgate/v1/ValidateRequest.ts';
@@ -11,6 +10,8 @@ export interface ValidatorProcess {
   readonly requests: ValidateRequest__Output[];
   /** Whether it is still running (a CRASH payload ends it). */
   alive(): boolean;
+  /** Resolves once the process has exited. */
+  exited(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,9 +27,12 @@ export async function startValidator(options: { quiet?: boolean } = {}): Promise
   });
   running.add(child);
   let exited = false;
-  child.once('exit', () => {
-    exited = true;
-    running.delete(child);
+  const gone = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      exited = true;
+      running.delete(child);
+      resolve();
+    });
   });
   const requests: ValidateRequest__Output[] = [];
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -44,9 +48,9 @@ export async function startValidator(options: { quiet?: boolean } = {}): Promise
     target: `127.0.0.1:${port}`,
     requests,
     alive: () => !exited,
+    exited: () => gone,
     async close() {
       if (exited) return;
-      const gone = once(child, 'exit');
       child.kill('SIGTERM');
       await gone;
     },

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
+import { post } from '../helpers/raw.ts';
+import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+import { startValidator, type ValidatorProcess } from '../helpers/validator-process.ts';
+
+const ALICE = 'alice-key-7c1e0b5a9d3f2e4c6a8b';
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const TRACE = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
+const policy = (validators: string) => `
+version: 1
+authentication:
+  staticKeys: { file: keys.yaml }
+tools:
+  search_docs: { sideEffect: read_only }
+grants:
+  - { principal: "*", tool: search_docs, scopes: [docs], effect: allow }
+validators:
+${validators}
+`;
+const hook = '[{ event: tools/call, phase: request }]';
+
+const call = (query: string) => JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search_docs', arguments: { query } } });
+
+describe('external validators in the chain (real validator processes)', () => {
+  let dir: string;
+  let upstream: PolicyServer;
+  let validator: ValidatorProcess;
+  let crashy: ValidatorProcess;
+  const gates: Record<string, RunningToolgate> = {};
+  const auth = { authorization: `Bearer ${ALICE}` };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolgate-validators-'));
+    [upstream, validator, crashy] = await Promise.all([startPolicyServer(), startValidator(), startValidator()]);
+    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n`);
+    const configs: Record<string, string> = {
+      active: `  - { name: pii, target: "${validator.target}", hooks: ${hook}, timeoutMs: 300 }`,
+      audit: `  - { name: pii, target: "${validator.target}", hooks: ${hook}, mode: audit, timeoutMs: 300 }`,
+      failOpen: `  - { name: pii, target: "${validator.target}", hooks: ${hook}, failOpen: true, timeoutMs: 300 }`,
+      crash: `  - { name: pii, target: "${crashy.target}", hooks: ${hook}, timeoutMs: 300 }`,
+      pair: `  - { name: first, target: "${validator.target}", hooks: ${hook}, priority: 10, mode: audit, timeoutMs: 300 }\n`
+        + `  - { name: second, target: "${validator.target}", hooks: ${hook}, priority: 20, timeoutMs: 300 }`,
+    };
+    await Promise.all(Object.entries(configs).map(async ([name, v]) => {
+      await writeFile(join(dir, `${name}.yaml`), policy(v));
+      gates[name] = await startToolgate(upstream.origin, ['--policy-file', join(dir, `${name}.yaml`)]);
+      await gates[name].ready;
+    }));
+  });
+  after(async () => {
+    await Promise.all(Object.values(gates).map((g) => g.close()));
+    await Promise.all([upstream.close(), validator.close(), crashy.close()]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const expectRefused = (r: Awaited<ReturnType<typeof post>>, code: string, status: number, secret: string) => {
+    assert.equal(r.status, status, r.text);
+    assert.equal((r.json().error as { data: { code: string } }).data.code, code);
+    assert.ok(!r.text.includes(secret), 'the validator message or payload leaked to the caller');
+    assert.ok(!r.text.includes('secret_found'), "the validator's own code leaked to the caller");
+  };
+
+  it('pass: the call is forwarded; the validator saw event, phase, payload, principal and trace ids', async () => {
+    const before = upstream.calls.length;
+    const r = await post(gates.active!.url, call('plain question'), { ...auth, traceparent: TRACE });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(upstream.calls.length, before + 1);
+    const seen = validator.requests.at(-1)!;
+    assert.equal(seen.event, 'tools/call');
+    assert.equal(seen.phase, 'request');
+    assert.deepEqual(JSON.parse(seen.payloadJson), { name: 'search_docs', arguments: { query: 'plain question' } });
+    assert.deepEqual(seen.principal, { id: 'alice', scopes: ['docs'], credentialStrength: 'static' });
+    assert.equal(seen.traceId, '4bf92f3577b34da6a3ce929d0e0e4736');
+    assert.equal(seen.spanId, '00f067aa0ba902b7');
+    assert.equal(seen.dryRun, false);
+    assert.equal(seen.validator, 'pii');
+  });
+
+  it('block: valid false with severity error refuses with 403 validator_denied, nothing forwarded, nothing leaked', async () => {
+    const before = upstream.calls.length;
+    const r = await post(gates.active!.url, call('BLOCK canary-41c7'), auth);
+    expectRefused(r, 'validator_denied', 403, 'canary-41c7');
+    assert.equal(upstream.calls.length, before);
+  });
+
+  it('warn: valid false with severity warning passes', async () => {
+    const r = await post(gates.active!.url, call('WARN odd'), auth);
+    assert.equal(r.status, 200, r.text);
+  });
+
+  it('timeout without failOpen refuses with 503 validator_unavailable; a malformed answer too', async () => {
+    expectRefused(await post(gates.active!.url, call('SLOW canary-9e2a'), auth), 'validator_unavailable', 503, 'canary-9e2a');
+    expectRefused(await post(gates.active!.url, call('MALFORMED canary-3b1f'), auth), 'validator_unavailable', 503, 'canary-3b1f');
+  });
+
+  it('timeout with failOpen passes; a block with failOpen still refuses', async () => {
+    assert.equal((await post(gates.failOpen!.url, call('SLOW quick'), auth)).status, 200);
+    expectRefused(await post(gates.failOpen!.url, call('BLOCK canary-77aa'), auth), 'validator_denied', 403, 'canary-77aa');
+  });
+
+  it('audit mode never blocks: neither a block nor a timeout', async () => {
+    assert.equal((await post(gates.audit!.url, call('BLOCK audited'), auth)).status, 200);
+    assert.equal((await post(gates.audit!.url, call('SLOW audited'), auth)).status, 200);
+  });
+
+  it('validators run in parallel: two that each take the timeout cost one timeout, and an audit one never decides', async () => {
+    const began = performance.now();
+    expectRefused(await post(gates.pair!.url, call('SLOW parallel'), auth), 'validator_unavailable', 503, 'parallel');
+    const elapsed = performance.now() - began;
+    assert.ok(elapsed < 590, `two 300 ms timeouts took ${elapsed.toFixed(0)} ms: not in parallel`);
+    expectRefused(await post(gates.pair!.url, call('BLOCK both-canary'), auth), 'validator_denied', 403, 'both-canary');
+  });
+
+  it('a validator that crashes refuses the call (not failOpen), and keeps refusing while it is gone', async () => {
+    expectRefused(await post(gates.crash!.url, call('CRASH now'), auth), 'validator_unavailable', 503, 'CRASH');
+    await crashy.exited();
+    expectRefused(await post(gates.crash!.url, call('plain'), auth), 'validator_unavailable', 503, 'plain');
+  });
+});

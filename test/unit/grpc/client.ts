@@ -1,0 +1,45 @@
+import { credentials, Metadata, type Client, type ServiceError } from '@grpc/grpc-js';
+import { serviceClient } from '../../../src/grpc/definitions.ts';
+
+export interface GrpcClients {
+  call<T>(service: 'Health' | 'PolicyService' | 'DiscoveryService' | 'GrantAdmin', method: string, request: object, authorization?: string): Promise<T>;
+  client(service: string): Client;
+  close(): void;
+}
+
+const FULL: Record<string, string> = {
+  Health: 'grpc.health.v1.Health',
+  PolicyService: 'toolgate.v1.PolicyService',
+  DiscoveryService: 'toolgate.v1.DiscoveryService',
+  GrantAdmin: 'toolgate.v1.GrantAdmin',
+};
+
+/** Real grpc-js clients for every toolgate service on one port; unary calls as promises. */
+export function grpcClients(port: number): GrpcClients {
+  const clients = new Map<string, Client>();
+  const client = (service: string): Client => {
+    let c = clients.get(service);
+    if (c === undefined) {
+      const Ctor = serviceClient(FULL[service] as string);
+      c = new Ctor(`127.0.0.1:${port}`, credentials.createInsecure());
+      clients.set(service, c);
+    }
+    return c;
+  };
+  return {
+    client,
+    call<T>(service: string, method: string, request: object, authorization?: string): Promise<T> {
+      const metadata = new Metadata();
+      if (authorization !== undefined) metadata.set('authorization', authorization);
+      const c = client(service) as unknown as Record<string, (r: object, m: Metadata, o: object, cb: (e: ServiceError | null, v: T) => void) => void>;
+      return new Promise((resolve, reject) => {
+        (c[method] as (r: object, m: Metadata, o: object, cb: (e: ServiceError | null, v: T) => void) => void).call(
+          c, request, metadata, { deadline: new Date(Date.now() + 5000) }, (err, value) => (err === null ? resolve(value) : reject(err)),
+        );
+      });
+    },
+    close() {
+      for (const c of clients.values()) c.close();
+    },
+  };
+}
