@@ -24,7 +24,7 @@ export function valuePaths(value: unknown, schema: any, prefix = ''): string[] {
 
 /** Metric names an expression uses, with histogram suffixes folded into their family. */
 export function metricNames(expr: string): string[] {
-  return [...expr.matchAll(/\btoolgate_[a-z_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ''));
+  return [...expr.matchAll(/\btoolgate_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ''));
 }
 
 export function knownMetrics(): Set<string> {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
-import { parse } from 'yaml';
-import { CHART, EXAMPLES, knownMetrics, metricNames, readText, readYaml, valuePaths } from './chart-files.ts';
+import { EXAMPLES, readText, readYaml, valuePaths } from './chart-files.ts';
 
 const schema = JSON.parse(readText('values.schema.json'));
 const validate = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(schema);
@@ -78,37 +77,6 @@ describe('the chart README', () => {
     const readme = readText('README.md');
     const missing = valuePaths(values, schema).filter((p) => !readme.includes(`| \`${p}\` |`));
     assert.deepEqual(missing, []);
-  });
-});
-
-describe('dashboards and alert rules', () => {
-  const known = knownMetrics();
-  const processMetric = (name: string) => name.startsWith('toolgate_process_');
-
-  it('the dashboard parses and queries only metrics toolgate exports', () => {
-    const dashboard = JSON.parse(readText('files/dashboards/toolgate-sidecars.json'));
-    assert.equal(dashboard.uid, 'toolgate-sidecars');
-    const exprs = dashboard.panels.flatMap((p: any) => p.targets.map((t: any) => t.expr as string));
-    assert.ok(exprs.length >= 10);
-    const used = exprs.flatMap(metricNames);
-    assert.deepEqual(used.filter((m: string) => !known.has(m) && !processMetric(m)), []);
-    assert.ok(known.has('toolgate_requests_total'), 'the README metric table was read');
-  });
-  it('the rule file parses, every rule has a severity and summary, and uses known metrics', () => {
-    const rules = parse(readText('files/rules/toolgate.rules.yaml'));
-    const all = rules.groups.flatMap((g: any) => g.rules);
-    assert.ok(all.length >= 5);
-    for (const r of all) {
-      assert.match(r.alert, /^Toolgate[A-Za-z]+$/);
-      assert.ok(['warning', 'critical'].includes(r.labels.severity), r.alert);
-      assert.equal(typeof r.annotations.summary, 'string', r.alert);
-      assert.deepEqual(metricNames(r.expr).filter((m) => !known.has(m) && !processMetric(m)), [], r.alert);
-    }
-  });
-  it('the chart reads them from files/', () => {
-    assert.match(readText('templates/prometheusrule.yaml'), /Files\.Glob "files\/rules\/\*\.yaml"/);
-    assert.match(readText('templates/dashboards-configmap.yaml'), /Files\.Glob "files\/dashboards\/\*\.json"/);
-    assert.ok(CHART.endsWith('charts/toolgate'));
   });
 });
 
