@@ -11,6 +11,7 @@ import { BENCH_KEY, writeBenchPolicy } from './lib/policy.ts';
 import { toolgateWithRedisGrants } from './lib/redis-policy.ts';
 import { SEARCH_CALL } from './lib/request.ts';
 import { fig, runBenchmark, type Case } from './lib/runner.ts';
+import { toolgateWithValidator } from './lib/validator.ts';
 import { benchProxy, direct, toolgate, toolgateTracing, type Launcher } from './lib/targets.ts';
 
 const launchers: Record<string, Launcher> = {
@@ -21,6 +22,7 @@ const launchers: Record<string, Launcher> = {
   policy: toolgate('policy', { args: ['--policy-file', writeBenchPolicy()] }),
   policy_redis: toolgateWithRedisGrants('policy_redis', writeBenchPolicy()),
   tracing: toolgateTracing('tracing'),
+  validator: toolgateWithValidator('validator', writeBenchPolicy()),
 };
 
 /** The same call, authenticated with the bench agent's static key. */
@@ -101,6 +103,19 @@ const cases: readonly Case[] = [
         tracing_rps: fig.rps(on?.rps),
         tracing_ratio: fig.ratio(on?.rps, off?.rps),
         tracing_p50_added_ms: fig.addedMs(on?.p50Ms, off?.p50Ms),
+      };
+    },
+  },
+  {
+    id: 'validator', label: 'toolgate, policy + one external gRPC validator', target: 'validator', request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'],
+    report: (r) => {
+      const withValidator = r.get('validator');
+      const without = r.get('policy');
+      return {
+        validator_rps: fig.rps(withValidator?.rps),
+        validator_ratio: fig.ratio(withValidator?.rps, without?.rps),
+        validator_p50_added_ms: fig.addedMs(withValidator?.p50Ms, without?.p50Ms),
       };
     },
   },
