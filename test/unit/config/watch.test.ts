@@ -1,46 +1,15 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { ConfigMapMount } from '../../helpers/configmap-mount.ts';
 import { policyReload, watchPolicy, type AppliedVersion, type Candidate, type PolicyReload, type PolicyWatchOptions, type PolicyWatcher, type ReloadOutcome } from '../../../src/config/watch.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const WAIT_MS = 5000;
 
-/**
- * The kubelet's atomic writer, step for step: a new timestamped directory
- * holding every file, a `..data_tmp` symlink to it renamed over `..data`,
- * visible symlinks through `..data` for new names, then the old directory
- * removed.
- */
-class ConfigMapMount {
-  readonly dir: string;
-  #version = 0;
-  #current: string | undefined;
-
-  constructor(dir: string) {
-    this.dir = dir;
-  }
-
-  async publish(files: Readonly<Record<string, string>>): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
-    const stamped = `..2026_11_30_04_00_00.${String(++this.#version).padStart(9, '0')}`;
-    await mkdir(join(this.dir, stamped));
-    for (const [name, text] of Object.entries(files)) await writeFile(join(this.dir, stamped, name), text);
-    await symlink(stamped, join(this.dir, '..data_tmp'));
-    await rename(join(this.dir, '..data_tmp'), join(this.dir, '..data'));
-    for (const name of Object.keys(files)) await symlink(join('..data', name), join(this.dir, name)).catch(() => {});
-    if (this.#current !== undefined) await rm(join(this.dir, this.#current), { recursive: true });
-    this.#current = stamped;
-  }
-
-  async remove(): Promise<void> {
-    await rm(this.dir, { recursive: true });
-    this.#current = undefined;
-  }
-}
 
 /** Loads a text file; text starting with "invalid" fails validation with a fixed rule. */
 function textLoader() {
