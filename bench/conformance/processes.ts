@@ -63,18 +63,6 @@ export async function stopAll(): Promise<void> {
   await Promise.all([...live].map(stop));
 }
 
-/** A port that was free a moment ago on loopback (bind 0, read, close). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => (port > 0 ? resolve(port) : reject(new Error('no port assigned'))));
-    });
-  });
-}
 
 /**
  * Polls `probe` until it returns true, the child exits, or the deadline

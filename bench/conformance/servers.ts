@@ -5,7 +5,8 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { answers, freePort, spawnNode, waitUntil, type Child } from './processes.ts';
+import { freePort } from '../../test/helpers/ports.ts';
+import { answers, spawnNode, waitUntil, type Child } from './processes.ts';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
 const LOOPBACK = path.join(import.meta.dirname, 'loopback.ts');

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { accepts, answers200, spawnNode, waitReady } from './children.ts';
-import { freePort } from './ports.ts';
+import { freePort } from '../../test/helpers/ports.ts';
 
 /** A running server a case sends its load to. */
 export interface Target {

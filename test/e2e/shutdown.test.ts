@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { listenOnLoopback } from '../helpers/http-server.ts';
+import { freePort } from '../helpers/ports.ts';
 
 const CLI = join(import.meta.dirname, '../../src/cli.ts');
 
-async function freePort(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const { port } = s.address() as { port: number };
-  s.close();
-  return port;
-}
 
 describe('graceful shutdown of the toolgate process', () => {
   it('on SIGTERM stops accepting, lets an open SSE stream finish, and exits 0', async () => {

@@ -44,15 +44,6 @@ export function tool(name: string, extra: Record<string, unknown> = {}): Record<
   return { name, description: `The ${name} tool`, inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, ...extra };
 }
 
-/** A loopback port that was free when asked; nothing listens on it afterwards. */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 export async function startCatalogueServer(opts: CatalogueServerOptions): Promise<CatalogueServer> {
   const state = {

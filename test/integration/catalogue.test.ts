@@ -5,7 +5,8 @@ import type { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { toolDigest } from '../../src/catalogue/digest.ts';
 import { CatalogueSync, type CatalogueSyncOptions } from '../../src/catalogue/sync.ts';
 import { setLogLevel } from '../../src/telemetry/log.ts';
-import { freePort, startCatalogueServer, tool, type CatalogueServer } from '../helpers/catalogue-servers.ts';
+import { startCatalogueServer, tool, type CatalogueServer } from '../helpers/catalogue-servers.ts';
+import { freePort } from '../helpers/ports.ts';
 import { startV1Server } from '../helpers/mcp-v1-server.ts';
 import { startV2Server } from '../helpers/mcp-v2-server.ts';
 

@@ -1,8 +1,9 @@
 import { createServer } from 'node:net';
 
 /**
- * A port that was free a moment ago on loopback. Chosen here rather than by
- * the child so the orchestrator knows every address without parsing output.
+ * A port that was free a moment ago on loopback. Chosen by the test or bench
+ * rather than by the child, so the caller knows every address without
+ * parsing output.
  */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
