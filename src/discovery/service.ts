@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { toolMetadata, type Policy } from '../config/policy.ts';
+import { toolMetadata } from '../config/policy.ts';
 import type { ErrorId } from '../errors.ts';
-import type { GrantSnapshot } from '../grants/types.ts';
 import type { ErrorData } from '../http/jsonrpc.ts';
 import { mayCall } from '../interceptors/visibility.ts';
 import type { CatalogueView } from '../pipeline/catalogue-view.ts';
@@ -9,8 +8,8 @@ import type { Exchange } from '../pipeline/types.ts';
 import { discovery } from '../telemetry/discovery-channel.ts';
 import type { ResultEdit } from '../upstream/rewrite.ts';
 import { ActivationStore, type Activations } from './activations.ts';
+import { CatalogueIndex } from './catalogue-index.ts';
 import { CursorCodec, type CursorBinding } from './cursor.ts';
-import { buildIndex, type DiscoveryIndex } from './engine.ts';
 import { fitPage, type DiscoveredTool } from './page.ts';
 import { readDiscoverParams, type DiscoverParams } from './params.ts';
 import { SEARCH_TOOL, SEARCH_TOOL_NAME } from './search-tool.ts';
@@ -33,6 +32,8 @@ export interface DiscoveryDeps {
   /** The grant revision in force now, to notice a change while a page was prepared. */
   readonly revisionNow: () => number;
   readonly activationTtlMs?: number;
+  /** The index shared with other discovery doors (gRPC); its own when absent. */
+  readonly index?: CatalogueIndex;
   /** Shared activations (Redis); in process when absent. */
   readonly activations?: Activations;
   readonly now?: () => number;
@@ -52,34 +53,7 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
   const now = deps.now ?? Date.now;
   const cursors = new CursorCodec(now);
   const activations: Activations = deps.activations ?? new ActivationStore({ ttlMs: deps.activationTtlMs ?? ACTIVATION_TTL_MS, maxPrincipals: 10_000, now });
-  let indexed: { digest: string; policy: Policy; index: DiscoveryIndex } | undefined;
-  const allowedCache = new WeakMap<GrantSnapshot, { digest: string; policy: Policy; allowed: ReadonlySet<string> }>();
-
-  const indexFor = (digest: string, policy: Policy, tools: ReadonlyMap<string, { tool: Readonly<Record<string, unknown>> }>): DiscoveryIndex => {
-    if (indexed?.digest === digest && indexed.policy === policy) return indexed.index;
-    const docs = [...tools.values()].map(({ tool }) => {
-      const meta = toolMetadata(policy, tool.name as string);
-      return {
-        name: tool.name as string,
-        title: typeof tool.title === 'string' ? tool.title : undefined,
-        description: typeof tool.description === 'string' ? tool.description : undefined,
-        inputSchema: tool.inputSchema,
-        aliases: meta.aliases,
-        examples: meta.examples,
-      };
-    });
-    indexed = { digest, policy, index: buildIndex(docs) };
-    return indexed.index;
-  };
-
-  const allowedFor = (ex: Exchange, digest: string, names: Iterable<string>): ReadonlySet<string> => {
-    const hit = allowedCache.get(ex.snapshot);
-    if (hit?.digest === digest && hit.policy === ex.policy) return hit.allowed;
-    const allowed = new Set<string>();
-    for (const name of names) if (mayCall(ex.policy, ex.snapshot, ex.principal, name)) allowed.add(name);
-    allowedCache.set(ex.snapshot, { digest, policy: ex.policy, allowed });
-    return allowed;
-  };
+  const catalogueIndex = deps.index ?? new CatalogueIndex();
 
   /** Ranks and pages; `render` shapes the result for one door. */
   async function run<R>(ex: Exchange, p: DiscoverParams, render: (page: readonly DiscoveredTool[], complete: boolean, next: number, total: number) => R): Promise<DoorResult> {
@@ -103,8 +77,8 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
       offset = state.offset;
       issuedAt = state.issuedAt;
     }
-    const allowed = allowedFor(ex, cat.digest, cat.tools.keys());
-    const found = indexFor(cat.digest, ex.policy, cat.tools).search(p.query, { limit: p.limit, offset, allowed });
+    const allowed = catalogueIndex.allowed(ex.policy, ex.snapshot, ex.principal, cat.digest, cat.tools.keys());
+    const found = catalogueIndex.index(cat.digest, ex.policy, cat.tools).search(p.query, { limit: p.limit, offset, allowed });
     const tools: DiscoveredTool[] = [];
     for (const hit of found.results) {
       const tool = cat.tools.get(hit.name)?.tool;

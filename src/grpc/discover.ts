@@ -5,12 +5,10 @@
  * needed: one answer holds up to `limit` candidates.
  */
 import type { Principal } from '../auth/types.ts';
-import { toolMetadata, type Policy } from '../config/policy.ts';
-import { buildIndex, type DiscoveryIndex } from '../discovery/engine.ts';
+import { toolMetadata } from '../config/policy.ts';
+import { CatalogueIndex } from '../discovery/catalogue-index.ts';
 import { readDiscoverParams } from '../discovery/params.ts';
 import type { ErrorId } from '../errors.ts';
-import type { GrantSnapshot } from '../grants/types.ts';
-import { mayCall } from '../interceptors/visibility.ts';
 import type { GrpcPolicyDeps } from './deps.ts';
 import type { DiscoverRequest__Output } from './generated/toolgate/v1/DiscoverRequest.ts';
 import type { DiscoverResponse } from './generated/toolgate/v1/DiscoverResponse.ts';
@@ -19,7 +17,7 @@ export type DiscoverResult = { readonly ok: true; readonly response: DiscoverRes
 
 export class Discoverer {
   readonly #deps: GrpcPolicyDeps;
-  #indexed: { digest: string; policy: Policy; index: DiscoveryIndex } | undefined;
+  readonly #index = new CatalogueIndex();
 
   constructor(deps: GrpcPolicyDeps) {
     this.#deps = deps;
@@ -34,8 +32,8 @@ export class Discoverer {
     if (cat === undefined) return { ok: false, error: 'upstream_unavailable' };
     const snap = await this.#deps.grants.snapshot(principal);
     if (!snap.ok) return { ok: false, error: 'grants_unavailable' };
-    const allowed = allowedNames(policy, snap.snapshot, principal, cat.tools.keys());
-    const found = this.#index(cat.digest, policy, cat.tools).search(params.params.query, { limit: params.params.limit, allowed });
+    const allowed = this.#index.allowed(policy, snap.snapshot, principal, cat.digest, cat.tools.keys());
+    const found = this.#index.index(cat.digest, policy, cat.tools).search(params.params.query, { limit: params.params.limit, allowed });
     return {
       ok: true,
       response: {
@@ -51,27 +49,5 @@ export class Discoverer {
       },
     };
   }
-
-  #index(digest: string, policy: Policy, tools: ReadonlyMap<string, { tool: Readonly<Record<string, unknown>> }>): DiscoveryIndex {
-    if (this.#indexed?.digest === digest && this.#indexed.policy === policy) return this.#indexed.index;
-    const docs = [...tools.values()].map(({ tool }) => {
-      const meta = toolMetadata(policy, tool.name as string);
-      return {
-        name: tool.name as string,
-        title: typeof tool.title === 'string' ? tool.title : undefined,
-        description: typeof tool.description === 'string' ? tool.description : undefined,
-        inputSchema: tool.inputSchema,
-        aliases: meta.aliases,
-        examples: meta.examples,
-      };
-    });
-    this.#indexed = { digest, policy, index: buildIndex(docs) };
-    return this.#indexed.index;
-  }
 }
 
-function allowedNames(policy: Policy, snapshot: GrantSnapshot, principal: Principal, names: Iterable<string>): Set<string> {
-  const allowed = new Set<string>();
-  for (const name of names) if (mayCall(policy, snapshot, principal, name)) allowed.add(name);
-  return allowed;
-}
