@@ -40,10 +40,10 @@ export function createExternalValidators(clients: ValidatorClients = new Validat
     interceptor: {
       name: 'external_validators',
       methods: ['tools/call'],
+      applies: (ex) => hookedFor(ex).length > 0,
       intercept(ex) {
         const event = ex.message.method as string;
-        const hooked = ex.policy.validators.filter((v) => v.hooks.some((h) => h.event === event && h.phase === PHASE));
-        if (hooked.length === 0) return PASS;
+        const hooked = hookedFor(ex);
         const request = validateRequest(ex, event);
         return Promise.all(hooked.map((v) => clients.validate(v.target, { ...request, validator: v.name }, v.timeoutMs)))
           .then((outcomes) => decide(hooked, outcomes));
@@ -51,6 +51,11 @@ export function createExternalValidators(clients: ValidatorClients = new Validat
     },
     close: () => clients.close(),
   };
+}
+
+function hookedFor(ex: Exchange): readonly ValidatorConfig[] {
+  const event = ex.message.method;
+  return ex.policy.validators.filter((v) => v.hooks.some((h) => h.event === event && h.phase === PHASE));
 }
 
 function decide(validators: readonly ValidatorConfig[], outcomes: readonly ValidatorOutcome[]): Verdict {

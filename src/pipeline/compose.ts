@@ -40,6 +40,7 @@ export function composeChain(interceptors: readonly Interceptor[]): Chain {
 function runFrom(list: readonly Interceptor[], start: number, exchange: Exchange): Verdict | Promise<Verdict> {
   for (let i = start; i < list.length; i++) {
     const interceptor = list[i] as Interceptor;
+    if (interceptor.applies !== undefined && !interceptor.applies(exchange)) continue;
     const began = decision.hasSubscribers ? performance.now() : 0;
     const v = interceptor.intercept(exchange);
     if (v instanceof Promise) {

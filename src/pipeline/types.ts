@@ -53,5 +53,11 @@ export interface Interceptor {
   readonly name: string;
   /** The MCP methods it sees; every other method skips it. */
   readonly methods: readonly string[];
+  /**
+   * Whether it has anything to decide for this exchange (for example, no
+   * validator is configured for it). An interceptor that does not apply is
+   * skipped entirely: no verdict, no decision published, no span.
+   */
+  applies?(exchange: Exchange): boolean;
   intercept(exchange: Exchange): Verdict | Promise<Verdict>;
 }
