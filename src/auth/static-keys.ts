@@ -104,18 +104,29 @@ export interface StaticKeyOptions {
  */
 export function createStaticKeyVerifier(table: StaticKeyTable, options: StaticKeyOptions = {}): Verifier {
   const apiKeyHeader = options.apiKeyHeader ?? false;
+  // Keys that verified recently, so an agent's every call does not pay for a
+  // hash. Only successes are kept (a guess never enters), bounded, and the
+  // table they came from never changes for this verifier.
+  const recent = new Map<string, VerifyResult>();
   return {
     name: 'static_key',
     verify(req): Promise<VerifyResult> {
       const cred = readCredential(req);
       const mine = (cred.kind === 'bearer' && !isJwtShaped(cred.token)) || (cred.kind === 'api_key' && apiKeyHeader);
       if (!mine) return Promise.resolve({ ok: false, code: 'no_credential' });
+      const known = recent.get(cred.token);
+      if (known !== undefined) return Promise.resolve(known);
       const digest = hash('sha256', cred.token, 'buffer');
       const entry = table.get(digest.toString('hex'));
       if (entry === undefined || !timingSafeEqual(digest, entry.hash)) {
         return Promise.resolve({ ok: false, code: 'bad_credential' });
       }
-      return Promise.resolve({ ok: true, principal: entry.principal });
+      const verified: VerifyResult = Object.freeze({ ok: true, principal: entry.principal });
+      if (recent.size >= RECENT_KEYS) recent.delete(recent.keys().next().value as string);
+      recent.set(cred.token, verified);
+      return Promise.resolve(verified);
     },
   };
 }
+
+const RECENT_KEYS = 1024;

@@ -19,7 +19,8 @@ const HOP_BY_HOP = new Set([
 ]);
 
 function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
-  if (value === undefined) return undefined;
+  // The usual values name only fields that are hop-by-hop anyway.
+  if (value === undefined || value === 'keep-alive' || value === 'close') return undefined;
   const joined = Array.isArray(value) ? value.join(',') : value;
   const tokens = new Set<string>();
   for (const t of joined.split(',')) {

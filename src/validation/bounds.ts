@@ -41,11 +41,12 @@ function isPlainObject(v: object): boolean {
 export function checkBounds(args: unknown, bounds: ArgumentBounds = DEFAULT_BOUNDS): BoundsCheck {
   let nodes = 0;
   let units = 0;
-  const stack: { value: unknown; depth: number; path: readonly (string | number)[] }[] = [
-    { value: args, depth: 0, path: [] },
-  ];
+  // Each entry links to its parent instead of copying a path: paths are
+  // only needed to report a value JSON cannot hold, which is rare.
+  const stack: Visit[] = [{ value: args, depth: 0, parent: undefined, key: '' }];
   while (stack.length > 0) {
-    const { value, depth, path } = stack.pop()!;
+    const visit = stack.pop() as Visit;
+    const { value, depth } = visit;
     nodes += 1;
     if (nodes > bounds.maxNodes) return { ok: false, code: 'bounds_exceeded' };
     if (value === null || typeof value === 'boolean') continue;
@@ -55,28 +56,41 @@ export function checkBounds(args: unknown, bounds: ArgumentBounds = DEFAULT_BOUN
       continue;
     }
     if (typeof value === 'number') {
-      if (!Number.isFinite(value)) return notJson(path);
+      if (!Number.isFinite(value)) return notJson(pathOf(visit));
       continue;
     }
-    if (typeof value !== 'object' || !(Array.isArray(value) || isPlainObject(value))) return notJson(path);
+    if (typeof value !== 'object' || !(Array.isArray(value) || isPlainObject(value))) return notJson(pathOf(visit));
     if (depth + 1 > bounds.maxDepth) return { ok: false, code: 'bounds_exceeded' };
     const children = Array.isArray(value) ? value.length : Object.keys(value).length;
     // Everything on the stack is counted when popped, so refuse before growing it.
     if (nodes + stack.length + children > bounds.maxNodes) return { ok: false, code: 'bounds_exceeded' };
     if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) {
-        if (!Object.hasOwn(value, i)) return notJson([...path, i]);
-        stack.push({ value: value[i], depth: depth + 1, path: [...path, i] });
+        if (!Object.hasOwn(value, i)) return notJson([...pathOf(visit), i]);
+        stack.push({ value: value[i], depth: depth + 1, parent: visit, key: i });
       }
       continue;
     }
     for (const key of Object.keys(value)) {
       units += key.length;
       if (units > bounds.maxStringCodeUnits) return { ok: false, code: 'bounds_exceeded' };
-      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, path: [...path, key] });
+      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, parent: visit, key });
     }
   }
   return { ok: true };
+}
+
+interface Visit {
+  readonly value: unknown;
+  readonly depth: number;
+  readonly parent: Visit | undefined;
+  readonly key: string | number;
+}
+
+function pathOf(visit: Visit): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let v: Visit | undefined = visit; v?.parent !== undefined; v = v.parent) path.push(v.key);
+  return path.reverse();
 }
 
 function notJson(path: readonly (string | number)[]): BoundsCheck {

@@ -46,6 +46,18 @@ test('a listed key becomes its principal with static strength', async () => {
   assert.equal(b.principal.scopes.size, 0);
 });
 
+test('a key verified before answers the same from memory, and never lets a near miss through', async () => {
+  const v = createStaticKeyVerifier(table());
+  const first = await v.verify(bearer(KEY_A));
+  const again = await v.verify(bearer(KEY_A));
+  assert.ok(first.ok && again.ok);
+  assert.equal(again.principal, first.principal);
+  assert.deepEqual(await v.verify(bearer(`${KEY_A}x`)), { ok: false, code: 'bad_credential' });
+  assert.deepEqual(await v.verify(bearer(KEY_A.slice(0, -1))), { ok: false, code: 'bad_credential' });
+  for (let i = 0; i < 1100; i++) await v.verify(bearer(`tg_live_guess_${i}`));
+  assert.ok((await v.verify(bearer(KEY_B))).ok, 'guesses do not crowd out real keys');
+});
+
 test('scheme is case-insensitive and extra spaces are tolerated', async () => {
   const v = createStaticKeyVerifier(table());
   assert.equal((await v.verify({ headers: { authorization: `bearer  ${KEY_A}` } })).ok, true);
