@@ -8,7 +8,7 @@
 import { loadConfig } from './lib/config.ts';
 import { renderTable } from './lib/report.ts';
 import { BENCH_KEY, writeBenchPolicy } from './lib/policy.ts';
-import { toolgateWithRedisGrants } from './lib/redis-policy.ts';
+import { l1HitRates, toolgateWithRedisGrants } from './lib/redis-policy.ts';
 import { SEARCH_CALL } from './lib/request.ts';
 import { fig, runBenchmark, type Case } from './lib/runner.ts';
 import { toolgateWithValidator } from './lib/validator.ts';
@@ -90,6 +90,7 @@ const cases: readonly Case[] = [
         redis_rps: fig.rps(withRedis?.rps),
         redis_ratio: fig.ratio(withRedis?.rps, inProcess?.rps),
         redis_p50_added_ms: fig.addedMs(withRedis?.p50Ms, inProcess?.p50Ms),
+        redis_l1_hit_rate: l1HitRates.get('policy_redis') ?? null,
       };
     },
   },

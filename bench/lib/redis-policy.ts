@@ -33,10 +33,22 @@ export function toolgateWithRedisGrants(name: string, policyFile: string): Launc
     return {
       ...target,
       async stop() {
+        l1HitRates.set(name, await snapshotHitRate(target.adminOrigin as string));
         const code = await target.stop();
         await redis.close();
         return code;
       },
     };
   };
+}
+
+/** Share of grant snapshot lookups the in-process cache answered, per case, read before each stop. */
+export const l1HitRates = new Map<string, number | null>();
+
+async function snapshotHitRate(admin: string): Promise<number | null> {
+  const text = await (await fetch(`${admin}/metrics`)).text();
+  const read = (result: string) => Number(new RegExp(`^toolgate_grant_snapshot_lookups_total\\{result="${result}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const hits = read('hit');
+  const total = hits + read('miss');
+  return Number.isFinite(total) && total > 0 ? Math.round((hits / total) * 10_000) / 10_000 : null;
 }

@@ -10,6 +10,8 @@ export interface Target {
   readonly pid: number;
   /** When true, anything but exit code 0 after SIGTERM is reported as a problem. */
   readonly gracefulExit: boolean;
+  /** toolgate's admin origin (/metrics), for cases that report what it counted. */
+  readonly adminOrigin?: string;
   stop(): Promise<number | string>;
 }
 
@@ -60,7 +62,14 @@ export function toolgate(name: string, opts: { args?: readonly string[]; env?: R
       ...(opts.args ?? []),
     ], opts.env);
     await waitReady(child, () => answers200(`http://127.0.0.1:${adminPort}/readyz`));
-    return { name, origin: `http://127.0.0.1:${port}`, pid: child.pid, gracefulExit: true, stop: () => child.stop() };
+    return {
+      name,
+      origin: `http://127.0.0.1:${port}`,
+      adminOrigin: `http://127.0.0.1:${adminPort}`,
+      pid: child.pid,
+      gracefulExit: true,
+      stop: () => child.stop(),
+    };
   };
 }
 
