@@ -24,6 +24,7 @@ import { catalogueState } from './telemetry/channels.ts';
 import { grantState } from './telemetry/hooks.ts';
 import { log } from './telemetry/log.ts';
 import { SchemaCache } from './validation/cache.ts';
+import { createSchemaRegistry } from './validation/registry.ts';
 
 /** Largest upstream tools/list response toolgate buffers to filter it. */
 const MAX_REWRITE_BYTES = 16 * 1024 * 1024;
@@ -78,11 +79,11 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     throw err;
   });
   if (settings.grantSource === 'file') fileGrants = grants as FileGrantStore;
-  const schemas = new SchemaCache();
+  const schemas = schemaCaches();
   const sync = new CatalogueSync({
     url: new URL(settings.mcpPath, settings.upstream),
     refreshIntervalMs: settings.catalogueRefreshMs,
-    onChange: (c) => reportEnforceability(c, schemas),
+    onChange: (c) => reportEnforceability(c, schemas(current.policy)),
   });
   const catalogue: CatalogueView = {
     current: () => sync.current(),
@@ -183,6 +184,27 @@ async function openGrantStore(settings: Settings, policy: Policy, shared: Shared
  * the calls use) and names, in one log line, the tools whose calls will be
  * refused because their schema cannot be enforced.
  */
+/**
+ * One validator cache per set of registered schemas: a validator compiled
+ * against one registry must never serve another. Policies without registered
+ * schemas share one cache, so a reload does not recompile every tool.
+ */
+function schemaCaches(): (policy: Policy) => SchemaCache {
+  const plain = new SchemaCache();
+  const byPolicy = new WeakMap<Policy, SchemaCache>();
+  return (policy) => {
+    if (Object.keys(policy.schemas).length === 0) return plain;
+    let cache = byPolicy.get(policy);
+    if (cache === undefined) {
+      const registry = createSchemaRegistry(policy.schemas);
+      // Policy loading already refused registries that cannot be built.
+      cache = registry.ok ? new SchemaCache(4096, { registry: registry.registry }) : plain;
+      byPolicy.set(policy, cache);
+    }
+    return cache;
+  };
+}
+
 function reportEnforceability(c: Catalogue, schemas: SchemaCache): void {
   const refused: string[] = [];
   for (const t of c.tools.values()) {

@@ -120,6 +120,14 @@ export const policySchema = {
         },
       },
     },
+    // Shared JSON Schemas a tool's inputSchema may $ref by URI: operators
+    // register them here because toolgate never fetches a schema.
+    schemas: {
+      type: 'object',
+      maxProperties: 256,
+      propertyNames: { type: 'string', minLength: 1, maxLength: 2048 },
+      additionalProperties: { type: ['object', 'boolean'] },
+    },
     validators: {
       type: 'array',
       maxItems: MAX_VALIDATORS,

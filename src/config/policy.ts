@@ -96,6 +96,8 @@ export interface Policy {
   readonly grants: readonly GrantRow[];
   /** External validators, by priority then name. */
   readonly validators: readonly ValidatorConfig[];
+  /** Registered JSON Schemas by URI, for tool schemas that $ref them (never fetched). */
+  readonly schemas: Readonly<Record<string, unknown>>;
   /** SHA-256 hex of the source text, to tell a real change from a re-save. */
   readonly sourceDigest: string;
 }
@@ -190,6 +192,7 @@ function build(raw: RawPolicy, text: string, baseDir: string | undefined): Polic
     tools,
     grants,
     validators: resolveValidators(raw.validators ?? []),
+    schemas: raw.schemas ?? {},
     sourceDigest: createHash('sha256').update(text).digest('hex'),
   });
 }

@@ -1,3 +1,4 @@
+import type { Policy } from '../config/policy.ts';
 import type { CatalogueEntry } from '../pipeline/catalogue-view.ts';
 import { deny, PASS, type Exchange, type Interceptor, type Verdict } from '../pipeline/types.ts';
 import type { SchemaCache } from '../validation/cache.ts';
@@ -8,9 +9,9 @@ import type { SchemaCache } from '../validation/cache.ts';
  * catalogue refresh; a schema toolgate cannot enforce refuses the call rather
  * than letting unchecked arguments through.
  */
-export function argumentsInterceptor(cache: SchemaCache): Interceptor {
+export function argumentsInterceptor(cacheFor: (policy: Policy) => SchemaCache): Interceptor {
   const check = (entry: CatalogueEntry, ex: Exchange): Verdict => {
-    const compiled = cache.get(entry.digest, entry.tool.inputSchema);
+    const compiled = cacheFor(ex.policy).get(entry.digest, entry.tool.inputSchema);
     if (!compiled.ok) return deny('tool_validation_unavailable');
     const result = compiled.validate(ex.message.params?.arguments ?? {});
     if (result.ok) return PASS;

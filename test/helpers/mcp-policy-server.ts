@@ -31,6 +31,11 @@ export const POLICY_TOOLS: Tool[] = [
   },
   { name: 'rotate_keys', description: 'Rotate signing keys', inputSchema: { type: 'object', properties: {} } },
   {
+    name: 'shared_ref',
+    description: 'A schema that references a shared schema by URI',
+    inputSchema: { type: 'object', properties: { code: { $ref: 'https://schemas.example.com/code.json' } }, required: ['code'] },
+  },
+  {
     name: 'weird_schema',
     description: 'A schema toolgate cannot enforce',
     inputSchema: { type: 'object', properties: { x: { $ref: 'https://schemas.example.com/x.json' } } },

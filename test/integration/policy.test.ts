@@ -25,6 +25,8 @@ authentication:
   jwt: { issuer: "${ISSUER}", audience: "${AUDIENCE}", jwksFile: jwks.json }
 tools:
   rotate_keys: { securityLevel: elevated }
+schemas:
+  "https://schemas.example.com/code.json": { type: string, pattern: "^[A-Z]{3}$" }
 grants:
   - { principal: "*", tool: search_docs, scopes: ["docs:read"], effect: allow }
   - { principal: "*", tool: delete_repo, scopes: ["repo:admin"], effect: allow }
@@ -33,6 +35,7 @@ grants:
   - { principal: "*", tool: weird_schema, scopes: ["docs:read"], effect: allow }
   - { principal: "*", tool: late_tool, scopes: ["docs:read"], effect: allow }
   - { principal: "*", tool: ghost, scopes: ["docs:read"], effect: allow }
+  - { principal: alice, tool: shared_ref, effect: allow }
 `;
 
 const call = (id: number, name: string, args: unknown) =>
@@ -75,7 +78,7 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
   }
 
   it('shows each principal only the tools it may call (key vs JWT)', async () => {
-    assert.deepEqual(await listAs(alice), ['search_docs', 'rotate_keys', 'weird_schema']);
+    assert.deepEqual(await listAs(alice), ['search_docs', 'rotate_keys', 'shared_ref', 'weird_schema']);
     assert.deepEqual(await listAs(bob()), ['search_docs', 'delete_repo', 'rotate_keys', 'weird_schema']);
   });
 
@@ -140,6 +143,13 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     assert.equal(strong.status, 200, strong.text);
   });
 
+  it('enforces a schema that references a schema registered in the policy, never fetching it', async () => {
+    assert.equal((await post(gate.url, call(20, 'shared_ref', { code: 'ABC' }), alice)).status, 200);
+    const bad = await post(gate.url, call(21, 'shared_ref', { code: 'abcd' }), alice);
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.json().error?.data?.errors, [{ instancePath: '/code', keyword: 'pattern' }]);
+  });
+
   it('refuses calls to a tool whose schema it cannot enforce', async () => {
     const res = await post(gate.url, call(11, 'weird_schema', { x: CANARY }), alice);
     assert.equal(res.status, 503);
@@ -150,7 +160,7 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
   it('reports the catalogue and its unenforceable schemas as gauges', async () => {
     const text = await (await fetch(`${gate.adminUrl}/metrics`)).text();
     assert.match(text, /^toolgate_catalogue_unenforceable_tools 1$/m);
-    assert.match(text, /^toolgate_catalogue_tools [45]$/m);
+    assert.match(text, /^toolgate_catalogue_tools [56]$/m);
   });
 
   it('checks a tool the caller never saw listed: refreshes the catalogue once, then knows it', async () => {

@@ -40,6 +40,7 @@ export interface RawPolicy {
   };
   defaults?: RawMetadata;
   tools?: Record<string, RawTool>;
+  schemas?: Record<string, unknown>;
   validators?: {
     name: string;
     target: string;

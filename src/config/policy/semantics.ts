@@ -3,6 +3,7 @@
  * returns errors in the same pointer + rule form as schema errors.
  */
 import { WILDCARD } from '../../grants/types.ts';
+import { createSchemaRegistry } from '../../validation/registry.ts';
 import type { ConfigError } from './validate.ts';
 import { pointer } from './validate.ts';
 import type { RawPolicy } from './raw.ts';
@@ -44,6 +45,13 @@ export function checkSemantics(raw: RawPolicy): ConfigError[] {
       });
     }
   });
+
+  if (raw.schemas !== undefined) {
+    const registry = createSchemaRegistry(raw.schemas);
+    if (!registry.ok) {
+      for (const e of registry.errors) errors.push({ path: pointer('schemas', e.uri), message: `schema: cannot be registered (${e.reason})` });
+    }
+  }
 
   const names = new Set<string>();
   raw.validators?.forEach((v, i) => {
