@@ -1,8 +1,9 @@
 /**
- * The whole comparison: the conformance suite against server-everything
- * directly, then against toolgate in front of a fresh server-everything (the
- * server keeps per-session state, so the second run must not inherit the
- * first's). Used by `npm run conformance` and by the e2e test.
+ * One comparison: the conformance suite against an upstream directly, then
+ * against toolgate in front of a fresh upstream (server-everything keeps
+ * per-session state, so the second run must not inherit the first's). The
+ * upstream is server-everything for the 2025 revisions or the v2-SDK fixture
+ * for 2026-07-28. Used by `npm run conformance` and by the e2e test.
  */
 
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -10,12 +11,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { stop, stopAll } from './processes.ts';
 import { compare, tally, type CheckRecord, type Comparison, type Tally } from './results.ts';
-import { packageBin, REPO_ROOT, startEverything, startToolgate } from './servers.ts';
+import { packageBin, REPO_ROOT, startEverything, startToolgate, startV2Fixture } from './servers.ts';
 import { runSuite } from './suite.ts';
+
+export type Upstream = 'everything' | 'v2-fixture';
 
 export interface HarnessOptions {
   /** The conformance CLI entry script; defaults to the repo's installed one. */
   readonly bin: string;
+  /** What the suite runs against: server-everything, or the 2026-07-28 v2-SDK fixture. */
+  readonly upstream: Upstream;
   /** toolgate's CLI entry script, normally src/cli.ts. */
   readonly toolgateEntry: string;
   readonly suite: string;
@@ -35,6 +40,9 @@ export interface SideResult {
 }
 
 export interface HarnessReport {
+  /** The conformance CLI that ran, and against what. */
+  readonly bin: string;
+  readonly upstream: Upstream;
   readonly direct: SideResult;
   readonly toolgate: SideResult | undefined;
   readonly comparison: Comparison | undefined;
@@ -44,6 +52,11 @@ export interface HarnessReport {
 
 export function defaultBin(): string {
   return packageBin('@modelcontextprotocol/conformance', 'conformance');
+}
+
+/** The 0.2.0 pre-release, installed under the alias `conformance-next` beside 0.1.16. */
+export function defaultNextBin(): string {
+  return packageBin('conformance-next', 'conformance');
 }
 
 export function defaultToolgateEntry(): string {
@@ -56,9 +69,9 @@ export async function runComparison(o: HarnessOptions): Promise<HarnessReport> {
   const resultsDir = o.outputDir !== undefined ? root : undefined;
   try {
     const direct = await runSide(o, path.join(root, 'direct'), false);
-    if (o.directOnly) return { direct, toolgate: undefined, comparison: undefined, resultsDir };
+    if (o.directOnly) return { bin: o.bin, upstream: o.upstream, direct, toolgate: undefined, comparison: undefined, resultsDir };
     const toolgate = await runSide(o, path.join(root, 'toolgate'), true);
-    return { direct, toolgate, comparison: compare(direct.checks, toolgate.checks), resultsDir };
+    return { bin: o.bin, upstream: o.upstream, direct, toolgate, comparison: compare(direct.checks, toolgate.checks), resultsDir };
   } finally {
     await stopAll();
     if (o.outputDir === undefined) await rm(root, { recursive: true, force: true });
@@ -66,7 +79,7 @@ export async function runComparison(o: HarnessOptions): Promise<HarnessReport> {
 }
 
 async function runSide(o: HarnessOptions, outDir: string, viaToolgate: boolean): Promise<SideResult> {
-  const upstream = await startEverything();
+  const upstream = o.upstream === 'v2-fixture' ? await startV2Fixture() : await startEverything();
   try {
     const proxy = viaToolgate ? await startToolgate(o.toolgateEntry, upstream.port) : undefined;
     try {

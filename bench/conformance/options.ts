@@ -1,6 +1,8 @@
 /**
  * The harness's settings, from CONFORMANCE_* environment variables, validated
- * once. An empty variable counts as unset.
+ * once. An empty variable counts as unset. Suite, scenario and requirement
+ * settings shape the primary (0.1.16, server-everything) comparison; the
+ * pre-release comparisons always run their fixed selections.
  */
 
 import { realpathSync } from 'node:fs';
@@ -14,17 +16,25 @@ export const ENV_DOC: readonly (readonly [string, string])[] = [
   ['CONFORMANCE_REQUIREMENTS', 'value for --requirements, e.g. 2026-07-28 (0.2.0 pre-releases only)'],
   ['CONFORMANCE_TIMEOUT_MS', 'bound on each of the two runs (default 120000)'],
   ['CONFORMANCE_OUTPUT_DIR', 'keep the checks.json files here instead of discarding them'],
-  ['CONFORMANCE_DIRECT_ONLY', '1 to run only against server-everything directly'],
+  ['CONFORMANCE_DIRECT_ONLY', '1 to run only the direct halves'],
+  ['CONFORMANCE_NEXT', '0 to skip the 0.2.0 pre-release comparisons against the v2-SDK fixture (default 1)'],
+  ['CONFORMANCE_NEXT_BIN', 'pre-release conformance CLI to run instead of the installed conformance-next'],
 ];
 
 export type OptionsResult =
-  | { readonly ok: true; readonly options: HarnessOptions }
+  | {
+    readonly ok: true;
+    readonly options: HarnessOptions;
+    /** The pre-release CLI for the 2026-07-28 comparisons; undefined when they are skipped. */
+    readonly nextBin: string | undefined;
+  }
   | { readonly ok: false; readonly reason: string };
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
 
 export interface Defaults {
   readonly bin: () => string;
+  readonly nextBin: () => string;
   readonly toolgateEntry: () => string;
 }
 
@@ -56,6 +66,20 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv, defaults: Defaults): Opti
     return { ok: false, reason: 'CONFORMANCE_DIRECT_ONLY: expected 0 or 1' };
   }
 
+  const next = get('CONFORMANCE_NEXT');
+  if (next !== undefined && next !== '0' && next !== '1') {
+    return { ok: false, reason: 'CONFORMANCE_NEXT: expected 0 or 1' };
+  }
+  let nextBin: string | undefined;
+  if (next !== '0') {
+    const rawNext = get('CONFORMANCE_NEXT_BIN');
+    try {
+      nextBin = rawNext === undefined ? defaults.nextBin() : realpathSync(rawNext);
+    } catch {
+      return { ok: false, reason: 'CONFORMANCE_NEXT_BIN: no such file' };
+    }
+  }
+
   let bin: string;
   const rawBin = get('CONFORMANCE_BIN');
   try {
@@ -74,8 +98,10 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv, defaults: Defaults): Opti
 
   return {
     ok: true,
+    nextBin,
     options: Object.freeze({
       bin,
+      upstream: 'everything',
       toolgateEntry,
       suite,
       scenarios: Object.freeze(scenarios),
@@ -85,4 +111,18 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv, defaults: Defaults): Opti
       directOnly: directOnly === '1',
     }),
   };
+}
+
+/**
+ * The pre-release comparisons, both against the v2-SDK fixture: the
+ * 2026-07-28 requirement set (the point of running 0.2.0), and 0.2.0's
+ * default active suite (2025 revisions, through the SDK's stateless legacy
+ * serving), which costs a few seconds more.
+ */
+export function prereleaseOptions(base: HarnessOptions, nextBin: string): readonly (readonly [string, HarnessOptions])[] {
+  const common = { ...base, bin: nextBin, upstream: 'v2-fixture', scenarios: [], suite: 'active' } as const;
+  return [
+    ['revision_2026_07_28', Object.freeze({ ...common, requirements: '2026-07-28' })],
+    ['prerelease_active', Object.freeze({ ...common, requirements: undefined })],
+  ];
 }

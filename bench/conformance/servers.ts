@@ -1,6 +1,7 @@
 /**
- * The two things conformance talks to: `@modelcontextprotocol/server-everything`
- * in Streamable HTTP mode, and toolgate in front of one.
+ * The things conformance talks to: `@modelcontextprotocol/server-everything`
+ * in Streamable HTTP mode (2025 revisions), the stateless v2-SDK fixture
+ * (v2-server.ts, 2026-07-28), and toolgate in front of either.
  */
 
 import { readFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { answers, spawnNode, waitUntil, type Child } from './processes.ts';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
 const LOOPBACK = path.join(import.meta.dirname, 'loopback.ts');
+const V2_SERVER = path.join(import.meta.dirname, 'v2-server.ts');
 const START_DEADLINE_MS = 15_000;
 
 export interface Running {
@@ -39,6 +41,16 @@ export async function startEverything(): Promise<Running> {
   );
   const mcpUrl = `http://127.0.0.1:${port}/mcp`;
   // Any HTTP answer on /mcp (a GET without session is a 400) means it is listening.
+  await waitUntil(child, 'listening', START_DEADLINE_MS, () => answers(mcpUrl));
+  return { child, mcpUrl, port };
+}
+
+/** The v2-SDK fixture, which binds 127.0.0.1 itself. */
+export async function startV2Fixture(): Promise<Running> {
+  const port = await freePort();
+  const child = spawnNode('v2-fixture', [V2_SERVER], { ...process.env, PORT: String(port) }, REPO_ROOT);
+  const mcpUrl = `http://127.0.0.1:${port}/mcp`;
+  // A GET is answered (405 or 400) once it listens.
   await waitUntil(child, 'listening', START_DEADLINE_MS, () => answers(mcpUrl));
   return { child, mcpUrl, port };
 }
