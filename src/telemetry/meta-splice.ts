@@ -9,7 +9,11 @@ import { isUtf8 } from 'node:buffer';
  * twice, invalid JSON or UTF-8) yields undefined and the caller sends the
  * body unchanged.
  *
- * Scanning is iterative, so nesting depth costs heap, never stack.
+ * It runs once per forwarded request while tracing is on, so it is one
+ * forward pass over the bytes that allocates nothing but the result: keys
+ * are compared byte by byte, never decoded unless escaped, and the output is
+ * written into a single buffer. Nesting below `_meta`'s level is walked
+ * iteratively, so depth costs heap, never stack.
  */
 
 const OPEN_OBJECT = 0x7b;
@@ -24,104 +28,125 @@ const MINUS = 0x2d;
 
 const FAIL = -1;
 
-interface Edit {
-  readonly at: number;
-  /** End of the replaced range; equal to `at` for an insertion. */
-  readonly end: number;
-  readonly text: string;
+/** The object levels the splice looks into: the message, its params, their _meta. */
+const MESSAGE = 0;
+const PARAMS = 1;
+const META = 2;
+const CONTAINER_KEY = ['params', '_meta'] as const;
+
+/** What a scan found; positions are of an object's opening brace, -1 when absent. */
+interface Scan {
+  readonly names: readonly string[];
+  /** UTF-8 sizes of the names. */
+  readonly sizes: readonly number[];
+  params: number;
+  meta: number;
+  /** Per name, whether `_meta` already has it. */
+  readonly found: boolean[];
+  /** Existing members to overwrite, as [start, end, name index] triples in body order. */
+  readonly replace: number[];
 }
+
+/** Set by skipString: whether the string it just passed holds an escape. */
+let lastEscaped = false;
+
+/** Open containers of skipValue (1 object, 2 array), reused across calls. */
+let stack = new Uint8Array(64);
+const STACK_KEPT = 4096;
 
 export function spliceMetaFields(body: Buffer, fields: Readonly<Record<string, string>>): Buffer | undefined {
   const names = Object.keys(fields);
   if (names.length === 0) return body;
   if (!isUtf8(body)) return undefined;
-  const edits: Edit[] = [];
-  const member = (name: string) => `${JSON.stringify(name)}:${JSON.stringify(fields[name])}`;
-  const all = names.map(member).join(',');
-
-  let params = false;
   const top = skipWs(body, 0);
   if (body[top] !== OPEN_OBJECT) return undefined;
-  let end = scanObject(body, top, (ks, ke, vs) => {
-    if (!keyIs(body, ks, ke, 'params')) return skipValue(body, vs);
-    if (params || body[vs] !== OPEN_OBJECT) return FAIL;
-    params = true;
-    return scanParams(body, vs, names, member, all, edits);
-  });
+  const s: Scan = { names, sizes: names.map((n) => Buffer.byteLength(n)), params: -1, meta: -1, found: names.map(() => false), replace: [] };
+  let end = walk(body, top, MESSAGE, s);
+  if (stack.length > STACK_KEPT) stack = new Uint8Array(64);
   if (end === FAIL) return undefined;
   end = skipWs(body, end);
   if (end !== body.length) return undefined;
-  if (!params) edits.push(insertAfterBrace(body, top, `"params":{"_meta":{${all}}}`));
-  return apply(body, edits);
-}
 
-function scanParams(body: Buffer, at: number, names: readonly string[], member: (n: string) => string, all: string, edits: Edit[]): number {
-  let meta = false;
-  const end = scanObject(body, at, (ks, ke, vs) => {
-    if (!keyIs(body, ks, ke, '_meta')) return skipValue(body, vs);
-    if (meta || body[vs] !== OPEN_OBJECT) return FAIL;
-    meta = true;
-    return scanMeta(body, vs, names, member, edits);
-  });
-  if (end !== FAIL && !meta) edits.push(insertAfterBrace(body, at, `"_meta":{${all}}`));
-  return end;
-}
-
-function scanMeta(body: Buffer, at: number, names: readonly string[], member: (n: string) => string, edits: Edit[]): number {
-  const found = new Set<string>();
-  const end = scanObject(body, at, (ks, ke, vs) => {
-    const ve = skipValue(body, vs);
-    if (ve === FAIL) return FAIL;
-    for (const name of names) {
-      if (!keyIs(body, ks, ke, name)) continue;
-      if (found.has(name)) return FAIL;
-      found.add(name);
-      // Replace the whole member so the value is ours whatever was there.
-      edits.push({ at: ks, end: ve, text: member(name) });
-    }
-    return ve;
-  });
-  if (end === FAIL) return FAIL;
-  const missing = names.filter((n) => !found.has(n));
-  if (missing.length > 0) edits.push(insertAfterBrace(body, at, missing.map(member).join(',')));
-  return end;
-}
-
-/** Inserts members right after an object's `{`, adding a comma when it already has members. */
-function insertAfterBrace(body: Buffer, brace: number, members: string): Edit {
-  const empty = body[skipWs(body, brace + 1)] === CLOSE_OBJECT;
-  return { at: brace + 1, end: brace + 1, text: empty ? members : `${members},` };
-}
-
-function apply(body: Buffer, edits: Edit[]): Buffer {
-  // At the same offset an insertion (after a brace) precedes a replacement (of the first member).
-  edits.sort((a, b) => a.at - b.at || a.end - b.end);
-  const parts: Buffer[] = [];
-  let from = 0;
-  for (const e of edits) {
-    parts.push(body.subarray(from, e.at), Buffer.from(e.text, 'utf8'));
-    from = e.end;
+  const member = (i: number) => `${JSON.stringify(names[i])}:${JSON.stringify(fields[names[i] as string])}`;
+  let at: number;
+  let text: string;
+  if (s.params === -1) {
+    at = top;
+    text = `"params":{"_meta":{${names.map((_, i) => member(i)).join(',')}}}`;
+  } else if (s.meta === -1) {
+    at = s.params;
+    text = `"_meta":{${names.map((_, i) => member(i)).join(',')}}`;
+  } else {
+    at = s.meta;
+    text = names.map((_, i) => (s.found[i] ? '' : member(i))).filter((m) => m !== '').join(',');
   }
-  parts.push(body.subarray(from));
-  return Buffer.concat(parts);
+  if (text !== '' && body[skipWs(body, at + 1)] !== CLOSE_OBJECT) text += ',';
+  return build(body, at + 1, text, s.replace, member);
 }
 
 /**
- * Walks one object's members: `visit` gets the key's span (quotes included)
- * and the value's start, and returns the value's end or FAIL. Returns the
- * index after the closing brace, or FAIL.
+ * The body with `text` inserted at `at` and each replaced member rewritten.
+ * The insertion comes first: it is right after a brace that encloses (or
+ * precedes) every replaced member.
  */
-function scanObject(b: Buffer, at: number, visit: (keyStart: number, keyEnd: number, valueStart: number) => number): number {
+function build(body: Buffer, at: number, text: string, replace: readonly number[], member: (i: number) => string): Buffer {
+  const texts = [text];
+  let size = body.length + Buffer.byteLength(text);
+  for (let r = 0; r < replace.length; r += 3) {
+    const t = member(replace[r + 2] as number);
+    texts.push(t);
+    size += Buffer.byteLength(t) - ((replace[r + 1] as number) - (replace[r] as number));
+  }
+  const out = Buffer.allocUnsafe(size);
+  let pos = body.copy(out, 0, 0, at);
+  pos += out.write(text, pos);
+  let from = at;
+  for (let r = 0; r < replace.length; r += 3) {
+    pos += body.copy(out, pos, from, replace[r]);
+    pos += out.write(texts[r / 3 + 1] as string, pos);
+    from = replace[r + 1] as number;
+  }
+  body.copy(out, pos, from);
+  return out;
+}
+
+/**
+ * Walks the members of the object whose brace is at `at`. At the message
+ * and params levels the one interesting member (`params`, `_meta`) must be
+ * an object and is walked a level deeper; at `_meta` the fields to set are
+ * recorded. Returns the index after the closing brace, or FAIL.
+ */
+function walk(b: Buffer, at: number, level: number, s: Scan): number {
   let i = skipWs(b, at + 1);
   if (b[i] === CLOSE_OBJECT) return i + 1;
   for (;;) {
     if (b[i] !== QUOTE) return FAIL;
+    const ks = i;
     const ke = skipString(b, i);
     if (ke === FAIL) return FAIL;
+    const escaped = lastEscaped;
     let j = skipWs(b, ke);
     if (b[j] !== COLON) return FAIL;
     j = skipWs(b, j + 1);
-    const ve = visit(i, ke, j);
+    let ve: number;
+    if (level === META) {
+      ve = skipValue(b, j);
+      if (ve === FAIL) return FAIL;
+      for (let n = 0; n < s.names.length; n++) {
+        if (!keyIs(b, ks, ke, escaped, s.names[n] as string, s.sizes[n] as number)) continue;
+        if (s.found[n]) return FAIL;
+        s.found[n] = true;
+        // Replace the whole member so the value is ours whatever was there.
+        s.replace.push(ks, ve, n);
+      }
+    } else if (keyIs(b, ks, ke, escaped, CONTAINER_KEY[level] as string, (CONTAINER_KEY[level] as string).length)) {
+      if (b[j] !== OPEN_OBJECT || (level === MESSAGE ? s.params : s.meta) !== -1) return FAIL;
+      if (level === MESSAGE) s.params = j;
+      else s.meta = j;
+      ve = walk(b, j, level + 1, s);
+    } else {
+      ve = skipValue(b, j);
+    }
     if (ve === FAIL) return FAIL;
     i = skipWs(b, ve);
     if (b[i] === CLOSE_OBJECT) return i + 1;
@@ -130,12 +155,17 @@ function scanObject(b: Buffer, at: number, visit: (keyStart: number, keyEnd: num
   }
 }
 
-function keyIs(b: Buffer, start: number, end: number, name: string): boolean {
-  // Fast path for the usual unescaped key; an escaped one is decoded.
-  if (b.subarray(start, end).indexOf(BACKSLASH) === -1) {
-    return end - start - 2 === Buffer.byteLength(name) && b.toString('utf8', start + 1, end - 1) === name;
+/** Whether the key spanning [start, end) (quotes included) spells `name`, whose UTF-8 size is `size`. */
+function keyIs(b: Buffer, start: number, end: number, escaped: boolean, name: string, size: number): boolean {
+  if (escaped) return JSON.parse(b.toString('utf8', start, end)) === name;
+  const n = end - start - 2;
+  if (n !== size) return false;
+  for (let k = 0; k < name.length; k++) {
+    const c = name.charCodeAt(k);
+    if (c >= 0x80) return b.toString('utf8', start + 1, end - 1) === name;
+    if (b[start + 1 + k] !== c) return false;
   }
-  return JSON.parse(b.toString('utf8', start, end)) === name;
+  return true;
 }
 
 function skipWs(b: Buffer, i: number): number {
@@ -146,9 +176,10 @@ function skipWs(b: Buffer, i: number): number {
   }
 }
 
-/** Index after the closing quote of the string opening at `i`, or FAIL. */
+/** Index after the closing quote of the string opening at `i`, or FAIL; sets lastEscaped. */
 function skipString(b: Buffer, i: number): number {
   const n = b.length;
+  lastEscaped = false;
   i++;
   while (i < n) {
     const c = b[i] as number;
@@ -158,6 +189,7 @@ function skipString(b: Buffer, i: number): number {
       i++;
       continue;
     }
+    lastEscaped = true;
     const e = b[i + 1];
     if (e === 0x75) {
       for (let k = 2; k < 6; k++) if (!isHex(b[i + k])) return FAIL;
@@ -202,32 +234,38 @@ function skipNumber(b: Buffer, i: number): number {
   return i;
 }
 
-const LITERALS: ReadonlyMap<number, Buffer> = new Map([
-  [0x74, Buffer.from('true')],
-  [0x66, Buffer.from('false')],
-  [0x6e, Buffer.from('null')],
-]);
+/** `true`, `false` or `null` at `i`. */
+function skipLiteral(b: Buffer, i: number): number {
+  const c = b[i];
+  if (c === 0x74) return b[i + 1] === 0x72 && b[i + 2] === 0x75 && b[i + 3] === 0x65 ? i + 4 : FAIL;
+  if (c === 0x66) return b[i + 1] === 0x61 && b[i + 2] === 0x6c && b[i + 3] === 0x73 && b[i + 4] === 0x65 ? i + 5 : FAIL;
+  if (c === 0x6e) return b[i + 1] === 0x75 && b[i + 2] === 0x6c && b[i + 3] === 0x6c ? i + 4 : FAIL;
+  return FAIL;
+}
 
 function skipScalar(b: Buffer, i: number): number {
   const c = b[i];
   if (c === QUOTE) return skipString(b, i);
   if (c === MINUS || isDigit(c)) return skipNumber(b, i);
-  const literal = c === undefined ? undefined : LITERALS.get(c);
-  if (literal === undefined) return FAIL;
-  return b.compare(literal, 0, literal.length, i, i + literal.length) === 0 ? i + literal.length : FAIL;
+  return skipLiteral(b, i);
 }
 
-/** Index after the JSON value starting at `i`, or FAIL; containers are walked with an explicit stack. */
+/** Index after the JSON value starting at `i`, or FAIL; containers are tracked on `stack`. */
 function skipValue(b: Buffer, i: number): number {
-  const stack: number[] = [];
+  let depth = 0;
   for (;;) {
     // At a value.
     const c = b[i];
     if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      stack.push(c);
+      if (depth === stack.length) {
+        const grown = new Uint8Array(depth * 2);
+        grown.set(stack);
+        stack = grown;
+      }
+      stack[depth++] = c;
       i = skipWs(b, i + 1);
       if (b[i] === (c === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) {
-        stack.pop();
+        depth--;
         i++;
       } else {
         if (c === OPEN_OBJECT) {
@@ -242,9 +280,9 @@ function skipValue(b: Buffer, i: number): number {
     }
     // After a value: close containers, or move to the next member.
     for (;;) {
-      if (stack.length === 0) return i;
+      if (depth === 0) return i;
       i = skipWs(b, i);
-      const top = stack[stack.length - 1];
+      const top = stack[depth - 1];
       const d = b[i];
       if (d === COMMA) {
         i = skipWs(b, i + 1);
@@ -255,7 +293,7 @@ function skipValue(b: Buffer, i: number): number {
         break;
       }
       if ((top === OPEN_OBJECT && d === CLOSE_OBJECT) || (top === OPEN_ARRAY && d === CLOSE_ARRAY)) {
-        stack.pop();
+        depth--;
         i++;
         continue;
       }

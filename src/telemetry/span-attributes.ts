@@ -59,12 +59,11 @@ export function serverSpanAttributes(c: Classified, req: IncomingMessage): Attri
     const scheme = uriScheme(c.name);
     if (scheme !== undefined) a['toolgate.resource.scheme'] = scheme;
   }
-  Object.assign(a, clientAttributes(req));
-  return a;
+  return addClientAttributes(a, req);
 }
 
-export function clientAttributes(req: IncomingMessage): Attributes {
-  const a: Attributes = {};
+/** Adds the peer's address and port to `a`, and returns it. */
+export function addClientAttributes(a: Attributes, req: IncomingMessage): Attributes {
   const { remoteAddress, remotePort } = req.socket;
   if (remoteAddress !== undefined) a['client.address'] = remoteAddress;
   if (remotePort !== undefined) a['client.port'] = remotePort;

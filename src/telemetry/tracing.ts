@@ -1,14 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import { TraceState, parseTraceParent } from '@opentelemetry/core';
 import { errors, type ErrorId } from '../errors.ts';
 import type { Classified } from '../http/classify.ts';
 import { decision, requestClassified, requestEnd, requestStart, upstreamEnd, upstreamStart, type Decision, type RequestClassified, type RequestEnd, type RequestStart, type UpstreamEnd, type UpstreamStart } from './channels.ts';
 import { discovery, type DiscoveryDone } from './discovery-channel.ts';
 import { keywordLabels } from './keywords.ts';
 import { guard } from './guard.ts';
-import { clientAttributes, serverSpanAttributes, serverSpanName } from './span-attributes.ts';
+import { addClientAttributes, serverSpanAttributes, serverSpanName } from './span-attributes.ts';
 
 /**
  * Spans from the request lifecycle channels: one server span per request
@@ -21,6 +21,12 @@ import { clientAttributes, serverSpanAttributes, serverSpanName } from './span-a
  * POST is after the body is read, while authentication has already decided:
  * decisions that arrive earlier are kept and become children with their own
  * timings when the span exists.
+ *
+ * This runs for every request while tracing is on, so it does no work a
+ * span will not keep: attributes are computed only for recording spans (no
+ * built-in sampler reads start attributes, and setting them once skips the
+ * SDK's two sanitising copies), and trace context is parsed and written
+ * directly rather than through a propagator's context and carrier objects.
  */
 
 export interface TracingOptions {
@@ -41,16 +47,18 @@ interface Early {
   readonly endMs: number;
 }
 
-interface RequestTrace {
+class RequestTrace {
   readonly startMs: number;
-  span?: Span;
-  context?: Context;
-  message?: Classified;
-  early?: Early[];
-  upstream?: Span;
+  span: Span | undefined = undefined;
+  context: Context | undefined = undefined;
+  message: Classified | undefined = undefined;
+  early: Early[] | undefined = undefined;
+  upstream: Span | undefined = undefined;
+  constructor(startMs: number) {
+    this.startMs = startMs;
+  }
 }
 
-const propagator = new W3CTraceContextPropagator();
 const now = () => performance.timeOrigin + performance.now();
 
 /** Outcomes that are the caller's own doing, not a failure of the exchange. */
@@ -59,12 +67,12 @@ const CALLER_ENDED = new Set(['client_closed', 'aborted']);
 export function subscribeTracing(options: TracingOptions): Tracing {
   const { tracer, mcpPath } = options;
   const port = Number(options.upstream.port) || (options.upstream.protocol === 'https:' ? 443 : 80);
-  const upstreamAttributes: Attributes = { 'server.address': options.upstream.hostname, 'server.port': port };
+  const upstreamHost = options.upstream.hostname;
   const traces = new WeakMap<IncomingMessage, RequestTrace>();
 
   const stateOf = (request: IncomingMessage): RequestTrace => {
     let t = traces.get(request);
-    if (t === undefined) traces.set(request, (t = { startMs: now() }));
+    if (t === undefined) traces.set(request, (t = new RequestTrace(now())));
     return t;
   };
 
@@ -72,29 +80,37 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     if (t.context !== undefined) return t.context;
     const m = t.message;
     const parent = parentContext(request, m);
-    const path = (request.url ?? '/').split('?', 1)[0];
-    const name = m !== undefined ? serverSpanName(m) : path === mcpPath ? `${request.method} ${mcpPath}` : `${request.method}`;
-    const attributes = m !== undefined ? serverSpanAttributes(m, request) : { 'http.request.method': request.method ?? 'other', ...clientAttributes(request) };
-    attributes['toolgate.trace.parent'] = parent.source;
-    t.span = tracer.startSpan(name, { kind: SpanKind.SERVER, startTime: t.startMs, attributes }, parent.context);
-    t.context = trace.setSpan(ROOT_CONTEXT, t.span);
-    for (const e of t.early ?? []) decisionSpan(t.context, e.decision, e.endMs);
-    t.early = undefined;
+    const name = m !== undefined ? serverSpanName(m) : pathOf(request) === mcpPath ? `${request.method} ${mcpPath}` : `${request.method}`;
+    const span = tracer.startSpan(name, { kind: SpanKind.SERVER, startTime: t.startMs }, parent.context);
+    if (span.isRecording()) {
+      const attributes = m !== undefined ? serverSpanAttributes(m, request) : addClientAttributes({ 'http.request.method': request.method ?? 'other' }, request);
+      attributes['toolgate.trace.parent'] = parent.source;
+      span.setAttributes(attributes);
+    }
+    t.span = span;
+    t.context = trace.setSpan(ROOT_CONTEXT, span);
+    if (t.early !== undefined) {
+      for (const e of t.early) decisionSpan(t.context, e.decision, e.endMs);
+      t.early = undefined;
+    }
     return t.context;
   };
 
   const decisionSpan = (context: Context, d: Decision, endMs: number) => {
-    const attributes: Attributes = { 'toolgate.policy.stage': d.stage, 'toolgate.policy.decision': d.allowed ? 'allow' : 'deny' };
-    if (d.error !== undefined) attributes['error.type'] = errors[d.error].code;
-    if (d.keywords !== undefined) attributes['toolgate.validation.keywords'] = keywordLabels(d.keywords);
-    if (d.principal !== undefined) attributes['user.id'] = d.principal.id;
-    const span = tracer.startSpan(`policy ${d.stage}`, { kind: SpanKind.INTERNAL, startTime: endMs - d.durationSeconds * 1000, attributes }, context);
-    if (!d.allowed) span.setStatus({ code: SpanStatusCode.ERROR, message: d.error === undefined ? 'deny' : errors[d.error].code });
+    const span = tracer.startSpan(`policy ${d.stage}`, { kind: SpanKind.INTERNAL, startTime: endMs - d.durationSeconds * 1000 }, context);
+    if (span.isRecording()) {
+      const attributes: Attributes = { 'toolgate.policy.stage': d.stage, 'toolgate.policy.decision': d.allowed ? 'allow' : 'deny' };
+      if (d.error !== undefined) attributes['error.type'] = errors[d.error].code;
+      if (d.keywords !== undefined) attributes['toolgate.validation.keywords'] = keywordLabels(d.keywords);
+      if (d.principal !== undefined) attributes['user.id'] = d.principal.id;
+      span.setAttributes(attributes);
+      if (!d.allowed) span.setStatus({ code: SpanStatusCode.ERROR, message: d.error === undefined ? 'deny' : errors[d.error].code });
+    }
     span.end(endMs);
   };
 
   const onStart = guard('tracing', (m: unknown) => {
-    traces.set((m as RequestStart).request, { startMs: now() });
+    traces.set((m as RequestStart).request, new RequestTrace(now()));
   });
 
   const onClassified = guard('tracing', (m: unknown) => {
@@ -118,11 +134,8 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     const t = traces.get(d.request);
     if (t === undefined) return;
     const endMs = now();
-    const span = tracer.startSpan('discover', {
-      kind: SpanKind.INTERNAL,
-      startTime: endMs - d.durationSeconds * 1000,
-      attributes: { 'toolgate.discovery.results': d.results, 'toolgate.discovery.total': d.total },
-    }, open(d.request, t));
+    const span = tracer.startSpan('discover', { kind: SpanKind.INTERNAL, startTime: endMs - d.durationSeconds * 1000 }, open(d.request, t));
+    if (span.isRecording()) span.setAttributes({ 'toolgate.discovery.results': d.results, 'toolgate.discovery.total': d.total });
     span.end(endMs);
   });
 
@@ -131,13 +144,18 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     const t = stateOf(u.request);
     const parent = open(u.request, t);
     const method = u.request.method ?? 'other';
-    t.upstream = tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes: { ...upstreamAttributes, 'http.request.method': method } }, parent);
-    const carrier: Record<string, string> = {};
-    propagator.inject(trace.setSpan(ROOT_CONTEXT, t.upstream), carrier, defaultTextMapSetter);
-    const traceparent = carrier.traceparent;
-    if (traceparent === undefined) return;
+    const span = tracer.startSpan(method, { kind: SpanKind.CLIENT }, parent);
+    t.upstream = span;
+    if (span.isRecording()) {
+      span.setAttribute('server.address', upstreamHost);
+      span.setAttribute('server.port', port);
+      span.setAttribute('http.request.method', method);
+    }
+    const sc = span.spanContext();
+    if (!trace.isSpanContextValid(sc)) return;
+    const traceparent = formatTraceparent(sc);
     // A tracestate the client sent belongs to its own span; without one of ours it is blanked, not left stale.
-    const tracestate = carrier.tracestate ?? '';
+    const tracestate = sc.traceState?.serialize() ?? '';
     u.addHeader('traceparent', traceparent);
     if (tracestate !== '' || u.request.headers.tracestate !== undefined) u.addHeader('tracestate', tracestate);
     const msg = t.message;
@@ -152,11 +170,13 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     const u = m as UpstreamEnd;
     const span = traces.get(u.request)?.upstream;
     if (span === undefined) return;
-    if (u.status > 0) span.setAttribute('http.response.status_code', u.status);
-    const failure = u.error !== undefined ? errorType(u.error) : u.status >= 500 ? String(u.status) : undefined;
-    if (failure !== undefined) {
-      span.setAttribute('error.type', failure);
-      if (u.error !== 'client_closed') span.setStatus({ code: SpanStatusCode.ERROR, message: failure });
+    if (span.isRecording()) {
+      if (u.status > 0) span.setAttribute('http.response.status_code', u.status);
+      const failure = u.error !== undefined ? errorType(u.error) : u.status >= 500 ? String(u.status) : undefined;
+      if (failure !== undefined) {
+        span.setAttribute('error.type', failure);
+        if (u.error !== 'client_closed') span.setStatus({ code: SpanStatusCode.ERROR, message: failure });
+      }
     }
     span.end();
   });
@@ -168,14 +188,16 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     if (t === undefined) return;
     open(e.request, t);
     const span = t.span as Span;
-    span.setAttribute('toolgate.outcome', e.outcome);
-    if (e.status > 0) span.setAttribute('http.response.status_code', e.status);
-    if (e.outcome !== 'forwarded') {
-      const type = errorType(e.outcome);
-      span.setAttribute('error.type', type);
-      const def = errors[e.outcome as ErrorId] as (typeof errors)[ErrorId] | undefined;
-      if (def !== undefined) span.setAttribute('rpc.response.status_code', String(def.rpcCode));
-      if (!CALLER_ENDED.has(e.outcome)) span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+    if (span.isRecording()) {
+      span.setAttribute('toolgate.outcome', e.outcome);
+      if (e.status > 0) span.setAttribute('http.response.status_code', e.status);
+      if (e.outcome !== 'forwarded') {
+        const type = errorType(e.outcome);
+        span.setAttribute('error.type', type);
+        const def = errors[e.outcome as ErrorId] as (typeof errors)[ErrorId] | undefined;
+        if (def !== undefined) span.setAttribute('rpc.response.status_code', String(def.rpcCode));
+        if (!CALLER_ENDED.has(e.outcome)) span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+      }
     }
     span.end();
   });
@@ -198,9 +220,21 @@ export function subscribeTracing(options: TracingOptions): Tracing {
   };
 }
 
+function pathOf(request: IncomingMessage): string {
+  const url = request.url ?? '/';
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
 /** The registry's public code for an error id; other outcomes as they are (they are closed sets too). */
 function errorType(outcome: string): string {
   return Object.hasOwn(errors, outcome) ? errors[outcome as ErrorId].code : outcome;
+}
+
+/** W3C traceparent, version 00, with the flags as two hex digits. */
+function formatTraceparent(sc: SpanContext): string {
+  const flags = sc.traceFlags & 0xff;
+  return `00-${sc.traceId}-${sc.spanId}-${flags < 0x10 ? '0' : ''}${flags.toString(16)}`;
 }
 
 interface Parent {
@@ -208,16 +242,30 @@ interface Parent {
   readonly source: 'meta' | 'header' | 'none';
 }
 
+const NO_PARENT: Parent = { context: ROOT_CONTEXT, source: 'none' };
+
+/** The remote parent from `_meta`, else the headers, with the W3C propagator's rules (first traceparent, tracestates joined). */
 function parentContext(request: IncomingMessage, message: Classified | undefined): Parent {
   const meta = message?.params?._meta;
   if (typeof meta === 'object' && meta !== null) {
     const { traceparent, tracestate } = meta as Record<string, unknown>;
     if (typeof traceparent === 'string') {
-      const carrier = typeof tracestate === 'string' ? { traceparent, tracestate } : { traceparent };
-      const context = propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
-      if (trace.getSpanContext(context) !== undefined) return { context, source: 'meta' };
+      const sc = remoteSpanContext(traceparent, typeof tracestate === 'string' ? tracestate : undefined);
+      if (sc !== undefined) return { context: trace.setSpanContext(ROOT_CONTEXT, sc), source: 'meta' };
     }
   }
-  const context = propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
-  return trace.getSpanContext(context) !== undefined ? { context, source: 'header' } : { context: ROOT_CONTEXT, source: 'none' };
+  const header = request.headers.traceparent as string | string[] | undefined;
+  const traceparent = Array.isArray(header) ? header[0] : header;
+  if (traceparent === undefined || traceparent === '') return NO_PARENT;
+  const state = request.headers.tracestate as string | string[] | undefined;
+  const sc = remoteSpanContext(traceparent, Array.isArray(state) ? state.join(',') : state);
+  return sc === undefined ? NO_PARENT : { context: trace.setSpanContext(ROOT_CONTEXT, sc), source: 'header' };
+}
+
+function remoteSpanContext(traceparent: string, tracestate: string | undefined): SpanContext | undefined {
+  const parsed = parseTraceParent(traceparent);
+  if (parsed === null) return undefined;
+  const sc: SpanContext = { traceId: parsed.traceId, spanId: parsed.spanId, traceFlags: parsed.traceFlags, isRemote: true };
+  if (tracestate !== undefined && tracestate !== '') sc.traceState = new TraceState(tracestate);
+  return sc;
 }

@@ -14,42 +14,58 @@ export interface UpstreamTiming {
 }
 
 /**
+ * One upstream exchange as the channels see it: the start message
+ * subscribers edit, and the timing the forwarder reports to. One object with
+ * its methods on the prototype, since it exists for every forwarded request
+ * while anyone listens.
+ */
+class Exchange implements UpstreamStart, UpstreamTiming {
+  readonly request: IncomingMessage;
+  readonly #headers: string[];
+  readonly #began = performance.now();
+  #status = 0;
+  metaFields: Record<string, string> | undefined = undefined;
+
+  constructor(request: IncomingMessage, headers: string[]) {
+    this.request = request;
+    this.#headers = headers;
+  }
+
+  // Replaces a field of the same name: a forwarded traceparent next to ours would make both invalid.
+  addHeader(name: string, value: string): void {
+    const headers = this.#headers;
+    const lower = name.toLowerCase();
+    for (let i = headers.length - 2; i >= 0; i -= 2) {
+      const h = headers[i] as string;
+      if (h.length === lower.length && h.toLowerCase() === lower) headers.splice(i, 2);
+    }
+    headers.push(name, value);
+  }
+
+  addMetaField(name: string, value: string): void {
+    (this.metaFields ??= {})[name] = value;
+  }
+
+  answered(status: number): void {
+    this.#status = status;
+  }
+
+  ended(error?: ErrorId | 'client_closed'): void {
+    if (!upstreamEnd.hasSubscribers) return;
+    upstreamEnd.publish({ request: this.request, status: this.#status, ...(error !== undefined && { error }), durationSeconds: (performance.now() - this.#began) / 1000 });
+  }
+}
+
+/**
  * Announces an upstream request on the telemetry channels, letting
  * subscribers set headers and `_meta` fields (trace context) before it is
  * sent. Undefined, and free, when nobody listens.
  */
 export function announceUpstream(request: IncomingMessage, headers: string[]): UpstreamTiming | undefined {
   if (!upstreamStart.hasSubscribers && !upstreamEnd.hasSubscribers) return undefined;
-  const began = performance.now();
-  let status = 0;
-  let metaFields: Record<string, string> | undefined;
-  if (upstreamStart.hasSubscribers) {
-    const message: UpstreamStart = {
-      request,
-      // Replaces a field of the same name: a forwarded traceparent next to ours would make both invalid.
-      addHeader(name: string, value: string) {
-        const lower = name.toLowerCase();
-        for (let i = headers.length - 2; i >= 0; i -= 2) {
-          if ((headers[i] as string).toLowerCase() === lower) headers.splice(i, 2);
-        }
-        headers.push(name, value);
-      },
-      addMetaField(name: string, value: string) {
-        (metaFields ??= {})[name] = value;
-      },
-    };
-    upstreamStart.publish(message);
-  }
-  return {
-    metaFields,
-    answered(s) {
-      status = s;
-    },
-    ended(error) {
-      if (!upstreamEnd.hasSubscribers) return;
-      upstreamEnd.publish({ request, status, ...(error !== undefined && { error }), durationSeconds: (performance.now() - began) / 1000 });
-    },
-  };
+  const exchange = new Exchange(request, headers);
+  if (upstreamStart.hasSubscribers) upstreamStart.publish(exchange);
+  return exchange;
 }
 
 /**
