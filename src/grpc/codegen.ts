@@ -6,7 +6,9 @@
  * proto-loader-gen-types writes extensionless relative imports, which
  * nodenext resolution refuses, so every relative specifier gets its `.ts`.
  * The imports are all `import type`, erased at run time: the services load
- * their definitions from the .proto files with @grpc/proto-loader.
+ * their definitions from the .proto files with @grpc/proto-loader. The
+ * generator names each file's source by absolute path; it is rewritten
+ * relative to the repository so the output is the same in every checkout.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,8 +25,10 @@ export function generate(outDir: string): void {
     '-I', PROTO_ROOT, '-O', outDir, ...PROTO_FILES,
   ], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
   for (const file of listTs(outDir)) {
-    const text = readFileSync(file, 'utf8');
-    writeFileSync(file, text.replace(/(from '\.{1,2}\/[^']+?)(?<!\.ts)'/g, "$1.ts'"));
+    const text = readFileSync(file, 'utf8')
+      .replaceAll(`// Original file: ${REPO}/`, '// Original file: ')
+      .replace(/(from '\.{1,2}\/[^']+?)(?<!\.ts)'/g, "$1.ts'");
+    writeFileSync(file, text);
   }
 }
 

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/toolgate/v1/discovery.proto
+// Original file: proto/toolgate/v1/discovery.proto
 
 
 export interface Candidate {

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/toolgate/v1/discovery.proto
+// Original file: proto/toolgate/v1/discovery.proto
 
 import type { Candidate as _toolgate_v1_Candidate, Candidate__Output as _toolgate_v1_Candidate__Output } from '../../toolgate/v1/Candidate.ts';
 import type { Long } from '@grpc/proto-loader';

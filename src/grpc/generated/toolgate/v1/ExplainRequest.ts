@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/toolgate/v1/policy.proto
+// Original file: proto/toolgate/v1/policy.proto
 
 import type { Principal as _toolgate_v1_Principal, Principal__Output as _toolgate_v1_Principal__Output } from '../../toolgate/v1/Principal.ts';
 

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/toolgate/v1/policy.proto
+// Original file: proto/toolgate/v1/policy.proto
 
 import type { StageResult as _toolgate_v1_StageResult, StageResult__Output as _toolgate_v1_StageResult__Output } from '../../toolgate/v1/StageResult.ts';
 import type { GrantRow as _toolgate_v1_GrantRow, GrantRow__Output as _toolgate_v1_GrantRow__Output } from '../../toolgate/v1/GrantRow.ts';

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/toolgate/v1/grants.proto
+// Original file: proto/toolgate/v1/grants.proto
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'

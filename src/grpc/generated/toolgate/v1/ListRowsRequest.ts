@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/toolgate/v1/grants.proto
+// Original file: proto/toolgate/v1/grants.proto
 
 
 export interface ListRowsRequest {

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/toolgate/v1/common.proto
+// Original file: proto/toolgate/v1/common.proto
 
 
 export interface Principal {

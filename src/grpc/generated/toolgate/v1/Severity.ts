@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/toolgate/v1/validator.proto
+// Original file: proto/toolgate/v1/validator.proto
 
 export const Severity = {
   SEVERITY_UNSPECIFIED: 'SEVERITY_UNSPECIFIED',

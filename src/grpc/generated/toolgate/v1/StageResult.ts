@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/toolgate/v1/policy.proto
+// Original file: proto/toolgate/v1/policy.proto
 
 
 export interface StageResult {

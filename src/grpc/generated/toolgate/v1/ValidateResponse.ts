@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/toolgate/v1/validator.proto
+// Original file: proto/toolgate/v1/validator.proto
 
 import type { Severity as _toolgate_v1_Severity, Severity__Output as _toolgate_v1_Severity__Output } from '../../toolgate/v1/Severity.ts';
 
