@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { Pool } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import type { ErrorId } from '../errors.ts';
 import { clientResponseHeaders } from '../http/headers.ts';
 import { sendError, type JsonRpcId } from '../http/jsonrpc.ts';
@@ -18,12 +18,14 @@ function isEventStream(contentType: string | string[] | undefined): boolean {
 }
 
 /**
- * Sends the request upstream and streams the response back as it arrives:
- * undici writes each chunk straight into the client response and pauses on
- * its backpressure, so SSE events pass through unbuffered. A client that
- * goes away aborts the upstream request.
+ * Sends the request upstream and streams the response back as it arrives,
+ * through a dispatch handler of its own rather than undici's stream(): each
+ * chunk is written straight into the client response, and the upstream is
+ * paused while the client's socket is full, so SSE events pass through
+ * unbuffered with backpressure. A client that goes away aborts the upstream
+ * request, before or after its response started.
  */
-export async function forward(
+export function forward(
   pool: Pool,
   req: IncomingMessage,
   res: ServerResponse,
@@ -32,53 +34,118 @@ export async function forward(
   rpcId: JsonRpcId,
   headersTimeoutMs?: number,
 ): Promise<ForwardOutcome> {
-  const abort = new AbortController();
-  const onClose = () => {
-    if (!res.writableFinished) abort.abort();
-  };
-  res.once('close', onClose);
-  let streaming = false;
-  const timing: UpstreamTiming | undefined = announceUpstream(req, requestHeaders);
-  try {
-    await pool.stream(
+  return new Promise((resolve) => {
+    new ForwardHandler(pool, req, res, requestHeaders, body, rpcId, headersTimeoutMs, resolve);
+  });
+}
+
+type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
+
+class ForwardHandler implements Dispatcher.DispatchHandler {
+  readonly #res: ServerResponse;
+  readonly #rpcId: JsonRpcId;
+  readonly #timing: UpstreamTiming | undefined;
+  readonly #done: (outcome: ForwardOutcome) => void;
+  #controller: Controller | undefined;
+  #clientGone = false;
+  #started = false;
+  #settled = false;
+  #streaming = false;
+
+  constructor(
+    pool: Pool,
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestHeaders: string[],
+    body: Buffer | Readable | null,
+    rpcId: JsonRpcId,
+    headersTimeoutMs: number | undefined,
+    done: (outcome: ForwardOutcome) => void,
+  ) {
+    this.#res = res;
+    this.#rpcId = rpcId;
+    this.#done = done;
+    this.#timing = announceUpstream(req, requestHeaders);
+    res.once('close', this.#onClientClose);
+    if (body !== null && !Buffer.isBuffer(body)) body.once('error', (err) => this.#fail(err));
+    pool.dispatch(
       {
         path: req.url ?? '/',
-        method: req.method as 'GET',
+        method: req.method as Dispatcher.HttpMethod,
         headers: requestHeaders,
-        body: Buffer.isBuffer(body) ? withMetaFields(body, timing) : body,
-        signal: abort.signal,
+        body: Buffer.isBuffer(body) ? withMetaFields(body, this.#timing) : body,
         ...(headersTimeoutMs !== undefined && { headersTimeout: headersTimeoutMs }),
       },
-      ({ statusCode, headers }) => {
-        res.writeHead(statusCode, clientResponseHeaders(headers));
-        timing?.answered(statusCode);
-        if (isEventStream(headers['content-type'])) {
-          res.flushHeaders();
-          streaming = sseStream.hasSubscribers;
-          if (streaming) sseStream.publish({ delta: 1 });
-        }
-        return res;
-      },
+      this,
     );
-    timing?.ended();
-    return 'forwarded';
-  } catch (err) {
-    if (abort.signal.aborted) {
-      timing?.ended('client_closed');
-      return 'client_closed';
+  }
+
+  readonly #onClientClose = (): void => {
+    if (this.#res.writableFinished) return;
+    this.#clientGone = true;
+    this.#controller?.abort(new Error('client closed'));
+  };
+
+  onRequestStart(controller: Controller): void {
+    this.#controller = controller;
+    if (this.#clientGone) controller.abort(new Error('client closed'));
+  }
+
+  onResponseStart(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200) return;
+    const res = this.#res;
+    this.#started = true;
+    res.writeHead(statusCode, clientResponseHeaders(headers));
+    this.#timing?.answered(statusCode);
+    if (isEventStream(headers['content-type'])) {
+      res.flushHeaders();
+      this.#streaming = sseStream.hasSubscribers;
+      if (this.#streaming) sseStream.publish({ delta: 1 });
+    }
+    res.on('drain', () => controller.resume());
+  }
+
+  onResponseData(controller: Controller, chunk: Buffer): void {
+    if (!this.#res.write(chunk)) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.#res.end();
+    this.#timing?.ended();
+    this.#settle('forwarded');
+  }
+
+  onResponseError(_controller: Controller, err: Error): void {
+    this.#fail(err);
+  }
+
+  #fail(err: unknown): void {
+    if (this.#settled) return;
+    if (this.#clientGone) {
+      this.#timing?.ended('client_closed');
+      this.#settle('client_closed');
+      return;
     }
     if ((err as { code?: unknown }).code === BODY_LIMIT) {
-      timing?.ended('payload_too_large');
-      sendError(res, rpcId, 'payload_too_large', undefined, { connection: 'close' });
-      return 'payload_too_large';
+      this.#controller?.abort(err as Error);
+      this.#timing?.ended('payload_too_large');
+      sendError(this.#res, this.#rpcId, 'payload_too_large', undefined, { connection: 'close' });
+      this.#settle('payload_too_large');
+      return;
     }
     const id = upstreamErrorId(err);
-    timing?.ended(id);
-    log.warn('upstream request failed', { error: upstreamErrorLabel(err), headersSent: res.headersSent });
-    sendError(res, rpcId, id);
-    return id;
-  } finally {
-    res.off('close', onClose);
-    if (streaming) sseStream.publish({ delta: -1 });
+    this.#timing?.ended(id);
+    log.warn('upstream request failed', { error: upstreamErrorLabel(err), headersSent: this.#started });
+    // Mid-stream there is no status left to send: sendError cuts the connection.
+    sendError(this.#res, this.#rpcId, id);
+    this.#settle(id);
+  }
+
+  #settle(outcome: ForwardOutcome): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#res.off('close', this.#onClientClose);
+    if (this.#streaming) sseStream.publish({ delta: -1 });
+    this.#done(outcome);
   }
 }
