@@ -35,8 +35,17 @@ export function forward(
   headersTimeoutMs?: number,
 ): Promise<ForwardOutcome> {
   return new Promise((resolve) => {
-    new ForwardHandler(pool, req, res, requestHeaders, body, rpcId, headersTimeoutMs, resolve);
+    new ForwardHandler(pool, { req, res, requestHeaders, body, rpcId, headersTimeoutMs }, resolve);
   });
+}
+
+interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly requestHeaders: string[];
+  readonly body: Buffer | Readable | null;
+  readonly rpcId: JsonRpcId;
+  readonly headersTimeoutMs: number | undefined;
 }
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
@@ -52,16 +61,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #settled = false;
   #streaming = false;
 
-  constructor(
-    pool: Pool,
-    req: IncomingMessage,
-    res: ServerResponse,
-    requestHeaders: string[],
-    body: Buffer | Readable | null,
-    rpcId: JsonRpcId,
-    headersTimeoutMs: number | undefined,
-    done: (outcome: ForwardOutcome) => void,
-  ) {
+  constructor(pool: Pool, exchange: Exchange, done: (outcome: ForwardOutcome) => void) {
+    const { req, res, requestHeaders, body, rpcId, headersTimeoutMs } = exchange;
     this.#res = res;
     this.#rpcId = rpcId;
     this.#done = done;
