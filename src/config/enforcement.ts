@@ -1,7 +1,7 @@
 import { buildVerifiers } from '../auth/from-policy.ts';
 import type { ReplayStore } from '../auth/replay-store.ts';
 import type { Verifier } from '../auth/types.ts';
-import { loadPolicyFile, type ConfigError, type Policy } from './policy.ts';
+import type { ConfigError, Policy } from './policy.ts';
 
 /**
  * The policy in force and the verifiers built from it, as one immutable
@@ -16,10 +16,9 @@ export interface Enforcement {
 
 export type EnforcementResult = { ok: true; enforcement: Enforcement } | { ok: false; errors: readonly ConfigError[] };
 
-export async function loadEnforcement(path: string, replayStore?: ReplayStore): Promise<EnforcementResult> {
-  const loaded = await loadPolicyFile(path);
-  if (!loaded.ok) return loaded;
-  const built = await buildVerifiers(loaded.policy.authentication, replayStore === undefined ? {} : { replayStore });
+/** Builds the verifiers a loaded policy asks for and pairs them with it. */
+export async function buildEnforcement(policy: Policy, replayStore?: ReplayStore): Promise<EnforcementResult> {
+  const built = await buildVerifiers(policy.authentication, replayStore === undefined ? {} : { replayStore });
   if (!built.ok) return built;
-  return { ok: true, enforcement: Object.freeze({ policy: loaded.policy, verifiers: built.verifiers }) };
+  return { ok: true, enforcement: Object.freeze({ policy, verifiers: built.verifiers }) };
 }

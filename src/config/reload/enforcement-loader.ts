@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ReplayStore } from '../../auth/replay-store.ts';
-import { loadEnforcement, type Enforcement } from '../enforcement.ts';
+import { buildEnforcement, type Enforcement } from '../enforcement.ts';
 import { loadPolicyFile, type Policy } from '../policy.ts';
 import type { PolicyLoader } from '../watch.ts';
 
@@ -25,12 +25,12 @@ export interface EnforcementLoaderOptions {
  */
 export function enforcementLoader(opts: EnforcementLoaderOptions = {}): PolicyLoader<Enforcement> {
   return async (path) => {
-    const named = await loadPolicyFile(path);
-    if (!named.ok) return named;
-    const files = await hashFiles(referencedFiles(named.policy));
-    const built = await loadEnforcement(path, opts.replayStore);
+    const loaded = await loadPolicyFile(path);
+    if (!loaded.ok) return loaded;
+    const files = await hashFiles(referencedFiles(loaded.policy));
+    const built = await buildEnforcement(loaded.policy, opts.replayStore);
     if (!built.ok) return built;
-    const sourceDigest = built.enforcement.policy.sourceDigest;
+    const sourceDigest = loaded.policy.sourceDigest;
     return { ok: true, value: built.enforcement, digest: files.length === 0 ? sourceDigest : combine(sourceDigest, files) };
   };
 }
