@@ -12,6 +12,7 @@ import { CatalogueIndex } from './catalogue-index.ts';
 import { CursorCodec, type CursorBinding } from './cursor.ts';
 import { fitPage, type DiscoveredTool } from './page.ts';
 import { readDiscoverParams, type DiscoverParams } from './params.ts';
+import { keepTools } from './tools-list.ts';
 import { SEARCH_TOOL, SEARCH_TOOL_NAME } from './search-tool.ts';
 
 export type DoorResult =
@@ -133,18 +134,12 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
 
     async deferredList(ex, firstPage) {
       const active = await activations.active(ex.snapshot.revision, ex.principal.id);
-      return (result) => {
-        const tools = Array.isArray(result.tools) ? result.tools : [];
-        const visible = tools.filter((t: unknown) => {
-          const name = (t as { name?: unknown } | null)?.name;
-          if (typeof name !== 'string' || name === SEARCH_TOOL_NAME) return false;
-          if (!mayCall(ex.policy, ex.snapshot, ex.principal, name)) return false;
-          const meta = toolMetadata(ex.policy, name);
-          return DEFERRED_TIERS.has(meta.tier) || meta.alwaysInclude || active.has(name);
-        });
-        if (firstPage) visible.push(SEARCH_TOOL);
-        return { ...result, tools: visible, cacheScope: 'private' };
+      const keep = (name: string) => {
+        if (name === SEARCH_TOOL_NAME || !mayCall(ex.policy, ex.snapshot, ex.principal, name)) return false;
+        const meta = toolMetadata(ex.policy, name);
+        return DEFERRED_TIERS.has(meta.tier) || meta.alwaysInclude || active.has(name);
       };
+      return (result) => keepTools(result, keep, firstPage ? [SEARCH_TOOL] : []);
     },
   };
 }

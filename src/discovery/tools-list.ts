@@ -20,14 +20,21 @@ export interface Viewer {
  * is marked `cacheScope: "private"`.
  */
 export function toolsListEdit(viewer: Viewer): ResultEdit {
-  return (result) => {
-    const tools = Array.isArray(result.tools) ? result.tools : [];
-    const visible = tools.filter((t: unknown) => {
-      const name = (t as { name?: unknown } | null)?.name;
-      return typeof name === 'string' && mayCall(viewer.policy, viewer.snapshot, viewer.principal, name);
-    });
-    return { ...result, tools: visible, cacheScope: 'private' };
-  };
+  return (result) => keepTools(result, (name) => mayCall(viewer.policy, viewer.snapshot, viewer.principal, name));
+}
+
+/**
+ * The page with only the tools whose name `keep` accepts (in the upstream's
+ * order, everything else in the result as it was), `appended` after them,
+ * marked private to the caller.
+ */
+export function keepTools(result: Record<string, unknown>, keep: (name: string) => boolean, appended: readonly unknown[] = []): Record<string, unknown> {
+  const tools = Array.isArray(result.tools) ? result.tools : [];
+  const visible = tools.filter((t: unknown) => {
+    const name = (t as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && keep(name);
+  });
+  return { ...result, tools: [...visible, ...appended], cacheScope: 'private' };
 }
 
 /**
