@@ -6,7 +6,6 @@
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 
 const TETHER = path.join(import.meta.dirname, 'tether.ts');

@@ -28,9 +28,8 @@ const MINUS = 0x2d;
 
 const FAIL = -1;
 
-/** The object levels the splice looks into: the message, its params, their _meta. */
+/** The object levels the splice looks into: the message (0), its params (1), their _meta (2). */
 const MESSAGE = 0;
-const PARAMS = 1;
 const META = 2;
 const CONTAINER_KEY = ['params', '_meta'] as const;
 

@@ -34,7 +34,7 @@ before(async () => {
   assert.ok(keys.ok);
   fileVerifier = createJwtVerifier({ issuer: ISSUER, audience: AUDIENCE, keys: keys.keys, algorithms: DEFAULT_JWT_ALGORITHMS });
 
-  server = createServer((req, res) => {
+  server = createServer((_req, res) => {
     jwksHits++;
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ keys: [es.publicJwk] }));
