@@ -1,5 +1,6 @@
 import { FIELD_COUNT, fieldTerms, type ToolDoc } from './fields.ts';
 import type { RankParams } from './params.ts';
+import { permit, type Permit } from './permit.ts';
 
 /** One term's occurrences: documents ascending, and per document its count in each field. */
 export interface Posting {
@@ -7,9 +8,9 @@ export interface Posting {
   /** `docs.length × FIELD_COUNT` counts, document-major. */
   readonly tf: Uint16Array;
   /**
-   * Per document, the field-weighted, length-normalised term frequency with
-   * every tool allowed, and which fields matched: the unrestricted search,
-   * the common case, then scores a posting in one multiply-add per document.
+   * Per document, the saturated BM25F term frequency with every tool allowed,
+   * and which fields matched: the unrestricted search, the common case, then
+   * scores a posting in one multiply-add per document.
    */
   readonly full: Float64Array;
   readonly bits: Uint8Array;
@@ -30,37 +31,13 @@ export interface IndexData {
   /** Every term, sorted, for prefix look-ups. */
   readonly vocabulary: readonly string[];
   /** Corpus statistics with every tool allowed, computed once. */
-  readonly everyone: { readonly mask: Uint8Array; readonly stats: Stats };
+  readonly everyone: Permit;
 }
 
 export interface DocTerms {
   readonly terms: readonly string[];
-  /** `terms.length × FIELD_COUNT` counts, term-major. */
-  readonly tf: Uint16Array;
-}
-
-export interface Stats {
-  readonly count: number;
-  readonly avgLength: Float64Array;
-}
-
-/**
- * Statistics over the allowed documents only. Summed in id order so that a
- * restricted search and a search on an index of the allowed tools alone get
- * bit-identical figures.
- */
-export function allowedStats(lengths: readonly Float64Array[], mask: Uint8Array): Stats {
-  const sums = new Float64Array(FIELD_COUNT);
-  let count = 0;
-  // One pass over documents; each field's sum still runs in id order.
-  for (let d = 0; d < mask.length; d++) {
-    if (mask[d] !== 1) continue;
-    count++;
-    for (let f = 0; f < FIELD_COUNT; f++) sums[f] = (sums[f] as number) + ((lengths[f] as Float64Array)[d] as number);
-  }
-  const avgLength = new Float64Array(FIELD_COUNT);
-  for (let f = 0; f < FIELD_COUNT; f++) avgLength[f] = count > 0 ? (sums[f] as number) / count : 0;
-  return { count, avgLength };
+  /** Per term, its field-weighted share of the document's field-weighted length. */
+  readonly share: Float64Array;
 }
 
 function byCodeUnits(a: string, b: string): number {
@@ -79,8 +56,11 @@ function uniqueByName(tools: readonly ToolDoc[]): ToolDoc[] {
   return out.sort((a, b) => byCodeUnits(a.name, b.name));
 }
 
-/** BM25F's combined term frequency of one posting entry under the given field-length averages. */
-export function pseudoTf(tf: Uint16Array, at: number, lengths: readonly Float64Array[], d: number, avgLength: Float64Array, params: RankParams): number {
+/**
+ * BM25F's combined term frequency of one posting entry under the given
+ * field-length averages, saturated: `(k1 + 1) · tf / (k1 + tf)`.
+ */
+export function saturatedTf(tf: Uint16Array, at: number, lengths: readonly Float64Array[], d: number, avgLength: Float64Array, params: RankParams): number {
   let sum = 0;
   for (let f = 0; f < FIELD_COUNT; f++) {
     const c = tf[at + f] as number;
@@ -90,7 +70,7 @@ export function pseudoTf(tf: Uint16Array, at: number, lengths: readonly Float64A
     const norm = avg > 0 ? 1 - b + (b * ((lengths[f] as Float64Array)[d] as number)) / avg : 1;
     sum += ((params.weights[f] as number) * c) / norm;
   }
-  return sum;
+  return sum > 0 ? ((params.k1 + 1) * sum) / (params.k1 + sum) : 0;
 }
 
 export function buildIndexData(tools: readonly ToolDoc[], params: RankParams): IndexData {
@@ -114,33 +94,36 @@ export function buildIndexData(tools: readonly ToolDoc[], params: RankParams): I
         if ((c[f] as number) < 65535) c[f] = (c[f] as number) + 1;
       }
     }
-    const tf = new Uint16Array(counts.size * FIELD_COUNT);
-    let at = 0;
+    let weighted = 0;
+    for (let f = 0; f < FIELD_COUNT; f++) weighted += (params.weights[f] as number) * ((lengths[f] as Float64Array)[d] as number);
+    const share = new Float64Array(counts.size);
+    let t = 0;
     for (const [term, c] of counts) {
-      tf.set(c, at);
-      at += FIELD_COUNT;
+      let w = 0;
+      for (let f = 0; f < FIELD_COUNT; f++) w += (params.weights[f] as number) * (c[f] as number);
+      share[t++] = weighted > 0 ? w / weighted : 0;
       let p = pending.get(term);
       if (p === undefined) pending.set(term, (p = { docs: [], tf: [] }));
       p.docs.push(d);
       for (let f = 0; f < FIELD_COUNT; f++) p.tf.push(c[f] as number);
     }
-    forward.push({ terms: [...counts.keys()], tf });
+    forward.push({ terms: [...counts.keys()], share });
   }
-  const mask = new Uint8Array(n).fill(1);
-  const stats = allowedStats(lengths, mask);
+  const everyone = permit({ names: docs.map((t) => t.name), ids, lengths }, undefined);
+  const stats = everyone.stats;
   const postings = new Map<string, Posting>();
   for (const [term, p] of pending) {
     const tf = Uint16Array.from(p.tf);
     const full = new Float64Array(p.docs.length);
     const bits = new Uint8Array(p.docs.length);
     for (let i = 0; i < p.docs.length; i++) {
-      full[i] = pseudoTf(tf, i * FIELD_COUNT, lengths, p.docs[i] as number, stats.avgLength, params);
+      full[i] = saturatedTf(tf, i * FIELD_COUNT, lengths, p.docs[i] as number, stats.avgLength, params);
       for (let f = 0; f < FIELD_COUNT; f++) if ((tf[i * FIELD_COUNT + f] as number) > 0) bits[i] = (bits[i] as number) | (1 << f);
     }
     postings.set(term, { docs: Int32Array.from(p.docs), tf, full, bits });
   }
   return {
-    everyone: { mask, stats },
+    everyone,
     names: docs.map((t) => t.name),
     ids,
     lengths,

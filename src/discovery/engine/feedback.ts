@@ -1,5 +1,5 @@
-import type { IndexData, Stats } from './build.ts';
-import { FIELD_COUNT } from './fields.ts';
+import type { IndexData } from './build.ts';
+import type { Stats } from './permit.ts';
 import type { RankParams } from './params.ts';
 
 export interface Expansion {
@@ -53,15 +53,11 @@ export function feedbackTerms(
     const docWeight = (topScores[i] as number) / first;
     const doc = data.forward[d];
     if (doc === undefined) continue;
-    let length = 0;
-    for (let f = 0; f < FIELD_COUNT; f++) length += (params.weights[f] as number) * ((data.lengths[f] as Float64Array)[d] as number);
-    if (length <= 0) continue;
     for (let t = 0; t < doc.terms.length; t++) {
       const term = doc.terms[t] as string;
-      if (queryTerms.has(term)) continue;
-      let w = 0;
-      for (let f = 0; f < FIELD_COUNT; f++) w += (params.weights[f] as number) * (doc.tf[t * FIELD_COUNT + f] as number);
-      mass.set(term, (mass.get(term) ?? 0) + (docWeight * w) / length);
+      const share = doc.share[t] as number;
+      if (share <= 0 || queryTerms.has(term)) continue;
+      mass.set(term, (mass.get(term) ?? 0) + docWeight * share);
     }
   }
   const ranked = [...mass].sort((a, b) => b[1] - a[1] || byTerm(a[0], b[0]));

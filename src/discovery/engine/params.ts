@@ -12,8 +12,6 @@ export interface RankParams {
   readonly prefixWeight: number;
   /** Shortest shared prefix that counts. */
   readonly minPrefix: number;
-  /** Bonus for covering more of the query's (idf-weighted) terms. */
-  readonly coverage: number;
   /** Pseudo-relevance feedback: first-pass tools read for expansion terms (0 = off). */
   readonly fbDocs: number;
   /** Expansion terms kept. */
@@ -30,7 +28,6 @@ export const DEFAULT_PARAMS: RankParams = Object.freeze({
   b: Object.freeze([0.5, 0.5, 0.75, 0.75, 0.5, 0.75]),
   prefixWeight: 0.5,
   minPrefix: 5,
-  coverage: 0,
   fbDocs: 5,
   fbTerms: 10,
   fbWeight: 0.1,

@@ -1,8 +1,9 @@
 import { analyze } from '../text/analyze.ts';
-import { allowedStats, pseudoTf, type IndexData, type Stats } from './build.ts';
-import { allowedDf, feedbackTerms } from './feedback.ts';
+import { saturatedTf, type IndexData, type Posting } from './build.ts';
+import { feedbackTerms } from './feedback.ts';
 import { FIELD_COUNT, FIELDS, type FieldName } from './fields.ts';
 import type { RankParams } from './params.ts';
+import { permit, type Allowed, type Stats } from './permit.ts';
 
 export interface SearchHit {
   readonly name: string;
@@ -16,27 +17,12 @@ export interface SearchResult {
   readonly total: number;
 }
 
-export type Allowed = ReadonlySet<string> | ((name: string) => boolean);
+export type { Allowed } from './permit.ts';
 
 /** Queries are validated upstream; this only bounds the work a huge one could cause. */
 const MAX_QUERY_TERMS = 128;
 
 const EMPTY: SearchResult = Object.freeze({ results: Object.freeze([]), total: 0 });
-
-/** Which documents the caller may see: permissions apply before any statistic is taken. */
-function allowedMask(data: IndexData, allowed: Allowed): Uint8Array {
-  const n = data.names.length;
-  const mask = new Uint8Array(n);
-  if (typeof allowed === 'function') {
-    for (let d = 0; d < n; d++) if (allowed(data.names[d] as string) === true) mask[d] = 1;
-    return mask;
-  }
-  for (const name of allowed) {
-    const d = data.ids.get(name);
-    if (d !== undefined) mask[d] = 1;
-  }
-  return mask;
-}
 
 function lowerBound(sorted: readonly string[], key: string): number {
   let lo = 0;
@@ -101,42 +87,63 @@ interface Pass {
 }
 
 /**
- * Adds one query term to the scores: each document gets its best variant's
- * BM25F score times `weight`. Returns the term's own idf (0 when absent).
+ * The allowed entries of one posting with their saturated term frequencies:
+ * with every tool allowed the posting's own precomputed arrays, otherwise the
+ * scratch slice filled in one pass that also counts the document frequency.
  */
-function addTerm(pass: Pass, candidates: readonly Variant[], weight: number): number {
-  const { data, params, mask, stats, scratch } = pass;
-  const { scores, fieldsHit, best, held, touched } = scratch;
-  let termIdf = 0;
+function allowedEntries(pass: Pass, posting: Posting): Slice {
+  if (pass.everyone) return { docs: posting.docs, sat: posting.full, bits: posting.bits, length: posting.docs.length };
+  const { data, params, mask, stats } = pass;
+  const slice = pass.scratch.slice;
+  let n = 0;
+  for (let i = 0; i < posting.docs.length; i++) {
+    const d = posting.docs[i] as number;
+    if (mask[d] !== 1) continue;
+    slice.docs[n] = d;
+    slice.sat[n] = saturatedTf(posting.tf, i * FIELD_COUNT, data.lengths, d, stats.avgLength, params);
+    slice.bits[n] = posting.bits[i] as number;
+    n++;
+  }
+  return { docs: slice.docs, sat: slice.sat, bits: slice.bits, length: n };
+}
+
+/**
+ * Adds one query term to the scores: each document gets its best variant's
+ * BM25F score times `weight`.
+ */
+function addTerm(pass: Pass, candidates: readonly Variant[], weight: number): void {
+  const { data, stats, scratch } = pass;
+  const { scores, fieldsHit, best, held, touched, hits } = scratch;
+  // A single candidate adds straight to the scores; variants compete per document first.
+  const direct = candidates.length === 1;
   for (const v of candidates) {
     const posting = data.postings.get(v.term);
     if (posting === undefined) continue;
-    const df = allowedDf(data, v.term, mask, pass.everyone);
-    if (df === 0) continue;
-    const idf = Math.log(1 + (stats.count - df + 0.5) / (df + 0.5));
-    if (v.weight === 1) termIdf = idf;
-    const scale = v.weight * weight * idf * (params.k1 + 1);
-    for (let i = 0; i < posting.docs.length; i++) {
-      const d = posting.docs[i] as number;
-      if (mask[d] !== 1 || held[d] === 1) continue;
-      const tf = pass.everyone
-        ? (posting.full[i] as number)
-        : pseudoTf(posting.tf, i * FIELD_COUNT, data.lengths, d, stats.avgLength, params);
-      const s = (scale * tf) / (params.k1 + tf);
+    const e = allowedEntries(pass, posting);
+    if (e.length === 0) continue;
+    const idf = Math.log(1 + (stats.count - e.length + 0.5) / (e.length + 0.5));
+    const scale = v.weight * weight * idf;
+    for (let i = 0; i < e.length; i++) {
+      const d = e.docs[i] as number;
+      if (held[d] === 1) continue;
+      const s = scale * (e.sat[i] as number);
       if (s <= 0) continue;
-      fieldsHit[d] = (fieldsHit[d] as number) | (posting.bits[i] as number);
+      fieldsHit[d] = (fieldsHit[d] as number) | (e.bits[i] as number);
+      if (direct) {
+        if (scores[d] === 0) hits.push(d);
+        scores[d] = (scores[d] as number) + s;
+        continue;
+      }
       if (best[d] === 0) touched.push(d);
       if (s > (best[d] as number)) best[d] = s;
     }
   }
   for (const d of touched) {
-    if (scores[d] === 0) scratch.hits.push(d);
+    if (scores[d] === 0) hits.push(d);
     scores[d] = (scores[d] as number) + (best[d] as number);
-    scratch.covered[d] = (scratch.covered[d] as number) + termIdf;
     best[d] = 0;
   }
   touched.length = 0;
-  return termIdf;
 }
 
 export function searchIndex(
@@ -151,20 +158,14 @@ export function searchIndex(
   const terms = queryTerms(query);
   if (terms.length === 0) return EMPTY;
   const everyone = allowed === undefined;
-  const mask = everyone ? data.everyone.mask : allowedMask(data, allowed);
-  const stats = everyone ? data.everyone.stats : allowedStats(data.lengths, mask);
+  const { mask, stats } = everyone ? data.everyone : permit(data, allowed);
   if (stats.count === 0) return EMPTY;
 
   const scratch = scratchFor(data);
-  const { scores, covered, fieldsHit } = scratch;
+  const { scores, fieldsHit } = scratch;
   const pass: Pass = { data, params, mask, stats, everyone, scratch };
   scratch.hits.length = 0;
-  let queryMass = 0;
-  for (const term of terms) queryMass += addTerm(pass, variants(data, term, params), 1);
-
-  if (params.coverage > 0 && queryMass > 0) {
-    for (const d of scratch.hits) scores[d] = (scores[d] as number) * (1 + (params.coverage * (covered[d] as number)) / queryMass);
-  }
+  for (const term of terms) addTerm(pass, variants(data, term, params), 1);
   if (params.fbDocs > 0 && params.fbWeight > 0 && scratch.hits.length > 0) {
     const top = topPage(scratch.hits, scores, 0, params.fbDocs);
     const expansion = feedbackTerms(data, params, top, top.map((d) => scores[d] as number), new Set(terms), mask, stats, everyone);
@@ -187,7 +188,6 @@ export function searchIndex(
   };
   for (const d of hits) {
     scores[d] = 0;
-    covered[d] = 0;
     fieldsHit[d] = 0;
   }
   hits.length = 0;
@@ -201,7 +201,6 @@ export function searchIndex(
  */
 interface Scratch {
   readonly scores: Float64Array;
-  readonly covered: Float64Array;
   readonly fieldsHit: Uint8Array;
   readonly best: Float64Array;
   /** Documents that a scoring pass leaves alone (the feedback tools). */
@@ -209,6 +208,15 @@ interface Scratch {
   /** Documents scored so far, and those the current term reached. */
   readonly hits: number[];
   readonly touched: number[];
+  /** A restricted search's allowed entries of the posting at hand. */
+  readonly slice: Slice;
+}
+
+interface Slice {
+  readonly docs: Int32Array;
+  readonly sat: Float64Array;
+  readonly bits: Uint8Array;
+  readonly length: number;
 }
 
 const scratches = new WeakMap<IndexData, Scratch>();
@@ -217,7 +225,8 @@ function scratchFor(data: IndexData): Scratch {
   let s = scratches.get(data);
   if (s === undefined) {
     const n = data.names.length;
-    s = { scores: new Float64Array(n), covered: new Float64Array(n), fieldsHit: new Uint8Array(n), best: new Float64Array(n), held: new Uint8Array(n), hits: [], touched: [] };
+    s = { scores: new Float64Array(n), fieldsHit: new Uint8Array(n), best: new Float64Array(n), held: new Uint8Array(n), hits: [], touched: [],
+      slice: { docs: new Int32Array(n), sat: new Float64Array(n), bits: new Uint8Array(n), length: 0 } };
     scratches.set(data, s);
   }
   return s;
@@ -254,7 +263,11 @@ function topPage(hits: readonly number[], scores: Float64Array, offset: number, 
       i = w;
     }
   };
-  for (const d of hits) {
+  // The worst kept score: most hits fall below it and are passed over in one comparison.
+  let floor = -Infinity;
+  for (let h = 0; h < hits.length; h++) {
+    const d = hits[h] as number;
+    if ((scores[d] as number) < floor) continue;
     if (heap.length < want) {
       heap.push(d);
       let i = heap.length - 1;
@@ -264,9 +277,11 @@ function topPage(hits: readonly number[], scores: Float64Array, offset: number, 
         swap(i, parent);
         i = parent;
       }
+      if (heap.length === want) floor = scores[heap[0] as number] as number;
     } else if (before(d, heap[0] as number, scores)) {
       heap[0] = d;
       down(0);
+      floor = scores[heap[0] as number] as number;
     }
   }
   heap.sort((a, b) => (before(a, b, scores) ? -1 : 1));

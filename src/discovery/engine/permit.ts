@@ -1,0 +1,61 @@
+import { FIELD_COUNT } from './fields.ts';
+
+/** Corpus statistics over the documents a caller may see. */
+export interface Stats {
+  readonly count: number;
+  readonly avgLength: Float64Array;
+}
+
+/** The permitted view of an index: which documents count, and their statistics. */
+export interface Permit {
+  readonly mask: Uint8Array;
+  readonly stats: Stats;
+}
+
+export type Allowed = ReadonlySet<string> | ((name: string) => boolean);
+
+interface Catalogue {
+  readonly names: readonly string[];
+  readonly ids: ReadonlyMap<string, number>;
+  readonly lengths: readonly Float64Array[];
+}
+
+/**
+ * Applies permissions before any statistic is taken: the mask and the field
+ * averages come from the allowed documents alone. Field lengths are whole
+ * term counts, so their sums are exact in any order (far below 2^53) and the
+ * averages are bit-identical to an index built from the allowed tools alone,
+ * whatever order a set yields its names in; one pass over the allowed names
+ * then does both jobs.
+ */
+export function permit(catalogue: Catalogue, allowed: Allowed | undefined): Permit {
+  const { names, ids, lengths } = catalogue;
+  const mask = new Uint8Array(names.length);
+  const admitted = new Int32Array(names.length);
+  let count = 0;
+  if (allowed === undefined) {
+    mask.fill(1);
+    for (let d = 0; d < names.length; d++) admitted[count++] = d;
+  } else if (typeof allowed === 'function') {
+    for (let d = 0; d < names.length; d++) {
+      if (allowed(names[d] as string) !== true) continue;
+      mask[d] = 1;
+      admitted[count++] = d;
+    }
+  } else {
+    for (const name of allowed) {
+      const d = ids.get(name);
+      if (d === undefined || mask[d] === 1) continue;
+      mask[d] = 1;
+      admitted[count++] = d;
+    }
+  }
+  const avgLength = new Float64Array(FIELD_COUNT);
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    const field = lengths[f] as Float64Array;
+    let sum = 0;
+    for (let i = 0; i < count; i++) sum += field[admitted[i] as number] as number;
+    avgLength[f] = count > 0 ? sum / count : 0;
+  }
+  return { mask, stats: { count, avgLength } };
+}
