@@ -1,4 +1,5 @@
-import { FIELD_COUNT, fieldTerms, type ToolDoc } from './fields.ts';
+import { glossaryFor } from '../text/gloss.ts';
+import { FIELD_COUNT, fieldTerms, fieldTexts, proseOf, type FieldTexts, type ToolDoc } from './fields.ts';
 import type { RankParams } from './params.ts';
 import { permit, type Permit } from './permit.ts';
 
@@ -76,6 +77,8 @@ export function saturatedTf(tf: Uint16Array, at: number, lengths: readonly Float
 export function buildIndexData(tools: readonly ToolDoc[], params: RankParams): IndexData {
   const docs = uniqueByName(tools);
   const n = docs.length;
+  const texts = docs.map(fieldTexts);
+  const glossary = glossaryFor(texts.flatMap(proseOf));
   const lengths = Array.from({ length: FIELD_COUNT }, () => new Float64Array(n));
   const pending = new Map<string, { docs: number[]; tf: number[] }>();
   const ids = new Map<string, number>();
@@ -83,7 +86,7 @@ export function buildIndexData(tools: readonly ToolDoc[], params: RankParams): I
   for (let d = 0; d < n; d++) {
     const doc = docs[d] as ToolDoc;
     ids.set(doc.name, d);
-    const fields = fieldTerms(doc);
+    const fields = fieldTerms(texts[d] as FieldTexts, glossary);
     const counts = new Map<string, Uint16Array>();
     for (let f = 0; f < FIELD_COUNT; f++) {
       const terms = fields[f] as string[];

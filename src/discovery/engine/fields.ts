@@ -1,4 +1,5 @@
 import { analyze, stemCached } from '../text/analyze.ts';
+import { gloss, type Glossary } from '../text/gloss.ts';
 import { compounds } from '../text/tokenize.ts';
 
 /** The searchable fields of a tool, in index order; `matched` reports these names. */
@@ -71,15 +72,45 @@ function nameTerms(name: string): string[] {
   return terms;
 }
 
-/** Analysed terms of each field of one tool; non-string inputs count as absent. */
-export function fieldTerms(tool: ToolDoc): string[][] {
-  const name = str(tool.name);
+/** A tool's searchable text, field by field, before analysis; non-string inputs count as absent. */
+export interface FieldTexts {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly schema: readonly string[];
+  readonly aliases: readonly string[];
+  readonly examples: readonly string[];
+}
+
+export function fieldTexts(tool: ToolDoc): FieldTexts {
+  return {
+    name: str(tool.name),
+    title: str(tool.title),
+    description: str(tool.description),
+    schema: schemaText(tool.inputSchema),
+    aliases: strings(tool.aliases),
+    examples: strings(tool.examples),
+  };
+}
+
+/** The prose of a tool, which glosses apply to; names and aliases are identifiers. */
+export function proseOf(texts: FieldTexts): string[] {
+  return [texts.title, texts.description, ...texts.schema, ...texts.examples];
+}
+
+/** Analysed terms of each field of one tool, Chinese prose followed by its English glosses. */
+export function fieldTerms(texts: FieldTexts, glossary: Glossary): string[][] {
+  const prose = (text: string): string[] => {
+    const terms = analyze(text);
+    if (glossary.size > 0) terms.push(...analyze(gloss(text, glossary)));
+    return terms;
+  };
   return [
-    nameTerms(name),
-    analyze(str(tool.title)),
-    analyze(str(tool.description)),
-    schemaText(tool.inputSchema).flatMap(analyze),
-    strings(tool.aliases).flatMap(nameTerms),
-    strings(tool.examples).flatMap(analyze),
+    nameTerms(texts.name),
+    prose(texts.title),
+    prose(texts.description),
+    texts.schema.flatMap(prose),
+    texts.aliases.flatMap(nameTerms),
+    texts.examples.flatMap(prose),
   ];
 }

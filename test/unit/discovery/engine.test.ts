@@ -119,3 +119,19 @@ test('feedback: a denied tool neither seeds nor receives expansion; restricted e
   }
   assert.deepEqual(full.search('find a novel by its title', { limit: 16, allowed }), { results: [], total: 0 });
 });
+
+test('an English request finds a tool described in Chinese; glosses respect permissions', () => {
+  const tools: ToolDoc[] = [
+    { name: 'tool_a', description: '查询火车余票' },
+    { name: 'tool_b', description: '获取新闻热点' },
+    { name: 'tool_c', description: 'Read the news file from disk.' },
+  ];
+  const index = buildIndex(tools);
+  assert.equal(index.search('train tickets', { limit: 1 }).results[0]?.name, 'tool_a');
+  assert.deepEqual(index.search('hot spot', { limit: 5 }).results[0]?.matched, ['description']);
+  const allowed = new Set(['tool_a', 'tool_c']);
+  const alone = buildIndex(tools.filter((t) => allowed.has(t.name)));
+  for (const q of ['train tickets', 'news', 'read a file', '新闻', '火车']) {
+    assert.deepEqual(index.search(q, { limit: 16, allowed }), alone.search(q, { limit: 16 }), q);
+  }
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyze } from '../../../src/discovery/text/analyze.ts';
+import { gloss, glossaryFor } from '../../../src/discovery/text/gloss.ts';
 import { stem } from '../../../src/discovery/text/stem.ts';
 import { compounds, tokenize } from '../../../src/discovery/text/tokenize.ts';
 
@@ -39,4 +40,14 @@ test('Porter stemmer matches the reference outputs', () => {
 
 test('analyze drops function words and stems the rest', () => {
   assert.deepEqual(analyze('Please search the files for images'), ['search', 'file', 'imag']);
+});
+
+test('Chinese prose gets English dictionary glosses, whatever other texts came along', () => {
+  const texts = ['查询火车余票', '获取新闻热点'];
+  const glossary = glossaryFor(texts);
+  assert.ok(analyze(gloss('查询火车余票', glossary)).includes('train'));
+  assert.ok(analyze(gloss('获取新闻热点', glossary)).includes(stem('news')));
+  for (const t of texts) assert.equal(gloss(t, glossaryFor([t])), gloss(t, glossary));
+  assert.equal(gloss('plain English', glossary), '');
+  assert.equal(glossaryFor(['plain English']).size, 0);
 });
