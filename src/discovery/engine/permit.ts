@@ -10,6 +10,14 @@ export interface Stats {
 export interface Permit {
   readonly mask: Uint8Array;
   readonly stats: Stats;
+  /** The allowed documents' ids, in the first `stats.count` entries. */
+  readonly admitted: Int32Array;
+}
+
+/** Where a permit is written: reused across searches, so restricted searches allocate nothing per tool. */
+export interface PermitBuffers {
+  readonly mask: Uint8Array;
+  readonly admitted: Int32Array;
 }
 
 export type Allowed = ReadonlySet<string> | ((name: string) => boolean);
@@ -28,17 +36,17 @@ interface Catalogue {
  * whatever order a set yields its names in; one pass over the allowed names
  * then does both jobs.
  */
-export function permit(catalogue: Catalogue, allowed: Allowed | undefined): Permit {
+export function permit(catalogue: Catalogue, allowed: Allowed | undefined, into?: PermitBuffers): Permit {
   const { names, ids, lengths } = catalogue;
-  const mask = new Uint8Array(names.length);
-  const admitted = new Int32Array(names.length);
+  const mask = into?.mask ?? new Uint8Array(names.length);
+  const admitted = into?.admitted ?? new Int32Array(names.length);
   let count = 0;
   if (allowed === undefined) {
     mask.fill(1);
     for (let d = 0; d < names.length; d++) admitted[count++] = d;
   } else if (typeof allowed === 'function') {
     for (let d = 0; d < names.length; d++) {
-      if (allowed(names[d] as string) !== true) continue;
+      if (!admits(allowed, names[d] as string)) continue;
       mask[d] = 1;
       admitted[count++] = d;
     }
@@ -57,5 +65,19 @@ export function permit(catalogue: Catalogue, allowed: Allowed | undefined): Perm
     for (let i = 0; i < count; i++) sum += field[admitted[i] as number] as number;
     avgLength[f] = count > 0 ? sum / count : 0;
   }
-  return { mask, stats: { count, avgLength } };
+  return { mask, stats: { count, avgLength }, admitted };
+}
+
+/** Clears a permit's mask, leaving its buffers ready for the next search. */
+export function release(p: Permit): void {
+  for (let i = 0; i < p.stats.count; i++) p.mask[p.admitted[i] as number] = 0;
+}
+
+/** A predicate that throws denies: permissions fail closed, and search never throws. */
+function admits(allowed: (name: string) => boolean, name: string): boolean {
+  try {
+    return allowed(name) === true;
+  } catch {
+    return false;
+  }
 }

@@ -3,7 +3,7 @@ import { saturatedTf, type IndexData, type Posting } from './build.ts';
 import { feedbackTerms } from './feedback.ts';
 import { FIELD_COUNT, FIELDS, type FieldName } from './fields.ts';
 import type { RankParams } from './params.ts';
-import { permit, type Allowed, type Stats } from './permit.ts';
+import { permit, release, type Allowed, type PermitBuffers, type Stats } from './permit.ts';
 
 export interface SearchHit {
   readonly name: string;
@@ -157,18 +157,25 @@ export function searchIndex(
   if (typeof query !== 'string' || data.names.length === 0) return EMPTY;
   const terms = queryTerms(query);
   if (terms.length === 0) return EMPTY;
-  const everyone = allowed === undefined;
-  const { mask, stats } = everyone ? data.everyone : permit(data, allowed);
-  if (stats.count === 0) return EMPTY;
-
   const scratch = scratchFor(data);
+  if (allowed === undefined) return rank({ data, params, mask: data.everyone.mask, stats: data.everyone.stats, everyone: true, scratch }, terms, limit, offset);
+  const view = permit(data, allowed, scratch.permit);
+  try {
+    if (view.stats.count === 0) return EMPTY;
+    return rank({ data, params, mask: view.mask, stats: view.stats, everyone: false, scratch }, terms, limit, offset);
+  } finally {
+    release(view);
+  }
+}
+
+function rank(pass: Pass, terms: readonly string[], limit: number, offset: number): SearchResult {
+  const { data, params, scratch } = pass;
   const { scores, fieldsHit } = scratch;
-  const pass: Pass = { data, params, mask, stats, everyone, scratch };
   scratch.hits.length = 0;
   for (const term of terms) addTerm(pass, variants(data, term, params), 1);
   if (params.fbDocs > 0 && params.fbWeight > 0 && scratch.hits.length > 0) {
     const top = topPage(scratch.hits, scores, 0, params.fbDocs);
-    const expansion = feedbackTerms(data, params, top, top.map((d) => scores[d] as number), new Set(terms), mask, stats, everyone);
+    const expansion = feedbackTerms(data, params, top, top.map((d) => scores[d] as number), new Set(terms), pass.mask, pass.stats, pass.everyone);
     const mass = params.fbWeight * terms.length;
     // The feedback tools already hold these terms; crediting them again would
     // only entrench the first-pass order, so expansion can lift others alone.
@@ -183,7 +190,7 @@ export function searchIndex(
     results: page.map((d) => ({
       name: data.names[d] as string,
       score: scores[d] as number,
-      matched: FIELDS.filter((_, f) => ((fieldsHit[d] as number) & (1 << f)) !== 0),
+      matched: MATCHED[fieldsHit[d] as number] as readonly FieldName[],
     })),
   };
   for (const d of hits) {
@@ -193,6 +200,11 @@ export function searchIndex(
   hits.length = 0;
   return result;
 }
+
+/** The `matched` list of every field bit set, shared by all results. */
+const MATCHED: readonly (readonly FieldName[])[] = Array.from({ length: 1 << FIELD_COUNT }, (_, bits) =>
+  Object.freeze(FIELDS.filter((_, f) => (bits & (1 << f)) !== 0)),
+);
 
 /**
  * Per-document accumulators, reused across searches of one index: a search
@@ -210,6 +222,7 @@ interface Scratch {
   readonly touched: number[];
   /** A restricted search's allowed entries of the posting at hand. */
   readonly slice: Slice;
+  readonly permit: PermitBuffers;
 }
 
 interface Slice {
@@ -226,7 +239,8 @@ function scratchFor(data: IndexData): Scratch {
   if (s === undefined) {
     const n = data.names.length;
     s = { scores: new Float64Array(n), fieldsHit: new Uint8Array(n), best: new Float64Array(n), held: new Uint8Array(n), hits: [], touched: [],
-      slice: { docs: new Int32Array(n), sat: new Float64Array(n), bits: new Uint8Array(n), length: 0 } };
+      slice: { docs: new Int32Array(n), sat: new Float64Array(n), bits: new Uint8Array(n), length: 0 },
+      permit: { mask: new Uint8Array(n), admitted: new Int32Array(n) } };
     scratches.set(data, s);
   }
   return s;
