@@ -130,16 +130,17 @@ function addTerm(pass: Pass, candidates: readonly Variant[], weight: number): vo
       if (s <= 0) continue;
       fieldsHit[d] = (fieldsHit[d] as number) | (e.bits[i] as number);
       if (direct) {
-        if (scores[d] === 0) hits.push(d);
+        if (scores[d] === 0) hits.ids[hits.length++] = d;
         scores[d] = (scores[d] as number) + s;
         continue;
       }
-      if (best[d] === 0) touched.push(d);
+      if (best[d] === 0) touched.ids[touched.length++] = d;
       if (s > (best[d] as number)) best[d] = s;
     }
   }
-  for (const d of touched) {
-    if (scores[d] === 0) hits.push(d);
+  for (let i = 0; i < touched.length; i++) {
+    const d = touched.ids[i] as number;
+    if (scores[d] === 0) hits.ids[hits.length++] = d;
     scores[d] = (scores[d] as number) + (best[d] as number);
     best[d] = 0;
   }
@@ -193,7 +194,8 @@ function rank(pass: Pass, terms: readonly string[], limit: number, offset: numbe
       matched: MATCHED[fieldsHit[d] as number] as readonly FieldName[],
     })),
   };
-  for (const d of hits) {
+  for (let i = 0; i < hits.length; i++) {
+    const d = hits.ids[i] as number;
     scores[d] = 0;
     fieldsHit[d] = 0;
   }
@@ -218,11 +220,21 @@ interface Scratch {
   /** Documents that a scoring pass leaves alone (the feedback tools). */
   readonly held: Uint8Array;
   /** Documents scored so far, and those the current term reached. */
-  readonly hits: number[];
-  readonly touched: number[];
+  readonly hits: IdList;
+  readonly touched: IdList;
   /** A restricted search's allowed entries of the posting at hand. */
   readonly slice: Slice;
   readonly permit: PermitBuffers;
+}
+
+/**
+ * Document ids in a reused typed array: a JS array emptied by `length = 0`
+ * drops its storage and regrows it on the next search, garbage that showed
+ * up as collector pauses in the latency tail.
+ */
+interface IdList {
+  readonly ids: Int32Array;
+  length: number;
 }
 
 interface Slice {
@@ -238,7 +250,7 @@ function scratchFor(data: IndexData): Scratch {
   let s = scratches.get(data);
   if (s === undefined) {
     const n = data.names.length;
-    s = { scores: new Float64Array(n), fieldsHit: new Uint8Array(n), best: new Float64Array(n), held: new Uint8Array(n), hits: [], touched: [],
+    s = { scores: new Float64Array(n), fieldsHit: new Uint8Array(n), best: new Float64Array(n), held: new Uint8Array(n), hits: { ids: new Int32Array(n), length: 0 }, touched: { ids: new Int32Array(n), length: 0 },
       slice: { docs: new Int32Array(n), sat: new Float64Array(n), bits: new Uint8Array(n), length: 0 },
       permit: { mask: new Uint8Array(n), admitted: new Int32Array(n) } };
     scratches.set(data, s);
@@ -254,7 +266,7 @@ function before(a: number, b: number, scores: Float64Array): boolean {
 }
 
 /** The requested page of the ranking without sorting every hit. */
-function topPage(hits: readonly number[], scores: Float64Array, offset: number, limit: number): number[] {
+function topPage(hits: IdList, scores: Float64Array, offset: number, limit: number): number[] {
   const want = offset + limit;
   if (limit <= 0 || want <= 0 || offset >= hits.length) return [];
   // Worst-first heap of the best `want` hits seen so far.
@@ -280,7 +292,7 @@ function topPage(hits: readonly number[], scores: Float64Array, offset: number, 
   // The worst kept score: most hits fall below it and are passed over in one comparison.
   let floor = -Infinity;
   for (let h = 0; h < hits.length; h++) {
-    const d = hits[h] as number;
+    const d = hits.ids[h] as number;
     if ((scores[d] as number) < floor) continue;
     if (heap.length < want) {
       heap.push(d);
