@@ -2,6 +2,7 @@ import { glossaryFor } from '../text/gloss.ts';
 import { FIELD_COUNT, fieldTerms, fieldTexts, proseOf, type FieldTexts, type ToolDoc } from './fields.ts';
 import type { RankParams } from './params.ts';
 import { permit, type Permit } from './permit.ts';
+import { normsFor, saturatedTf } from './bm25f.ts';
 
 /** One term's occurrences: documents ascending, and per document its count in each field. */
 export interface Posting {
@@ -57,23 +58,6 @@ function uniqueByName(tools: readonly ToolDoc[]): ToolDoc[] {
   return out.sort((a, b) => byCodeUnits(a.name, b.name));
 }
 
-/**
- * BM25F's combined term frequency of one posting entry under the given
- * field-length averages, saturated: `(k1 + 1) · tf / (k1 + tf)`.
- */
-export function saturatedTf(tf: Uint16Array, at: number, lengths: readonly Float64Array[], d: number, avgLength: Float64Array, params: RankParams): number {
-  let sum = 0;
-  for (let f = 0; f < FIELD_COUNT; f++) {
-    const c = tf[at + f] as number;
-    if (c === 0) continue;
-    const avg = avgLength[f] as number;
-    const b = params.b[f] as number;
-    const norm = avg > 0 ? 1 - b + (b * ((lengths[f] as Float64Array)[d] as number)) / avg : 1;
-    sum += ((params.weights[f] as number) * c) / norm;
-  }
-  return sum > 0 ? ((params.k1 + 1) * sum) / (params.k1 + sum) : 0;
-}
-
 export function buildIndexData(tools: readonly ToolDoc[], params: RankParams): IndexData {
   const docs = uniqueByName(tools);
   const n = docs.length;
@@ -113,15 +97,15 @@ export function buildIndexData(tools: readonly ToolDoc[], params: RankParams): I
     forward.push({ terms: [...counts.keys()], share });
   }
   const everyone = permit({ names: docs.map((t) => t.name), ids, lengths }, undefined);
-  const stats = everyone.stats;
+  const norms = normsFor(everyone.stats.avgLength, params);
   const postings = new Map<string, Posting>();
   for (const [term, p] of pending) {
     const tf = Uint16Array.from(p.tf);
     const full = new Float64Array(p.docs.length);
     const bits = new Uint8Array(p.docs.length);
     for (let i = 0; i < p.docs.length; i++) {
-      full[i] = saturatedTf(tf, i * FIELD_COUNT, lengths, p.docs[i] as number, stats.avgLength, params);
       for (let f = 0; f < FIELD_COUNT; f++) if ((tf[i * FIELD_COUNT + f] as number) > 0) bits[i] = (bits[i] as number) | (1 << f);
+      full[i] = saturatedTf(tf, i * FIELD_COUNT, bits[i] as number, lengths, p.docs[i] as number, norms);
     }
     postings.set(term, { docs: Int32Array.from(p.docs), tf, full, bits });
   }

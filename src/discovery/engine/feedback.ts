@@ -8,15 +8,20 @@ export interface Expansion {
 }
 
 /**
- * How many allowed documents hold a term, counting stops past `cap`; with
- * nothing denied, the posting's length.
+ * How many allowed documents hold a term: exact up to `cap`, past it only
+ * some larger number. With nothing denied, the posting's length.
  */
-export function allowedDf(data: IndexData, term: string, mask: Uint8Array, everyone: boolean, cap = Infinity): number {
+function allowedDf(data: IndexData, term: string, mask: Uint8Array, allowedCount: number, cap: number): number {
   const posting = data.postings.get(term);
   if (posting === undefined) return 0;
-  if (everyone) return posting.docs.length;
+  const held = posting.docs.length;
+  const denied = mask.length - allowedCount;
+  // Even if every denied document held the term, this many allowed ones
+  // would: a common term is rejected without counting, and with nothing
+  // denied this is the count.
+  if (held - denied > cap || denied === 0) return held - denied;
   let df = 0;
-  for (let i = 0; i < posting.docs.length && df <= cap; i++) if (mask[posting.docs[i] as number] === 1) df++;
+  for (let i = 0; i < held && df <= cap; i++) if (mask[posting.docs[i] as number] === 1) df++;
   return df;
 }
 
@@ -43,7 +48,6 @@ export function feedbackTerms(
   queryTerms: ReadonlySet<string>,
   mask: Uint8Array,
   stats: Stats,
-  everyone: boolean,
 ): Expansion[] {
   const first = topScores[0] ?? 0;
   if (top.length === 0 || first <= 0) return [];
@@ -68,7 +72,7 @@ export function feedbackTerms(
   for (const [term, m] of ranked) {
     if (kept.length >= params.fbTerms) break;
     // Counting stops once a term is too common: the first pass is cheap, not this.
-    const df = allowedDf(data, term, mask, everyone, maxDf);
+    const df = allowedDf(data, term, mask, stats.count, maxDf);
     if (df < 2 || df > maxDf) continue;
     const weight = m * Math.log(1 + (stats.count - df + 0.5) / (df + 0.5));
     kept.push({ term, weight });

@@ -1,5 +1,6 @@
 import { analyze } from '../text/analyze.ts';
-import { saturatedTf, type IndexData, type Posting } from './build.ts';
+import { normsFor, saturatedTf, type Norms } from './bm25f.ts';
+import type { IndexData, Posting } from './build.ts';
 import { feedbackTerms } from './feedback.ts';
 import { FIELD_COUNT, FIELDS, type FieldName } from './fields.ts';
 import type { RankParams } from './params.ts';
@@ -82,7 +83,8 @@ interface Pass {
   readonly params: RankParams;
   readonly mask: Uint8Array;
   readonly stats: Stats;
-  readonly everyone: boolean;
+  /** BM25F constants under the allowed tools' averages; the unrestricted search reads precomputed values instead. */
+  readonly norms: Norms | undefined;
   readonly scratch: Scratch;
 }
 
@@ -92,15 +94,15 @@ interface Pass {
  * scratch slice filled in one pass that also counts the document frequency.
  */
 function allowedEntries(pass: Pass, posting: Posting): Slice {
-  if (pass.everyone) return { docs: posting.docs, sat: posting.full, bits: posting.bits, length: posting.docs.length };
-  const { data, params, mask, stats } = pass;
+  const { data, mask, norms } = pass;
+  if (norms === undefined) return { docs: posting.docs, sat: posting.full, bits: posting.bits, length: posting.docs.length };
   const slice = pass.scratch.slice;
   let n = 0;
   for (let i = 0; i < posting.docs.length; i++) {
     const d = posting.docs[i] as number;
     if (mask[d] !== 1) continue;
     slice.docs[n] = d;
-    slice.sat[n] = saturatedTf(posting.tf, i * FIELD_COUNT, data.lengths, d, stats.avgLength, params);
+    slice.sat[n] = saturatedTf(posting.tf, i * FIELD_COUNT, posting.bits[i] as number, data.lengths, d, norms);
     slice.bits[n] = posting.bits[i] as number;
     n++;
   }
@@ -159,11 +161,12 @@ export function searchIndex(
   const terms = queryTerms(query);
   if (terms.length === 0) return EMPTY;
   const scratch = scratchFor(data);
-  if (allowed === undefined) return rank({ data, params, mask: data.everyone.mask, stats: data.everyone.stats, everyone: true, scratch }, terms, limit, offset);
+  if (allowed === undefined) return rank({ data, params, mask: data.everyone.mask, stats: data.everyone.stats, norms: undefined, scratch }, terms, limit, offset);
   const view = permit(data, allowed, scratch.permit);
   try {
     if (view.stats.count === 0) return EMPTY;
-    return rank({ data, params, mask: view.mask, stats: view.stats, everyone: false, scratch }, terms, limit, offset);
+    const norms = normsFor(view.stats.avgLength, params);
+    return rank({ data, params, mask: view.mask, stats: view.stats, norms, scratch }, terms, limit, offset);
   } finally {
     release(view);
   }
@@ -176,7 +179,7 @@ function rank(pass: Pass, terms: readonly string[], limit: number, offset: numbe
   for (const term of terms) addTerm(pass, variants(data, term, params), 1);
   if (params.fbDocs > 0 && params.fbWeight > 0 && scratch.hits.length > 0) {
     const top = topPage(scratch.hits, scores, 0, params.fbDocs);
-    const expansion = feedbackTerms(data, params, top, top.map((d) => scores[d] as number), new Set(terms), pass.mask, pass.stats, pass.everyone);
+    const expansion = feedbackTerms(data, params, top, top.map((d) => scores[d] as number), new Set(terms), pass.mask, pass.stats);
     const mass = params.fbWeight * terms.length;
     // The feedback tools already hold these terms; crediting them again would
     // only entrench the first-pass order, so expansion can lift others alone.
