@@ -58,6 +58,13 @@ test('deny before rank: a restricted search equals a search on an index of the a
     assert.deepEqual(full.search(q, { limit: 16, allowed: (n) => allowed.has(n) }), restricted, q);
     for (const h of restricted.results) assert.ok(allowed.has(h.name));
   }
+  const throwing = (n: string): boolean => {
+    if (n === 'read_file') throw new Error('policy lookup failed');
+    return allowed.has(n);
+  };
+  const failClosed = buildIndex(catalogue.filter((t) => allowed.has(t.name) && t.name !== 'read_file'));
+  assert.deepEqual(full.search('read a file', { limit: 16, allowed: throwing }), failClosed.search('read a file', { limit: 16 }));
+  assert.deepEqual(full.search('read a file', { limit: 16 }), buildIndex(catalogue).search('read a file', { limit: 16 }));
   const denied = full.search('stock price', { limit: 16, allowed: new Set(['get_weather']) });
   assert.deepEqual(denied, { results: [], total: 0 });
   assert.deepEqual(full.search('stock price', { limit: 16, allowed: new Set() }), { results: [], total: 0 });
