@@ -77,14 +77,16 @@ export function glossaryFor(texts: Iterable<string>): Glossary {
   if (wanted.size === 0) return EMPTY;
   const dict = dictionary();
   if (dict === undefined) return EMPTY;
+  const heads = new Set<number>();
+  for (const w of wanted) heads.add(w.charCodeAt(0));
   const out = new Map<string, string>();
   for (let start = 0; start < dict.length; ) {
     let end = dict.indexOf('\n', start);
     if (end < 0) end = dict.length;
     const a = dict.indexOf(' ', start);
     const b = a < 0 ? -1 : dict.indexOf(' ', a + 1);
-    // Only the words are sliced out: most lines are of no interest.
-    if (dict.charCodeAt(start) !== 35 && b >= 0 && b < end) {
+    // A line is read further only when a word of it starts as a wanted one does: most lines are of no interest.
+    if (b >= 0 && b < end && (heads.has(dict.charCodeAt(a + 1)) || heads.has(dict.charCodeAt(start)))) {
       const want = [dict.slice(a + 1, b), dict.slice(start, a)].filter((w) => wanted.has(w) && !out.has(w));
       const g = want.length > 0 ? senses(dict.slice(start, end)) : undefined;
       if (g !== undefined) for (const w of want) out.set(w, g);
