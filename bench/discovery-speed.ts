@@ -107,8 +107,12 @@ gc();
 const heapMb = (process.memoryUsage().heapUsed - heapBefore) / (1024 * 1024);
 console.log(`build: ${TOOLS} tools in ${buildMs.toFixed(1)} ms, index heap ${heapMb.toFixed(1)} MiB`);
 
-function timeQueries(opts: { limit: number; allowed?: ReadonlySet<string> }): { p50: number; p99: number } {
-  for (const q of queries.slice(0, 100)) index.search(q, opts);
+interface Timing {
+  readonly p50: number;
+  readonly p99: number;
+}
+
+function timePass(opts: { limit: number; allowed?: ReadonlySet<string> }): Timing {
   const times: number[] = [];
   for (const q of queries) {
     const s = performance.now();
@@ -119,12 +123,25 @@ function timeQueries(opts: { limit: number; allowed?: ReadonlySet<string> }): { 
   return { p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
+/**
+ * The first timed pass follows a short warm-up, so its tail still holds the
+ * JIT compiling the search; the second shows a long-running sidecar's
+ * steady state. Both are reported.
+ */
+function timeQueries(opts: { limit: number; allowed?: ReadonlySet<string> }): { first: Timing; steady: Timing } {
+  for (const q of queries.slice(0, 100)) index.search(q, opts);
+  const first = timePass(opts);
+  return { first, steady: timePass(opts) };
+}
+
 const all = timeQueries({ limit: 16 });
-console.log(`queries, all allowed: p50 ${all.p50.toFixed(3)} ms, p99 ${all.p99.toFixed(3)} ms`);
+console.log(`queries, all allowed: p50 ${all.first.p50.toFixed(3)} ms, p99 ${all.first.p99.toFixed(3)} ms; steady p50 ${all.steady.p50.toFixed(3)} ms, p99 ${all.steady.p99.toFixed(3)} ms`);
 const subset = timeQueries({ limit: 16, allowed });
-console.log(`queries, ${allowed.size} allowed: p50 ${subset.p50.toFixed(3)} ms, p99 ${subset.p99.toFixed(3)} ms`);
+console.log(`queries, ${allowed.size} allowed: p50 ${subset.first.p50.toFixed(3)} ms, p99 ${subset.first.p99.toFixed(3)} ms; steady p50 ${subset.steady.p50.toFixed(3)} ms, p99 ${subset.steady.p99.toFixed(3)} ms`);
 console.log(JSON.stringify({
   tools: TOOLS, queries: queries.length, build_ms: round(buildMs), heap_mb: round(heapMb),
-  p50_ms: round(all.p50), p99_ms: round(all.p99),
-  allowed: allowed.size, allowed_p50_ms: round(subset.p50), allowed_p99_ms: round(subset.p99),
+  p50_ms: round(all.first.p50), p99_ms: round(all.first.p99),
+  steady_p50_ms: round(all.steady.p50), steady_p99_ms: round(all.steady.p99),
+  allowed: allowed.size, allowed_p50_ms: round(subset.first.p50), allowed_p99_ms: round(subset.first.p99),
+  allowed_steady_p50_ms: round(subset.steady.p50), allowed_steady_p99_ms: round(subset.steady.p99),
 }));
