@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 export type Glossary = ReadonlyMap<string, string>;
 
 const HAN_RUN = /\p{Script=Han}+/gu;
-const ASCII = /^[\x00-\x7f]*$/;
+const HAN = /\p{Script=Han}/u;
 /** Longest word tried; longer dictionary entries are idioms and proper names. */
 const MAX_WORD = 8;
 /** Senses kept per word: the main meanings; later ones are rarer uses. */
@@ -27,7 +27,8 @@ const NON_ASCII = /[^\x00-\x7f]+/g;
 const EMPTY: Glossary = new Map();
 
 function hanRuns(text: string): string[][] {
-  if (ASCII.test(text)) return [];
+  // One search settles most texts, which hold no Chinese at all.
+  if (!HAN.test(text)) return [];
   return Array.from(text.matchAll(HAN_RUN), (m) => Array.from(m[0]));
 }
 
