@@ -51,11 +51,17 @@ export function permit(catalogue: Catalogue, allowed: Allowed | undefined, into?
       admitted[count++] = d;
     }
   } else {
-    for (const name of allowed) {
-      const d = ids.get(name);
-      if (d === undefined || mask[d] === 1) continue;
-      mask[d] = 1;
-      admitted[count++] = d;
+    try {
+      for (const name of allowed) {
+        const d = ids.get(name);
+        if (d === undefined || mask[d] === 1) continue;
+        mask[d] = 1;
+        admitted[count++] = d;
+      }
+    } catch {
+      // A set that fails partway (or is no iterable at all) admits nothing: permissions fail closed.
+      for (let i = 0; i < count; i++) mask[admitted[i] as number] = 0;
+      count = 0;
     }
   }
   const avgLength = new Float64Array(FIELD_COUNT);

@@ -161,6 +161,19 @@ export function searchIndex(
   const terms = queryTerms(query);
   if (terms.length === 0) return EMPTY;
   const scratch = scratchFor(data);
+  scratch.busy = true;
+  try {
+    return permitted(data, params, terms, limit, offset, allowed, scratch);
+  } catch {
+    // Whatever failed may have left the accumulators dirty: the next search starts afresh.
+    scratches.delete(data);
+    return EMPTY;
+  } finally {
+    scratch.busy = false;
+  }
+}
+
+function permitted(data: IndexData, params: RankParams, terms: readonly string[], limit: number, offset: number, allowed: Allowed | undefined, scratch: Scratch): SearchResult {
   if (allowed === undefined) return rank({ data, params, mask: data.everyone.mask, stats: data.everyone.stats, norms: undefined, scratch }, terms, limit, offset);
   const view = permit(data, allowed, scratch.permit);
   try {
@@ -228,6 +241,8 @@ interface Scratch {
   /** A restricted search's allowed entries of the posting at hand. */
   readonly slice: Slice;
   readonly permit: PermitBuffers;
+  /** Set while a search runs on these accumulators. */
+  busy: boolean;
 }
 
 /**
@@ -249,15 +264,27 @@ interface Slice {
 
 const scratches = new WeakMap<IndexData, Scratch>();
 
+/**
+ * The index's reused accumulators, or fresh ones while they are in use: an
+ * `allowed` predicate that itself searches the same index must not write
+ * into the outer search's permit or scores.
+ */
 function scratchFor(data: IndexData): Scratch {
-  let s = scratches.get(data);
-  if (s === undefined) {
-    const n = data.names.length;
-    s = { scores: new Float64Array(n), fieldsHit: new Uint8Array(n), best: new Float64Array(n), held: new Uint8Array(n), hits: { ids: new Int32Array(n), length: 0 }, touched: { ids: new Int32Array(n), length: 0 },
-      slice: { docs: new Int32Array(n), sat: new Float64Array(n), bits: new Uint8Array(n), length: 0 },
-      permit: { mask: new Uint8Array(n), admitted: new Int32Array(n) } };
-    scratches.set(data, s);
-  }
+  const cached = scratches.get(data);
+  if (cached !== undefined && !cached.busy) return cached;
+  const n = data.names.length;
+  const s: Scratch = {
+    scores: new Float64Array(n),
+    fieldsHit: new Uint8Array(n),
+    best: new Float64Array(n),
+    held: new Uint8Array(n),
+    hits: { ids: new Int32Array(n), length: 0 },
+    touched: { ids: new Int32Array(n), length: 0 },
+    slice: { docs: new Int32Array(n), sat: new Float64Array(n), bits: new Uint8Array(n), length: 0 },
+    permit: { mask: new Uint8Array(n), admitted: new Int32Array(n) },
+    busy: false,
+  };
+  if (cached === undefined) scratches.set(data, s);
   return s;
 }
 

@@ -65,6 +65,17 @@ test('deny before rank: a restricted search equals a search on an index of the a
   const failClosed = buildIndex(catalogue.filter((t) => allowed.has(t.name) && t.name !== 'read_file'));
   assert.deepEqual(full.search('read a file', { limit: 16, allowed: throwing }), failClosed.search('read a file', { limit: 16 }));
   assert.deepEqual(full.search('read a file', { limit: 16 }), buildIndex(catalogue).search('read a file', { limit: 16 }));
+  const reentrant = (n: string): boolean => full.search(n, { limit: 1, allowed: new Set([n]) }).total >= 0 && allowed.has(n);
+  assert.deepEqual(full.search('read a file', { limit: 16, allowed: reentrant }), alone.search('read a file', { limit: 16 }));
+  const failing: Iterable<string> = {
+    *[Symbol.iterator]() {
+      yield 'read_file';
+      throw new Error('store went away');
+    },
+  };
+  assert.deepEqual(full.search('read a file', { limit: 16, allowed: failing as ReadonlySet<string> }), { results: [], total: 0 });
+  assert.deepEqual(full.search('read a file', { limit: 16, allowed: null as unknown as ReadonlySet<string> }), { results: [], total: 0 });
+  assert.deepEqual(full.search('read a file', { limit: 16, allowed }), alone.search('read a file', { limit: 16 }));
   const denied = full.search('stock price', { limit: 16, allowed: new Set(['get_weather']) });
   assert.deepEqual(denied, { results: [], total: 0 });
   assert.deepEqual(full.search('stock price', { limit: 16, allowed: new Set() }), { results: [], total: 0 });
