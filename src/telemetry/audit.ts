@@ -7,6 +7,7 @@ import { auditEvent } from './audit-event.ts';
 import type { AuditSink } from './audit-sink.ts';
 import { decision, requestClassified, requestEnd, upstreamEnd, type Decision, type RequestClassified, type RequestEnd, type UpstreamEnd } from './channels.ts';
 import { guard } from './guard.ts';
+import { requestSlot } from './request-slot.ts';
 import { auditRecord } from './hooks.ts';
 import { safeName, safeRequestId } from './span-attributes.ts';
 
@@ -44,12 +45,8 @@ interface RequestAudit {
 
 export function startAudit(options: AuditOptions): Audit {
   const { sink, sideEffect, traceIdOf } = options;
-  const requests = new WeakMap<IncomingMessage, RequestAudit>();
-  const stateOf = (request: IncomingMessage) => {
-    let s = requests.get(request);
-    if (s === undefined) requests.set(request, (s = {}));
-    return s;
-  };
+  const requests = requestSlot<RequestAudit>('toolgate.audit');
+  const stateOf = (request: IncomingMessage) => requests.of(request, () => ({}));
 
   const onClassified = guard('audit', (m: unknown) => {
     const c = m as RequestClassified;

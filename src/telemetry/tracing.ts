@@ -8,6 +8,7 @@ import { decision, requestClassified, requestEnd, requestStart, upstreamEnd, ups
 import { discovery, type DiscoveryDone } from './discovery-channel.ts';
 import { keywordLabels } from './keywords.ts';
 import { guard } from './guard.ts';
+import { requestSlot } from './request-slot.ts';
 import { addClientAttributes, serverSpanAttributes, serverSpanName } from './span-attributes.ts';
 
 /**
@@ -68,13 +69,9 @@ export function subscribeTracing(options: TracingOptions): Tracing {
   const { tracer, mcpPath } = options;
   const port = Number(options.upstream.port) || (options.upstream.protocol === 'https:' ? 443 : 80);
   const upstreamHost = options.upstream.hostname;
-  const traces = new WeakMap<IncomingMessage, RequestTrace>();
-
-  const stateOf = (request: IncomingMessage): RequestTrace => {
-    let t = traces.get(request);
-    if (t === undefined) traces.set(request, (t = new RequestTrace(now())));
-    return t;
-  };
+  const traces = requestSlot<RequestTrace>('toolgate.trace');
+  const newTrace = () => new RequestTrace(now());
+  const stateOf = (request: IncomingMessage): RequestTrace => traces.of(request, newTrace);
 
   const open = (request: IncomingMessage, t: RequestTrace): Context => {
     if (t.context !== undefined) return t.context;
@@ -110,7 +107,7 @@ export function subscribeTracing(options: TracingOptions): Tracing {
   };
 
   const onStart = guard('tracing', (m: unknown) => {
-    traces.set((m as RequestStart).request, new RequestTrace(now()));
+    traces.set((m as RequestStart).request, newTrace());
   });
 
   const onClassified = guard('tracing', (m: unknown) => {
