@@ -11,6 +11,7 @@ import { toolMetadata, type Policy, type SideEffect } from './config/policy.ts';
 import type { Settings } from './config/settings.ts';
 import type { GrpcPolicyDeps } from './grpc/deps.ts';
 import { RedisActivations } from './discovery/activations-redis.ts';
+import { ListChangedStreams } from './discovery/list-changed.ts';
 import { ACTIVATION_TTL_MS, createDiscovery } from './discovery/service.ts';
 import { createFileGrantStore, createRedisGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
 import { createEnforcer, type Enforcer } from './http/enforce.ts';
@@ -98,8 +99,9 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   const interceptors = [grantsInterceptor(), securityLevelInterceptor(), argumentsInterceptor(schemas), validators.interceptor];
   const chain = composeChain(interceptors);
   const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS });
-  const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations }) : undefined;
-  const enforcer = createEnforcer({ current: () => current, catalogue, chain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery });
+  const listChanged = settings.deferredTools ? new ListChangedStreams() : undefined;
+  const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged }) : undefined;
+  const enforcer = createEnforcer({ current: () => current, catalogue, chain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery, listChanged });
   let isSynced = false;
   const firstSync = sync.start().then(() => {
     isSynced = true;

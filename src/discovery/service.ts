@@ -10,6 +10,7 @@ import type { ResultEdit } from '../upstream/rewrite.ts';
 import { ActivationStore, type Activations } from './activations.ts';
 import { CatalogueIndex } from './catalogue-index.ts';
 import { CursorCodec, type CursorBinding } from './cursor.ts';
+import type { ListChangedStreams } from './list-changed.ts';
 import { fitPage, type DiscoveredTool } from './page.ts';
 import { readDiscoverParams, type DiscoverParams } from './params.ts';
 import { keepTools } from './tools-list.ts';
@@ -37,12 +38,20 @@ export interface DiscoveryDeps {
   readonly index?: CatalogueIndex;
   /** Shared activations (Redis); in process when absent. */
   readonly activations?: Activations;
+  /** Open GET streams to tell when an activation changes a caller's tools/list. */
+  readonly listChanged?: ListChangedStreams;
   readonly now?: () => number;
 }
 
 export const ACTIVATION_TTL_MS = 600_000;
 
 const DEFERRED_TIERS = new Set(['critical', 'base']);
+
+/** Tools a deferred tools/list shows whether or not discovery returned them. */
+function alwaysListed(policy: Exchange['policy'], name: string): boolean {
+  const meta = toolMetadata(policy, name);
+  return DEFERRED_TIERS.has(meta.tier) || meta.alwaysInclude;
+}
 
 /**
  * Permission-aware discovery over the upstream catalogue. The caller's
@@ -97,11 +106,25 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
     });
     if (!page.ok) return { ok: false, error: page.error };
     if (deps.revisionNow() !== ex.snapshot.revision) return { ok: false, error: 'tool_grants_changed' };
-    await activations.activate(ex.snapshot.revision, ex.principal.id, tools.slice(0, page.count).map((t) => t.name));
+    await activate(ex, tools.slice(0, page.count).map((t) => t.name));
     if (discovery.hasSubscribers) {
       discovery.publish({ request: ex.request, results: page.count, total: found.total, durationSeconds: (performance.now() - began) / 1000 });
     }
     return { ok: true, result: finish(page.result, binding, offset + page.count, found.total, issuedAt) };
+  }
+
+  /**
+   * Records what the caller was shown. When the caller has a stream open
+   * and a tool joins its tools/list, the stream is told; the active set is
+   * read first only then, since it may be a Redis round trip.
+   */
+  async function activate(ex: Exchange, names: readonly string[]): Promise<void> {
+    const { revision } = ex.snapshot;
+    const principal = ex.principal.id;
+    const streams = deps.listChanged;
+    const before = streams?.watching(principal) === true ? await activations.active(revision, principal) : undefined;
+    await activations.activate(revision, principal, names);
+    if (before !== undefined && names.some((n) => !before.has(n) && !alwaysListed(ex.policy, n))) streams?.notify(principal);
   }
 
   /** Replaces the placeholder next offset with a signed cursor. */
@@ -136,8 +159,7 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
       const active = await activations.active(ex.snapshot.revision, ex.principal.id);
       const keep = (name: string) => {
         if (name === SEARCH_TOOL_NAME || !mayCall(ex.policy, ex.snapshot, ex.principal, name)) return false;
-        const meta = toolMetadata(ex.policy, name);
-        return DEFERRED_TIERS.has(meta.tier) || meta.alwaysInclude || active.has(name);
+        return alwaysListed(ex.policy, name) || active.has(name);
       };
       return (result) => keepTools(result, keep, firstPage ? [SEARCH_TOOL] : []);
     },

@@ -7,6 +7,7 @@ import type { Principal } from '../auth/types.ts';
 import type { Enforcement } from '../config/enforcement.ts';
 import { toolMetadata } from '../config/policy.ts';
 import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../discovery/search-tool.ts';
+import type { ListChangedStreams } from '../discovery/list-changed.ts';
 import type { DiscoveryService, DoorResult } from '../discovery/service.ts';
 import { refuseEmptyListing, toolsListEdit } from '../discovery/tools-list.ts';
 import type { GrantStore } from '../grants/store.ts';
@@ -16,7 +17,7 @@ import type { Exchange, Verdict } from '../pipeline/types.ts';
 import { requestBuffered } from '../upstream/buffered.ts';
 import { decision } from '../telemetry/channels.ts';
 import { snapshotLookup } from '../telemetry/hooks.ts';
-import { forward } from '../upstream/forward.ts';
+import { forward, type EventStreamHook } from '../upstream/forward.ts';
 import { rewriteResult } from '../upstream/rewrite.ts';
 import type { Classified } from './classify.ts';
 import { clientResponseHeaders } from './headers.ts';
@@ -27,6 +28,8 @@ export type Authenticated = { readonly ok: true; readonly principal: Principal }
 
 export interface Enforcer {
   authenticate(req: IncomingMessage): Promise<Authenticated>;
+  /** What registers this caller's GET event streams for toolgate's own notifications; undefined when it sends none. */
+  eventStreamHook(principal: Principal): EventStreamHook | undefined;
   /** Decides a classified POST: answers a refusal itself, or forwards. */
   handle(req: IncomingMessage, res: ServerResponse, headers: string[], body: Buffer, message: Classified, principal: Principal): Promise<Outcome>;
 }
@@ -42,11 +45,13 @@ export interface EnforcerDeps {
   readonly maxRewriteBytes: number;
   /** Present when deferred tool listing is on: discovery answers its two doors locally. */
   readonly discovery?: DiscoveryService | undefined;
+  /** Open GET streams by principal, told when discovery changes a caller's tools/list (deferred mode). */
+  readonly listChanged?: ListChangedStreams | undefined;
 }
 
 /** Policy on the request path: who is calling, and what they may see and call. */
 export function createEnforcer(deps: EnforcerDeps): Enforcer {
-  const { current, catalogue, chain, grants, pool, maxRewriteBytes, discovery: discover } = deps;
+  const { current, catalogue, chain, grants, pool, maxRewriteBytes, discovery: discover, listChanged } = deps;
   const rowsForTool = (tool: string) => grants.rowsForTool(tool);
   const policed = new Set(['tools/call', 'tools/list', ...(discover === undefined ? [] : [DISCOVER_METHOD])]);
 
@@ -118,6 +123,11 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
       }
       if (r.ok) return { ok: true, principal: r.principal };
       return { ok: false, challenge: unauthorizedChallenge(r.code, e.policy.authentication.resourceMetadataUrl) };
+    },
+
+    eventStreamHook(principal) {
+      if (listChanged === undefined) return undefined;
+      return (injector) => listChanged.open(principal.id, injector);
     },
 
     async handle(req, res, headers, body, message, principal) {

@@ -4,7 +4,7 @@ import type { Pool } from 'undici';
 import type { Settings } from '../config/settings.ts';
 import { inflight, requestClassified, requestEnd, requestStart } from '../telemetry/channels.ts';
 import { log } from '../telemetry/log.ts';
-import { forward, type ForwardOutcome } from '../upstream/forward.ts';
+import { forward, type EventStreamHook, type ForwardOutcome } from '../upstream/forward.ts';
 import { BodyLimit, declaredTooLarge, readBody } from './body.ts';
 import { classify } from './classify.ts';
 import type { Enforcer } from './enforce.ts';
@@ -92,18 +92,19 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
     observe(req, res, start, 'http', 'method_not_allowed');
   };
 
-  function passThrough(req: IncomingMessage, res: ServerResponse, rpcId: JsonRpcId, strip: ReadonlySet<string> | undefined): Promise<Outcome> {
+  function passThrough(req: IncomingMessage, res: ServerResponse, rpcId: JsonRpcId, strip: ReadonlySet<string> | undefined, onEventStream?: EventStreamHook): Promise<Outcome> {
     if (declaredTooLarge(req, settings.maxBodyBytes)) {
       sendError(res, rpcId, 'payload_too_large', undefined, { connection: 'close' });
       return Promise.resolve('payload_too_large');
     }
     const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
     const body = hasBody ? req.pipe(new BodyLimit(settings.maxBodyBytes)) : null;
-    return forward(pool, req, res, upstreamRequestHeaders(req, strip), body, rpcId);
+    return forward(pool, req, res, upstreamRequestHeaders(req, strip), body, rpcId, undefined, onEventStream);
   }
 
   async function handleSessionOperation(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
     const label = `http_${req.method?.toLowerCase()}`;
+    let onEventStream: EventStreamHook | undefined;
     // CORS preflights carry no credentials by design.
     if (enforcer !== undefined && req.method !== 'OPTIONS') {
       const who = await enforcer.authenticate(req);
@@ -112,8 +113,10 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
         observe(req, res, start, label, 'unauthenticated');
         return;
       }
+      // The GET stream is where a 2025 session's server-initiated messages go.
+      if (req.method === 'GET') onEventStream = enforcer.eventStreamHook(who.principal);
     }
-    observe(req, res, start, label, await passThrough(req, res, null, drop));
+    observe(req, res, start, label, await passThrough(req, res, null, drop, onEventStream));
   }
 
   async function handlePost(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {

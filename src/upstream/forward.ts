@@ -6,10 +6,17 @@ import { clientResponseHeaders } from '../http/headers.ts';
 import { sendError, type JsonRpcId } from '../http/jsonrpc.ts';
 import { sseStream } from '../telemetry/channels.ts';
 import { announceUpstream, withMetaFields, type UpstreamTiming } from './observe.ts';
+import { SseInjector } from './sse-injector.ts';
 import { log } from '../telemetry/log.ts';
 import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
 
 export type ForwardOutcome = 'forwarded' | 'client_closed' | ErrorId;
+
+/**
+ * Given the injector of a successful event-stream response, registers it to
+ * receive toolgate's own events; returns what unregisters it.
+ */
+export type EventStreamHook = (injector: SseInjector) => () => void;
 
 const BODY_LIMIT = 'TOOLGATE_BODY_LIMIT';
 
@@ -33,9 +40,10 @@ export function forward(
   body: Buffer | Readable | null,
   rpcId: JsonRpcId,
   headersTimeoutMs?: number,
+  onEventStream?: EventStreamHook,
 ): Promise<ForwardOutcome> {
   return new Promise((resolve) => {
-    new ForwardHandler(pool, { req, res, requestHeaders, body, rpcId, headersTimeoutMs }, resolve);
+    new ForwardHandler(pool, { req, res, requestHeaders, body, rpcId, headersTimeoutMs, onEventStream }, resolve);
   });
 }
 
@@ -46,6 +54,7 @@ interface Exchange {
   readonly body: Buffer | Readable | null;
   readonly rpcId: JsonRpcId;
   readonly headersTimeoutMs: number | undefined;
+  readonly onEventStream: EventStreamHook | undefined;
 }
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
@@ -55,16 +64,20 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   readonly #rpcId: JsonRpcId;
   readonly #timing: UpstreamTiming | undefined;
   readonly #done: (outcome: ForwardOutcome) => void;
+  readonly #onEventStream: EventStreamHook | undefined;
   #controller: Controller | undefined;
+  #injector: SseInjector | undefined = undefined;
+  #release: (() => void) | undefined = undefined;
   #clientGone = false;
   #started = false;
   #settled = false;
   #streaming = false;
 
   constructor(pool: Pool, exchange: Exchange, done: (outcome: ForwardOutcome) => void) {
-    const { req, res, requestHeaders, body, rpcId, headersTimeoutMs } = exchange;
+    const { req, res, requestHeaders, body, rpcId, headersTimeoutMs, onEventStream } = exchange;
     this.#res = res;
     this.#rpcId = rpcId;
+    this.#onEventStream = onEventStream;
     this.#done = done;
     this.#timing = announceUpstream(req, requestHeaders);
     res.once('close', this.#onClientClose);
@@ -102,12 +115,16 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       res.flushHeaders();
       this.#streaming = sseStream.hasSubscribers;
       if (this.#streaming) sseStream.publish({ delta: 1 });
+      if (this.#onEventStream !== undefined && statusCode === 200) {
+        this.#injector = new SseInjector(res);
+        this.#release = this.#onEventStream(this.#injector);
+      }
     }
     res.on('drain', () => controller.resume());
   }
 
   onResponseData(controller: Controller, chunk: Buffer): void {
-    if (!this.#res.write(chunk)) controller.pause();
+    if (!(this.#injector === undefined ? this.#res.write(chunk) : this.#injector.write(chunk))) controller.pause();
   }
 
   onResponseEnd(): void {
@@ -146,6 +163,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     this.#settled = true;
     this.#res.off('close', this.#onClientClose);
+    this.#release?.();
     if (this.#streaming) sseStream.publish({ delta: -1 });
     this.#done(outcome);
   }
