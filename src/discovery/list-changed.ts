@@ -1,30 +1,23 @@
+import type { JsonRpcId } from '../http/jsonrpc.ts';
+
 /**
- * The open GET streams of each principal, so a discovery that activates
- * tools can tell that principal's clients their tools/list changed
+ * The open notification streams of each principal, so a discovery that
+ * activates tools can tell that principal's clients their tools/list changed
  * (`notifications/tools/list_changed`). In process: a stream lives on the
  * replica that holds its connection, and an activation made through another
  * replica reaches this one's clients on their next tools/list instead.
  */
-
-export interface NotificationSink {
-  /** Adds a complete SSE event to the stream. */
-  send(event: Buffer): void;
-}
-
-/** Server-to-client notification, as the Streamable HTTP transport frames it (default event type, no id). */
-export const LIST_CHANGED_EVENT: Buffer = Buffer.from('data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n');
-
 export class ListChangedStreams {
-  readonly #byPrincipal = new Map<string, Set<NotificationSink>>();
+  readonly #byPrincipal = new Map<string, Set<() => void>>();
 
-  /** Registers a stream; the returned function removes it (call it when the stream ends). */
-  open(principal: string, sink: NotificationSink): () => void {
-    let sinks = this.#byPrincipal.get(principal);
-    if (sinks === undefined) this.#byPrincipal.set(principal, (sinks = new Set()));
-    sinks.add(sink);
+  /** Registers a stream by what tells it; the returned function removes it (call it when the stream ends). */
+  open(principal: string, tell: () => void): () => void {
+    let streams = this.#byPrincipal.get(principal);
+    if (streams === undefined) this.#byPrincipal.set(principal, (streams = new Set()));
+    streams.add(tell);
     return () => {
-      sinks.delete(sink);
-      if (sinks.size === 0 && this.#byPrincipal.get(principal) === sinks) this.#byPrincipal.delete(principal);
+      streams.delete(tell);
+      if (streams.size === 0 && this.#byPrincipal.get(principal) === streams) this.#byPrincipal.delete(principal);
     };
   }
 
@@ -34,8 +27,25 @@ export class ListChangedStreams {
   }
 
   notify(principal: string): void {
-    const sinks = this.#byPrincipal.get(principal);
-    if (sinks === undefined) return;
-    for (const sink of sinks) sink.send(LIST_CHANGED_EVENT);
+    const streams = this.#byPrincipal.get(principal);
+    if (streams === undefined) return;
+    for (const tell of streams) tell();
   }
+}
+
+/**
+ * The notification as one SSE event (default event type, no id). On a
+ * 2026-07-28 `subscriptions/listen` stream it names the subscription it
+ * belongs to, as the server's own notifications there do; on a 2025 GET
+ * stream it carries nothing else.
+ */
+export function listChangedEvent(subscriptionId?: JsonRpcId): Buffer {
+  const params = subscriptionId === undefined || subscriptionId === null ? '' : `,"params":{"_meta":{"io.modelcontextprotocol/subscriptionId":${JSON.stringify(subscriptionId)}}}`;
+  return Buffer.from(`data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"${params}}\n\n`);
+}
+
+/** Whether a `subscriptions/listen` request opted in to tool list changes. */
+export function listensForToolChanges(params: Readonly<Record<string, unknown>> | undefined): boolean {
+  const filter = params?.notifications;
+  return typeof filter === 'object' && filter !== null && (filter as Record<string, unknown>).toolsListChanged === true;
 }

@@ -7,7 +7,7 @@ import type { Principal } from '../auth/types.ts';
 import type { Enforcement } from '../config/enforcement.ts';
 import { toolMetadata } from '../config/policy.ts';
 import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../discovery/search-tool.ts';
-import type { ListChangedStreams } from '../discovery/list-changed.ts';
+import { listChangedEvent, listensForToolChanges, type ListChangedStreams } from '../discovery/list-changed.ts';
 import type { DiscoveryService, DoorResult } from '../discovery/service.ts';
 import { refuseEmptyListing, toolsListEdit } from '../discovery/tools-list.ts';
 import type { GrantStore } from '../grants/store.ts';
@@ -23,6 +23,10 @@ import type { Classified } from './classify.ts';
 import { clientResponseHeaders } from './headers.ts';
 import { sendError } from './jsonrpc.ts';
 import type { Outcome } from './traffic.ts';
+
+/** The notification as a 2025 session's GET stream carries it. */
+const SESSION_EVENT = listChangedEvent();
+const LISTEN_METHOD = 'subscriptions/listen';
 
 export type Authenticated = { readonly ok: true; readonly principal: Principal } | { readonly ok: false; readonly challenge: string };
 
@@ -127,11 +131,16 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
 
     eventStreamHook(principal) {
       if (listChanged === undefined) return undefined;
-      return (injector) => listChanged.open(principal.id, injector);
+      return (injector) => listChanged.open(principal.id, () => injector.send(SESSION_EVENT));
     },
 
     async handle(req, res, headers, body, message, principal) {
       const method = message.method;
+      if (listChanged !== undefined && method === LISTEN_METHOD && message.kind === 'request' && listensForToolChanges(message.params)) {
+        // 2026-07-28 has no GET stream: list changes go on the caller's listen stream, stamped with its subscription.
+        const event = listChangedEvent(message.id);
+        return forward(pool, req, res, headers, body, message.id, undefined, (injector) => listChanged.open(principal.id, () => injector.send(event)));
+      }
       if (message.kind !== 'request' || method === undefined || !policed.has(method)) {
         return forward(pool, req, res, headers, body, message.id);
       }

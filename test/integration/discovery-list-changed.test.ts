@@ -3,11 +3,15 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { createParser } from 'eventsource-parser';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { startCatalogueServer, tool, type CatalogueServer } from '../helpers/catalogue-servers.ts';
 import { startV1Server, type V1Server } from '../helpers/mcp-v1-server.ts';
+import { post } from '../helpers/raw.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 
 const ALICE = 'alice-list-changed-5b1d2e4f6a8b';
@@ -105,6 +109,108 @@ describe('deferred mode tells open GET streams when discovery changes the caller
       assert.equal(alice.seen(), 3);
     } finally {
       await Promise.all([alice.client.close(), bob.client.close()]);
+    }
+  });
+});
+
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+function modernHeaders(method: string, key: string, name?: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    ...(name !== undefined && { 'mcp-name': name }),
+    authorization: `Bearer ${key}`,
+  };
+}
+
+interface Notification { method: string; params?: { _meta?: Record<string, unknown> } }
+
+/** A 2026-07-28 `subscriptions/listen` stream read as it arrives; `next(method)` waits for the next such notification. */
+function listen(url: string, key: string, id: string): Promise<{ next: (method: string) => Promise<Notification>; close: () => void }> {
+  const seen: Notification[] = [];
+  let wake: (() => void) | undefined;
+  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: MODERN_META } });
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: modernHeaders('subscriptions/listen', key) }, (res) => {
+      if (res.statusCode !== 200 || !String(res.headers['content-type']).startsWith('text/event-stream')) {
+        reject(new Error(`listen answered ${res.statusCode} ${res.headers['content-type']}`));
+        return;
+      }
+      const parser = createParser({
+        onEvent: (e) => {
+          seen.push(JSON.parse(e.data) as Notification);
+          wake?.();
+        },
+      });
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => parser.feed(chunk));
+      resolve({
+        async next(method) {
+          for (;;) {
+            const i = seen.findIndex((n) => n.method === method);
+            if (i >= 0) return seen.splice(0, i + 1).at(-1) as Notification;
+            await new Promise<void>((r) => (wake = r));
+          }
+        },
+        close: () => req.destroy(),
+      });
+    });
+    req.on('error', () => {});
+    req.end(body);
+  });
+}
+
+describe('deferred mode tells 2026-07-28 listen streams that opted in to tool list changes', () => {
+  let dir: string;
+  let upstream: CatalogueServer;
+  let gate: RunningToolgate;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolgate-listen-'));
+    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [tools] }\n`);
+    await writeFile(join(dir, 'policy.yaml'), `
+version: 1
+authentication:
+  staticKeys: { file: keys.yaml }
+grants:
+  - { principal: "*", tool: alpha, scopes: [tools], effect: allow }
+  - { principal: "*", tool: rotate_keys, scopes: [tools], effect: allow }
+`);
+    upstream = await startCatalogueServer({ era: '2026', tools: [tool('alpha'), tool('rotate_keys', { description: 'Rotate the signing keys of a repository' })] });
+    gate = await startToolgate(upstream.url.replace(/\/mcp$/, ''), ['--policy-file', join(dir, 'policy.yaml'), '--deferred-tools', 'true']);
+    await gate.ready;
+  });
+  after(async () => {
+    await gate.close();
+    await upstream.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('stamps toolgate\'s notification with the subscription, between the upstream\'s own events', { timeout: 20_000 }, async () => {
+    const stream = await listen(gate.url, ALICE, 'listen-1');
+    try {
+      const ack = await stream.next('notifications/subscriptions/acknowledged');
+      assert.equal(ack.params?._meta?.['io.modelcontextprotocol/subscriptionId'], 'listen-1');
+
+      const search = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_tools', arguments: { query: 'rotate signing keys', limit: 1 }, _meta: MODERN_META } });
+      const found = await post(gate.url, search, modernHeaders('tools/call', ALICE, 'search_tools'));
+      assert.equal(found.status, 200, found.text);
+      assert.deepEqual((found.json().result as { structuredContent: { tools: { name: string }[] } }).structuredContent.tools.map((t) => t.name), ['rotate_keys']);
+      const ours = await stream.next('notifications/tools/list_changed');
+      assert.deepEqual(ours.params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } });
+
+      await upstream.notifyChanged();
+      const theirs = await stream.next('notifications/tools/list_changed');
+      assert.equal(theirs.params?._meta?.['io.modelcontextprotocol/subscriptionId'], 'listen-1');
+    } finally {
+      stream.close();
     }
   });
 });

@@ -1,49 +1,55 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LIST_CHANGED_EVENT, ListChangedStreams, type NotificationSink } from '../../../src/discovery/list-changed.ts';
+import { listChangedEvent, ListChangedStreams, listensForToolChanges } from '../../../src/discovery/list-changed.ts';
 
-class Recorded implements NotificationSink {
-  readonly events: string[] = [];
-  send(event: Buffer): void {
-    this.events.push(event.toString('utf8'));
-  }
+function parse(event: Buffer): unknown {
+  const text = event.toString('utf8');
+  assert.ok(text.startsWith('data: ') && text.endsWith('\n\n') && !text.slice(0, -2).includes('\n'), 'one data line, one event');
+  return JSON.parse(text.slice(6));
 }
 
 describe('list_changed streams', () => {
   it('tells only the streams of the principal whose list changed', () => {
     const streams = new ListChangedStreams();
-    const alice1 = new Recorded();
-    const alice2 = new Recorded();
-    const bob = new Recorded();
-    streams.open('alice', alice1);
-    streams.open('alice', alice2);
-    streams.open('bob', bob);
+    const told: string[] = [];
+    streams.open('alice', () => told.push('alice-1'));
+    streams.open('alice', () => told.push('alice-2'));
+    streams.open('bob', () => told.push('bob'));
     streams.notify('alice');
-    assert.equal(alice1.events.length, 1);
-    assert.equal(alice2.events.length, 1);
-    assert.equal(bob.events.length, 0);
-    assert.equal(alice1.events[0], LIST_CHANGED_EVENT.toString('utf8'));
-  });
-
-  it('frames a JSON-RPC notification as one SSE event', () => {
-    const text = LIST_CHANGED_EVENT.toString('utf8');
-    assert.ok(text.startsWith('data: ') && text.endsWith('\n\n'));
-    assert.deepEqual(JSON.parse(text.slice(6)), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    assert.deepEqual(told, ['alice-1', 'alice-2']);
+    streams.notify('carol');
+    assert.deepEqual(told, ['alice-1', 'alice-2']);
   });
 
   it('forgets a stream when it ends, and a principal with none left', () => {
     const streams = new ListChangedStreams();
-    const first = new Recorded();
-    const second = new Recorded();
-    const closeFirst = streams.open('alice', first);
-    const closeSecond = streams.open('alice', second);
+    const told: string[] = [];
+    const closeFirst = streams.open('alice', () => told.push('first'));
+    const closeSecond = streams.open('alice', () => told.push('second'));
     closeFirst();
     streams.notify('alice');
-    assert.deepEqual([first.events.length, second.events.length], [0, 1]);
+    assert.deepEqual(told, ['second']);
     assert.equal(streams.watching('alice'), true);
     closeSecond();
     assert.equal(streams.watching('alice'), false);
     closeSecond();
     assert.equal(streams.watching('alice'), false);
+  });
+
+  it('frames the notification as one SSE event, stamped with the subscription on a listen stream', () => {
+    assert.deepEqual(parse(listChangedEvent()), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    assert.deepEqual(parse(listChangedEvent(7)), {
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } },
+    });
+    assert.deepEqual((parse(listChangedEvent('sub "1"\n')) as { params: unknown }).params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub "1"\n' } });
+  });
+
+  it('recognises a listen request that opted in to tool list changes, and only that', () => {
+    assert.equal(listensForToolChanges({ notifications: { toolsListChanged: true, promptsListChanged: true } }), true);
+    for (const params of [undefined, {}, { notifications: null }, { notifications: { toolsListChanged: 'true' } }, { notifications: { promptsListChanged: true } }, { notifications: [true] }]) {
+      assert.equal(listensForToolChanges(params as Record<string, unknown> | undefined), false, JSON.stringify(params));
+    }
   });
 });
