@@ -46,8 +46,11 @@ export class CursorCodec {
     const dot = cursor.indexOf('.');
     if (dot <= 0) return undefined;
     const payload = cursor.slice(0, dot);
-    const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
-    const expected = Buffer.from(this.#sign(payload), 'base64url');
+    // The signature's text is compared, not its decoded bytes: base64url's last
+    // character carries unused bits, so several spellings decode alike, and a
+    // cursor must be exactly the one issued.
+    const given = Buffer.from(cursor.slice(dot + 1), 'latin1');
+    const expected = Buffer.from(this.#sign(payload), 'latin1');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     let decoded: unknown;
     try {
