@@ -104,6 +104,7 @@ const cases: readonly Case[] = [
         tracing_rps: fig.rps(on?.rps),
         tracing_ratio: fig.ratio(on?.rps, off?.rps),
         tracing_p50_added_ms: fig.addedMs(on?.p50Ms, off?.p50Ms),
+        tracing_cpu_us_per_req: fig.us(on?.cpuUsPerReq),
       };
     },
   },
