@@ -12,21 +12,37 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { startCatalogueServer, tool, type CatalogueServer } from '../helpers/catalogue-servers.ts';
 import { startV1Server, type V1Server } from '../helpers/mcp-v1-server.ts';
 import { post } from '../helpers/raw.ts';
-import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+import { startToolgate } from '../helpers/toolgate.ts';
 
 const ALICE = 'alice-list-changed-5b1d2e4f6a8b';
 const BOB = 'bob-list-changed-9a8b7c6d5e4f';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-// Neither fixture tool is critical or base: both are listed only once discovery returned them.
-const policy = `
-version: 1
-authentication:
-  staticKeys: { file: keys.yaml }
-grants:
-  - { principal: "*", tool: echo, scopes: [tools], effect: allow }
-  - { principal: "*", tool: count, scopes: [tools], effect: allow }
-`;
+interface DeferredGate {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * toolgate in deferred mode in front of `origin`, with alice and bob's keys
+ * and every named tool granted by scope. No tool is critical or base: each
+ * is listed only once discovery returned it.
+ */
+async function startDeferredGate(origin: string, tools: readonly string[]): Promise<DeferredGate> {
+  const dir = await mkdtemp(join(tmpdir(), 'toolgate-list-changed-'));
+  await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [tools] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [tools] }\n`);
+  const grants = tools.map((t) => `  - { principal: "*", tool: ${t}, scopes: [tools], effect: allow }`).join('\n');
+  await writeFile(join(dir, 'policy.yaml'), `version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\ngrants:\n${grants}\n`);
+  const gate = await startToolgate(origin, ['--policy-file', join(dir, 'policy.yaml'), '--deferred-tools', 'true']);
+  await gate.ready;
+  return {
+    url: gate.url,
+    async close() {
+      await gate.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /** A v1 SDK client session through toolgate that counts the list_changed notifications it receives. */
 async function connect(url: string, key: string): Promise<{ client: Client; seen: () => number; next: () => Promise<void> }> {
@@ -47,22 +63,16 @@ async function connect(url: string, key: string): Promise<{ client: Client; seen
 }
 
 describe('deferred mode tells open GET streams when discovery changes the caller\'s tools/list', () => {
-  let dir: string;
   let upstream: V1Server;
-  let gate: RunningToolgate;
+  let gate: DeferredGate;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'toolgate-list-changed-'));
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [tools] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [tools] }\n`);
-    await writeFile(join(dir, 'policy.yaml'), policy);
     upstream = await startV1Server();
-    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--deferred-tools', 'true']);
-    await gate.ready;
+    gate = await startDeferredGate(upstream.origin, ['echo', 'count']);
   });
   after(async () => {
     await gate.close();
     await upstream.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   /** Resolves once the upstream has the session's GET stream open (the SDK opens it after initialize). */
@@ -168,29 +178,16 @@ function listen(url: string, key: string, id: string): Promise<{ next: (method: 
 }
 
 describe('deferred mode tells 2026-07-28 listen streams that opted in to tool list changes', () => {
-  let dir: string;
   let upstream: CatalogueServer;
-  let gate: RunningToolgate;
+  let gate: DeferredGate;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'toolgate-listen-'));
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [tools] }\n`);
-    await writeFile(join(dir, 'policy.yaml'), `
-version: 1
-authentication:
-  staticKeys: { file: keys.yaml }
-grants:
-  - { principal: "*", tool: alpha, scopes: [tools], effect: allow }
-  - { principal: "*", tool: rotate_keys, scopes: [tools], effect: allow }
-`);
     upstream = await startCatalogueServer({ era: '2026', tools: [tool('alpha'), tool('rotate_keys', { description: 'Rotate the signing keys of a repository' })] });
-    gate = await startToolgate(upstream.url.replace(/\/mcp$/, ''), ['--policy-file', join(dir, 'policy.yaml'), '--deferred-tools', 'true']);
-    await gate.ready;
+    gate = await startDeferredGate(upstream.url.replace(/\/mcp$/, ''), ['alpha', 'rotate_keys']);
   });
   after(async () => {
     await gate.close();
     await upstream.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('stamps toolgate\'s notification with the subscription, between the upstream\'s own events', { timeout: 20_000 }, async () => {
