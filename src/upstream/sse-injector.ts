@@ -19,6 +19,10 @@ export class SseInjector {
   #atBoundary = true;
   #lastWasCr = false;
   #held: Buffer[] = [];
+  /** Nothing of the upstream's has been written yet. */
+  #upstreamFirst = true;
+  /** An added event went out before the upstream's first byte. */
+  #addedFirst = false;
 
   constructor(res: ServerResponse) {
     this.#res = res;
@@ -26,6 +30,11 @@ export class SseInjector {
 
   /** Writes an upstream chunk; false when the client's socket is full (as `res.write`). */
   write(chunk: Buffer): boolean {
+    if (this.#upstreamFirst && chunk.length > 0) {
+      this.#upstreamFirst = false;
+      // A byte order mark is skipped only at the very start of a stream; after an added event it would spoil the upstream's first line.
+      if (this.#addedFirst && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+    }
     if (this.#held.length > 0) {
       for (let i = 0; i < chunk.length; i++) {
         this.#step(chunk[i] as number);
@@ -46,6 +55,7 @@ export class SseInjector {
   send(event: Buffer): void {
     if (this.#res.writableEnded || this.#res.destroyed) return;
     if (this.#atBoundary) {
+      if (this.#upstreamFirst) this.#addedFirst = true;
       this.#res.write(event);
       return;
     }

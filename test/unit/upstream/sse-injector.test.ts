@@ -67,6 +67,16 @@ describe('SSE injector', () => {
     }
   });
 
+  it('drops the upstream\'s byte order mark when an added event went first, where it would no longer be skipped', () => {
+    const { sink, sse } = injector();
+    sse.send(OURS);
+    sse.write(Buffer.from('\ufeffdata: a\n\n'));
+    assert.deepEqual(events(sink.text()).map((e) => e.data), ['{"method":"ours"}', 'a']);
+    const plain = injector();
+    plain.sse.write(Buffer.from('\ufeffdata: a\n\n'));
+    assert.equal(plain.sink.text(), '\ufeffdata: a\n\n', 'kept where the upstream went first');
+  });
+
   it('queues one copy of an identical event while it waits', () => {
     const { sink, sse } = injector();
     sse.write(Buffer.from('data: x'));
