@@ -99,7 +99,9 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   const interceptors = [grantsInterceptor(), securityLevelInterceptor(), argumentsInterceptor(schemas), validators.interceptor];
   const chain = composeChain(interceptors);
   const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS });
-  const listChanged = settings.deferredTools ? new ListChangedStreams() : undefined;
+  const listChanged = new ListChangedStreams();
+  // What each caller may see was decided under the old grants: every open stream is told to list again.
+  grants.onRevision(() => listChanged.notifyAll());
   const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged }) : undefined;
   const enforcer = createEnforcer({ current: () => current, catalogue, chain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery, listChanged });
   let isSynced = false;

@@ -1,11 +1,14 @@
 import type { JsonRpcId } from '../http/jsonrpc.ts';
 
 /**
- * The open notification streams of each principal, so a discovery that
- * activates tools can tell that principal's clients their tools/list changed
- * (`notifications/tools/list_changed`). In process: a stream lives on the
- * replica that holds its connection, and an activation made through another
- * replica reaches this one's clients on their next tools/list instead.
+ * The open notification streams of each principal, so toolgate can tell
+ * clients their tools/list changed (`notifications/tools/list_changed`) when
+ * it changed for toolgate's reasons rather than the upstream's: a grant
+ * change (every stream) or a discovery that activated tools (that
+ * principal's). In process: a stream lives on the replica that holds its
+ * connection; each replica hears grant changes itself, and an activation
+ * made through another replica reaches this one's clients on their next
+ * tools/list instead.
  */
 export class ListChangedStreams {
   readonly #byPrincipal = new Map<string, Set<() => void>>();
@@ -30,6 +33,10 @@ export class ListChangedStreams {
     const streams = this.#byPrincipal.get(principal);
     if (streams === undefined) return;
     for (const tell of streams) tell();
+  }
+
+  notifyAll(): void {
+    for (const streams of this.#byPrincipal.values()) for (const tell of streams) tell();
   }
 }
 

@@ -49,7 +49,7 @@ export interface EnforcerDeps {
   readonly maxRewriteBytes: number;
   /** Present when deferred tool listing is on: discovery answers its two doors locally. */
   readonly discovery?: DiscoveryService | undefined;
-  /** Open GET streams by principal, told when discovery changes a caller's tools/list (deferred mode). */
+  /** Open notification streams by principal, told when grants or discovery change a caller's tools/list. */
   readonly listChanged?: ListChangedStreams | undefined;
 }
 

@@ -21,6 +21,17 @@ describe('list_changed streams', () => {
     assert.deepEqual(told, ['alice-1', 'alice-2']);
   });
 
+  it('tells every open stream at once (a grant change)', () => {
+    const streams = new ListChangedStreams();
+    const told: string[] = [];
+    streams.open('alice', () => told.push('alice'));
+    const closeBob = streams.open('bob', () => told.push('bob'));
+    closeBob();
+    streams.open('carol', () => told.push('carol'));
+    streams.notifyAll();
+    assert.deepEqual(told, ['alice', 'carol']);
+  });
+
   it('forgets a stream when it ends, and a principal with none left', () => {
     const streams = new ListChangedStreams();
     const told: string[] = [];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
@@ -18,25 +18,41 @@ const ALICE = 'alice-list-changed-5b1d2e4f6a8b';
 const BOB = 'bob-list-changed-9a8b7c6d5e4f';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-interface DeferredGate {
+/** Resolves once the upstream has the session's GET stream open (the SDK opens it after initialize). */
+async function streamOpen(upstream: V1Server, client: Client): Promise<void> {
+  const sid = (client.transport as StreamableHTTPClientTransport).sessionId;
+  const open = () => upstream.seen.some((r) => r.method === 'GET' && r.headers['mcp-session-id'] === sid);
+  for (let i = 0; i < 200 && !open(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(open(), 'the GET stream reached upstream');
+}
+
+interface PolicyGate {
   readonly url: string;
+  /** Puts a new policy in force (written beside and renamed over, as a ConfigMap update does). */
+  grant(tools: readonly string[], extra?: string): Promise<void>;
   close(): Promise<void>;
 }
 
+const policyText = (tools: readonly string[], extra = '') =>
+  `version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\ngrants:\n${tools.map((t) => `  - { principal: "*", tool: ${t}, scopes: [tools], effect: allow }`).join('\n')}\n${extra}`;
+
 /**
- * toolgate in deferred mode in front of `origin`, with alice and bob's keys
- * and every named tool granted by scope. No tool is critical or base: each
- * is listed only once discovery returned it.
+ * toolgate with a policy in front of `origin`, with alice and bob's keys and
+ * every named tool granted by scope. No tool is critical or base: in
+ * deferred mode each is listed only once discovery returned it.
  */
-async function startDeferredGate(origin: string, tools: readonly string[]): Promise<DeferredGate> {
+async function startPolicyGate(origin: string, tools: readonly string[], deferred: boolean): Promise<PolicyGate> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-list-changed-'));
   await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [tools] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [tools] }\n`);
-  const grants = tools.map((t) => `  - { principal: "*", tool: ${t}, scopes: [tools], effect: allow }`).join('\n');
-  await writeFile(join(dir, 'policy.yaml'), `version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\ngrants:\n${grants}\n`);
-  const gate = await startToolgate(origin, ['--policy-file', join(dir, 'policy.yaml'), '--deferred-tools', 'true']);
+  await writeFile(join(dir, 'policy.yaml'), policyText(tools));
+  const gate = await startToolgate(origin, ['--policy-file', join(dir, 'policy.yaml'), ...(deferred ? ['--deferred-tools', 'true'] : [])]);
   await gate.ready;
   return {
     url: gate.url,
+    async grant(next, extra) {
+      await writeFile(join(dir, 'policy.next'), policyText(next, extra));
+      await rename(join(dir, 'policy.next'), join(dir, 'policy.yaml'));
+    },
     async close() {
       await gate.close();
       await rm(dir, { recursive: true, force: true });
@@ -64,31 +80,22 @@ async function connect(url: string, key: string): Promise<{ client: Client; seen
 
 describe('deferred mode tells open GET streams when discovery changes the caller\'s tools/list', () => {
   let upstream: V1Server;
-  let gate: DeferredGate;
+  let gate: PolicyGate;
 
   before(async () => {
     upstream = await startV1Server();
-    gate = await startDeferredGate(upstream.origin, ['echo', 'count']);
+    gate = await startPolicyGate(upstream.origin, ['echo', 'count'], true);
   });
   after(async () => {
     await gate.close();
     await upstream.close();
   });
 
-  /** Resolves once the upstream has the session's GET stream open (the SDK opens it after initialize). */
-  async function streamOpen(client: Client): Promise<void> {
-    const sid = (client.transport as StreamableHTTPClientTransport).sessionId;
-    for (let i = 0; i < 200 && !upstream.seen.some((r) => r.method === 'GET' && r.headers['mcp-session-id'] === sid); i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    assert.ok(upstream.seen.some((r) => r.method === 'GET' && r.headers['mcp-session-id'] === sid), 'the GET stream reached upstream');
-  }
-
   it('sends notifications/tools/list_changed to the principal whose list grew, then lists the tool', { timeout: 20_000 }, async () => {
     const alice = await connect(gate.url, ALICE);
     const bob = await connect(gate.url, BOB);
     try {
-      await Promise.all([streamOpen(alice.client), streamOpen(bob.client)]);
+      await Promise.all([streamOpen(upstream, alice.client), streamOpen(upstream, bob.client)]);
       assert.deepEqual((await alice.client.listTools()).tools.map((t) => t.name), ['search_tools']);
 
       const told = alice.next();
@@ -179,11 +186,11 @@ function listen(url: string, key: string, id: string): Promise<{ next: (method: 
 
 describe('deferred mode tells 2026-07-28 listen streams that opted in to tool list changes', () => {
   let upstream: CatalogueServer;
-  let gate: DeferredGate;
+  let gate: PolicyGate;
 
   before(async () => {
     upstream = await startCatalogueServer({ era: '2026', tools: [tool('alpha'), tool('rotate_keys', { description: 'Rotate the signing keys of a repository' })] });
-    gate = await startDeferredGate(upstream.url.replace(/\/mcp$/, ''), ['alpha', 'rotate_keys']);
+    gate = await startPolicyGate(upstream.url.replace(/\/mcp$/, ''), ['alpha', 'rotate_keys'], true);
   });
   after(async () => {
     await gate.close();
@@ -208,6 +215,36 @@ describe('deferred mode tells 2026-07-28 listen streams that opted in to tool li
       assert.equal(theirs.params?._meta?.['io.modelcontextprotocol/subscriptionId'], 'listen-1');
     } finally {
       stream.close();
+    }
+  });
+});
+
+describe('a grant change tells every open stream to list again', () => {
+  let upstream: V1Server;
+  let gate: PolicyGate;
+
+  before(async () => {
+    upstream = await startV1Server();
+    gate = await startPolicyGate(upstream.origin, ['echo', 'count'], false);
+  });
+  after(async () => {
+    await gate.close();
+    await upstream.close();
+  });
+
+  it('sends notifications/tools/list_changed when a reload revokes a tool, and the list no longer has it', { timeout: 20_000 }, async () => {
+    const alice = await connect(gate.url, ALICE);
+    const bob = await connect(gate.url, BOB);
+    try {
+      await Promise.all([streamOpen(upstream, alice.client), streamOpen(upstream, bob.client)]);
+      assert.deepEqual((await alice.client.listTools()).tools.map((t) => t.name).sort(), ['count', 'echo']);
+      const told = Promise.all([alice.next(), bob.next()]);
+      await gate.grant(['echo', 'count'], '  - { principal: alice, tool: count, effect: deny }\n');
+      await told;
+      assert.deepEqual((await alice.client.listTools()).tools.map((t) => t.name), ['echo']);
+      assert.deepEqual((await bob.client.listTools()).tools.map((t) => t.name).sort(), ['count', 'echo']);
+    } finally {
+      await Promise.all([alice.client.close(), bob.client.close()]);
     }
   });
 });
