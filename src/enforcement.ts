@@ -12,6 +12,7 @@ import type { Settings } from './config/settings.ts';
 import type { GrpcPolicyDeps } from './grpc/deps.ts';
 import { RedisActivations } from './discovery/activations-redis.ts';
 import { ListChangedStreams } from './discovery/list-changed.ts';
+import { ListChangedRelay } from './discovery/list-changed-redis.ts';
 import { ACTIVATION_TTL_MS, createDiscovery } from './discovery/service.ts';
 import { createFileGrantStore, createRedisGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
 import { createEnforcer, type Enforcer } from './http/enforce.ts';
@@ -102,7 +103,8 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   const listChanged = new ListChangedStreams();
   // What each caller may see was decided under the old grants: every open stream is told to list again.
   grants.onRevision(() => listChanged.notifyAll());
-  const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged }) : undefined;
+  const relay = shared !== undefined && settings.deferredTools ? new ListChangedRelay({ config: shared.config, publisher: shared.client, domain: settings.policyDomain, streams: listChanged }) : undefined;
+  const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged, relay }) : undefined;
   const enforcer = createEnforcer({ current: () => current, catalogue, chain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery, listChanged });
   let isSynced = false;
   const firstSync = sync.start().then(() => {
@@ -127,6 +129,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
       clearInterval(freshness);
       validators.close();
       await Promise.all([watcher.close(), sync.close(), grants.close()]);
+      relay?.close();
       shared?.close();
     },
   };

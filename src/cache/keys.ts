@@ -51,6 +51,11 @@ export function subjectHash(id: string, sortedScopes: readonly string[]): string
   return createHash('sha256').update(id).update('\u0000').update(sortedScopes.join(' ')).digest('hex');
 }
 
+/** Names a principal id in shared keys and messages (activations, list-change relays): any id fits, none is stored as given. */
+export function principalDigest(id: string): string {
+  return createHash('sha256').update(id).digest('hex');
+}
+
 const subjectKeys = new WeakMap<Principal, string>();
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { principalDigest } from '../cache/keys.ts';
 import type { RedisClient } from '../cache/redis.ts';
 import { log } from '../telemetry/log.ts';
 import type { Activations } from './activations.ts';
@@ -51,6 +51,6 @@ export class RedisActivations implements Activations {
   }
 
   #key(revision: number, principal: string): string {
-    return `${this.#prefix}${revision}:${createHash('sha256').update(principal).digest('hex')}`;
+    return `${this.#prefix}${revision}:${principalDigest(principal)}`;
   }
 }

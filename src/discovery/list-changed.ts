@@ -1,3 +1,4 @@
+import { principalDigest } from '../cache/keys.ts';
 import type { JsonRpcId } from '../http/jsonrpc.ts';
 
 /**
@@ -12,15 +13,23 @@ import type { JsonRpcId } from '../http/jsonrpc.ts';
  */
 export class ListChangedStreams {
   readonly #byPrincipal = new Map<string, Set<() => void>>();
+  /** Principals with a stream open, by SHA-256 digest: how other replicas name them. */
+  readonly #byDigest = new Map<string, string>();
 
   /** Registers a stream by what tells it; the returned function removes it (call it when the stream ends). */
   open(principal: string, tell: () => void): () => void {
     let streams = this.#byPrincipal.get(principal);
-    if (streams === undefined) this.#byPrincipal.set(principal, (streams = new Set()));
+    if (streams === undefined) {
+      this.#byPrincipal.set(principal, (streams = new Set()));
+      this.#byDigest.set(principalDigest(principal), principal);
+    }
     streams.add(tell);
     return () => {
       streams.delete(tell);
-      if (streams.size === 0 && this.#byPrincipal.get(principal) === streams) this.#byPrincipal.delete(principal);
+      if (streams.size === 0 && this.#byPrincipal.get(principal) === streams) {
+        this.#byPrincipal.delete(principal);
+        this.#byDigest.delete(principalDigest(principal));
+      }
     };
   }
 
@@ -33,6 +42,12 @@ export class ListChangedStreams {
     const streams = this.#byPrincipal.get(principal);
     if (streams === undefined) return;
     for (const tell of streams) tell();
+  }
+
+  /** As `notify`, for a principal named by its SHA-256 digest (a message from another replica). */
+  notifyDigest(digest: string): void {
+    const principal = this.#byDigest.get(digest);
+    if (principal !== undefined) this.notify(principal);
   }
 
   notifyAll(): void {

@@ -38,8 +38,10 @@ export interface DiscoveryDeps {
   readonly index?: CatalogueIndex;
   /** Shared activations (Redis); in process when absent. */
   readonly activations?: Activations;
-  /** Open GET streams to tell when an activation changes a caller's tools/list. */
+  /** Open notification streams to tell when an activation changes a caller's tools/list. */
   readonly listChanged?: ListChangedStreams;
+  /** Tells the other replicas' streams too (activations in Redis). */
+  readonly relay?: { publish(principal: string): void };
   readonly now?: () => number;
 }
 
@@ -114,17 +116,21 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
   }
 
   /**
-   * Records what the caller was shown. When the caller has a stream open
-   * and a tool joins its tools/list, the stream is told; the active set is
-   * read first only then, since it may be a Redis round trip.
+   * Records what the caller was shown. When a tool joins the caller's
+   * tools/list, its streams are told, here and, through the relay, on the
+   * other replicas. The active set is read first only when someone may be
+   * listening, since it may be a Redis round trip.
    */
   async function activate(ex: Exchange, names: readonly string[]): Promise<void> {
     const { revision } = ex.snapshot;
     const principal = ex.principal.id;
-    const streams = deps.listChanged;
-    const before = streams?.watching(principal) === true ? await activations.active(revision, principal) : undefined;
+    const { listChanged: streams, relay } = deps;
+    const listening = relay !== undefined || streams?.watching(principal) === true;
+    const before = listening ? await activations.active(revision, principal) : undefined;
     await activations.activate(revision, principal, names);
-    if (before !== undefined && names.some((n) => !before.has(n) && !alwaysListed(ex.policy, n))) streams?.notify(principal);
+    if (before === undefined || !names.some((n) => !before.has(n) && !alwaysListed(ex.policy, n))) return;
+    streams?.notify(principal);
+    relay?.publish(principal);
   }
 
   /** Replaces the placeholder next offset with a signed cursor. */

@@ -12,6 +12,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { startCatalogueServer, tool, type CatalogueServer } from '../helpers/catalogue-servers.ts';
 import { startV1Server, type V1Server } from '../helpers/mcp-v1-server.ts';
 import { post } from '../helpers/raw.ts';
+import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { startToolgate } from '../helpers/toolgate.ts';
 
 const ALICE = 'alice-list-changed-5b1d2e4f6a8b';
@@ -41,11 +42,11 @@ const policyText = (tools: readonly string[], extra = '') =>
  * every named tool granted by scope. No tool is critical or base: in
  * deferred mode each is listed only once discovery returned it.
  */
-async function startPolicyGate(origin: string, tools: readonly string[], deferred: boolean): Promise<PolicyGate> {
+async function startPolicyGate(origin: string, tools: readonly string[], deferred: boolean, flags: readonly string[] = []): Promise<PolicyGate> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-list-changed-'));
   await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [tools] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [tools] }\n`);
   await writeFile(join(dir, 'policy.yaml'), policyText(tools));
-  const gate = await startToolgate(origin, ['--policy-file', join(dir, 'policy.yaml'), ...(deferred ? ['--deferred-tools', 'true'] : [])]);
+  const gate = await startToolgate(origin, ['--policy-file', join(dir, 'policy.yaml'), ...(deferred ? ['--deferred-tools', 'true'] : []), ...flags]);
   await gate.ready;
   return {
     url: gate.url,
@@ -150,8 +151,9 @@ function modernHeaders(method: string, key: string, name?: string): Record<strin
 interface Notification { method: string; params?: { _meta?: Record<string, unknown> } }
 
 /** A 2026-07-28 `subscriptions/listen` stream read as it arrives; `next(method)` waits for the next such notification. */
-function listen(url: string, key: string, id: string): Promise<{ next: (method: string) => Promise<Notification>; close: () => void }> {
+function listen(url: string, key: string, id: string): Promise<{ next: (method: string) => Promise<Notification>; count: (method: string) => number; close: () => void }> {
   const seen: Notification[] = [];
+  const all: Notification[] = [];
   let wake: (() => void) | undefined;
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: MODERN_META } });
   return new Promise((resolve, reject) => {
@@ -162,13 +164,16 @@ function listen(url: string, key: string, id: string): Promise<{ next: (method: 
       }
       const parser = createParser({
         onEvent: (e) => {
-          seen.push(JSON.parse(e.data) as Notification);
+          const n = JSON.parse(e.data) as Notification;
+          seen.push(n);
+          all.push(n);
           wake?.();
         },
       });
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => parser.feed(chunk));
       resolve({
+        count: (method) => all.filter((n) => n.method === method).length,
         async next(method) {
           for (;;) {
             const i = seen.findIndex((n) => n.method === method);
@@ -245,6 +250,51 @@ describe('a grant change tells every open stream to list again', () => {
       assert.deepEqual((await bob.client.listTools()).tools.map((t) => t.name).sort(), ['count', 'echo']);
     } finally {
       await Promise.all([alice.client.close(), bob.client.close()]);
+    }
+  });
+});
+
+describe('with activations in Redis, a discovery through one replica tells a stream held by another', () => {
+  let redis: RedisServer;
+  let upstream: CatalogueServer;
+  let a: PolicyGate;
+  let b: PolicyGate;
+
+  before(async () => {
+    redis = await startRedis();
+    upstream = await startCatalogueServer({ era: '2026', tools: [tool('alpha'), tool('rotate_keys', { description: 'Rotate the signing keys of a repository' })] });
+    const origin = upstream.url.replace(/\/mcp$/, '');
+    const shared = ['--redis-url', redis.url, '--policy-domain', 'relay'];
+    [a, b] = await Promise.all([startPolicyGate(origin, ['alpha', 'rotate_keys'], true, shared), startPolicyGate(origin, ['alpha', 'rotate_keys'], true, shared)]);
+  });
+  after(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+    await upstream?.close();
+    await redis?.close();
+  });
+
+  it('relays the change to the replica holding the listen stream, once', { timeout: 20_000 }, async () => {
+    const stream = await listen(b.url, ALICE, 'listen-b');
+    try {
+      await stream.next('notifications/subscriptions/acknowledged');
+      const search = (id: number, query: string) =>
+        JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_tools', arguments: { query, limit: 1 }, _meta: MODERN_META } });
+      const found = await post(a.url, search(2, 'rotate signing keys'), modernHeaders('tools/call', ALICE, 'search_tools'));
+      assert.equal(found.status, 200, found.text);
+      const told = await stream.next('notifications/tools/list_changed');
+      assert.deepEqual(told.params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-b' } });
+
+      // Bob's discovery through replica a is not alice's business; the same tool again for alice changes nothing.
+      assert.equal((await post(a.url, search(3, 'rotate signing keys'), modernHeaders('tools/call', BOB, 'search_tools'))).status, 200);
+      assert.equal((await post(a.url, search(4, 'rotate signing keys'), modernHeaders('tools/call', ALICE, 'search_tools'))).status, 200);
+      // A new tool for alice is the next thing her stream hears.
+      assert.equal((await post(a.url, search(5, 'alpha'), modernHeaders('tools/call', ALICE, 'search_tools'))).status, 200);
+      await stream.next('notifications/tools/list_changed');
+      // Relayed messages arrive in publish order: a stray one for bob's or the repeated search would be here by now.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(stream.count('notifications/tools/list_changed'), 2, 'one notification per change, none for bob');
+    } finally {
+      stream.close();
     }
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { principalDigest } from '../../../src/cache/keys.ts';
 import { listChangedEvent, ListChangedStreams, listensForToolChanges } from '../../../src/discovery/list-changed.ts';
 
 function parse(event: Buffer): unknown {
@@ -19,6 +20,19 @@ describe('list_changed streams', () => {
     assert.deepEqual(told, ['alice-1', 'alice-2']);
     streams.notify('carol');
     assert.deepEqual(told, ['alice-1', 'alice-2']);
+  });
+
+  it('finds a principal by digest (a message from another replica) only while it has a stream open', () => {
+    const streams = new ListChangedStreams();
+    const told: string[] = [];
+    const close = streams.open('alice', () => told.push('alice'));
+    streams.notifyDigest(principalDigest('alice'));
+    streams.notifyDigest(principalDigest('bob'));
+    streams.notifyDigest('alice');
+    assert.deepEqual(told, ['alice']);
+    close();
+    streams.notifyDigest(principalDigest('alice'));
+    assert.deepEqual(told, ['alice']);
   });
 
   it('tells every open stream at once (a grant change)', () => {
