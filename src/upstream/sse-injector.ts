@@ -35,19 +35,15 @@ export class SseInjector {
       // A byte order mark is skipped only at the very start of a stream; after an added event it would spoil the upstream's first line.
       if (this.#addedFirst && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
     }
-    if (this.#held.length > 0) {
-      for (let i = 0; i < chunk.length; i++) {
-        this.#step(chunk[i] as number);
-        if (!this.#atBoundary) continue;
-        // The event in progress just ended: what waited goes out before the rest of the chunk.
-        this.#res.write(chunk.subarray(0, i + 1));
-        for (const event of this.#held) this.#res.write(event);
-        this.#held = [];
-        return this.write(chunk.subarray(i + 1));
-      }
-      return this.#res.write(chunk);
+    for (let i = 0; i < chunk.length; i++) {
+      this.#step(chunk[i] as number);
+      if (this.#held.length === 0 || !this.#atBoundary) continue;
+      // The event in progress just ended: what waited goes out before the rest of the chunk.
+      this.#res.write(chunk.subarray(0, i + 1));
+      for (const event of this.#held) this.#res.write(event);
+      this.#held = [];
+      return this.write(chunk.subarray(i + 1));
     }
-    for (let i = 0; i < chunk.length; i++) this.#step(chunk[i] as number);
     return this.#res.write(chunk);
   }
 
