@@ -28,6 +28,11 @@ import type { Outcome } from './traffic.ts';
 const SESSION_EVENT = listChangedEvent();
 const LISTEN_METHOD = 'subscriptions/listen';
 
+/** Registers a caller's event stream to receive `event` whenever its tools/list changes for toolgate's reasons. */
+function tellOnChange(streams: ListChangedStreams, principal: Principal, event: Buffer): EventStreamHook {
+  return (injector) => streams.open(principal.id, () => injector.send(event));
+}
+
 export type Authenticated = { readonly ok: true; readonly principal: Principal } | { readonly ok: false; readonly challenge: string };
 
 export interface Enforcer {
@@ -130,16 +135,15 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
     },
 
     eventStreamHook(principal) {
-      if (listChanged === undefined) return undefined;
-      return (injector) => listChanged.open(principal.id, () => injector.send(SESSION_EVENT));
+      return listChanged === undefined ? undefined : tellOnChange(listChanged, principal, SESSION_EVENT);
     },
 
     async handle(req, res, headers, body, message, principal) {
       const method = message.method;
       if (listChanged !== undefined && method === LISTEN_METHOD && message.kind === 'request' && listensForToolChanges(message.params)) {
         // 2026-07-28 has no GET stream: list changes go on the caller's listen stream, stamped with its subscription.
-        const event = listChangedEvent(message.id);
-        return forward(pool, req, res, headers, body, message.id, undefined, (injector) => listChanged.open(principal.id, () => injector.send(event)));
+        const onEventStream = tellOnChange(listChanged, principal, listChangedEvent(message.id));
+        return forward(pool, req, res, headers, body, message.id, { onEventStream });
       }
       if (message.kind !== 'request' || method === undefined || !policed.has(method)) {
         return forward(pool, req, res, headers, body, message.id);
@@ -164,7 +168,7 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
       if (verdict.kind === 'deny') return refuse(res, message, verdict);
       if (verdict.kind === 'respond') return answer(res, message, { ok: true, result: verdict.result });
       // The tool's own deadline bounds the wait for the upstream's answer.
-      return forward(pool, req, res, headers, body, message.id, toolMetadata(e.policy, message.name as string).timeoutMs);
+      return forward(pool, req, res, headers, body, message.id, { headersTimeoutMs: toolMetadata(e.policy, message.name as string).timeoutMs });
     },
   };
 }

@@ -99,7 +99,7 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
     }
     const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
     const body = hasBody ? req.pipe(new BodyLimit(settings.maxBodyBytes)) : null;
-    return forward(pool, req, res, upstreamRequestHeaders(req, strip), body, rpcId, undefined, onEventStream);
+    return forward(pool, req, res, upstreamRequestHeaders(req, strip), body, rpcId, { onEventStream });
   }
 
   async function handleSessionOperation(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {

@@ -39,12 +39,17 @@ export function forward(
   requestHeaders: string[],
   body: Buffer | Readable | null,
   rpcId: JsonRpcId,
-  headersTimeoutMs?: number,
-  onEventStream?: EventStreamHook,
+  options: ForwardOptions = {},
 ): Promise<ForwardOutcome> {
   return new Promise((resolve) => {
-    new ForwardHandler(pool, { req, res, requestHeaders, body, rpcId, headersTimeoutMs, onEventStream }, resolve);
+    new ForwardHandler(pool, { req, res, requestHeaders, body, rpcId, headersTimeoutMs: options.headersTimeoutMs, onEventStream: options.onEventStream }, resolve);
   });
+}
+
+export interface ForwardOptions {
+  /** The longest wait for the upstream's response head (a tool's own deadline). */
+  readonly headersTimeoutMs?: number | undefined;
+  readonly onEventStream?: EventStreamHook | undefined;
 }
 
 interface Exchange {
