@@ -7,9 +7,9 @@ import type { JsonRpcId } from '../http/jsonrpc.ts';
  * it changed for toolgate's reasons rather than the upstream's: a grant
  * change (every stream) or a discovery that activated tools (that
  * principal's). In process: a stream lives on the replica that holds its
- * connection; each replica hears grant changes itself, and an activation
- * made through another replica reaches this one's clients on their next
- * tools/list instead.
+ * connection; each replica hears grant changes itself, and activations made
+ * through other replicas arrive by digest through the Redis relay
+ * (list-changed-redis.ts), or without Redis on the clients' next tools/list.
  */
 export class ListChangedStreams {
   readonly #byPrincipal = new Map<string, Set<() => void>>();
