@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { base64url, createLocalJWKSet, createRemoteJWKSet } from 'jose';
 import type { JSONWebKeySet, JWK, JWTVerifyGetKey } from 'jose';
 import type { ConfigError } from '../config/policy/validate.ts';
+import { isRecord } from '../json/record.ts';
 
 export type KeySourceResult = { ok: true; keys: JWTVerifyGetKey } | { ok: false; errors: ConfigError[] };
 
@@ -59,7 +60,7 @@ export function jwksFromText(text: string): KeySourceResult {
     return bad('jwks: expected a JSON Web Key Set object with a "keys" array');
   }
   const all = (doc as { keys: unknown[] }).keys;
-  if (!all.every((k) => typeof k === 'object' && k !== null && !Array.isArray(k))) return bad('jwks: every key must be an object');
+  if (!all.every(isRecord)) return bad('jwks: every key must be an object');
   const jwks = all as JWK[];
   const secrets = jwks.filter((k) => k.kty === 'oct');
   if (secrets.some((k) => typeof k.k !== 'string')) return bad('jwks: an oct key has no "k"');

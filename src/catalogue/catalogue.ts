@@ -1,4 +1,5 @@
 import { catalogueDigest, toolDigest } from './digest.ts';
+import { isRecord } from '../json/record.ts';
 
 /** One upstream tool: the object exactly as listed, deep-frozen, with its contract digest. */
 export interface CatalogueTool {
@@ -62,10 +63,6 @@ export function buildCatalogue(entries: readonly unknown[], syncedAt: number): {
   });
   const stats: BuildStats = Object.freeze({ listed: entries.length, kept: tools.size, malformed, duplicates, undigestable });
   return { catalogue, stats };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Iterative, so a deeply nested upstream value cannot exhaust the stack. */

@@ -1,5 +1,6 @@
 import { principalDigest } from '../cache/keys.ts';
 import type { JsonRpcId } from '../http/jsonrpc.ts';
+import { isRecord } from '../json/record.ts';
 
 /**
  * The open notification streams of each principal, so toolgate can tell
@@ -69,5 +70,5 @@ export function listChangedEvent(subscriptionId?: JsonRpcId): Buffer {
 /** Whether a `subscriptions/listen` request opted in to tool list changes. */
 export function listensForToolChanges(params: Readonly<Record<string, unknown>> | undefined): boolean {
   const filter = params?.notifications;
-  return typeof filter === 'object' && filter !== null && (filter as Record<string, unknown>).toolsListChanged === true;
+  return isRecord(filter) && filter.toolsListChanged === true;
 }

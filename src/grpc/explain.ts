@@ -8,6 +8,7 @@
 import { authenticate } from '../auth/chain.ts';
 import type { CredentialStrength, Principal } from '../auth/types.ts';
 import type { ErrorId } from '../errors.ts';
+import { isRecord } from '../json/record.ts';
 import { isPrincipalId, isScope } from '../grants/rules.ts';
 import { decide } from '../grants/snapshot.ts';
 import type { Classified } from '../http/classify.ts';
@@ -112,7 +113,7 @@ function parseArguments(text: string): Record<string, unknown> | undefined {
   if (text.length > MAX_ARGUMENTS_BYTES) return undefined;
   try {
     const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    return isRecord(v) ? v : undefined;
   } catch {
     return undefined;
   }

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { JsonRpcId } from './jsonrpc.ts';
+import { isRecord } from '../json/record.ts';
 
 /**
  * Classifies one POSTed MCP message. Pure and total: every input, however
@@ -163,10 +164,6 @@ function readEnvelopeVersion(params: Record<string, unknown> | undefined): strin
   if (!isRecord(meta)) return undefined;
   const v = meta[PROTOCOL_VERSION_META_KEY];
   return typeof v === 'string' ? v : undefined;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function reject(code: Rejected['code'], id: JsonRpcId): Rejected {

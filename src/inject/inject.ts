@@ -11,7 +11,8 @@
  */
 import { ANNOTATIONS, optIn, readOptions } from './annotations.ts';
 import type { InjectorConfig } from './config.ts';
-import { isObject, isPortNumber, pointerToken } from './k8s.ts';
+import { isRecord } from '../json/record.ts';
+import { isPortNumber, pointerToken } from './k8s.ts';
 import type { Json, PatchOp } from './k8s.ts';
 import { ADMIN_PORT_NAME, CONTAINER_NAME, sidecarContainer, sidecarVolumes } from './sidecar.ts';
 
@@ -37,10 +38,10 @@ const DEFAULT_GRACE_SECONDS = 30;
 const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
 
 export function planInjection(pod: unknown, config: InjectorConfig): Injection {
-  if (!isObject(pod) || !isObject(pod.spec) || !Array.isArray(pod.spec.containers) || pod.spec.containers.length === 0) {
+  if (!isRecord(pod) || !isRecord(pod.spec) || !Array.isArray(pod.spec.containers) || pod.spec.containers.length === 0) {
     return skip('the object is not a pod with containers');
   }
-  const metadata = isObject(pod.metadata) ? pod.metadata : {};
+  const metadata = isRecord(pod.metadata) ? pod.metadata : {};
   const opt = optIn(metadata.labels, metadata.annotations);
   if (opt === 'absent') return skip('the pod did not opt in', false);
   if (opt === 'out') return skip('the pod opted out', false);
@@ -53,12 +54,12 @@ export function planInjection(pod: unknown, config: InjectorConfig): Injection {
   const ports: PortRef[] = [];
   for (const list of ['containers', 'initContainers'] as const) {
     for (const [ci, c] of lists[list].entries()) {
-      if (!isObject(c) || typeof c.name !== 'string') return skip('the pod spec is not understood');
+      if (!isRecord(c) || typeof c.name !== 'string') return skip('the pod spec is not understood');
       if (c.name === CONTAINER_NAME) return skip('toolgate is already injected', false);
       if (c.ports === undefined) continue;
       if (!Array.isArray(c.ports)) return skip('the pod spec is not understood');
       for (const [pi, p] of c.ports.entries()) {
-        if (!isObject(p) || !isPortNumber(p.containerPort)) return skip('the pod spec is not understood');
+        if (!isRecord(p) || !isPortNumber(p.containerPort)) return skip('the pod spec is not understood');
         ports.push({
           list, container: ci, containerName: c.name, index: pi, number: p.containerPort,
           name: typeof p.name === 'string' ? p.name : undefined,
@@ -103,7 +104,7 @@ export function planInjection(pod: unknown, config: InjectorConfig): Injection {
   const volumes = sidecarVolumes(config, options);
   const existingVolumes = Array.isArray(spec.volumes) ? spec.volumes : [];
   if (spec.volumes !== undefined && !Array.isArray(spec.volumes)) return skip('the pod spec is not understood');
-  const volumeNames = new Set(existingVolumes.map((v) => (isObject(v) ? v.name : undefined)));
+  const volumeNames = new Set(existingVolumes.map((v) => (isRecord(v) ? v.name : undefined)));
   const clashingVolume = volumes.find((v) => volumeNames.has(v.name as string));
   if (clashingVolume !== undefined) return skip(`the volume name ${String(clashingVolume.name)} is already used in the pod`);
 
@@ -122,7 +123,7 @@ export function planInjection(pod: unknown, config: InjectorConfig): Injection {
     else for (const v of volumes) patch.push({ op: 'add', path: '/spec/volumes/-', value: v });
   }
   const status = `/metadata/annotations`;
-  if (isObject(metadata.annotations)) patch.push({ op: 'add', path: `${status}/${pointerToken(ANNOTATIONS.status)}`, value: 'injected' });
+  if (isRecord(metadata.annotations)) patch.push({ op: 'add', path: `${status}/${pointerToken(ANNOTATIONS.status)}`, value: 'injected' });
   else patch.push({ op: 'add', path: status, value: { [ANNOTATIONS.status]: 'injected' } });
 
   const warnings: string[] = [];
@@ -140,17 +141,17 @@ export function planInjection(pod: unknown, config: InjectorConfig): Injection {
 function renameProbePorts(container: Record<string, unknown>, base: string, portName: string): PatchOp[] {
   const ops: PatchOp[] = [];
   const visit = (handler: unknown, path: string) => {
-    if (!isObject(handler)) return;
+    if (!isRecord(handler)) return;
     for (const kind of ['httpGet', 'tcpSocket'] as const) {
       const action = handler[kind];
-      if (isObject(action) && action.port === portName) {
+      if (isRecord(action) && action.port === portName) {
         ops.push({ op: 'replace', path: `${path}/${kind}/port`, value: UPSTREAM_PORT_NAME as Json });
       }
     }
   };
   for (const probe of PROBES) visit(container[probe], `${base}/${probe}`);
   const lifecycle = container.lifecycle;
-  if (isObject(lifecycle)) {
+  if (isRecord(lifecycle)) {
     for (const hook of ['postStart', 'preStop'] as const) visit(lifecycle[hook], `${base}/lifecycle/${hook}`);
   }
   return ops;

@@ -3,17 +3,14 @@
  * untrusted JSON, so readers take `unknown` and check every field they use;
  * the written shapes are plain records serialised into the JSONPatch.
  */
+import { isRecord } from '../json/record.ts';
 
 export type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json };
 export type JsonObject = { readonly [key: string]: Json };
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function stringMap(value: unknown): ReadonlyMap<string, string> {
   const out = new Map<string, string>();
-  if (!isObject(value)) return out;
+  if (!isRecord(value)) return out;
   for (const [k, v] of Object.entries(value)) if (typeof v === 'string') out.set(k, v);
   return out;
 }

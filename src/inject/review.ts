@@ -8,7 +8,7 @@
  */
 import type { InjectorConfig } from './config.ts';
 import { planInjection } from './inject.ts';
-import { isObject } from './k8s.ts';
+import { isRecord } from '../json/record.ts';
 
 export const API_VERSION = 'admission.k8s.io/v1';
 
@@ -34,11 +34,11 @@ const MAX_WARNING = 256;
 const UID = /^[A-Za-z0-9-]{1,128}$/;
 
 export function review(body: unknown, config: InjectorConfig): ReviewResult {
-  if (!isObject(body) || body.apiVersion !== API_VERSION || body.kind !== 'AdmissionReview') {
+  if (!isRecord(body) || body.apiVersion !== API_VERSION || body.kind !== 'AdmissionReview') {
     return { ok: false, reason: 'not_admission_review' };
   }
   const request = body.request;
-  if (!isObject(request) || typeof request.uid !== 'string' || !UID.test(request.uid)) {
+  if (!isRecord(request) || typeof request.uid !== 'string' || !UID.test(request.uid)) {
     return { ok: false, reason: 'no_request_uid' };
   }
   const uid = request.uid;
@@ -52,7 +52,7 @@ export function review(body: unknown, config: InjectorConfig): ReviewResult {
   });
 
   const kind = request.kind;
-  if (!isObject(kind) || kind.group !== '' || kind.version !== 'v1' || kind.kind !== 'Pod' || (request.subResource ?? '') !== '') {
+  if (!isRecord(kind) || kind.group !== '' || kind.version !== 'v1' || kind.kind !== 'Pod' || (request.subResource ?? '') !== '') {
     return allow('the request is not for a pod', true);
   }
   if (request.operation !== 'CREATE') return allow('only pod creation is injected', false);

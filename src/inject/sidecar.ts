@@ -6,7 +6,7 @@
 import type { PodOptions } from './annotations.ts';
 import type { InjectorConfig } from './config.ts';
 import type { Json, JsonObject } from './k8s.ts';
-import { isObject } from './k8s.ts';
+import { isRecord } from '../json/record.ts';
 
 export const CONTAINER_NAME = 'toolgate';
 export const ADMIN_PORT_NAME = 'toolgate-admin';
@@ -86,7 +86,7 @@ function probe(path: string, periodSeconds: number): JsonObject {
 function resources(base: JsonObject, options: PodOptions): JsonObject {
   const pick = (key: 'requests' | 'limits', overrides: Readonly<Record<string, string>>): JsonObject | undefined => {
     const from = base[key];
-    const merged: JsonObject = { ...(isObject(from) ? from as JsonObject : {}), ...overrides };
+    const merged: JsonObject = { ...(isRecord(from) ? from as JsonObject : {}), ...overrides };
     return Object.keys(merged).length > 0 ? merged : undefined;
   };
   const out: Record<string, Json> = {};

@@ -1,4 +1,5 @@
 import type { JsonRpcId } from '../http/jsonrpc.ts';
+import { isRecord } from '../json/record.ts';
 
 /** Edits a JSON-RPC result object; returns the replacement. */
 export type ResultEdit = (result: Record<string, unknown>) => Record<string, unknown>;
@@ -49,6 +50,3 @@ function rewriteSse(text: string, id: JsonRpcId, edit: ResultEdit): Buffer | und
   return found ? Buffer.from(out.join('\n\n')) : undefined;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

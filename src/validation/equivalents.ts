@@ -1,3 +1,4 @@
+import { isRecord } from '../json/record.ts';
 import type { SchemaObject } from './walk.ts';
 
 /**
@@ -19,9 +20,9 @@ export function rewriteEquivalents(schema: SchemaObject): void {
     schema.allOf = [...(allOf ?? []), { not: {} }];
   }
   const { properties, patternProperties } = schema;
-  if (!isObject(properties) || !Object.hasOwn(properties, '__proto__')) return;
-  if (patternProperties !== undefined && (!isObject(patternProperties) || Object.hasOwn(patternProperties, PROTO_PATTERN))) return;
-  const moved: SchemaObject = isObject(patternProperties) ? patternProperties : {};
+  if (!isRecord(properties) || !Object.hasOwn(properties, '__proto__')) return;
+  if (patternProperties !== undefined && (!isRecord(patternProperties) || Object.hasOwn(patternProperties, PROTO_PATTERN))) return;
+  const moved: SchemaObject = isRecord(patternProperties) ? patternProperties : {};
   moved[PROTO_PATTERN] = Object.getOwnPropertyDescriptor(properties, '__proto__')?.value;
   delete properties['__proto__'];
   schema.patternProperties = moved;
@@ -29,6 +30,3 @@ export function rewriteEquivalents(schema: SchemaObject): void {
 
 const PROTO_PATTERN = '^__proto__$';
 
-function isObject(v: unknown): v is SchemaObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

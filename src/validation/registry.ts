@@ -3,7 +3,8 @@ import { staticiseDynamicRefs } from './dynamic-refs.ts';
 import { metaSchemaAccepts } from './engine.ts';
 import type { Dialect, UnsupportedReason } from './types.ts';
 import { SchemaIndex, findUnsafeShape } from './unsafe-shapes.ts';
-import { isSchemaObject, walkSchema, type SchemaNode } from './walk.ts';
+import { isRecord } from '../json/record.ts';
+import { walkSchema, type SchemaNode } from './walk.ts';
 
 /**
  * Shared schemas an operator registers by URI (from a ConfigMap, say), so a
@@ -119,7 +120,7 @@ function toSet(prepared: readonly Prepared[]): RegisteredSet {
  * throws; the input is copied, later changes to it have no effect.
  */
 export function createSchemaRegistry(schemas: Readonly<Record<string, unknown>> | ReadonlyMap<string, unknown>): RegistryResult {
-  const given = schemas instanceof Map ? [...schemas.entries()] : isSchemaObject(schemas) ? Object.entries(schemas) : undefined;
+  const given = schemas instanceof Map ? [...schemas.entries()] : isRecord(schemas) ? Object.entries(schemas) : undefined;
   if (given === undefined) return { ok: false, errors: [{ uri: '', reason: 'malformed_schema' }] };
   if (given.length > MAX_REGISTERED_SCHEMAS) return { ok: false, errors: [{ uri: '', reason: 'too_many_schemas' }] };
 
@@ -205,14 +206,14 @@ function canonicalUri(key: string): string | undefined {
 
 /** ajv takes a root `$id` as the base as it stands, unresolved: it must be absolute too. */
 function hasValidRootId(schema: unknown): boolean {
-  if (!isSchemaObject(schema) || !Object.hasOwn(schema, '$id')) return true;
+  if (!isRecord(schema) || !Object.hasOwn(schema, '$id')) return true;
   const id = schema.$id;
   return typeof id === 'string' && canonicalUri(id) !== undefined;
 }
 
 function prepare(uri: string, schema: unknown): Pick<Candidate, 'byDialect' | 'reasons'> {
   let dialects = DIALECTS;
-  if (isSchemaObject(schema) && Object.hasOwn(schema, '$schema')) {
+  if (isRecord(schema) && Object.hasOwn(schema, '$schema')) {
     const declared = dialectOf(schema.$schema);
     if (declared === undefined) return { byDialect: {}, reasons: { '2020-12': 'unsupported_dialect' } };
     dialects = [declared];

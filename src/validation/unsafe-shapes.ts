@@ -1,7 +1,8 @@
 import { keywordKind } from './keywords.ts';
 import { childPointer } from './pointer.ts';
 import type { Dialect } from './types.ts';
-import { isSchemaObject, resolveUri, type SchemaNode } from './walk.ts';
+import { isRecord } from '../json/record.ts';
+import { resolveUri, type SchemaNode } from './walk.ts';
 
 /**
  * Finds the schema shapes ajv is known to enforce wrongly, measured on the
@@ -48,7 +49,7 @@ export function findUnsafeShape(nodes: readonly SchemaNode[], dialect: Dialect, 
     const s = node.schema;
     for (const keyword of PROPERTY_KEYED) {
       const map = s[keyword];
-      if (keywordKind(dialect, keyword) !== undefined && isSchemaObject(map) && Object.hasOwn(map, '__proto__')) return true;
+      if (keywordKind(dialect, keyword) !== undefined && isRecord(map) && Object.hasOwn(map, '__proto__')) return true;
     }
     if (Object.hasOwn(s, '$dynamicRef')) return true;
     if (Object.hasOwn(s, 'unevaluatedItems') && !Object.hasOwn(s, 'items')) {
@@ -131,7 +132,7 @@ export class SchemaIndex {
       if (child !== undefined) out.push(child);
     };
     if (Array.isArray(value)) value.forEach((_, i) => add(keyword, i));
-    else if (keyword === 'dependentSchemas' && isSchemaObject(value)) for (const name of Object.keys(value)) add(keyword, name);
+    else if (keyword === 'dependentSchemas' && isRecord(value)) for (const name of Object.keys(value)) add(keyword, name);
     else add(keyword);
     return out;
   }

@@ -1,3 +1,4 @@
+import { isRecord } from '../json/record.ts';
 import { CANONICAL_URI, dialectOf } from './dialect.ts';
 import { keywordKind } from './keywords.ts';
 import { childPointer } from './pointer.ts';
@@ -36,10 +37,6 @@ export type WalkResult =
   | { readonly ok: true; readonly dialect: Dialect; readonly nodes: readonly SchemaNode[] }
   | { readonly ok: false; readonly reason: UnsupportedReason };
 
-export function isSchemaObject(v: unknown): v is SchemaObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 export interface WalkOptions {
   /** The dialect when the root has no `$schema` (a tool's default is 2020-12, as MCP says). */
   readonly dialect?: Dialect;
@@ -55,7 +52,7 @@ export interface WalkOptions {
 export function walkSchema(root: unknown, options: WalkOptions = {}): WalkResult {
   let dialect: Dialect = options.dialect ?? '2020-12';
   if (typeof root === 'boolean') return { ok: true, dialect, nodes: [] };
-  if (!isSchemaObject(root)) return { ok: false, reason: 'malformed_schema' };
+  if (!isRecord(root)) return { ok: false, reason: 'malformed_schema' };
   if (Object.hasOwn(root, '$schema')) {
     const found = dialectOf(root.$schema);
     if (found === undefined) return { ok: false, reason: 'unsupported_dialect' };
@@ -70,7 +67,7 @@ export function walkSchema(root: unknown, options: WalkOptions = {}): WalkResult
     const entry = stack.pop()!;
     const { value, pointer, depth } = entry;
     if (typeof value === 'boolean') continue;
-    if (!isSchemaObject(value)) return { ok: false, reason: 'malformed_schema' };
+    if (!isRecord(value)) return { ok: false, reason: 'malformed_schema' };
     if (depth > MAX_SCHEMA_DEPTH || nodes.length >= MAX_SCHEMA_NODES) return { ok: false, reason: 'schema_too_large' };
     if (dialect === 'draft-07' && Object.hasOwn(value, '$ref')) ignoreRefSiblings(value);
     rewriteEquivalents(value);
@@ -103,7 +100,7 @@ export function walkSchema(root: unknown, options: WalkOptions = {}): WalkResult
           break;
         case 'schemaMap':
         case 'patternMap':
-          if (!isSchemaObject(child)) return { ok: false, reason: 'malformed_schema' };
+          if (!isRecord(child)) return { ok: false, reason: 'malformed_schema' };
           for (const [name, s] of Object.entries(child)) {
             if (kind === 'patternMap') {
               const checked = compilePattern(name);
@@ -113,7 +110,7 @@ export function walkSchema(root: unknown, options: WalkOptions = {}): WalkResult
           }
           break;
         case 'dependencies':
-          if (!isSchemaObject(child)) return { ok: false, reason: 'malformed_schema' };
+          if (!isRecord(child)) return { ok: false, reason: 'malformed_schema' };
           for (const [name, s] of Object.entries(child)) if (!Array.isArray(s)) push(s, keyword, name);
           break;
         case 'pattern': {

@@ -1,6 +1,7 @@
 import { analyze, stemCached } from '../text/analyze.ts';
 import { gloss, type Glossary } from '../text/gloss.ts';
 import { compounds } from '../text/tokenize.ts';
+import { isRecord } from '../../json/record.ts';
 
 /** The searchable fields of a tool, in index order; `matched` reports these names. */
 export const FIELDS = ['name', 'title', 'description', 'schema', 'aliases', 'examples'] as const;
@@ -30,10 +31,6 @@ function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /**
  * Property names and their descriptions, nested objects and array items
  * included: "symbol", "start_date" say what a tool works on even when its
@@ -43,17 +40,17 @@ function schemaText(schema: unknown): string[] {
   const out: string[] = [];
   let budget = MAX_SCHEMA_NODES;
   const walk = (node: unknown, depth: number): void => {
-    if (!isObject(node) || depth > MAX_SCHEMA_DEPTH || budget-- <= 0) return;
+    if (!isRecord(node) || depth > MAX_SCHEMA_DEPTH || budget-- <= 0) return;
     const props = node['properties'];
-    if (isObject(props)) {
+    if (isRecord(props)) {
       for (const [key, sub] of Object.entries(props)) {
         out.push(key);
-        if (isObject(sub)) out.push(str(sub['description']));
+        if (isRecord(sub)) out.push(str(sub['description']));
         walk(sub, depth + 1);
       }
     }
     const items = node['items'];
-    if (isObject(items)) walk(items, depth + 1);
+    if (isRecord(items)) walk(items, depth + 1);
   };
   walk(schema, 0);
   return out;
