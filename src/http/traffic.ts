@@ -11,6 +11,7 @@ import type { Enforcer } from './enforce.ts';
 import { CREDENTIAL_HEADERS, upstreamRequestHeaders } from './headers.ts';
 import { sendError, type JsonRpcId } from './jsonrpc.ts';
 import { methodLabel } from './methods.ts';
+import { requestPath } from './path.ts';
 
 /** Methods forwarded as they are on the MCP path: 2025 session operations and CORS. */
 const PASSED_ON_MCP_PATH = new Set(['GET', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -71,10 +72,7 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
       observe(req, res, start, 'http', 'headers_too_large');
       return;
     }
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    if (path !== mcpPath) {
+    if (requestPath(req) !== mcpPath) {
       // Outside the MCP endpoint (OAuth metadata and the like) toolgate does
       // not authenticate: those paths must stay reachable to obtain a credential.
       guarded(req, res, start, passThrough(req, res, null, undefined).then((o) => observe(req, res, start, 'passthrough', o)));

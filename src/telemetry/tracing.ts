@@ -4,6 +4,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Co
 import { TraceState, parseTraceParent } from '@opentelemetry/core';
 import { errors, type ErrorId } from '../errors.ts';
 import type { Classified } from '../http/classify.ts';
+import { requestPath } from '../http/path.ts';
 import { decision, requestClassified, requestEnd, requestStart, upstreamEnd, upstreamStart, type Decision, type RequestClassified, type RequestEnd, type RequestStart, type UpstreamEnd, type UpstreamStart } from './channels.ts';
 import { discovery, type DiscoveryDone } from './discovery-channel.ts';
 import { keywordLabels } from './keywords.ts';
@@ -77,7 +78,7 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     if (t.context !== undefined) return t.context;
     const m = t.message;
     const parent = parentContext(request, m);
-    const name = m !== undefined ? serverSpanName(m) : pathOf(request) === mcpPath ? `${request.method} ${mcpPath}` : `${request.method}`;
+    const name = m !== undefined ? serverSpanName(m) : requestPath(request) === mcpPath ? `${request.method} ${mcpPath}` : `${request.method}`;
     const span = tracer.startSpan(name, { kind: SpanKind.SERVER, startTime: t.startMs }, parent.context);
     if (span.isRecording()) {
       const attributes = m !== undefined ? serverSpanAttributes(m, request) : addClientAttributes({ 'http.request.method': request.method ?? 'other' }, request);
@@ -215,12 +216,6 @@ export function subscribeTracing(options: TracingOptions): Tracing {
       for (const [c, f] of subscriptions) c.unsubscribe(f);
     },
   };
-}
-
-function pathOf(request: IncomingMessage): string {
-  const url = request.url ?? '/';
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
 }
 
 /** The registry's public code for an error id; other outcomes as they are (they are closed sets too). */
