@@ -3,6 +3,7 @@ import { FIELD_COUNT, fieldTerms, fieldTexts, proseOf, type FieldTexts, type Too
 import type { RankParams } from './params.ts';
 import { permit, type Permit } from './permit.ts';
 import { normsFor, saturatedTf } from './bm25f.ts';
+import { GramBuilder, type GramIndex } from './grams.ts';
 
 /** One term's occurrences: documents ascending, and per document its count in each field. */
 export interface Posting {
@@ -34,6 +35,8 @@ export interface IndexData {
   readonly vocabulary: readonly string[];
   /** Corpus statistics with every tool allowed, computed once. */
   readonly everyone: Permit;
+  /** Character n-grams of each tool, for re-scoring; absent when that is off. */
+  readonly grams: GramIndex | undefined;
 }
 
 export interface DocTerms {
@@ -67,10 +70,12 @@ export function buildIndexData(tools: readonly ToolDoc[], params: RankParams): I
   const pending = new Map<string, { docs: number[]; tf: number[] }>();
   const ids = new Map<string, number>();
   const forward: DocTerms[] = [];
+  const grams = params.gramWeight > 0 && params.gramDepth > 0 ? new GramBuilder(params.weights) : undefined;
   for (let d = 0; d < n; d++) {
     const doc = docs[d] as ToolDoc;
     ids.set(doc.name, d);
-    const fields = fieldTerms(texts[d] as FieldTexts, glossary);
+    const fields = fieldTerms(texts[d] as FieldTexts, glossary, grams?.words);
+    grams?.endTool();
     const counts = new Map<string, Uint16Array>();
     for (let f = 0; f < FIELD_COUNT; f++) {
       const terms = fields[f] as string[];
@@ -117,5 +122,6 @@ export function buildIndexData(tools: readonly ToolDoc[], params: RankParams): I
     postings,
     forward,
     vocabulary: [...postings.keys()].sort(byCodeUnits),
+    grams: grams?.finish(),
   };
 }

@@ -1,4 +1,4 @@
-import { analyze, stemCached } from '../text/analyze.ts';
+import { contentWords, stemCached, stems } from '../text/analyze.ts';
 import { gloss, type Glossary } from '../text/gloss.ts';
 import { compounds } from '../text/tokenize.ts';
 import { isRecord } from '../../json/record.ts';
@@ -56,8 +56,8 @@ function schemaText(schema: unknown): string[] {
   return out;
 }
 
-function nameTerms(name: string): string[] {
-  const terms = analyze(name);
+function nameTerms(name: string, words: readonly string[]): string[] {
+  const terms = stems(words);
   const seen = new Set(terms);
   for (const c of compounds(name)) {
     const s = stemCached(c);
@@ -95,19 +95,32 @@ export function proseOf(texts: FieldTexts): string[] {
   return [texts.title, texts.description, ...texts.schema, ...texts.examples];
 }
 
-/** Analysed terms of each field of one tool, Chinese prose followed by its English glosses. */
-export function fieldTerms(texts: FieldTexts, glossary: Glossary): string[][] {
-  const prose = (text: string): string[] => {
-    const terms = analyze(text);
-    if (glossary.size > 0) terms.push(...analyze(gloss(text, glossary)));
+/** Receives each text's content words (function words dropped, not stemmed) with its field's index. */
+export type WordSink = (field: number, words: readonly string[]) => void;
+
+/**
+ * Analysed terms of each field of one tool, Chinese prose followed by its
+ * English glosses. `sink`, if given, sees the same words before stemming, so
+ * the n-gram index reads the text without tokenizing it a second time.
+ */
+export function fieldTerms(texts: FieldTexts, glossary: Glossary, sink?: WordSink): string[][] {
+  const words = (field: number, text: string): string[] => {
+    const w = contentWords(text);
+    sink?.(field, w);
+    return w;
+  };
+  const prose = (field: number) => (text: string): string[] => {
+    const terms = stems(words(field, text));
+    if (glossary.size > 0) terms.push(...stems(words(field, gloss(text, glossary))));
     return terms;
   };
+  const name = (field: number) => (text: string): string[] => nameTerms(text, words(field, text));
   return [
-    nameTerms(texts.name),
-    prose(texts.title),
-    prose(texts.description),
-    texts.schema.flatMap(prose),
-    texts.aliases.flatMap(nameTerms),
-    texts.examples.flatMap(prose),
+    name(0)(texts.name),
+    prose(1)(texts.title),
+    prose(2)(texts.description),
+    texts.schema.flatMap(prose(3)),
+    texts.aliases.flatMap(name(4)),
+    texts.examples.flatMap(prose(5)),
   ];
 }

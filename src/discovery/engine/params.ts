@@ -20,6 +20,10 @@ export interface RankParams {
   readonly fbWeight: number;
   /** Terms in more than this share of allowed tools are too common to expand with. */
   readonly fbMaxDf: number;
+  /** Share of the n-gram cosine in the combined score of the re-scored tools (0 = off). */
+  readonly gramWeight: number;
+  /** How many first-pass leaders are re-scored. */
+  readonly gramDepth: number;
 }
 
 export const DEFAULT_PARAMS: RankParams = Object.freeze({
@@ -32,8 +36,17 @@ export const DEFAULT_PARAMS: RankParams = Object.freeze({
   fbTerms: 10,
   fbWeight: 0.1,
   fbMaxDf: 0.1,
+  gramWeight: 0.4,
+  gramDepth: 50,
 });
 
 export function checkParams(p: RankParams): boolean {
-  return p.weights.length === FIELD_COUNT && p.b.length === FIELD_COUNT;
+  return (
+    p.weights.length === FIELD_COUNT &&
+    p.b.length === FIELD_COUNT &&
+    p.gramWeight >= 0 &&
+    p.gramWeight < 1 &&
+    Number.isInteger(p.gramDepth) &&
+    p.gramDepth >= 0
+  );
 }

@@ -2,6 +2,7 @@ import { analyze } from '../text/analyze.ts';
 import { normsFor, saturatedTf, type Norms } from './bm25f.ts';
 import type { IndexData, Posting } from './build.ts';
 import { feedbackTerms } from './feedback.ts';
+import { gramCosines, gramScratch, type GramScratch } from './gram-score.ts';
 import { FIELD_COUNT, FIELDS, type FieldName } from './fields.ts';
 import type { RankParams } from './params.ts';
 import { permit, release, type Allowed, type PermitBuffers, type Stats } from './permit.ts';
@@ -163,7 +164,7 @@ export function searchIndex(
   const scratch = scratchFor(data);
   scratch.busy = true;
   try {
-    return permitted(data, params, terms, limit, offset, allowed, scratch);
+    return permitted(data, params, query, terms, limit, offset, allowed, scratch);
   } catch {
     // Whatever failed may have left the accumulators dirty: the next search starts afresh.
     scratches.delete(data);
@@ -173,19 +174,50 @@ export function searchIndex(
   }
 }
 
-function permitted(data: IndexData, params: RankParams, terms: readonly string[], limit: number, offset: number, allowed: Allowed | undefined, scratch: Scratch): SearchResult {
-  if (allowed === undefined) return rank({ data, params, mask: data.everyone.mask, stats: data.everyone.stats, norms: undefined, scratch }, terms, limit, offset);
+function permitted(data: IndexData, params: RankParams, query: string, terms: readonly string[], limit: number, offset: number, allowed: Allowed | undefined, scratch: Scratch): SearchResult {
+  if (allowed === undefined) return rank({ data, params, mask: data.everyone.mask, stats: data.everyone.stats, norms: undefined, scratch }, query, terms, limit, offset);
   const view = permit(data, allowed, scratch.permit);
   try {
     if (view.stats.count === 0) return EMPTY;
     const norms = normsFor(view.stats.avgLength, params);
-    return rank({ data, params, mask: view.mask, stats: view.stats, norms, scratch }, terms, limit, offset);
+    return rank({ data, params, mask: view.mask, stats: view.stats, norms, scratch }, query, terms, limit, offset);
   } finally {
     release(view);
   }
 }
 
-function rank(pass: Pass, terms: readonly string[], limit: number, offset: number): SearchResult {
+/**
+ * Re-scores the first-pass leaders by their character n-gram cosine with the
+ * request (`gram-score.ts`) and combines the two by CombSUM of max-normalised
+ * scores: every hit keeps `(1 − w) · score / best score`, and a leader adds
+ * `w · cosine / best cosine`. Tools past the leaders keep their order below
+ * them.
+ */
+function gramRescore(pass: Pass, query: string): void {
+  const { data, params, scratch } = pass;
+  const { scores, hits } = scratch;
+  if (data.grams === undefined || hits.length === 0) return;
+  const leaders = topPage(hits, scores, 0, params.gramDepth);
+  const best = scores[leaders[0] as number] as number;
+  if (!(best > 0)) return;
+  const audience = { mask: pass.norms === undefined ? undefined : pass.mask, count: pass.stats.count };
+  const cosine = gramCosines(data.grams, query, leaders, audience, scratch.grams);
+  if (cosine === undefined) return;
+  let top = 0;
+  for (let i = 0; i < cosine.length; i++) top = Math.max(top, cosine[i] as number);
+  if (!(top > 0)) return;
+  const w = params.gramWeight;
+  for (let i = 0; i < hits.length; i++) {
+    const d = hits.ids[i] as number;
+    scores[d] = ((1 - w) * (scores[d] as number)) / best;
+  }
+  for (let i = 0; i < leaders.length; i++) {
+    const d = leaders[i] as number;
+    scores[d] = (scores[d] as number) + (w * (cosine[i] as number)) / top;
+  }
+}
+
+function rank(pass: Pass, query: string, terms: readonly string[], limit: number, offset: number): SearchResult {
   const { data, params, scratch } = pass;
   const { scores, fieldsHit } = scratch;
   scratch.hits.length = 0;
@@ -200,6 +232,7 @@ function rank(pass: Pass, terms: readonly string[], limit: number, offset: numbe
     for (const e of expansion) addTerm(pass, [{ term: e.term, weight: 1 }], Math.min(1, mass * e.weight));
     for (const d of top) scratch.held[d] = 0;
   }
+  gramRescore(pass, query);
   const hits = scratch.hits;
   const page = topPage(hits, scores, offset, limit);
   const result: SearchResult = {
@@ -241,6 +274,7 @@ interface Scratch {
   /** A restricted search's allowed entries of the posting at hand. */
   readonly slice: Slice;
   readonly permit: PermitBuffers;
+  readonly grams: GramScratch;
   /** Set while a search runs on these accumulators. */
   busy: boolean;
 }
@@ -282,6 +316,7 @@ function scratchFor(data: IndexData): Scratch {
     touched: { ids: new Int32Array(n), length: 0 },
     slice: { docs: new Int32Array(n), sat: new Float64Array(n), bits: new Uint8Array(n), length: 0 },
     permit: { mask: new Uint8Array(n), admitted: new Int32Array(n) },
+    grams: gramScratch(data.grams),
     busy: false,
   };
   if (cached === undefined) scratches.set(data, s);

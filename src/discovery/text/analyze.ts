@@ -35,9 +35,18 @@ export function stemCached(word: string): string {
   return s;
 }
 
+/** A text's tokens in order without function words: what is stemmed, and what character n-grams are cut from. */
+export function contentWords(text: string): string[] {
+  const out: string[] = [];
+  for (const t of tokenize(text)) if (!STOP_WORDS.has(t)) out.push(t);
+  return out;
+}
+
 /** Index terms of a text, in order: tokens without function words, stemmed. */
 export function analyze(text: string): string[] {
-  const out: string[] = [];
-  for (const t of tokenize(text)) if (!STOP_WORDS.has(t)) out.push(stemCached(t));
-  return out;
+  return stems(contentWords(text));
+}
+
+export function stems(words: readonly string[]): string[] {
+  return words.map(stemCached);
 }
