@@ -1,6 +1,11 @@
 import { FIELD_COUNT } from './fields.ts';
 import type { RankParams } from './params.ts';
 
+/** BM25's inverse document frequency of a term held by `df` of `count` tools; never negative. */
+export function idf(count: number, df: number): number {
+  return Math.log(1 + (count - df + 0.5) / (df + 0.5));
+}
+
 /**
  * BM25F's per-field constants under one set of field-length averages: an
  * occurrence's weight and the length normalisation `1 − b + b · len / avg`

@@ -1,3 +1,4 @@
+import { idf } from './bm25f.ts';
 import type { IndexData } from './build.ts';
 import type { Stats } from './permit.ts';
 import type { RankParams } from './params.ts';
@@ -74,7 +75,7 @@ export function feedbackTerms(
     // Counting stops once a term is too common: the first pass is cheap, not this.
     const df = allowedDf(data, term, mask, stats.count, maxDf);
     if (df < 2 || df > maxDf) continue;
-    const weight = m * Math.log(1 + (stats.count - df + 0.5) / (df + 0.5));
+    const weight = m * idf(stats.count, df);
     kept.push({ term, weight });
     total += weight;
   }

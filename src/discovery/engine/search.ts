@@ -1,5 +1,5 @@
 import { analyze } from '../text/analyze.ts';
-import { normsFor, saturatedTf, type Norms } from './bm25f.ts';
+import { idf, normsFor, saturatedTf, type Norms } from './bm25f.ts';
 import type { IndexData, Posting } from './build.ts';
 import { feedbackTerms } from './feedback.ts';
 import { gramCosines, gramScratch, type GramScratch } from './gram-score.ts';
@@ -124,8 +124,7 @@ function addTerm(pass: Pass, candidates: readonly Variant[], weight: number): vo
     if (posting === undefined) continue;
     const e = allowedEntries(pass, posting);
     if (e.length === 0) continue;
-    const idf = Math.log(1 + (stats.count - e.length + 0.5) / (e.length + 0.5));
-    const scale = v.weight * weight * idf;
+    const scale = v.weight * weight * idf(stats.count, e.length);
     for (let i = 0; i < e.length; i++) {
       const d = e.docs[i] as number;
       if (held[d] === 1) continue;
