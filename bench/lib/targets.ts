@@ -75,7 +75,8 @@ export function toolgate(name: string, opts: { args?: readonly string[]; env?: R
 
 /**
  * toolgate with tracing on, exporting every span over OTLP/HTTP to a local
- * receiver stub (started here and stopped with it).
+ * receiver stub (started here and stopped with it), in the SDK's default
+ * encoding (protobuf): what an operator who sets only the endpoint gets.
  */
 export function toolgateTracing(name: string): Launcher {
   return async (ctx) => {
@@ -85,7 +86,6 @@ export function toolgateTracing(name: string): Launcher {
     const target = await toolgate(name, {
       env: {
         OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
         OTEL_SERVICE_NAME: 'toolgate-bench',
       },
