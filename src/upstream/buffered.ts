@@ -15,6 +15,8 @@ export type Buffered =
  * than `maxBytes` cannot be checked, so it is refused, never passed unfiltered.
  */
 export async function requestBuffered(pool: Pool, req: IncomingMessage, res: ServerResponse, requestHeaders: string[], body: Buffer, maxBytes: number): Promise<Buffered> {
+  // Gone while the request waited: its 'close' has fired and would never abort this one.
+  if (res.destroyed) return { ok: false, error: 'client_closed' };
   const abort = new AbortController();
   const onClose = () => abort.abort();
   res.once('close', onClose);

@@ -41,6 +41,11 @@ export function forward(
   rpcId: JsonRpcId,
   options: ForwardOptions = {},
 ): Promise<ForwardOutcome> {
+  // A client that left while the request waited (for a validator, a grant
+  // lookup) already fired 'close', which the handler would never hear: its
+  // upstream request would be sent for nobody and, once its answer filled the
+  // dead socket, paused forever, holding a pool connection.
+  if (res.destroyed) return Promise.resolve('client_closed');
   return new Promise((resolve) => {
     new ForwardHandler(pool, { req, res, requestHeaders, body, rpcId, headersTimeoutMs: options.headersTimeoutMs, onEventStream: options.onEventStream }, resolve);
   });

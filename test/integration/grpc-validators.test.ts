@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { request } from 'undici';
 import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
 import { post } from '../helpers/raw.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
@@ -27,6 +28,19 @@ ${validators}
 const hook = '[{ event: tools/call, phase: request }]';
 
 const call = (query: string) => JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search_docs', arguments: { query } } });
+
+const metricsText = async (adminUrl: string) => (await request(`${adminUrl}/metrics`)).body.text();
+const clientClosedCount = async (adminUrl: string) =>
+  Number(/^toolgate_requests_total\{method="tools\/call",outcome="client_closed"\} (\d+)$/m.exec(await metricsText(adminUrl))?.[1] ?? 0);
+
+/** Polls `check` every 20 ms; fails with `what` if it is still false after 10 s. */
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(what);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 describe('external validators in the chain (real validator processes)', () => {
   let dir: string;
@@ -103,6 +117,27 @@ describe('external validators in the chain (real validator processes)', () => {
   it('timeout with failOpen passes; a block with failOpen still refuses', async () => {
     assert.equal((await post(gates.failOpen!.url, call('SLOW quick'), auth)).status, 200);
     expectRefused(await post(gates.failOpen!.url, call('BLOCK canary-77aa'), auth), 'validator_denied', 403, 'canary-77aa');
+  });
+
+  it('a caller that leaves while the validator decides: nothing is forwarded, the request ends as client_closed', async () => {
+    const gate = gates.failOpen!;
+    const forwarded = upstream.calls.length;
+    const asked = validator.requests.length;
+    const closedBefore = await clientClosedCount(gate.adminUrl);
+    const leaving = new AbortController();
+    const pending = request(gate.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth },
+      body: call('SLOW left-early'),
+      signal: leaving.signal,
+    }).catch(() => 'aborted');
+    await until(() => validator.requests.length > asked, 'the validator never received the call');
+    leaving.abort();
+    assert.equal(await pending, 'aborted');
+    // failOpen forwards once the 300 ms timeout passes; by then the caller is gone.
+    await until(async () => (await clientClosedCount(gate.adminUrl)) > closedBefore, 'the request never ended as client_closed');
+    assert.equal(upstream.calls.length, forwarded, 'a call was sent upstream for a caller that had left');
+    assert.match(await metricsText(gate.adminUrl), /^toolgate_inflight_requests 0$/m);
   });
 
   it('audit mode never blocks: neither a block nor a timeout', async () => {
