@@ -9,6 +9,7 @@ import { startCatalogueServer, tool, type CatalogueServer } from '../helpers/cat
 import { freePort } from '../helpers/ports.ts';
 import { startV1Server } from '../helpers/mcp-v1-server.ts';
 import { startV2Server } from '../helpers/mcp-v2-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -29,15 +30,6 @@ async function server(opts: Parameters<typeof startCatalogueServer>[0]): Promise
   const s = await startCatalogueServer(opts);
   cleanups.push(() => s.close());
   return s;
-}
-
-/** Polls until `ok` holds; the bound only stops a broken test from hanging. */
-async function waitFor(ok: () => boolean, what: string, boundMs = 5000): Promise<void> {
-  const until = performance.now() + boundMs;
-  while (!ok()) {
-    if (performance.now() > until) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 function names(c: Catalogue | undefined): string[] {
