@@ -18,6 +18,9 @@ export function declaredTooLarge(req: IncomingMessage, limit: number): boolean {
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
   if (declaredTooLarge(req, limit)) return Promise.resolve({ ok: false, code: 'payload_too_large' });
+  // Gone while authentication was awaited (a JWKS fetch): 'close' has fired
+  // and 'end' never will, so waiting for either would never finish.
+  if (req.destroyed) return Promise.resolve({ ok: false, code: 'aborted' });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
