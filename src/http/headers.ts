@@ -3,8 +3,11 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 /**
  * Hop-by-hop fields (RFC 9110 §7.6.1) describe one connection, not the
  * message, so a proxy must not forward them in either direction. Fields named
- * in `Connection` are hop-by-hop too. Content-Length is dropped because the
- * forwarded body may be framed differently (undici recomputes it).
+ * in `Connection` are hop-by-hop too. Requests also lose Content-Length,
+ * because the forwarded body may be framed differently (undici recomputes
+ * it), and Expect: toolgate's own server has already answered
+ * `100-continue`, the upstream gets the body in one go, and undici refuses
+ * the field outright (curl sends it for every body over 1 KiB).
  */
 const HOP_BY_HOP = new Set([
   'connection',
@@ -17,6 +20,8 @@ const HOP_BY_HOP = new Set([
   'transfer-encoding',
   'upgrade',
 ]);
+
+const REQUEST_ONLY = new Set(['content-length', 'expect']);
 
 function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
   // The usual values name only fields that are hop-by-hop anyway.
@@ -46,7 +51,7 @@ export function upstreamRequestHeaders(req: IncomingMessage, drop?: ReadonlySet<
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || lower === 'content-length' || extra?.has(lower) || drop?.has(lower)) continue;
+    if (HOP_BY_HOP.has(lower) || REQUEST_ONLY.has(lower) || extra?.has(lower) || drop?.has(lower)) continue;
     if (lower === 'x-forwarded-for') {
       forwardedFor = forwardedFor === undefined ? (raw[i + 1] as string) : `${forwardedFor}, ${raw[i + 1] as string}`;
       continue;
