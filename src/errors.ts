@@ -56,6 +56,11 @@ export const errors = Object.freeze({
     message: 'The body is not a single JSON-RPC 2.0 message; batches are not supported, send one message per POST',
     when: 'JSON that is not one JSON-RPC 2.0 request, notification or response (batches included)',
   }),
+  invalid_path: def({
+    code: 'invalid_path', status: 400, rpcCode: -31400, retryable: false, hint: 'fix_request',
+    message: 'The request target is ambiguous; send a plain absolute path without encoded slashes, backslashes or dots',
+    when: "a request target servers could route differently: an encoded `/`, `\\` or `.`, a raw `\\`, a malformed `%` escape, or not a path",
+  }),
   invalid_arguments: def({
     code: 'invalid_arguments', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_arguments',
     message: "The arguments do not satisfy the tool's inputSchema; see error.data.errors for the failing locations and keywords",
@@ -100,6 +105,11 @@ export const errors = Object.freeze({
     code: 'admin_scope_required', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes',
     message: 'This gRPC call needs the admin scope; use a credential that holds it',
     when: "gRPC GrantAdmin, or PolicyService.Explain for another principal, without the admin scope (`TOOLGATE_GRPC_ADMIN_SCOPE`)",
+  }),
+  not_found: def({
+    code: 'not_found', status: 404, rpcCode: -31404, retryable: false, hint: 'fix_request',
+    message: 'Nothing is served at this path; MCP requests go to the MCP endpoint',
+    when: 'with a policy, a path that is neither the MCP endpoint nor under `TOOLGATE_PASSTHROUGH_PATHS`',
   }),
   method_not_found: def({
     code: 'method_not_found', status: 404, rpcCode: -32601, retryable: false, hint: 'use_allowed_method',

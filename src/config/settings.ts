@@ -4,6 +4,7 @@
  * start-up with one line naming the setting (never echoing secrets). The README
  * configuration table is kept equal to this list by a test.
  */
+import { parsePrefixes } from '../http/target.ts';
 
 export interface Settings {
   readonly upstream: URL;
@@ -11,6 +12,8 @@ export interface Settings {
   readonly port: number;
   readonly adminPort: number;
   readonly mcpPath: string;
+  /** Path prefixes forwarded unchecked while a policy is on; every other path but the MCP endpoint is refused. */
+  readonly passthroughPaths: readonly string[];
   readonly maxBodyBytes: number;
   readonly maxHeaderBytes: number;
   readonly maxHeaders: number;
@@ -93,7 +96,7 @@ function setting<K extends keyof Settings>(d: SettingDef<K>): SettingDef<K> {
 export const settingDefs = [
   setting({
     key: 'upstream', flag: '--upstream', env: 'TOOLGATE_UPSTREAM', default: 'http://127.0.0.1:3000',
-    doc: 'Origin of the MCP server (scheme, host, port); paths are forwarded unchanged.',
+    doc: 'Origin of the MCP server (scheme, host, port); request targets are forwarded normalised (see the MCP path).',
     parse: (raw) => {
       if (!URL.canParse(raw)) return bad('expected an http:// or https:// URL');
       const u = new URL(raw);
@@ -118,8 +121,16 @@ export const settingDefs = [
   }),
   setting({
     key: 'mcpPath', flag: '--mcp-path', env: 'TOOLGATE_MCP_PATH', default: '/mcp',
-    doc: 'Path of the MCP endpoint; every other path passes through unchanged.',
+    doc: 'Path of the MCP endpoint. Matched as lenient routers match it: without regard to case, a trailing slash or `;params`, after dot segments and repeated slashes are resolved.',
     parse: (raw) => (/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/.test(raw) ? ok(raw) : bad('expected an absolute path')),
+  }),
+  setting({
+    key: 'passthroughPaths', flag: '--passthrough-paths', env: 'TOOLGATE_PASSTHROUGH_PATHS', default: '/.well-known/',
+    doc: 'With a policy: comma-separated path prefixes forwarded without any check (OAuth metadata must be reachable without a credential); every other path but the MCP endpoint gets 404 not_found. A prefix ending in `/` covers what is below it, one without covers itself too. Empty: none. Without a policy every path is forwarded.',
+    parse: (raw) => {
+      const prefixes = parsePrefixes(raw);
+      return prefixes !== undefined ? ok(prefixes) : bad('expected comma-separated absolute paths without dot segments, repeated slashes or escapes');
+    },
   }),
   setting({
     key: 'maxBodyBytes', flag: '--max-body-bytes', env: 'TOOLGATE_MAX_BODY_BYTES', default: '4194304',

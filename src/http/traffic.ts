@@ -11,7 +11,7 @@ import type { Enforcer } from './enforce.ts';
 import { CREDENTIAL_HEADERS, upstreamRequestHeaders } from './headers.ts';
 import { sendError, type JsonRpcId } from './jsonrpc.ts';
 import { methodLabel } from './methods.ts';
-import { requestPath } from './path.ts';
+import { targetRouter, underPrefix } from './target.ts';
 
 /** Methods forwarded as they are on the MCP path: 2025 session operations and CORS. */
 const PASSED_ON_MCP_PATH = new Set(['GET', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -26,7 +26,7 @@ export interface TrafficDeps {
   readonly enforcer?: Enforcer | undefined;
 }
 
-export type Outcome = ForwardOutcome | 'answered' | 'parse_error' | 'invalid_request' | 'header_mismatch' | 'aborted' | 'internal_error' | 'unauthenticated';
+export type Outcome = ForwardOutcome | 'answered' | 'parse_error' | 'invalid_request' | 'header_mismatch' | 'aborted' | 'internal_error' | 'unauthenticated' | 'invalid_path' | 'not_found';
 
 /**
  * The inbound request path. Everything per request is decided here in a
@@ -36,6 +36,8 @@ export type Outcome = ForwardOutcome | 'answered' | 'parse_error' | 'invalid_req
 export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const { settings, pool, enforcer } = deps;
   const mcpPath = settings.mcpPath;
+  const route = targetRouter(mcpPath);
+  const passthrough = settings.passthroughPaths;
   const maxRawHeaders = settings.maxHeaders * 2;
   const drop = enforcer === undefined ? undefined : CREDENTIAL_HEADERS;
 
@@ -72,9 +74,22 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
       observe(req, res, start, 'http', 'headers_too_large');
       return;
     }
-    if (requestPath(req) !== mcpPath) {
-      // Outside the MCP endpoint (OAuth metadata and the like) toolgate does
-      // not authenticate: those paths must stay reachable to obtain a credential.
+    const where = route(req.url ?? '/');
+    if (!where.ok) {
+      sendError(res, null, where.code);
+      observe(req, res, start, 'http', where.code);
+      return;
+    }
+    // Upstream sees the target toolgate routed, never one it might route differently.
+    req.url = where.target;
+    if (where.kind === 'other') {
+      // With a policy, only the listed prefixes (OAuth metadata and the like,
+      // reachable without a credential by design) bypass the checks.
+      if (enforcer !== undefined && !passthrough.some((prefix) => underPrefix(where.path, prefix))) {
+        sendError(res, null, 'not_found');
+        observe(req, res, start, 'http', 'not_found');
+        return;
+      }
       guarded(req, res, start, passThrough(req, res, null, undefined).then((o) => observe(req, res, start, 'passthrough', o)));
       return;
     }

@@ -3,6 +3,7 @@
  * options. Pure: a value it cannot accept becomes a skip reason naming the
  * annotation (never echoing the value), so the pod is admitted unchanged.
  */
+import { parsePrefixes } from '../http/target.ts';
 import { isPortName, isQuantity, stringMap } from './k8s.ts';
 
 export const PREFIX = 'toolgate.dev/';
@@ -17,6 +18,7 @@ export const ANNOTATIONS = Object.freeze({
   policyKey: `${PREFIX}policy-key`,
   keysSecret: `${PREFIX}keys-secret`,
   mcpPath: `${PREFIX}mcp-path`,
+  passthroughPaths: `${PREFIX}passthrough-paths`,
   logLevel: `${PREFIX}log-level`,
   drainTimeoutMs: `${PREFIX}drain-timeout-ms`,
   cpuRequest: `${PREFIX}cpu-request`,
@@ -48,6 +50,7 @@ export interface PodOptions {
   readonly policyKey: string;
   readonly keysSecret: string | undefined;
   readonly mcpPath: string | undefined;
+  readonly passthroughPaths: string | undefined;
   readonly logLevel: string | undefined;
   readonly drainTimeoutMs: number | undefined;
   readonly requests: Readonly<Record<string, string>>;
@@ -94,6 +97,8 @@ export function readOptions(annotations: unknown): OptionsResult {
 
   const mcpPath = get(ANNOTATIONS.mcpPath);
   if (mcpPath !== undefined && !/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]{0,1023}$/.test(mcpPath)) return bad(ANNOTATIONS.mcpPath, 'an absolute URL path');
+  const passthroughPaths = get(ANNOTATIONS.passthroughPaths);
+  if (passthroughPaths !== undefined && parsePrefixes(passthroughPaths) === undefined) return bad(ANNOTATIONS.passthroughPaths, 'comma-separated plain absolute URL paths');
   const logLevel = get(ANNOTATIONS.logLevel);
   if (logLevel !== undefined && !['debug', 'info', 'warn', 'error'].includes(logLevel)) return bad(ANNOTATIONS.logLevel, 'debug, info, warn or error');
   const drainText = get(ANNOTATIONS.drainTimeoutMs);
@@ -116,7 +121,7 @@ export function readOptions(annotations: unknown): OptionsResult {
   return {
     ok: true,
     options: {
-      portName, ...ports, policyConfigMap, policyKey, keysSecret, mcpPath, logLevel, drainTimeoutMs, requests, limits,
+      portName, ...ports, policyConfigMap, policyKey, keysSecret, mcpPath, passthroughPaths, logLevel, drainTimeoutMs, requests, limits,
     },
   };
 }

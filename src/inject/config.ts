@@ -30,7 +30,7 @@ export interface InjectorConfig {
 /** Variables the injector derives from the pod; the config may not set them. */
 export const MANAGED_ENV: ReadonlySet<string> = new Set([
   'TOOLGATE_UPSTREAM', 'TOOLGATE_PORT', 'TOOLGATE_ADMIN_PORT', 'TOOLGATE_POLICY_FILE',
-  'TOOLGATE_MCP_PATH', 'TOOLGATE_LOG_LEVEL', 'TOOLGATE_DRAIN_TIMEOUT_MS',
+  'TOOLGATE_MCP_PATH', 'TOOLGATE_PASSTHROUGH_PATHS', 'TOOLGATE_LOG_LEVEL', 'TOOLGATE_DRAIN_TIMEOUT_MS',
 ]);
 
 const MAX_CONFIG_BYTES = 1 << 20;

@@ -42,6 +42,7 @@ export function sidecarContainer(config: InjectorConfig, plan: SidecarPlan): Jso
   ];
   if (options.policyConfigMap !== undefined) env.push({ name: 'TOOLGATE_POLICY_FILE', value: `${POLICY_DIR}/${options.policyKey}` });
   if (options.mcpPath !== undefined) env.push({ name: 'TOOLGATE_MCP_PATH', value: options.mcpPath });
+  if (options.passthroughPaths !== undefined) env.push({ name: 'TOOLGATE_PASSTHROUGH_PATHS', value: options.passthroughPaths });
   if (options.logLevel !== undefined) env.push({ name: 'TOOLGATE_LOG_LEVEL', value: options.logLevel });
   if (options.drainTimeoutMs !== undefined) env.push({ name: 'TOOLGATE_DRAIN_TIMEOUT_MS', value: String(options.drainTimeoutMs) });
   env.push(...config.env);

@@ -155,6 +155,7 @@ describe('pods that are not injected are admitted unchanged', () => {
     ['an upstream-port that disagrees with the named port', (pod) => { pod.metadata.annotations['toolgate.dev/upstream-port'] = '3001'; }, /upstream-port disagrees/],
     ['an unparsable port annotation', (pod) => { pod.metadata.annotations['toolgate.dev/proxy-port'] = '80; rm -rf'; }, /toolgate.dev\/proxy-port must be a port number/],
     ['a bad resource annotation', (pod) => { pod.metadata.annotations['toolgate.dev/cpu-limit'] = 'lots'; }, /cpu-limit must be a resource quantity/],
+    ['a pass-through path with a dot segment', (pod) => { pod.metadata.annotations['toolgate.dev/passthrough-paths'] = '/.well-known/,/x/../mcp'; }, /passthrough-paths must be comma-separated plain absolute URL paths/],
     ['a UDP mcp port', (pod) => { pod.spec.containers[0].ports[0].protocol = 'UDP'; }, /not TCP/],
     ['host networking', (pod) => { pod.spec.hostNetwork = true; }, /host network/],
     ['a volume already named toolgate-policy', (pod) => { pod.spec.volumes.push({ name: 'toolgate-policy', emptyDir: {} }); }, /volume name toolgate-policy/],
@@ -174,6 +175,12 @@ describe('pods that are not injected are admitted unchanged', () => {
     assert.deepEqual(pod.spec.containers[0].ports.map((p: any) => p.name), ['mcp', 'mcp-upstream']);
     assert.equal(envOf(sidecarOf(pod)).TOOLGATE_UPSTREAM, 'http://127.0.0.1:9464');
     assert.equal(pod.spec.containers[0].readinessProbe.httpGet.port, 'mcp', 'probes on other ports are left alone');
+  });
+  it('passes the pass-through paths annotation on as TOOLGATE_PASSTHROUGH_PATHS', () => {
+    const body = withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/passthrough-paths'] = '/.well-known/, /healthz'; });
+    const applied = applyPatch(body.request.object, patchOf(respond(body)));
+    assert.ok(applied.ok);
+    assert.equal(envOf(sidecarOf(applied.doc as any)).TOOLGATE_PASSTHROUGH_PATHS, '/.well-known/, /healthz');
   });
   it('warns when the drain timeout outlasts the grace period', () => {
     const body = withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/drain-timeout-ms'] = '30000'; });
