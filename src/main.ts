@@ -122,7 +122,9 @@ function closeServer(server: Server): Promise<void> {
  */
 async function drain(server: Server, timeoutMs: number): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.on('request', (_req, res) => res.setHeader('connection', 'close'));
+  // Before the handler, which may answer at once (a 405, a refusal): a
+  // header set after the response is sent throws, and would end the process.
+  server.prependListener('request', (_req, res) => res.setHeader('connection', 'close'));
   server.closeIdleConnections();
   const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
   let timer: NodeJS.Timeout | undefined;

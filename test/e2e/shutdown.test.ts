@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { listenOnLoopback } from '../helpers/http-server.ts';
 import { freePort } from '../helpers/ports.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const CLI = join(import.meta.dirname, '../../src/cli.ts');
 
@@ -61,6 +63,54 @@ describe('graceful shutdown of the toolgate process', () => {
       const [code] = await exited;
       assert.equal(code, 0);
     } finally {
+      child.kill('SIGKILL');
+      await upstream.close();
+    }
+  });
+
+  it('answers a request that arrives while draining on a busy keep-alive connection, with Connection: close, and still exits 0', async () => {
+    let release = (): void => {};
+    let arrived = (): void => {};
+    const reached = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const upstream = await listenOnLoopback((req, res) => {
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204).end();
+        return;
+      }
+      req.resume();
+      release = () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
+      arrived();
+    });
+    const [port, adminPort] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, [CLI, '--upstream', upstream.origin, '--host', '127.0.0.1', '--port', String(port), '--admin-port', String(adminPort), '--drain-timeout-ms', '10000'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const exited = once(child, 'exit');
+    let socket: Socket | undefined;
+    try {
+      await waitFor(() => fetch(`http://127.0.0.1:${adminPort}/readyz`).then((r) => r.status === 200, () => false), 'toolgate to be ready');
+      socket = connect(port, '127.0.0.1');
+      const received: Buffer[] = [];
+      socket.on('data', (d: Buffer) => received.push(d));
+      socket.on('error', () => {});
+      const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+      socket.write(`POST /mcp HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\naccept: application/json\r\ncontent-length: ${ping.length}\r\n\r\n${ping}`);
+      await reached;
+      child.kill('SIGTERM');
+      await waitFor(() => fetch(`http://127.0.0.1:${adminPort}/readyz`).then((r) => r.status === 503, () => true), 'toolgate to start draining');
+      // Refused on the spot, before any drain hook could run after the handler.
+      socket.write('PUT /mcp HTTP/1.1\r\nhost: t\r\ncontent-length: 0\r\n\r\n');
+      await new Promise((r) => setTimeout(r, 100));
+      release();
+      const [code] = await exited;
+      assert.equal(code, 0);
+      const text = Buffer.concat(received).toString();
+      assert.match(text, /^HTTP\/1\.1 200 [\s\S]*HTTP\/1\.1 405 /);
+      assert.match(text.slice(text.indexOf('HTTP/1.1 405')), /\r\nconnection: close\r\n/i);
+    } finally {
+      socket?.destroy();
       child.kill('SIGKILL');
       await upstream.close();
     }
