@@ -51,6 +51,11 @@ export const errors = Object.freeze({
     message: 'The body is not valid JSON; send one JSON-RPC message encoded as UTF-8 JSON',
     when: 'malformed JSON body',
   }),
+  duplicate_key: def({
+    code: 'duplicate_key', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',
+    message: 'An object in the body names a member twice, which servers read differently; send each name once',
+    when: 'a JSON object anywhere in the body with a member name given twice (compared after unescaping)',
+  }),
   invalid_request: def({
     code: 'invalid_request', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',
     message: 'The body is not a single JSON-RPC 2.0 message; batches are not supported, send one message per POST',

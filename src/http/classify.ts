@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { JsonRpcId } from './jsonrpc.ts';
 import { isRecord } from '../json/record.ts';
+import { hasDuplicateKeys } from './duplicate-keys.ts';
 
 /**
  * Classifies one POSTed MCP message. Pure and total: every input, however
@@ -56,7 +57,7 @@ export interface Classified {
 
 export interface Rejected {
   readonly ok: false;
-  readonly code: 'parse_error' | 'invalid_request' | 'header_mismatch';
+  readonly code: 'parse_error' | 'duplicate_key' | 'invalid_request' | 'header_mismatch';
   /** The request id when one was readable, so the error can carry it. */
   readonly id: JsonRpcId;
 }
@@ -66,6 +67,8 @@ export type Classification = Classified | Rejected;
 export function classify(headers: McpHeaders, body: Uint8Array): Classification {
   const parsed = parseJson(body);
   if (!parsed.ok) return reject('parse_error', null);
+  // For the same reason: a repeated member name is read differently by different parsers.
+  if (hasDuplicateKeys(parsed.text)) return reject('duplicate_key', null);
   const msg = parsed.value;
   if (!isRecord(msg)) return reject('invalid_request', null);
 
@@ -140,12 +143,13 @@ export function isModern(version: string | undefined): boolean {
   return version !== undefined && VERSION_SHAPE.test(version) && version >= MODERN_REVISION;
 }
 
-function parseJson(body: Uint8Array): { ok: true; value: unknown } | { ok: false } {
+function parseJson(body: Uint8Array): { ok: true; value: unknown; text: string } | { ok: false } {
   // Invalid UTF-8 is refused rather than replaced with U+FFFD: toolgate and the
   // upstream must never decide on different readings of the same bytes.
   if (!isUtf8(body)) return { ok: false };
+  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   try {
-    return { ok: true, value: JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) };
+    return { ok: true, value: JSON.parse(text), text };
   } catch {
     return { ok: false };
   }

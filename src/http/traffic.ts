@@ -26,7 +26,7 @@ export interface TrafficDeps {
   readonly enforcer?: Enforcer | undefined;
 }
 
-export type Outcome = ForwardOutcome | 'answered' | 'parse_error' | 'invalid_request' | 'header_mismatch' | 'aborted' | 'internal_error' | 'unauthenticated' | 'invalid_path' | 'not_found';
+export type Outcome = ForwardOutcome | 'answered' | 'parse_error' | 'duplicate_key' | 'invalid_request' | 'header_mismatch' | 'aborted' | 'internal_error' | 'unauthenticated' | 'invalid_path' | 'not_found';
 
 /**
  * The inbound request path. Everything per request is decided here in a

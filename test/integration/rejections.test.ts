@@ -64,6 +64,8 @@ describe('bad input is refused with a registry error and nothing reaches upstrea
     { name: 'a 2026-07-28 tools/call without Mcp-Name', body: call('echo'), headers: { ...modern, 'mcp-method': 'tools/call' }, status: 400, rpc: -32020, code: 'header_mismatch', id: 42 },
     { name: 'an envelope version that disagrees with MCP-Protocol-Version', body: call('echo', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }), headers: { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/call', 'mcp-name': 'echo' }, status: 400, rpc: -32020, code: 'header_mismatch', id: 42 },
     { name: 'a body claiming 2026-07-28 with no MCP-Protocol-Version header', body: call('echo', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }), headers: { 'mcp-method': 'tools/call', 'mcp-name': 'echo' }, status: 400, rpc: -32020, code: 'header_mismatch', id: 42 },
+    { name: 'a method name given twice', body: `{"jsonrpc":"2.0","id":9,"method":"ping","method":"tools/call","params":{"name":"x","arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
+    { name: 'an argument given twice', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"path":"${CANARY}","\\u0070ath":"/safe"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
     { name: 'a body over the limit', body: `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"${CANARY}${'x'.repeat(5000)}"}}`, status: 413, rpc: -31413, code: 'payload_too_large', id: null },
   ];
 
