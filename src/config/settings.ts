@@ -121,7 +121,7 @@ export const settingDefs = [
   }),
   setting({
     key: 'mcpPath', flag: '--mcp-path', env: 'TOOLGATE_MCP_PATH', default: '/mcp',
-    doc: 'Path of the MCP endpoint. Matched as lenient routers match it: without regard to case, a trailing slash or `;params`, after dot segments and repeated slashes are resolved.',
+    doc: 'Path of the MCP endpoint, exactly as the server serves it (`/mcp/` for one that redirects `/mcp`): requests for the endpoint are forwarded to this path. Recognised as lenient routers match it: without regard to case, a trailing slash or `;params`, after dot segments and repeated slashes are resolved.',
     parse: (raw) => (/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/.test(raw) ? ok(raw) : bad('expected an absolute path')),
   }),
   setting({
