@@ -70,10 +70,7 @@ describe('graceful shutdown of the toolgate process', () => {
 
   it('answers a request that arrives while draining on a busy keep-alive connection, with Connection: close, and still exits 0', async () => {
     let release = (): void => {};
-    let arrived = (): void => {};
-    const reached = new Promise<void>((resolve) => {
-      arrived = resolve;
-    });
+    const reached = Promise.withResolvers<void>();
     const upstream = await listenOnLoopback((req, res) => {
       if (req.method === 'OPTIONS') {
         res.writeHead(204).end();
@@ -81,7 +78,7 @@ describe('graceful shutdown of the toolgate process', () => {
       }
       req.resume();
       release = () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
-      arrived();
+      reached.resolve();
     });
     const [port, adminPort] = [await freePort(), await freePort()];
     const child = spawn(process.execPath, [CLI, '--upstream', upstream.origin, '--host', '127.0.0.1', '--port', String(port), '--admin-port', String(adminPort), '--drain-timeout-ms', '10000'], {
@@ -97,7 +94,7 @@ describe('graceful shutdown of the toolgate process', () => {
       socket.on('error', () => {});
       const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
       socket.write(`POST /mcp HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\naccept: application/json\r\ncontent-length: ${ping.length}\r\n\r\n${ping}`);
-      await reached;
+      await reached.promise;
       child.kill('SIGTERM');
       await waitFor(() => fetch(`http://127.0.0.1:${adminPort}/readyz`).then((r) => r.status === 503, () => true), 'toolgate to start draining');
       // Refused on the spot, before any drain hook could run after the handler.
