@@ -3,6 +3,7 @@ import type { Catalogue } from './catalogue/catalogue.ts';
 import { CatalogueSync } from './catalogue/sync.ts';
 import { RedisReplayStore } from './auth/redis-replay-store.ts';
 import { MemoryReplayStore, type ReplayStore } from './auth/replay-store.ts';
+import { SessionBindings } from './auth/session-bindings.ts';
 import { createRedisClient, parseRedisConfig, type RedisClient, type RedisConfig } from './cache/redis.ts';
 import type { Enforcement } from './config/enforcement.ts';
 import { enforcementLoader } from './config/reload/enforcement-loader.ts';
@@ -30,6 +31,8 @@ import { createSchemaRegistry } from './validation/registry.ts';
 
 /** Largest upstream tools/list response toolgate buffers to filter it. */
 const MAX_REWRITE_BYTES = 16 * 1024 * 1024;
+/** Session bindings kept per sidecar (the README's TOOLGATE_SESSION_IDLE_MS row says so). */
+const MAX_SESSIONS = 100_000;
 
 export class StartupError extends Error {
   override readonly name = 'StartupError';
@@ -105,7 +108,8 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   grants.onRevision(() => listChanged.notifyAll());
   const relay = shared !== undefined && settings.deferredTools ? new ListChangedRelay({ config: shared.config, publisher: shared.client, domain: settings.policyDomain, streams: listChanged }) : undefined;
   const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged, relay }) : undefined;
-  const enforcer = createEnforcer({ current: () => current, catalogue, chain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery, listChanged });
+  const sessions = new SessionBindings({ idleMs: settings.sessionIdleMs, maxEntries: MAX_SESSIONS });
+  const enforcer = createEnforcer({ current: () => current, catalogue, chain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery, listChanged, sessions });
   let isSynced = false;
   const firstSync = sync.start().then(() => {
     isSynced = true;

@@ -34,6 +34,7 @@ export type Hint =
   | 'retry_later'
   | 'reduce_size'
   | 'use_allowed_method'
+  | 'start_new_session'
   | 'contact_operator';
 
 function def(d: ErrorDef): ErrorDef {
@@ -115,6 +116,11 @@ export const errors = Object.freeze({
     code: 'not_found', status: 404, rpcCode: -31404, retryable: false, hint: 'fix_request',
     message: 'Nothing is served at this path; MCP requests go to the MCP endpoint',
     when: 'with a policy, a path that is neither the MCP endpoint nor under `TOOLGATE_PASSTHROUGH_PATHS`',
+  }),
+  session_not_found: def({
+    code: 'session_not_found', status: 404, rpcCode: -31404, retryable: false, hint: 'start_new_session',
+    message: 'This caller has no session with this id; start a new one with initialize',
+    when: "an `Mcp-Session-Id` this principal did not open through toolgate: another caller's, ended, forgotten after `TOOLGATE_SESSION_IDLE_MS`, or never issued",
   }),
   method_not_found: def({
     code: 'method_not_found', status: 404, rpcCode: -32601, retryable: false, hint: 'use_allowed_method',

@@ -25,6 +25,7 @@ export interface Settings {
   readonly policyFile: string | undefined;
   readonly catalogueRefreshMs: number;
   readonly deferredTools: boolean;
+  readonly sessionIdleMs: number;
   /** Absent: grants, replay records and revisions live in process (one replica). */
   readonly redisUrl: string | undefined;
   readonly redisUsername: string | undefined;
@@ -187,6 +188,11 @@ export const settingDefs = [
       // silently turn the feature on; the warning names only the setting.
       return { value: false, warning: 'TOOLGATE_DEFERRED_TOOLS is not a boolean; deferred tool listing is off' };
     },
+  }),
+  setting({
+    key: 'sessionIdleMs', flag: '--session-idle-ms', env: 'TOOLGATE_SESSION_IDLE_MS', default: '86400000',
+    doc: 'With a policy, each MCP session id is usable only by the principal whose initialize created it; a binding unused this long is forgotten (the session then gets 404 session_not_found and the client starts a new one). At most 100,000 are kept, least recently used dropped first.',
+    parse: int(60_000, 2_592_000_000),
   }),
   setting({
     key: 'auditLog', flag: '--audit-log', env: 'TOOLGATE_AUDIT_LOG', default: '',

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Pool } from 'undici';
 import { unauthorizedChallenge } from '../auth/challenge.ts';
 import { authenticate } from '../auth/chain.ts';
+import type { SessionBindings } from '../auth/session-bindings.ts';
 import type { Principal } from '../auth/types.ts';
 import type { Enforcement } from '../config/enforcement.ts';
 import { toolMetadata } from '../config/policy.ts';
@@ -17,12 +18,14 @@ import type { Exchange, Verdict } from '../pipeline/types.ts';
 import { requestBuffered } from '../upstream/buffered.ts';
 import { decision } from '../telemetry/channels.ts';
 import { snapshotLookup } from '../telemetry/hooks.ts';
-import { forward, type EventStreamHook } from '../upstream/forward.ts';
+import { forward, type EventStreamHook, type ResponseHeadHook } from '../upstream/forward.ts';
 import { rewriteResult } from '../upstream/rewrite.ts';
 import type { Classified } from './classify.ts';
 import { clientResponseHeaders } from './headers.ts';
 import { sendError } from './jsonrpc.ts';
 import type { Outcome } from './traffic.ts';
+
+const SESSION_HEADER = 'mcp-session-id';
 
 /** The notification as a 2025 session's GET stream carries it. */
 const SESSION_EVENT = listChangedEvent();
@@ -37,6 +40,10 @@ export type Authenticated = { readonly ok: true; readonly principal: Principal }
 
 export interface Enforcer {
   authenticate(req: IncomingMessage): Promise<Authenticated>;
+  /** Whether the request's Mcp-Session-Id, if it has one, was opened by this principal. */
+  ownsSession(req: IncomingMessage, principal: Principal): boolean;
+  /** For a DELETE of an owned session: what forgets the binding once the upstream has ended the session. */
+  sessionEnd(req: IncomingMessage): ResponseHeadHook | undefined;
   /** What registers this caller's GET event streams for toolgate's own notifications; undefined when it sends none. */
   eventStreamHook(principal: Principal): EventStreamHook | undefined;
   /** Decides a classified POST: answers a refusal itself, or forwards. */
@@ -56,13 +63,20 @@ export interface EnforcerDeps {
   readonly discovery?: DiscoveryService | undefined;
   /** Open notification streams by principal, told when grants or discovery change a caller's tools/list. */
   readonly listChanged?: ListChangedStreams | undefined;
+  readonly sessions: SessionBindings;
 }
 
 /** Policy on the request path: who is calling, and what they may see and call. */
 export function createEnforcer(deps: EnforcerDeps): Enforcer {
-  const { current, catalogue, chain, grants, pool, maxRewriteBytes, discovery: discover, listChanged } = deps;
+  const { current, catalogue, chain, grants, pool, maxRewriteBytes, discovery: discover, listChanged, sessions } = deps;
   const rowsForTool = (tool: string) => grants.rowsForTool(tool);
   const policed = new Set(['tools/call', 'tools/list', ...(discover === undefined ? [] : [DISCOVER_METHOD])]);
+
+  // The id an initialize answer carries becomes this principal's alone.
+  const bindSession = (status: number, head: Record<string, string | string[] | undefined>, principal: Principal) => {
+    const id = head[SESSION_HEADER];
+    if (status >= 200 && status < 300 && typeof id === 'string') sessions.bind(id, principal.id);
+  };
 
   const answer = (res: ServerResponse, message: Classified, r: DoorResult): Outcome => {
     if (!r.ok) {
@@ -134,6 +148,24 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
       return { ok: false, challenge: unauthorizedChallenge(r.code, e.policy.authentication.resourceMetadataUrl) };
     },
 
+    ownsSession(req, principal) {
+      const id = req.headers[SESSION_HEADER];
+      if (id === undefined) return true;
+      const owned = sessions.owns(id as string, principal.id);
+      if (decision.hasSubscribers) {
+        decision.publish({ request: req, stage: 'session', allowed: owned, principal, ...(!owned && { error: 'session_not_found' }), durationSeconds: 0 });
+      }
+      return owned;
+    },
+
+    sessionEnd(req) {
+      const id = req.headers[SESSION_HEADER];
+      if (req.method !== 'DELETE' || id === undefined) return undefined;
+      return (status) => {
+        if (status >= 200 && status < 300) sessions.end(id as string);
+      };
+    },
+
     eventStreamHook(principal) {
       return listChanged === undefined ? undefined : tellOnChange(listChanged, principal, SESSION_EVENT);
     },
@@ -144,6 +176,9 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
         // 2026-07-28 has no GET stream: list changes go on the caller's listen stream, stamped with its subscription.
         const onEventStream = tellOnChange(listChanged, principal, listChangedEvent(message.id));
         return forward(pool, req, res, headers, body, message.id, { onEventStream });
+      }
+      if (method === 'initialize' && message.kind === 'request') {
+        return forward(pool, req, res, headers, body, message.id, { onResponseHead: (status, head) => bindSession(status, head, principal) });
       }
       if (message.kind !== 'request' || method === undefined || !policed.has(method)) {
         return forward(pool, req, res, headers, body, message.id);

@@ -4,7 +4,7 @@ import type { Pool } from 'undici';
 import type { Settings } from '../config/settings.ts';
 import { inflight, requestClassified, requestEnd, requestStart } from '../telemetry/channels.ts';
 import { log } from '../telemetry/log.ts';
-import { forward, type EventStreamHook, type ForwardOutcome } from '../upstream/forward.ts';
+import { forward, type ForwardOptions, type ForwardOutcome } from '../upstream/forward.ts';
 import { BodyLimit, declaredTooLarge, readBody } from './body.ts';
 import { classify } from './classify.ts';
 import type { Enforcer } from './enforce.ts';
@@ -26,7 +26,7 @@ export interface TrafficDeps {
   readonly enforcer?: Enforcer | undefined;
 }
 
-export type Outcome = ForwardOutcome | 'answered' | 'parse_error' | 'duplicate_key' | 'invalid_request' | 'header_mismatch' | 'aborted' | 'internal_error' | 'unauthenticated' | 'invalid_path' | 'not_found';
+export type Outcome = ForwardOutcome | 'answered' | 'parse_error' | 'duplicate_key' | 'invalid_request' | 'header_mismatch' | 'aborted' | 'internal_error' | 'unauthenticated' | 'invalid_path' | 'not_found' | 'session_not_found';
 
 /**
  * The inbound request path. Everything per request is decided here in a
@@ -105,19 +105,19 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
     observe(req, res, start, 'http', 'method_not_allowed');
   };
 
-  function passThrough(req: IncomingMessage, res: ServerResponse, rpcId: JsonRpcId, strip: ReadonlySet<string> | undefined, onEventStream?: EventStreamHook): Promise<Outcome> {
+  function passThrough(req: IncomingMessage, res: ServerResponse, rpcId: JsonRpcId, strip: ReadonlySet<string> | undefined, options: ForwardOptions = {}): Promise<Outcome> {
     if (declaredTooLarge(req, settings.maxBodyBytes)) {
       sendError(res, rpcId, 'payload_too_large', undefined, { connection: 'close' });
       return Promise.resolve('payload_too_large');
     }
     const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
     const body = hasBody ? req.pipe(new BodyLimit(settings.maxBodyBytes)) : null;
-    return forward(pool, req, res, upstreamRequestHeaders(req, strip), body, rpcId, { onEventStream });
+    return forward(pool, req, res, upstreamRequestHeaders(req, strip), body, rpcId, options);
   }
 
   async function handleSessionOperation(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
     const label = `http_${req.method?.toLowerCase()}`;
-    let onEventStream: EventStreamHook | undefined;
+    let options: ForwardOptions = {};
     // CORS preflights carry no credentials by design.
     if (enforcer !== undefined && req.method !== 'OPTIONS') {
       const who = await enforcer.authenticate(req);
@@ -126,10 +126,15 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
         observe(req, res, start, label, 'unauthenticated');
         return;
       }
+      if (!enforcer.ownsSession(req, who.principal)) {
+        sendError(res, null, 'session_not_found');
+        observe(req, res, start, label, 'session_not_found');
+        return;
+      }
       // The GET stream is where a 2025 session's server-initiated messages go.
-      if (req.method === 'GET') onEventStream = enforcer.eventStreamHook(who.principal);
+      options = { onEventStream: req.method === 'GET' ? enforcer.eventStreamHook(who.principal) : undefined, onResponseHead: enforcer.sessionEnd(req) };
     }
-    observe(req, res, start, label, await passThrough(req, res, null, drop, onEventStream));
+    observe(req, res, start, label, await passThrough(req, res, null, drop, options));
   }
 
   async function handlePost(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
@@ -162,6 +167,11 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
     if (!c.ok) {
       sendError(res, c.id, c.code);
       observe(req, res, start, 'unclassified', c.code);
+      return;
+    }
+    if (who !== undefined && !(enforcer as Enforcer).ownsSession(req, who.principal)) {
+      sendError(res, c.id, 'session_not_found');
+      observe(req, res, start, methodLabel(c.method), 'session_not_found');
       return;
     }
     const headers = upstreamRequestHeaders(req, drop);

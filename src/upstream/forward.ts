@@ -47,7 +47,7 @@ export function forward(
   // dead socket, paused forever, holding a pool connection.
   if (res.destroyed) return Promise.resolve('client_closed');
   return new Promise((resolve) => {
-    new ForwardHandler(pool, { req, res, requestHeaders, body, rpcId, headersTimeoutMs: options.headersTimeoutMs, onEventStream: options.onEventStream }, resolve);
+    new ForwardHandler(pool, { req, res, requestHeaders, body, rpcId, ...options }, resolve);
   });
 }
 
@@ -55,7 +55,11 @@ export interface ForwardOptions {
   /** The longest wait for the upstream's response head (a tool's own deadline). */
   readonly headersTimeoutMs?: number | undefined;
   readonly onEventStream?: EventStreamHook | undefined;
+  /** Told the upstream's final status and headers before they go to the client. */
+  readonly onResponseHead?: ResponseHeadHook | undefined;
 }
+
+export type ResponseHeadHook = (status: number, headers: Record<string, string | string[] | undefined>) => void;
 
 interface Exchange {
   readonly req: IncomingMessage;
@@ -63,8 +67,9 @@ interface Exchange {
   readonly requestHeaders: string[];
   readonly body: Buffer | Readable | null;
   readonly rpcId: JsonRpcId;
-  readonly headersTimeoutMs: number | undefined;
-  readonly onEventStream: EventStreamHook | undefined;
+  readonly headersTimeoutMs?: number | undefined;
+  readonly onEventStream?: EventStreamHook | undefined;
+  readonly onResponseHead?: ResponseHeadHook | undefined;
 }
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
@@ -75,6 +80,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   readonly #timing: UpstreamTiming | undefined;
   readonly #done: (outcome: ForwardOutcome) => void;
   readonly #onEventStream: EventStreamHook | undefined;
+  readonly #onResponseHead: ResponseHeadHook | undefined;
   #controller: Controller | undefined;
   #injector: SseInjector | undefined = undefined;
   #release: (() => void) | undefined = undefined;
@@ -84,10 +90,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #streaming = false;
 
   constructor(pool: Pool, exchange: Exchange, done: (outcome: ForwardOutcome) => void) {
-    const { req, res, requestHeaders, body, rpcId, headersTimeoutMs, onEventStream } = exchange;
+    const { req, res, requestHeaders, body, rpcId, headersTimeoutMs, onEventStream, onResponseHead } = exchange;
     this.#res = res;
     this.#rpcId = rpcId;
     this.#onEventStream = onEventStream;
+    this.#onResponseHead = onResponseHead;
     this.#done = done;
     this.#timing = announceUpstream(req, requestHeaders);
     res.once('close', this.#onClientClose);
@@ -119,6 +126,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return;
     const res = this.#res;
     this.#started = true;
+    this.#onResponseHead?.(statusCode, headers);
     res.writeHead(statusCode, clientResponseHeaders(headers));
     this.#timing?.answered(statusCode);
     if (isEventStream(headers['content-type'])) {
