@@ -32,6 +32,7 @@ const BASE64_PREFIX = '=?base64?';
 const BASE64_SUFFIX = '?=';
 const BASE64_BODY = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const METHOD_SHAPE = /^[\x21-\x7e]+$/;
 
 export interface McpHeaders {
   readonly protocolVersion?: string | undefined;
@@ -83,7 +84,10 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
     return accept('legacy', headers.protocolVersion, 'response', id, undefined, undefined, undefined);
   }
   const method = msg.method;
-  if (typeof method !== 'string' || method.length === 0) return reject('invalid_request', id);
+  // Visible ASCII only: every MCP method is, and a server that trims, folds or
+  // stops at a control character could read "tools/call\u0000" as a call
+  // toolgate never checked.
+  if (typeof method !== 'string' || !METHOD_SHAPE.test(method)) return reject('invalid_request', id);
   const rawParams = msg.params;
   if (rawParams !== undefined && !isRecord(rawParams) && !Array.isArray(rawParams)) {
     return reject('invalid_request', id);
