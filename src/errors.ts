@@ -60,7 +60,7 @@ export const errors = Object.freeze({
   invalid_request: def({
     code: 'invalid_request', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',
     message: 'The body is not a single JSON-RPC 2.0 message; batches are not supported, send one message per POST',
-    when: 'JSON that is not one JSON-RPC 2.0 request, notification or response (batches included), or a method name that is not visible ASCII',
+    when: 'JSON that is not one JSON-RPC 2.0 request, notification or response (batches included), a method name that is not visible ASCII, or (with a policy) tools/call, tools/list or toolgate/discover sent without an id',
   }),
   invalid_path: def({
     code: 'invalid_path', status: 400, rpcCode: -31400, retryable: false, hint: 'fix_request',

@@ -180,6 +180,12 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
       if (method === 'initialize' && message.kind === 'request') {
         return forward(pool, req, res, headers, body, message.id, { onResponseHead: (status, head) => bindSession(status, head, principal) });
       }
+      if (message.kind === 'notification' && method !== undefined && policed.has(method)) {
+        // A request method without an id: a generic JSON-RPC server runs such
+        // a notification all the same, and it would have passed unchecked.
+        sendError(res, null, 'invalid_request');
+        return 'invalid_request';
+      }
       if (message.kind !== 'request' || method === undefined || !policed.has(method)) {
         return forward(pool, req, res, headers, body, message.id);
       }

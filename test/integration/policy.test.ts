@@ -107,6 +107,15 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     assert.equal(res.headers['www-authenticate'], undefined, 'no scope can lift an explicit deny');
   });
 
+  it('refuses a tools/call sent as a notification (no id), which a generic JSON-RPC server would run unchecked', async () => {
+    const before = upstream.calls.length;
+    const res = await post(gate.url, JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'delete_repo', arguments: { repo: CANARY } } }), alice);
+    assert.equal(res.status, 400);
+    assert.equal(res.json().error?.data?.code, 'invalid_request');
+    assert.ok(!res.text.includes(CANARY));
+    assert.equal(upstream.calls.length, before);
+  });
+
   it('challenges for the scopes that would grant a tool', async () => {
     const res = await post(gate.url, call(6, 'search_docs', { query: CANARY }), carol);
     assert.equal(res.status, 403);
