@@ -1,13 +1,8 @@
 import { request } from 'undici';
+import { parsePrometheusText, sampleValue } from '../unit/telemetry/prom-text.ts';
 
-/** toolgate's /metrics exposition, as text. */
-export async function metricsText(adminUrl: string): Promise<string> {
-  return (await request(`${adminUrl}/metrics`)).body.text();
-}
-
-/** One sample's value from an exposition (0 when the series is absent), `labels` written as in the text: `method="tools/call",outcome="aborted"`. */
-export function sample(text: string, name: string, labels = ''): number {
-  const series = labels === '' ? name : `${name}{${labels}}`;
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+/** One sample of toolgate's /metrics, read with the strict text-format parser; 0 while the series does not exist yet. */
+export async function metricValue(adminUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await request(`${adminUrl}/metrics`)).body.text();
+  return sampleValue(parsePrometheusText(text), name, labels) ?? 0;
 }

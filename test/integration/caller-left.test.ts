@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { AUDIENCE, ISSUER, keyPair, sign } from '../unit/auth/fixtures.ts';
 import { listenOnLoopback, type Listening } from '../helpers/http-server.ts';
 import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
-import { metricsText, sample } from '../helpers/metrics.ts';
+import { metricValue } from '../helpers/metrics.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -55,7 +55,7 @@ grants:
   });
 
   it('ends the request as aborted once the check completes, forwards nothing, and leaves nothing in flight', async () => {
-    const aborted = async () => sample(await metricsText(gate.adminUrl), 'toolgate_requests_total', 'method="unclassified",outcome="aborted"');
+    const aborted = () => metricValue(gate.adminUrl, 'toolgate_requests_total', { method: 'unclassified', outcome: 'aborted' });
     const abortedBefore = await aborted();
     const leaving = new AbortController();
     const pending = request(gate.url, {
@@ -70,6 +70,6 @@ grants:
     for (const release of held.splice(0)) release();
     await waitFor(async () => (await aborted()) > abortedBefore, 'the request to end as aborted');
     assert.equal(upstream.calls.length, 0);
-    assert.equal(sample(await metricsText(gate.adminUrl), 'toolgate_inflight_requests'), 0);
+    assert.equal(await metricValue(gate.adminUrl, 'toolgate_inflight_requests'), 0);
   });
 });

@@ -9,7 +9,7 @@ import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-serv
 import { post } from '../helpers/raw.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 import { startValidator, type ValidatorProcess } from '../helpers/validator-process.ts';
-import { metricsText, sample } from '../helpers/metrics.ts';
+import { metricValue } from '../helpers/metrics.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const ALICE = 'alice-key-7c1e0b5a9d3f2e4c6a8b';
@@ -112,7 +112,7 @@ describe('external validators in the chain (real validator processes)', () => {
     const gate = gates.failOpen!;
     const forwarded = upstream.calls.length;
     const asked = validator.requests.length;
-    const closedCount = async () => sample(await metricsText(gate.adminUrl), 'toolgate_requests_total', 'method="tools/call",outcome="client_closed"');
+    const closedCount = () => metricValue(gate.adminUrl, 'toolgate_requests_total', { method: 'tools/call', outcome: 'client_closed' });
     const closedBefore = await closedCount();
     const leaving = new AbortController();
     const pending = request(gate.url, {
@@ -127,7 +127,7 @@ describe('external validators in the chain (real validator processes)', () => {
     // failOpen forwards once the 300 ms timeout passes; by then the caller is gone.
     await waitFor(async () => (await closedCount()) > closedBefore, 'the request to end as client_closed');
     assert.equal(upstream.calls.length, forwarded, 'a call was sent upstream for a caller that had left');
-    assert.equal(sample(await metricsText(gate.adminUrl), 'toolgate_inflight_requests'), 0);
+    assert.equal(await metricValue(gate.adminUrl, 'toolgate_inflight_requests'), 0);
   });
 
   it('audit mode never blocks: neither a block nor a timeout', async () => {
