@@ -12,6 +12,8 @@ import { isRecord } from '../json/record.ts';
 import { isPrincipalId, isScope } from '../grants/rules.ts';
 import { decide } from '../grants/snapshot.ts';
 import type { Classified } from '../http/classify.ts';
+import { hasDuplicateKeys } from '../http/duplicate-keys.ts';
+import { findInexactInteger } from '../http/inexact-integers.ts';
 import { dryRunRequest } from '../interceptors/external-validator.ts';
 import type { Exchange, Verdict } from '../pipeline/types.ts';
 import type { GrpcPolicyDeps } from './deps.ts';
@@ -59,6 +61,7 @@ export async function explain(deps: GrpcPolicyDeps, caller: Principal, req: Expl
     method: req.method,
     name: req.tool === '' ? undefined : req.tool,
     params: req.method === 'tools/call' ? { name: req.tool, arguments: args } : {},
+    inexactInteger: req.method === 'tools/call' ? findInexactInteger(req.argumentsJson, []) : undefined,
   };
   const ex: Exchange = {
     request: dryRunRequest(),
@@ -113,7 +116,8 @@ function parseArguments(text: string): Record<string, unknown> | undefined {
   if (text.length > MAX_ARGUMENTS_BYTES) return undefined;
   try {
     const v: unknown = JSON.parse(text);
-    return isRecord(v) ? v : undefined;
+    // Read as the MCP path reads a body: a repeated name is refused there too.
+    return isRecord(v) && !hasDuplicateKeys(text) ? v : undefined;
   } catch {
     return undefined;
   }

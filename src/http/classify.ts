@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { JsonRpcId } from './jsonrpc.ts';
 import { isRecord } from '../json/record.ts';
 import { hasDuplicateKeys } from './duplicate-keys.ts';
+import { findInexactInteger } from './inexact-integers.ts';
 
 /**
  * Classifies one POSTed MCP message. Pure and total: every input, however
@@ -33,6 +34,7 @@ const BASE64_SUFFIX = '?=';
 const BASE64_BODY = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const METHOD_SHAPE = /^[\x21-\x7e]+$/;
+const ARGUMENTS_PATH: readonly string[] = ['params', 'arguments'];
 
 export interface McpHeaders {
   readonly protocolVersion?: string | undefined;
@@ -54,6 +56,11 @@ export interface Classified {
   /** Tool or prompt name, resource URI or task id, from the body. */
   readonly name: string | undefined;
   readonly params: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * For tools/call: the JSON pointer, inside the arguments, of the first
+   * integer JSON.parse could not read exactly (see inexact-integers.ts).
+   */
+  readonly inexactInteger?: string | undefined;
 }
 
 export interface Rejected {
@@ -101,11 +108,12 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
     ? (params[field] as string)
     : undefined;
 
+  const inexactInteger = method === 'tools/call' ? findInexactInteger(parsed.text, ARGUMENTS_PATH) : undefined;
   const envelopeVersion = readEnvelopeVersion(params);
   const headerVersion = headers.protocolVersion;
   const modern = isModern(envelopeVersion) || isModern(headerVersion);
   if (!modern) {
-    return accept('legacy', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params);
+    return accept('legacy', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params, inexactInteger);
   }
 
   if (headerVersion !== undefined && envelopeVersion !== undefined && headerVersion !== envelopeVersion) {
@@ -125,7 +133,7 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
       return reject('header_mismatch', id);
     }
   }
-  return accept('modern', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params);
+  return accept('modern', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params, inexactInteger);
 }
 
 /**
@@ -186,6 +194,7 @@ function accept(
   method: string | undefined,
   name: string | undefined,
   params: Record<string, unknown> | undefined,
+  inexactInteger?: string,
 ): Classified {
-  return { ok: true, era, protocolVersion, kind, id, method, name, params };
+  return { ok: true, era, protocolVersion, kind, id, method, name, params, inexactInteger };
 }

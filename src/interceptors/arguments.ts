@@ -7,12 +7,17 @@ import type { SchemaCache } from '../validation/cache.ts';
  * Validates tools/call arguments against the tool's full inputSchema as the
  * upstream last listed it. A tool toolgate does not know yet gets one
  * catalogue refresh; a schema toolgate cannot enforce refuses the call rather
- * than letting unchecked arguments through.
+ * than letting unchecked arguments through, and so does an integer too long
+ * to read exactly where the schema compares values.
  */
 export function argumentsInterceptor(cacheFor: (policy: Policy) => SchemaCache): Interceptor {
   const check = (entry: CatalogueEntry, ex: Exchange): Verdict => {
     const compiled = cacheFor(ex.policy).get(entry.digest, entry.tool.inputSchema);
     if (!compiled.ok) return deny('tool_validation_unavailable');
+    const inexact = ex.message.inexactInteger;
+    if (inexact !== undefined && compiled.comparesValues) {
+      return deny('inexact_number', { errors: [{ instancePath: inexact, keyword: 'precision' }] });
+    }
     const result = compiled.validate(ex.message.params?.arguments ?? {});
     if (result.ok) return PASS;
     if (result.code === 'bounds_exceeded') return deny('tool_validation_unavailable');

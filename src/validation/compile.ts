@@ -4,7 +4,7 @@ import { metaSchemaAccepts, newCompiler } from './engine.ts';
 import type { SchemaRegistry } from './registry.ts';
 import { findUnsafeShape, SchemaIndex } from './unsafe-shapes.ts';
 import type { CompileResult, ValidationError, ValidationResult } from './types.ts';
-import { walkSchema } from './walk.ts';
+import { walkSchema, type SchemaNode } from './walk.ts';
 
 /** Enough for an agent to fix its call; more would only grow the response. */
 export const MAX_REPORTED_ERRORS = 32;
@@ -56,7 +56,15 @@ export function compileToolSchema(schema: unknown, options: CompileOptions = {})
     const missing = 'missingSchema' in e && typeof e.missingSchema === 'string' ? e.missingSchema : '';
     return { ok: false, reason: registry?.onlyInOtherDialect(missing, walked.dialect) === true ? 'unsupported_dialect' : 'remote_ref' };
   }
-  return { ok: true, validate: (args) => run(check, args) };
+  return { ok: true, validate: (args) => run(check, args), comparesValues: nodes.some(comparesValues) };
+}
+
+const VALUE_KEYWORDS: readonly string[] = [
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'const', 'enum', 'uniqueItems',
+];
+
+function comparesValues(node: SchemaNode): boolean {
+  return VALUE_KEYWORDS.some((k) => Object.hasOwn(node.schema, k));
 }
 
 function run(

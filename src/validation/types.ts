@@ -49,7 +49,16 @@ export type ValidationResult =
 export type Validate = (args: unknown) => ValidationResult;
 
 export type CompileResult =
-  | { readonly ok: true; readonly validate: Validate }
+  | {
+    readonly ok: true;
+    readonly validate: Validate;
+    /**
+     * Whether any keyword compares values (`minimum`, `maximum`, `multipleOf`,
+     * `const`, `enum`, `uniqueItems`…), so that a number JSON.parse rounded
+     * could be judged differently from the digits the server reads.
+     */
+    readonly comparesValues: boolean;
+  }
   | { readonly ok: false; readonly reason: UnsupportedReason };
 
 export type Dialect = '2020-12' | 'draft-07';

@@ -124,6 +124,9 @@ describe('gRPC API', () => {
       assert.deepEqual(bad.reasonCodes, ['invalid_arguments']);
       assert.ok(bad.argumentErrors.length > 0);
       assert.ok(!JSON.stringify(bad).includes('canary-arg":1'));
+      const inexact = await api.call<ExplainResponse__Output>('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"q","limit":900719925474099312}' }, alice);
+      assert.deepEqual(inexact.reasonCodes, ['inexact_number'], 'read as the MCP path reads it');
+      assert.deepEqual(inexact.argumentErrors.map((e) => [e.instancePath, e.keyword]), [['/limit', 'precision']]);
     });
 
     it('an explicit deny row decides for the named principal', async () => {
@@ -159,6 +162,9 @@ describe('gRPC API', () => {
       const err = await refusal(api.call('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs', argumentsJson: '{not json canary' }, alice));
       assert.equal(err.code, status.INVALID_ARGUMENT);
       assert.ok(!err.details.includes('canary'));
+      const twice = await refusal(api.call('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"q","query":"canary"}' }, alice));
+      assert.equal(twice.code, status.INVALID_ARGUMENT, 'a repeated name is refused, as on the MCP path');
+      assert.ok(!twice.details.includes('canary'));
     });
   });
 

@@ -144,6 +144,26 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     assert.ok(!res.text.includes(CANARY));
   });
 
+  it('refuses an integer too long to check exactly where the schema compares values, and forwards it where none does', async () => {
+    const digits = '900719925474099312';
+    const before = upstream.calls.length;
+    const body = `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"search_docs","arguments":{"query":"q","limit":${digits}}}}`;
+    const res = await post(gate.url, body, alice);
+    assert.equal(res.status, 400);
+    const err = res.json().error;
+    assert.equal(err?.code, -32602);
+    assert.equal(err?.data?.code, 'inexact_number');
+    assert.deepEqual(err?.data?.errors, [{ instancePath: '/limit', keyword: 'precision' }]);
+    assert.ok(!res.text.includes(digits) && !res.text.includes('9007199254740993'));
+    assert.equal(upstream.calls.length, before, 'nothing was forwarded');
+
+    // rotate_keys compares no values: the digits reach the server as sent.
+    const id = `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"rotate_keys","arguments":{"keyId":${digits}}}}`;
+    const passed = await post(gate.url, id, bob());
+    assert.equal(passed.status, 200, passed.text);
+    assert.equal(upstream.calls.at(-1)?.body, id);
+  });
+
   it('asks for a stronger credential on an elevated tool', async () => {
     const weak = await post(gate.url, call(9, 'rotate_keys', {}), alice);
     assert.equal(weak.status, 403);

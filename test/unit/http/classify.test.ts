@@ -53,6 +53,10 @@ describe('classify: the body decides, 2026-07-28 headers must agree with it', ()
     { name: 'a method outside ASCII', headers: {}, body: { jsonrpc: '2.0', id: 1, method: 'tools/cаll' }, expect: { ok: false, code: 'invalid_request', id: 1 } },
     { name: 'boolean id', headers: {}, body: { jsonrpc: '2.0', id: true, method: 'ping' }, expect: { ok: false, code: 'invalid_request', id: null } },
     { name: 'array params are allowed by JSON-RPC', headers: {}, body: { jsonrpc: '2.0', id: 1, method: 'x', params: [1] }, expect: { ok: true, params: undefined } },
+    { name: 'a tools/call names where its arguments hold an integer JSON.parse rounded', headers: {}, body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"n":[0,9007199254740993]}}}',
+      expect: { ok: true, inexactInteger: '/n/1' } },
+    { name: 'only a tools/call is scanned for inexact integers', headers: {}, body: '{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"a","arguments":{"n":9007199254740993}}}',
+      expect: { ok: true, inexactInteger: undefined } },
     { name: '__proto__ keys are plain data', headers: {}, body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"__proto__":{"name":"evil"}}}', expect: { ok: true, name: undefined } },
   ];
   for (const row of table) {

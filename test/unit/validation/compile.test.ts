@@ -245,3 +245,26 @@ test('errors are capped and deduplicated', () => {
   if (r.ok || r.code !== 'invalid_arguments') throw new Error('expected invalid_arguments');
   assert.equal(r.errors.length, 32);
 });
+
+test('says whether any keyword compares values, where a rounded number could change the verdict', () => {
+  const compares = (schema: unknown) => {
+    const c = compileToolSchema(schema);
+    assert.equal(c.ok, true, JSON.stringify(schema));
+    return c.ok && c.comparesValues;
+  };
+  assert.equal(compares(objectSchema), false, 'types, lengths and required never compare numbers');
+  assert.equal(compares(true), false);
+  assert.equal(compares({ type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } }), false);
+  for (const keyword of [
+    { maximum: 5 }, { minimum: 5 }, { exclusiveMaximum: 5 }, { exclusiveMinimum: 5 }, { multipleOf: 3 },
+    { const: 9007199254740992 }, { enum: [1, 2] }, { uniqueItems: true },
+  ]) {
+    assert.equal(compares({ type: 'object', properties: { n: keyword } }), true, JSON.stringify(keyword));
+    assert.equal(compares({ $defs: { deep: { anyOf: [{ not: keyword }] } }, properties: { n: { $ref: '#/$defs/deep' } } }), true, 'also deep inside');
+  }
+  // The reason for the flag: after JSON.parse, 9007199254740993 passes a
+  // maximum of 9007199254740992 that the digits themselves exceed.
+  const c = compileToolSchema({ type: 'object', properties: { n: { type: 'integer', maximum: 9007199254740992 } } });
+  assert.ok(c.ok);
+  assert.deepEqual(c.validate(JSON.parse('{"n":9007199254740993}')), { ok: true });
+});
