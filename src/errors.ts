@@ -75,7 +75,7 @@ export const errors = Object.freeze({
   inexact_number: def({
     code: 'inexact_number', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_arguments',
     message: "An integer in the arguments has more digits than toolgate can check exactly against the tool's inputSchema; see error.data.errors for its location",
-    when: "tools/call arguments hold an integer beyond ±2^53 that a double cannot represent exactly (keyword `precision` at its pointer), and the tool's inputSchema compares values (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `const`, `enum`, `uniqueItems`)",
+    when: "tools/call arguments hold an integer beyond ±2^53 that a double cannot represent exactly (keyword `precision` at its pointer), and the tool's inputSchema compares values (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `const`, `enum`, `uniqueItems`) or an external validator is hooked to the call",
   }),
   invalid_params: def({
     code: 'invalid_params', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_request',

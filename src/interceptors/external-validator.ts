@@ -42,6 +42,10 @@ export function createExternalValidators(clients: ValidatorClients = new Validat
       methods: ['tools/call'],
       applies: (ex) => hookedFor(ex).length > 0,
       intercept(ex) {
+        // The payload is params as JSON.parse read them: a validator would
+        // judge the rounded number, not the digits the server will read.
+        const inexact = ex.message.inexactInteger;
+        if (inexact !== undefined) return deny('inexact_number', { errors: [{ instancePath: inexact, keyword: 'precision' }] });
         const event = ex.message.method as string;
         const hooked = hookedFor(ex);
         const request = validateRequest(ex, event);

@@ -24,6 +24,7 @@ tools:
   search_docs: { sideEffect: read_only }
 grants:
   - { principal: "*", tool: search_docs, scopes: [docs], effect: allow }
+  - { principal: "*", tool: delete_repo, scopes: [docs], effect: allow }
 validators:
 ${validators}
 `;
@@ -91,6 +92,20 @@ describe('external validators in the chain (real validator processes)', () => {
     const r = await post(gates.active!.url, call('BLOCK canary-41c7'), auth);
     expectRefused(r, 'validator_denied', 403, 'canary-41c7');
     assert.equal(upstream.calls.length, before);
+  });
+
+  it('an integer JSON.parse rounded is refused before a validator judges the rounded number', async () => {
+    // delete_repo's schema compares no values, so only the validator would read the number.
+    const digits = '900719925474099312';
+    const [calls, asked] = [upstream.calls.length, validator.requests.length];
+    const body = `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"delete_repo","arguments":{"repo":"a/b","account":${digits}}}}`;
+    const r = await post(gates.active!.url, body, auth);
+    expectRefused(r, 'inexact_number', 400, digits);
+    assert.deepEqual(r.json().error?.data?.errors, [{ instancePath: '/account', keyword: 'precision' }]);
+    assert.equal(validator.requests.length, asked, 'the validator was not asked');
+    assert.equal(upstream.calls.length, calls);
+    const exact = await post(gates.active!.url, body.replace(digits, '9007199254740992'), auth);
+    assert.equal(exact.status, 200, exact.text);
   });
 
   it('warn: valid false with severity warning passes', async () => {
