@@ -1,3 +1,5 @@
+import { stringEnd, stringValue } from './json-scan.ts';
+
 /**
  * Whether any object in a JSON text names a member twice. JSON leaves the
  * meaning of a repeated name open and parsers differ: JSON.parse keeps the
@@ -19,27 +21,15 @@ export function hasDuplicateKeys(text: string): boolean {
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      const start = i;
-      let escaped = false;
-      i++;
-      for (;;) {
-        const d = text.charCodeAt(i);
-        if (d === 0x22) break;
-        if (d === 0x5c) {
-          escaped = true;
-          i += 2;
-        } else {
-          i++;
-        }
-      }
-      i++;
+      const end = stringEnd(text, i);
       if (expectName) {
-        const name = escaped ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
+        const name = stringValue(text, i, end);
         const names = open[open.length - 1] as Set<string>;
         if (names.has(name)) return true;
         names.add(name);
         expectName = false;
       }
+      i = end;
       continue;
     }
     if (c === 0x7b) {

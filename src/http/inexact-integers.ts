@@ -1,4 +1,5 @@
 import { childPointer } from '../validation/pointer.ts';
+import { stringEnd, stringValue } from './json-scan.ts';
 
 /**
  * Where a JSON text holds an integer literal that a double cannot hold
@@ -27,24 +28,12 @@ export function findInexactInteger(text: string, within: readonly (string | numb
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      const start = i;
-      let escaped = false;
-      i++;
-      for (;;) {
-        const d = text.charCodeAt(i);
-        if (d === QUOTE) break;
-        if (d === BACKSLASH) {
-          escaped = true;
-          i += 2;
-        } else {
-          i++;
-        }
-      }
-      i++;
+      const end = stringEnd(text, i);
       if (expectName) {
-        path[path.length - 1] = escaped ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
+        path[path.length - 1] = stringValue(text, i, end);
         expectName = false;
       }
+      i = end;
       continue;
     }
     if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
@@ -101,7 +90,6 @@ function relativePointer(path: readonly (string | number)[], within: readonly (s
 const SIXTEEN_DIGITS = /\d{16}/;
 const TWO_TO_53 = 2 ** 53;
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
 const PLUS = 0x2b;
 const DOT = 0x2e;
