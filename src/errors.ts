@@ -55,7 +55,12 @@ export const errors = Object.freeze({
   duplicate_key: def({
     code: 'duplicate_key', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',
     message: 'An object in the body names a member twice, which servers read differently; send each name once',
-    when: 'a JSON object anywhere in the body with a member name given twice (compared after unescaping)',
+    when: 'a JSON object anywhere in the body with a member name given twice (compared after unescaping, and ignoring what Go servers ignore: letter case, ſ for s, K (U+212A) for k)',
+  }),
+  case_variant_key: def({
+    code: 'case_variant_key', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',
+    message: 'A member name differs from a protocol field or a declared argument only in letter case, which some servers read as that field; use the exact name',
+    when: 'a JSON-RPC member (`Method`), a params member toolgate reads (`Name`, `Arguments`, `paramſ`) or a tools/call argument differing from a property the schema declares (`Path` for `path`; keyword `properties` at its pointer) only as Go servers ignore: letter case, ſ for s, K (U+212A) for k',
   }),
   invalid_request: def({
     code: 'invalid_request', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { JsonRpcId } from './jsonrpc.ts';
+import { foldName } from '../json/fold-name.ts';
 import { isRecord } from '../json/record.ts';
 import { hasDuplicateKeys } from './duplicate-keys.ts';
 import { findInexactInteger } from './inexact-integers.ts';
@@ -36,6 +37,27 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const METHOD_SHAPE = /^[\x21-\x7e]+$/;
 const ARGUMENTS_PATH: readonly string[] = ['params', 'arguments'];
 
+/** The JSON-RPC members, and the params members toolgate decides on. */
+const ENVELOPE_FIELDS = foldedFields(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
+const PARAM_FIELDS = foldedFields(['name', 'arguments', '_meta', 'uri', 'taskId', 'cursor']);
+
+interface FoldedFields {
+  readonly exact: ReadonlySet<string>;
+  readonly folded: ReadonlySet<string>;
+}
+
+function foldedFields(names: readonly string[]): FoldedFields {
+  return { exact: new Set(names), folded: new Set(names.map(foldName)) };
+}
+
+/** Whether a member name differs from one of `fields` only as Go's field matching ignores. */
+function hasCaseVariant(object: Record<string, unknown>, fields: FoldedFields): boolean {
+  for (const key in object) {
+    if (!fields.exact.has(key) && fields.folded.has(foldName(key))) return true;
+  }
+  return false;
+}
+
 export interface McpHeaders {
   readonly protocolVersion?: string | undefined;
   readonly method?: string | undefined;
@@ -65,7 +87,7 @@ export interface Classified {
 
 export interface Rejected {
   readonly ok: false;
-  readonly code: 'parse_error' | 'duplicate_key' | 'invalid_request' | 'header_mismatch';
+  readonly code: 'parse_error' | 'duplicate_key' | 'case_variant_key' | 'invalid_request' | 'header_mismatch';
   /** The request id when one was readable, so the error can carry it. */
   readonly id: JsonRpcId;
 }
@@ -82,6 +104,8 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
 
   const id = readId(msg);
   if (id === undefined) return reject('invalid_request', null);
+  // A Go server would read "Method" or "paramſ" as the field toolgate did not check.
+  if (hasCaseVariant(msg, ENVELOPE_FIELDS)) return reject('case_variant_key', id);
   if (msg.jsonrpc !== '2.0') return reject('invalid_request', id);
 
   const hasMethod = Object.hasOwn(msg, 'method');
@@ -100,6 +124,7 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
     return reject('invalid_request', id);
   }
   const params = isRecord(rawParams) ? rawParams : undefined;
+  if (params !== undefined && hasCaseVariant(params, PARAM_FIELDS)) return reject('case_variant_key', id);
   const kind: MessageKind = Object.hasOwn(msg, 'id') ? 'request' : 'notification';
   if (kind === 'request' && id === null) return reject('invalid_request', null);
 

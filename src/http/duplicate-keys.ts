@@ -1,3 +1,4 @@
+import { foldName } from '../json/fold-name.ts';
 import { stringEnd, stringValue } from './json-scan.ts';
 
 /**
@@ -7,7 +8,8 @@ import { stringEnd, stringValue } from './json-scan.ts';
  * parsed (method, tool name, arguments against their schema), so a body the
  * server could read differently (`"method":"ping","method":"tools/call"`, or
  * a path argument given twice) must not pass. Names compare as decoded, so
- * `"a"` and `"\u0061"` are the same name.
+ * `"a"` and `"\u0061"` are the same name, and folded as Go servers match
+ * them to fields (fold-name.ts), so `"name"` and `"Name"` are too.
  *
  * `text` must already be valid JSON (JSON.parse accepted it): the scan only
  * tracks strings and nesting, in one pass, and never throws.
@@ -23,7 +25,7 @@ export function hasDuplicateKeys(text: string): boolean {
     if (c === 0x22) {
       const end = stringEnd(text, i);
       if (expectName) {
-        const name = stringValue(text, i, end);
+        const name = foldName(stringValue(text, i, end));
         const names = open[open.length - 1] as Set<string>;
         if (names.has(name)) return true;
         names.add(name);

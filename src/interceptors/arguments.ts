@@ -21,7 +21,7 @@ export function argumentsInterceptor(cacheFor: (policy: Policy) => SchemaCache):
     const result = compiled.validate(ex.message.params?.arguments ?? {});
     if (result.ok) return PASS;
     if (result.code === 'bounds_exceeded') return deny('tool_validation_unavailable');
-    return deny('invalid_arguments', { errors: result.errors });
+    return deny(result.code, { errors: result.errors });
   };
   return {
     name: 'arguments',

@@ -1,4 +1,5 @@
 import { checkBounds } from './bounds.ts';
+import { declaredNames, findCaseVariant, type DeclaredNames } from './case-variants.ts';
 import { staticiseDynamicRefs } from './dynamic-refs.ts';
 import { metaSchemaAccepts, newCompiler } from './engine.ts';
 import type { SchemaRegistry } from './registry.ts';
@@ -56,7 +57,8 @@ export function compileToolSchema(schema: unknown, options: CompileOptions = {})
     const missing = 'missingSchema' in e && typeof e.missingSchema === 'string' ? e.missingSchema : '';
     return { ok: false, reason: registry?.onlyInOtherDialect(missing, walked.dialect) === true ? 'unsupported_dialect' : 'remote_ref' };
   }
-  return { ok: true, validate: (args) => run(check, args), comparesValues: nodes.some(comparesValues) };
+  const names = declaredNames(nodes);
+  return { ok: true, validate: (args) => run(check, names, args), comparesValues: nodes.some(comparesValues) };
 }
 
 const VALUE_KEYWORDS: readonly string[] = [
@@ -69,6 +71,7 @@ function comparesValues(node: SchemaNode): boolean {
 
 function run(
   check: ((data: unknown) => boolean) & { errors?: readonly AjvError[] | null | undefined },
+  names: DeclaredNames | undefined,
   args: unknown,
 ): ValidationResult {
   const bounds = checkBounds(args);
@@ -76,6 +79,8 @@ function run(
     if (bounds.code === 'bounds_exceeded') return bounds;
     return { ok: false, code: 'invalid_arguments', errors: [{ instancePath: bounds.instancePath, keyword: 'type' }] };
   }
+  const variant = names === undefined ? undefined : findCaseVariant(args, names);
+  if (variant !== undefined) return { ok: false, code: 'case_variant_key', errors: [{ instancePath: variant, keyword: 'properties' }] };
   let valid: boolean;
   try {
     valid = check(args);

@@ -43,7 +43,7 @@ export interface ValidationError {
 
 export type ValidationResult =
   | { readonly ok: true }
-  | { readonly ok: false; readonly code: 'invalid_arguments'; readonly errors: readonly ValidationError[] }
+  | { readonly ok: false; readonly code: 'invalid_arguments' | 'case_variant_key'; readonly errors: readonly ValidationError[] }
   | { readonly ok: false; readonly code: 'bounds_exceeded' };
 
 export type Validate = (args: unknown) => ValidationResult;

@@ -164,6 +164,18 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     assert.equal(upstream.calls.at(-1)?.body, id);
   });
 
+  it('refuses an argument named like a declared property in another letter case, which a Go server would read as it', async () => {
+    const before = upstream.calls.length;
+    const res = await post(gate.url, call(14, 'search_docs', { query: 'q', filters: { Lang: CANARY } }), alice);
+    assert.equal(res.status, 400);
+    const err = res.json().error;
+    assert.equal(err?.code, -32600);
+    assert.equal(err?.data?.code, 'case_variant_key');
+    assert.deepEqual(err?.data?.errors, [{ instancePath: '/filters/Lang', keyword: 'properties' }]);
+    assert.ok(!res.text.includes(CANARY));
+    assert.equal(upstream.calls.length, before, 'nothing was forwarded');
+  });
+
   it('asks for a stronger credential on an elevated tool', async () => {
     const weak = await post(gate.url, call(9, 'rotate_keys', {}), alice);
     assert.equal(weak.status, 403);

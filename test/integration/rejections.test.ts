@@ -66,6 +66,11 @@ describe('bad input is refused with a registry error and nothing reaches upstrea
     { name: 'a body claiming 2026-07-28 with no MCP-Protocol-Version header', body: call('echo', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }), headers: { 'mcp-method': 'tools/call', 'mcp-name': 'echo' }, status: 400, rpc: -32020, code: 'header_mismatch', id: 42 },
     { name: 'a method name given twice', body: `{"jsonrpc":"2.0","id":9,"method":"ping","method":"tools/call","params":{"name":"x","arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
     { name: 'an argument given twice', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"path":"${CANARY}","\\u0070ath":"/safe"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
+    { name: 'a method name given again in another letter case', body: `{"jsonrpc":"2.0","id":9,"method":"ping","Method":"tools/call","params":{"name":"x","arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
+    { name: 'a tool name given again as "Name"', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","Name":"delete_everything","arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
+    { name: 'an argument given again with a long s (U+017F)', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"pass":"${CANARY}","pa\u017f\u017f":"x"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
+    { name: 'arguments sent only as "Arguments"', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","Arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'case_variant_key', id: 9 },
+    { name: 'params sent only as "paramſ"', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","param\u017f":{"name":"echo","arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'case_variant_key', id: 9 },
     { name: 'a body over the limit', body: `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"${CANARY}${'x'.repeat(5000)}"}}`, status: 413, rpc: -31413, code: 'payload_too_large', id: null },
   ];
 

@@ -57,6 +57,11 @@ describe('classify: the body decides, 2026-07-28 headers must agree with it', ()
       expect: { ok: true, inexactInteger: '/n/1' } },
     { name: 'only a tools/call is scanned for inexact integers', headers: {}, body: '{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"a","arguments":{"n":9007199254740993}}}',
       expect: { ok: true, inexactInteger: undefined } },
+    { name: 'a JSON-RPC member only in another letter case', headers: {}, body: '{"jsonrpc":"2.0","id":1,"Method":"tools/call"}', expect: { ok: false, code: 'case_variant_key', id: 1 } },
+    { name: 'params named with a long s', headers: {}, body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","param\\u017f":{"name":"a"}}', expect: { ok: false, code: 'case_variant_key', id: 1 } },
+    { name: 'a tool name only as "Name"', headers: {}, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { Name: 'a' } }, expect: { ok: false, code: 'case_variant_key', id: 1 } },
+    { name: 'a resource uri only as "URI"', headers: {}, body: { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { URI: 'file:///a' } }, expect: { ok: false, code: 'case_variant_key', id: 1 } },
+    { name: 'params members toolgate does not read may use any case', headers: {}, body: { jsonrpc: '2.0', id: 1, method: 'x', params: { Query: 'a', progressToken: 1, arguments: { Name: 1 } } }, expect: { ok: true } },
     { name: '__proto__ keys are plain data', headers: {}, body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"__proto__":{"name":"evil"}}}', expect: { ok: true, name: undefined } },
   ];
   for (const row of table) {

@@ -3,10 +3,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { hasDuplicateKeys } from '../../../src/http/duplicate-keys.ts';
+import { foldName } from '../../../src/json/fold-name.ts';
 
 const PARSING = join(import.meta.dirname, '../../../../shared/testdata/json-parsing/test_parsing');
 
-/** The reference answer: every object's member names, decoded, collected by a reviver-free walk of the raw text. */
+/** The reference answer: every object's member names, decoded and folded, collected by a reviver-free walk of the raw text. */
 function reference(text: string): boolean {
   let duplicate = false;
   const seen: Set<string>[] = [];
@@ -27,7 +28,7 @@ function reference(text: string): boolean {
     } else if (t === ',') {
       expectName = stack.at(-1) === 'object';
     } else if (t !== ':' && expectName) {
-      const name = JSON.parse(t) as string;
+      const name = foldName(JSON.parse(t) as string);
       const names = seen.at(-1) as Set<string>;
       if (names.has(name)) duplicate = true;
       names.add(name);
@@ -47,6 +48,11 @@ describe('hasDuplicateKeys', () => {
       '{"é":1,"\\u00e9":2}',
       '{"a\\"b":1,"a\\u0022b":2}',
       '{"":1,"":2}',
+      '{"method":"ping","Method":"tools/call"}',
+      '{"params":{"name":"a","NAME":"b"}}',
+      '{"params":{},"param\\u017f":{}}',
+      '{"key":1,"\\u212aey":2}',
+      '{"Straße":1,"STRASSE":2}',
     ];
     for (const text of duplicated) assert.equal(hasDuplicateKeys(text), true, text);
   });
@@ -60,6 +66,8 @@ describe('hasDuplicateKeys', () => {
       '{ "a" : 1 , "b" : { } , "c" : [ ] }',
       '"a"',
       '[]',
+      '{"name":{"Name":1},"other":[{"name":2}]}',
+      '{"i":1,"\\u0130":2}',
     ];
     for (const text of clean) assert.equal(hasDuplicateKeys(text), false, text);
   });

@@ -268,3 +268,19 @@ test('says whether any keyword compares values, where a rounded number could cha
   assert.ok(c.ok);
   assert.deepEqual(c.validate(JSON.parse('{"n":9007199254740993}')), { ok: true });
 });
+
+test('an argument named like a declared property in another letter case is refused at its pointer', () => {
+  const validate = compiled({
+    type: 'object',
+    properties: { path: { type: 'string', pattern: '^/safe/' }, opts: { type: 'object', properties: { key: { type: 'string' } } } },
+  });
+  const variant = (args: unknown) => {
+    const r = validate(args);
+    return !r.ok && r.code === 'case_variant_key' ? r.errors : undefined;
+  };
+  assert.deepEqual(variant({ Path: '/etc/passwd' }), [{ instancePath: '/Path', keyword: 'properties' }]);
+  assert.deepEqual(variant({ path: '/safe/a', opts: { '\u212aey': 'x' } }), [{ instancePath: '/opts/\u212aey', keyword: 'properties' }]);
+  assert.deepEqual(variant({ list: [{ PATH: 1 }] }), [{ instancePath: '/list/0/PATH', keyword: 'properties' }], 'at any depth');
+  assert.deepEqual(validate({ path: '/safe/a', Other: 1, opts: { key: 'k' } }), { ok: true }, 'undeclared names keep any case');
+  assert.deepEqual(compiled({ type: 'object' })({ Path: 1 }), { ok: true }, 'a schema that declares no property');
+});
