@@ -20,6 +20,7 @@ import { createEnforcer, type Enforcer } from './http/enforce.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
 import { grantsInterceptor } from './interceptors/grants.ts';
 import { createExternalValidators } from './interceptors/external-validator.ts';
+import { rateLimitInterceptor } from './interceptors/rate-limit.ts';
 import { securityLevelInterceptor } from './interceptors/security-level.ts';
 import type { CatalogueView } from './pipeline/catalogue-view.ts';
 import { composeChain } from './pipeline/compose.ts';
@@ -100,7 +101,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   };
   // External validators last: they see only calls toolgate itself would forward.
   const validators = createExternalValidators();
-  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), argumentsInterceptor(schemas), validators.interceptor];
+  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), rateLimitInterceptor(), argumentsInterceptor(schemas), validators.interceptor];
   const chain = composeChain(interceptors);
   const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS });
   const listChanged = new ListChangedStreams();

@@ -16,6 +16,9 @@ export const VALIDATOR_MODES = ['active', 'audit'] as const;
 export const VALIDATOR_EVENTS = ['tools/call'] as const;
 export const VALIDATOR_PHASES = ['request'] as const;
 export const MAX_VALIDATORS = 16;
+export const RATE_PERIODS = ['second', 'minute', 'hour'] as const;
+export const MAX_RATE_LIMITS = 1000;
+export const MAX_RATE = 1_000_000;
 export const MAX_VALIDATOR_TIMEOUT_MS = 30_000;
 export const JWT_ALGORITHMS = [
   'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
@@ -155,6 +158,22 @@ export const policySchema = {
           mode: { enum: VALIDATOR_MODES },
           failOpen: { type: 'boolean' },
           timeoutMs: { type: 'integer', minimum: 1, maximum: MAX_VALIDATOR_TIMEOUT_MS },
+        },
+      },
+    },
+    rateLimits: {
+      type: 'array',
+      maxItems: MAX_RATE_LIMITS,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['principal', 'tool', 'requests', 'per'],
+        properties: {
+          principal: { type: 'string', pattern: PRINCIPAL_PATTERN },
+          tool: { type: 'string', pattern: TOOL_PATTERN },
+          requests: { type: 'integer', minimum: 1, maximum: MAX_RATE },
+          per: { enum: RATE_PERIODS },
+          burst: { type: 'integer', minimum: 1, maximum: MAX_RATE },
         },
       },
     },

@@ -86,6 +86,23 @@ export interface ValidatorConfig {
   readonly timeoutMs: number;
 }
 
+/**
+ * A rate limit on tools/call: `requests` per `per`, up to `burst` at once,
+ * counted per principal for every principal it names (`*`: each one).
+ */
+export interface RateLimitRule {
+  readonly principal: string;
+  /** A tool name, or `*` for one bucket over all of the principal's calls. */
+  readonly tool: string;
+  readonly requests: number;
+  readonly per: 'second' | 'minute' | 'hour';
+  readonly burst: number;
+  /** Milliseconds to earn one call back. */
+  readonly msPerCall: number;
+  /** The rule's identity across reloads: an unchanged rule keeps its buckets. */
+  readonly key: string;
+}
+
 export interface Policy {
   readonly version: 1;
   readonly authentication: AuthenticationConfig;
@@ -96,6 +113,8 @@ export interface Policy {
   readonly grants: readonly GrantRow[];
   /** External validators, by priority then name. */
   readonly validators: readonly ValidatorConfig[];
+  /** In file order; identical rules combined. */
+  readonly rateLimits: readonly RateLimitRule[];
   /** Registered JSON Schemas by URI, for tool schemas that $ref them (never fetched). */
   readonly schemas: Readonly<Record<string, unknown>>;
   /** SHA-256 hex of the source text, to tell a real change from a re-save. */
@@ -192,6 +211,7 @@ function build(raw: RawPolicy, text: string, baseDir: string | undefined): Polic
     tools,
     grants,
     validators: resolveValidators(raw.validators ?? []),
+    rateLimits: resolveRateLimits(raw.rateLimits ?? []),
     schemas: raw.schemas ?? {},
     sourceDigest: createHash('sha256').update(text).digest('hex'),
   });
@@ -209,6 +229,20 @@ function resolveValidators(raw: NonNullable<RawPolicy['validators']>): Validator
       timeoutMs: v.timeoutMs ?? 1000,
     }))
     .sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : 1));
+}
+
+const PERIOD_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as const;
+
+function resolveRateLimits(raw: NonNullable<RawPolicy['rateLimits']>): RateLimitRule[] {
+  const byKey = new Map<string, RateLimitRule>();
+  for (const r of raw) {
+    const burst = r.burst ?? r.requests;
+    const key = JSON.stringify([r.principal, r.tool, r.requests, r.per, burst]);
+    if (!byKey.has(key)) {
+      byKey.set(key, { principal: r.principal, tool: r.tool, requests: r.requests, per: r.per, burst, msPerCall: PERIOD_MS[r.per] / r.requests, key });
+    }
+  }
+  return [...byKey.values()];
 }
 
 function resolveMetadata(m: RawMetadata, base: ToolDefaults): ToolDefaults {

@@ -14,7 +14,7 @@ import { decide } from '../grants/snapshot.ts';
 import type { Classified } from '../http/classify.ts';
 import { hasDuplicateKeys } from '../http/duplicate-keys.ts';
 import { findInexactInteger } from '../http/inexact-integers.ts';
-import { dryRunRequest } from '../interceptors/external-validator.ts';
+import { dryRunRequest } from '../pipeline/dry-run.ts';
 import type { Exchange, Verdict } from '../pipeline/types.ts';
 import type { GrpcPolicyDeps } from './deps.ts';
 import { holdsAdmin } from './deps.ts';

@@ -9,9 +9,9 @@
  *    logged by validator name and closed code only).
  * A validator's message never crosses to the caller or to the logs.
  */
-import type { IncomingMessage } from 'node:http';
 import type { ValidatorConfig } from '../config/policy.ts';
 import type { Exchange, Interceptor, Verdict } from '../pipeline/types.ts';
+import { isDryRun } from '../pipeline/dry-run.ts';
 import { deny, PASS } from '../pipeline/types.ts';
 import { log } from '../telemetry/log.ts';
 import { ValidatorClients, type ValidatorOutcome } from './external/client.ts';
@@ -23,18 +23,6 @@ export interface ExternalValidators {
 
 const PHASE = 'request';
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
-const dryRuns = new WeakSet<IncomingMessage>();
-
-/**
- * A stand-in for the inbound request of a dry run (PolicyService.Explain):
- * no headers, and validators are told nothing will be forwarded.
- */
-export function dryRunRequest(): IncomingMessage {
-  const request = { headers: {} } as IncomingMessage;
-  dryRuns.add(request);
-  return request;
-}
-
 export function createExternalValidators(clients: ValidatorClients = new ValidatorClients()): ExternalValidators {
   return {
     interceptor: {
@@ -87,7 +75,7 @@ function validateRequest(ex: Exchange, event: string) {
     principal: { id: ex.principal.id, scopes: [...ex.principal.scopes].sort(), credentialStrength: ex.principal.credentialStrength },
     traceId: trace?.[1] ?? '',
     spanId: trace?.[2] ?? '',
-    dryRun: dryRuns.has(ex.request),
+    dryRun: isDryRun(ex.request),
   };
 }
 

@@ -29,7 +29,7 @@ export interface RequestClassified {
 /** One policy stage's decision: authentication, then each interceptor in order. */
 export interface Decision {
   readonly request: IncomingMessage;
-  /** `authentication`, `tools_list`, or an interceptor name (`grants`, `security_level`, `arguments`, …). */
+  /** `authentication`, `tools_list`, or an interceptor name (`grants`, `security_level`, `rate_limit`, `arguments`, …). */
   readonly stage: string;
   readonly allowed: boolean;
   /** The registry error when refused. */

@@ -69,7 +69,7 @@ export function createMetrics(): Metrics {
 
   const decisions = new FastCounter({
     name: 'toolgate_decisions_total',
-    help: 'Policy decisions, by stage (authentication, grants, security_level, arguments, tools_list, …) and outcome (allow or the refusal code).',
+    help: 'Policy decisions, by stage (authentication, grants, security_level, rate_limit, arguments, tools_list, …) and outcome (allow or the refusal code).',
     labelNames: ['stage', 'outcome'] as const,
     registers: [registry],
   });

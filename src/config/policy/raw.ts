@@ -50,5 +50,6 @@ export interface RawPolicy {
     failOpen?: boolean;
     timeoutMs?: number;
   }[];
+  rateLimits?: { principal: string; tool: string; requests: number; per: 'second' | 'minute' | 'hour'; burst?: number }[];
   grants?: { principal: string; tool: string; scopes?: string[]; effect: 'allow' | 'deny'; revision?: number }[];
 }

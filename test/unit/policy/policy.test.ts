@@ -31,6 +31,7 @@ test('the example policy loads, and its grants decide as its comments say', asyn
   assert.equal(d('agent-triage', ['payments.refund'], 'refund_payment'), 'exact_deny');
   assert.equal(d('agent-reports', [], 'get_ticket'), 'exact_allow');
   assert.equal(d('agent-x', ['tickets.write'], 'update_ticket'), 'no_grant');
+  assert.deepEqual(p.rateLimits.map((l) => [l.tool, l.burst]), [['*', 60], ['refund_payment', 20]]);
 });
 
 test('an empty file is an empty policy with built-in defaults', () => {

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { metricValue } from '../helpers/metrics.ts';
+import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
+import { post } from '../helpers/raw.ts';
+import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+const CANARY = 'canary-5be1-rate-secret';
+const ALICE = 'alice-3c9e1f7a5b2d4e6f8a0b';
+const BOB = 'bob-8d2f4a6c1e3b5d7f9a1c';
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+const policy = (limits: string) => `
+version: 1
+authentication:
+  staticKeys: { file: keys.yaml }
+grants:
+  - { principal: "*", tool: search_docs, scopes: [docs], effect: allow }
+  - { principal: "*", tool: delete_repo, scopes: [docs], effect: allow }
+rateLimits:
+${limits}
+`;
+const TWO_DELETES_AN_HOUR = '  - { principal: "*", tool: delete_repo, requests: 2, per: hour }';
+
+describe('rate limits from the policy, in front of a real MCP server', () => {
+  let dir: string;
+  let upstream: PolicyServer;
+  let gate: RunningToolgate;
+  const alice = { authorization: `Bearer ${ALICE}` };
+  const bob = { authorization: `Bearer ${BOB}` };
+  const del = (id: number, repo = 'a/b') => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'delete_repo', arguments: { repo } } });
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolgate-ratelimit-'));
+    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [docs] }\n`);
+    await writeFile(join(dir, 'policy.yaml'), policy(TWO_DELETES_AN_HOUR));
+    upstream = await startPolicyServer();
+    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml')]);
+    await gate.ready;
+  });
+  after(async () => {
+    await gate.close();
+    await upstream.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('admits the burst, then answers 429 rate_limited with Retry-After; nothing more is forwarded, nothing echoed', async () => {
+    const before = upstream.calls.length;
+    assert.equal((await post(gate.url, del(1), alice)).status, 200);
+    assert.equal((await post(gate.url, del(2), alice)).status, 200);
+    const res = await post(gate.url, del(3, CANARY), alice);
+    assert.equal(res.status, 429, res.text);
+    const err = res.json().error;
+    assert.equal(err?.code, -31429);
+    assert.equal(err?.data?.code, 'rate_limited');
+    assert.equal(err?.data?.hint, 'retry_later');
+    assert.equal(err?.data?.retryable, true);
+    // Two an hour: the next call is earned back within half an hour.
+    const retryAfterMs = Number(err?.data?.retryAfterMs);
+    assert.ok(retryAfterMs > 0 && retryAfterMs <= 1_800_000, String(retryAfterMs));
+    assert.equal(res.headers['retry-after'], String(Math.ceil(retryAfterMs / 1000)));
+    assert.ok(!res.text.includes(CANARY));
+    assert.equal(upstream.calls.length, before + 2);
+    assert.equal(await metricValue(gate.adminUrl, 'toolgate_requests_total', { method: 'tools/call', outcome: 'rate_limited' }), 1);
+  });
+
+  it('counts per principal and per rule: bob and other tools are not held back by alice', async () => {
+    assert.equal((await post(gate.url, del(4), bob)).status, 200);
+    const search = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'search_docs', arguments: { query: 'q' } } });
+    assert.equal((await post(gate.url, search, alice)).status, 200);
+  });
+
+  it('an SDK client gets the refusal as an error carrying toolgate\'s message', async () => {
+    const client = new Client({ name: 'it', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gate.url), { requestInit: { headers: alice } }));
+    try {
+      await assert.rejects(client.callTool({ name: 'delete_repo', arguments: { repo: 'a/b' } }), (e: Error) => /Too many requests/.test(e.message));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a reload that keeps the rule keeps its buckets; a changed rule starts full', async () => {
+    const reloads = () => metricValue(gate.adminUrl, 'toolgate_policy_reloads_total', { outcome: 'applied' });
+    const replace = async (text: string) => {
+      const seen = await reloads();
+      await writeFile(join(dir, 'next.yaml'), text);
+      await rename(join(dir, 'next.yaml'), join(dir, 'policy.yaml'));
+      await waitFor(async () => (await reloads()) > seen, 'the policy reload');
+    };
+    await replace(`${policy(TWO_DELETES_AN_HOUR)}# the same rules, saved again\n`);
+    assert.equal((await post(gate.url, del(6), alice)).status, 429, 'the unchanged rule still holds alice back');
+    await replace(policy('  - { principal: "*", tool: delete_repo, requests: 3, per: hour }'));
+    assert.equal((await post(gate.url, del(7), alice)).status, 200, 'a new rule, a new bucket');
+  });
+});
