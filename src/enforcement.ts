@@ -101,8 +101,11 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   };
   // External validators last: they see only calls toolgate itself would forward.
   const validators = createExternalValidators();
-  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), rateLimitInterceptor(), argumentsInterceptor(schemas), validators.interceptor];
+  const rateLimit = rateLimitInterceptor();
+  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
   const chain = composeChain(interceptors);
+  // Discovery is answered by toolgate, not forwarded: of the chain only the rate limits apply to it.
+  const discoveryChain = composeChain([rateLimit]);
   const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS });
   const listChanged = new ListChangedStreams();
   // What each caller may see was decided under the old grants: every open stream is told to list again.
@@ -110,7 +113,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   const relay = shared !== undefined && settings.deferredTools ? new ListChangedRelay({ config: shared.config, publisher: shared.client, domain: settings.policyDomain, streams: listChanged }) : undefined;
   const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged, relay }) : undefined;
   const sessions = new SessionBindings({ idleMs: settings.sessionIdleMs, maxEntries: MAX_SESSIONS });
-  const enforcer = createEnforcer({ current: () => current, catalogue, chain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery, listChanged, sessions });
+  const enforcer = createEnforcer({ current: () => current, catalogue, chain, discoveryChain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery, listChanged, sessions });
   let isSynced = false;
   const firstSync = sync.start().then(() => {
     isSynced = true;

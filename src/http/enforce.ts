@@ -55,6 +55,8 @@ export interface EnforcerDeps {
   readonly current: () => Enforcement;
   readonly catalogue: CatalogueView;
   readonly chain: Chain;
+  /** What toolgate checks before answering discovery itself. */
+  readonly discoveryChain: Chain;
   readonly grants: GrantStore;
   readonly pool: Pool;
   /** Largest upstream tools/list response toolgate will buffer to filter. */
@@ -68,7 +70,7 @@ export interface EnforcerDeps {
 
 /** Policy on the request path: who is calling, and what they may see and call. */
 export function createEnforcer(deps: EnforcerDeps): Enforcer {
-  const { current, catalogue, chain, grants, pool, maxRewriteBytes, discovery: discover, listChanged, sessions } = deps;
+  const { current, catalogue, chain, discoveryChain, grants, pool, maxRewriteBytes, discovery: discover, listChanged, sessions } = deps;
   const rowsForTool = (tool: string) => grants.rowsForTool(tool);
   const policed = new Set(['tools/call', 'tools/list', ...(discover === undefined ? [] : [DISCOVER_METHOD])]);
 
@@ -201,9 +203,11 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
       }
       const ex: Exchange = { request: req, message, principal, policy: e.policy, snapshot: snap.snapshot, catalogue, rowsForTool };
       if (method === 'tools/list') return toolsList(req, res, headers, body, ex);
-      if (discover !== undefined) {
+      if (discover !== undefined && (method === DISCOVER_METHOD || message.name === SEARCH_TOOL_NAME)) {
+        const limited = await discoveryChain.run(ex);
+        if (limited.kind === 'deny') return refuse(res, message, limited);
         if (method === DISCOVER_METHOD) return answer(res, message, await discover.discover(ex, message.params));
-        if (message.name === SEARCH_TOOL_NAME) return answer(res, message, await discover.searchTool(ex, message.params?.arguments));
+        return answer(res, message, await discover.searchTool(ex, message.params?.arguments));
       }
       const verdict = await chain.run(ex);
       if (verdict.kind === 'deny') return refuse(res, message, verdict);

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { RateLimitRule } from '../config/policy.ts';
+import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../discovery/search-tool.ts';
 import { isDryRun } from '../pipeline/dry-run.ts';
 import { deny, PASS, type Interceptor } from '../pipeline/types.ts';
 import { TokenBuckets } from './rate-limit/buckets.ts';
@@ -10,15 +11,16 @@ import { TokenBuckets } from './rate-limit/buckets.ts';
  * all must admit the call: 429 `rate_limited` with Retry-After otherwise.
  * It runs after grants and security level, so only calls toolgate would
  * allow use up a quota; a dry run (Explain) says whether a call would pass
- * without taking anything.
+ * without taking anything. Discovery, which toolgate answers itself, counts
+ * as calls of `search_tools` through either door.
  */
 export function rateLimitInterceptor(buckets = new TokenBuckets(() => performance.now())): Interceptor {
   return {
     name: 'rate_limit',
-    methods: ['tools/call'],
+    methods: ['tools/call', DISCOVER_METHOD],
     applies: (ex) => ex.policy.rateLimits.length > 0,
     intercept(ex) {
-      const tool = ex.message.name as string;
+      const tool = ex.message.method === DISCOVER_METHOD ? SEARCH_TOOL_NAME : (ex.message.name as string);
       const id = ex.principal.id;
       const limits: RateLimitRule[] = [];
       for (const rule of ex.policy.rateLimits) {

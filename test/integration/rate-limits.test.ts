@@ -101,3 +101,41 @@ describe('rate limits from the policy, in front of a real MCP server', () => {
     assert.equal((await post(gate.url, del(7), alice)).status, 200, 'a new rule, a new bucket');
   });
 });
+
+describe('rate limits on discovery, which toolgate answers itself', () => {
+  let dir: string;
+  let upstream: PolicyServer;
+  let gate: RunningToolgate;
+  const alice = { authorization: `Bearer ${ALICE}` };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolgate-ratelimit-discovery-'));
+    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n`);
+    await writeFile(join(dir, 'policy.yaml'), policy('  - { principal: "*", tool: search_tools, requests: 2, per: hour }'));
+    upstream = await startPolicyServer();
+    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--deferred-tools', 'true']);
+    await gate.ready;
+  });
+  after(async () => {
+    await gate.close();
+    await upstream.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('counts toolgate/discover and search_tools calls as one tool, search_tools', async () => {
+    const discover = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'toolgate/discover', params: { query: `delete a repository ${CANARY}` } });
+    const search = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_tools', arguments: { query: 'delete a repository' } } });
+    assert.equal((await post(gate.url, discover(1), alice)).status, 200);
+    assert.equal((await post(gate.url, search(2), alice)).status, 200);
+    for (const body of [discover(3), search(4)]) {
+      const res = await post(gate.url, body, alice);
+      assert.equal(res.status, 429, res.text);
+      assert.equal(res.json().error?.data?.code, 'rate_limited');
+      assert.ok(!res.text.includes(CANARY));
+    }
+    assert.equal(await metricValue(gate.adminUrl, 'toolgate_decisions_total', { stage: 'rate_limit', outcome: 'rate_limited' }), 2);
+    // The limit is on discovery only: calls of other tools pass.
+    const del = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'delete_repo', arguments: { repo: 'a/b' } } });
+    assert.equal((await post(gate.url, del, alice)).status, 200);
+  });
+});
