@@ -4,6 +4,7 @@
  * start-up with one line naming the setting (never echoing secrets). The README
  * configuration table is kept equal to this list by a test.
  */
+import { isIdentityHeaderName } from '../http/headers.ts';
 import { parsePrefixes } from '../http/target.ts';
 
 export interface Settings {
@@ -26,6 +27,8 @@ export interface Settings {
   readonly catalogueRefreshMs: number;
   readonly deferredTools: boolean;
   readonly sessionIdleMs: number;
+  /** Lower-case field name that tells the server who called; absent: the server is told nothing. */
+  readonly principalHeader: string | undefined;
   /** Absent: grants, replay records and revisions live in process (one replica). */
   readonly redisUrl: string | undefined;
   readonly redisUsername: string | undefined;
@@ -193,6 +196,11 @@ export const settingDefs = [
     key: 'sessionIdleMs', flag: '--session-idle-ms', env: 'TOOLGATE_SESSION_IDLE_MS', default: '86400000',
     doc: 'With a policy, each MCP session id is usable only by the principal whose initialize created it; a binding unused this long is forgotten (the session then gets 404 session_not_found and the client starts a new one). At most 100,000 are kept, least recently used dropped first.',
     parse: int(60_000, 2_592_000_000),
+  }),
+  setting({
+    key: 'principalHeader', flag: '--principal-header', env: 'TOOLGATE_PRINCIPAL_HEADER', default: '',
+    doc: "With a policy, a request header (for example `X-Toolgate-Principal`) that carries the authenticated principal id to the server on every MCP request, in the MCP header encoding (`=?base64?…?=` when not visible ASCII), so a server can keep its state per caller; the client's own copy of the field is dropped on every path, with or without a policy. Empty: none. Credential, hop-by-hop, content, host, cookie, forwarding, trace and `Mcp-` fields are refused.",
+    parse: (raw) => (raw === '' ? ok(undefined) : isIdentityHeaderName(raw) ? ok(raw.toLowerCase()) : bad('expected a header field name toolgate does not already use')),
   }),
   setting({
     key: 'auditLog', flag: '--audit-log', env: 'TOOLGATE_AUDIT_LOG', default: '',

@@ -42,6 +42,37 @@ function connectionTokens(value: string | string[] | undefined): Set<string> | u
  */
 export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'x-api-key']);
 
+/**
+ * Fields a header carrying the caller's identity to the server must not be:
+ * ones the connection, the framing, routing, tracing, MCP or a credential
+ * already own, where a second meaning would break or spoof them.
+ */
+const NOT_IDENTITY = new Set([
+  ...HOP_BY_HOP, ...REQUEST_ONLY, ...CREDENTIAL_HEADERS,
+  'host', 'cookie', 'origin', 'accept', 'accept-encoding', 'content-type', 'content-encoding',
+  'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto',
+  'traceparent', 'tracestate', 'baggage', 'last-event-id',
+]);
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Whether `name` may carry the principal upstream (an HTTP token, none of the fields above, no `Mcp-` field). */
+export function isIdentityHeaderName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return TOKEN.test(name) && !NOT_IDENTITY.has(lower) && !lower.startsWith('mcp-');
+}
+
+const PLAIN_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/**
+ * A header value for any string, in the MCP header convention (SEP-2243):
+ * visible ASCII as it is, anything else (or text that looks like the
+ * sentinel) as `=?base64?<UTF-8, Base64>?=`, which decodeHeaderValue reads.
+ */
+export function encodeHeaderValue(value: string): string {
+  if (PLAIN_VALUE.test(value) && !value.startsWith('=?base64?')) return value;
+  return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
 /** Request fields to send upstream, as a flat [name, value, …] list. */
 export function upstreamRequestHeaders(req: IncomingMessage, drop?: ReadonlySet<string>): string[] {
   const raw = req.rawHeaders;

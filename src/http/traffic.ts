@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Pool } from 'undici';
+import type { Principal } from '../auth/types.ts';
 import type { Settings } from '../config/settings.ts';
 import { inflight, requestClassified, requestEnd, requestStart } from '../telemetry/channels.ts';
 import { log } from '../telemetry/log.ts';
@@ -8,7 +9,7 @@ import { forward, type ForwardOptions, type ForwardOutcome } from '../upstream/f
 import { BodyLimit, declaredTooLarge, readBody } from './body.ts';
 import { classify } from './classify.ts';
 import type { Enforcer } from './enforce.ts';
-import { CREDENTIAL_HEADERS, upstreamRequestHeaders } from './headers.ts';
+import { CREDENTIAL_HEADERS, encodeHeaderValue, upstreamRequestHeaders } from './headers.ts';
 import { sendError, type JsonRpcId } from './jsonrpc.ts';
 import { methodLabel } from './methods.ts';
 import { targetRouter, underPrefix } from './target.ts';
@@ -39,7 +40,14 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
   const route = targetRouter(mcpPath);
   const passthrough = settings.passthroughPaths;
   const maxRawHeaders = settings.maxHeaders * 2;
-  const drop = enforcer === undefined ? undefined : CREDENTIAL_HEADERS;
+  // Only toolgate may say who called: a client's copy of the identity field never reaches the server.
+  const identity = settings.principalHeader;
+  const spoofable: ReadonlySet<string> | undefined = identity === undefined ? undefined : new Set([identity]);
+  const drop = enforcer === undefined ? spoofable : new Set([...CREDENTIAL_HEADERS, ...(spoofable ?? [])]);
+  const withIdentity = (headers: string[], principal: Principal | undefined): string[] => {
+    if (identity !== undefined && principal !== undefined) headers.push(identity, encodeHeaderValue(principal.id));
+    return headers;
+  };
 
   // Every request ends in exactly one observe(), which also closes its
   // in-flight count (cheaper than a 'close' listener per response).
@@ -90,7 +98,7 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
         observe(req, res, start, 'http', 'not_found');
         return;
       }
-      guarded(req, res, start, passThrough(req, res, null, undefined).then((o) => observe(req, res, start, 'passthrough', o)));
+      guarded(req, res, start, passThrough(req, res, null, spoofable).then((o) => observe(req, res, start, 'passthrough', o)));
       return;
     }
     if (req.method === 'POST') {
@@ -105,19 +113,20 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
     observe(req, res, start, 'http', 'method_not_allowed');
   };
 
-  function passThrough(req: IncomingMessage, res: ServerResponse, rpcId: JsonRpcId, strip: ReadonlySet<string> | undefined, options: ForwardOptions = {}): Promise<Outcome> {
+  function passThrough(req: IncomingMessage, res: ServerResponse, rpcId: JsonRpcId, strip: ReadonlySet<string> | undefined, options: ForwardOptions = {}, principal?: Principal): Promise<Outcome> {
     if (declaredTooLarge(req, settings.maxBodyBytes)) {
       sendError(res, rpcId, 'payload_too_large', undefined, { connection: 'close' });
       return Promise.resolve('payload_too_large');
     }
     const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
     const body = hasBody ? req.pipe(new BodyLimit(settings.maxBodyBytes)) : null;
-    return forward(pool, req, res, upstreamRequestHeaders(req, strip), body, rpcId, options);
+    return forward(pool, req, res, withIdentity(upstreamRequestHeaders(req, strip), principal), body, rpcId, options);
   }
 
   async function handleSessionOperation(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
     const label = `http_${req.method?.toLowerCase()}`;
     let options: ForwardOptions = {};
+    let principal: Principal | undefined;
     // CORS preflights carry no credentials by design.
     if (enforcer !== undefined && req.method !== 'OPTIONS') {
       const who = await enforcer.authenticate(req);
@@ -133,8 +142,9 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
       }
       // The GET stream is where a 2025 session's server-initiated messages go.
       options = { onEventStream: req.method === 'GET' ? enforcer.eventStreamHook(who.principal) : undefined, onResponseHead: enforcer.sessionEnd(req) };
+      principal = who.principal;
     }
-    observe(req, res, start, label, await passThrough(req, res, null, drop, options));
+    observe(req, res, start, label, await passThrough(req, res, null, drop, options, principal));
   }
 
   async function handlePost(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
@@ -174,7 +184,7 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
       observe(req, res, start, methodLabel(c.method), 'session_not_found');
       return;
     }
-    const headers = upstreamRequestHeaders(req, drop);
+    const headers = withIdentity(upstreamRequestHeaders(req, drop), who?.principal);
     const outcome = who === undefined
       ? await forward(pool, req, res, headers, read.body, c.id)
       : await (enforcer as Enforcer).handle(req, res, headers, read.body, c, who.principal);

@@ -22,6 +22,11 @@ describe('settings', () => {
     assert.equal(s.upstream.origin, 'https://mcp.internal:8443');
   });
 
+  it('takes a principal header field name, lower-cased, and none by default', () => {
+    assert.equal(loadSettings([], {}).principalHeader, undefined);
+    assert.equal(loadSettings(['--principal-header', 'X-Toolgate-Principal'], {}).principalHeader, 'x-toolgate-principal');
+  });
+
   const invalid: [string[], Record<string, string>, string][] = [
     [['--port', '70000'], {}, '--port'],
     [['--port', '12abc'], {}, '--port'],
@@ -34,6 +39,12 @@ describe('settings', () => {
     [['--nope', '1'], {}, '--nope'],
     [['--port'], {}, '--port'],
     [['serve'], {}, 'serve'],
+    [['--principal-header', 'Authorization'], {}, '--principal-header'],
+    [['--principal-header', 'mcp-name'], {}, '--principal-header'],
+    [[], { TOOLGATE_PRINCIPAL_HEADER: 'x-forwarded-for' }, 'TOOLGATE_PRINCIPAL_HEADER'],
+    [[], { TOOLGATE_PRINCIPAL_HEADER: 'Connection' }, 'TOOLGATE_PRINCIPAL_HEADER'],
+    [[], { TOOLGATE_PRINCIPAL_HEADER: 'x user' }, 'TOOLGATE_PRINCIPAL_HEADER'],
+    [[], { TOOLGATE_PRINCIPAL_HEADER: 'x-user:' }, 'TOOLGATE_PRINCIPAL_HEADER'],
   ];
   for (const [argv, env, setting] of invalid) {
     it(`names ${setting} when ${JSON.stringify([...argv, ...Object.values(env)])} is invalid`, () => {
