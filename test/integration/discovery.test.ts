@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,11 +6,11 @@ import { after, before, describe, it } from 'node:test';
 import { POLICY_TOOLS, startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
 import { post } from '../helpers/raw.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+import { sha256 } from '../helpers/static-keys.ts';
 
 const CANARY = 'canary-5e1d-secret-query';
 const ALICE = 'alice-0f3e9a7c5b1d2e4f6a8b';
 const BOB = 'bob-9a8b7c6d5e4f3a2b1c0d';
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 const policy = `
 version: 1

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,9 +10,9 @@ import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 import { startValidator, type ValidatorProcess } from '../helpers/validator-process.ts';
 import { metricValue } from '../helpers/metrics.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { sha256 } from '../helpers/static-keys.ts';
 
 const ALICE = 'alice-key-7c1e0b5a9d3f2e4c6a8b';
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const TRACE = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
 const policy = (validators: string) => `

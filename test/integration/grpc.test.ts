@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,10 +12,10 @@ import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 import { startValidator, type ValidatorProcess } from '../helpers/validator-process.ts';
 import { grpcClients, type GrpcClients } from '../unit/grpc/client.ts';
+import { sha256 } from '../helpers/static-keys.ts';
 
 const ALICE = 'alice-key-0a9b8c7d6e5f4a3b2c1d';
 const ADMIN = 'admin-key-1f2e3d4c5b6a79880716';
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const alice = `Bearer ${ALICE}`;
 const admin = `Bearer ${ADMIN}`;
 

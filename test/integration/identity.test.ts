@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,10 +7,10 @@ import { request } from 'undici';
 import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
 import { post } from '../helpers/raw.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+import { sha256 } from '../helpers/static-keys.ts';
 
 const ALICE = 'alice-2f8e4c6a0b1d3e5f7a9c';
 const SSOB = 'ssob-6d4b2f0e8c1a3d5b7f9e';
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 describe('the principal told to the server in a header only toolgate may set', () => {
   let dir: string;

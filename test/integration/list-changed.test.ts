@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,10 +13,10 @@ import { startV1Server, type V1Server } from '../helpers/mcp-v1-server.ts';
 import { post } from '../helpers/raw.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { startToolgate } from '../helpers/toolgate.ts';
+import { sha256 } from '../helpers/static-keys.ts';
 
 const ALICE = 'alice-list-changed-5b1d2e4f6a8b';
 const BOB = 'bob-list-changed-9a8b7c6d5e4f';
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** Resolves once the upstream has the session's GET stream open (the SDK opens it after initialize). */
 async function streamOpen(upstream: V1Server, client: Client): Promise<void> {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,12 +9,12 @@ import { AUDIENCE, ISSUER, keyPair, sign } from '../unit/auth/fixtures.ts';
 import { POLICY_TOOLS, startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
 import { post } from '../helpers/raw.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+import { sha256 } from '../helpers/static-keys.ts';
 
 const CANARY = 'canary-91c2-secret-value';
 const ALICE_KEY = 'alice-0f3e9a7c5b1d2e4f6a8b';
 const CAROL_KEY = 'carol-7d1c3b5a9e2f4d6c8b0a';
 const RESOURCE_METADATA = 'https://mcp.test/.well-known/oauth-protected-resource/mcp';
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 const policy = `
 version: 1

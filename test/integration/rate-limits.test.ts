@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,11 +10,11 @@ import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-serv
 import { post } from '../helpers/raw.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { sha256 } from '../helpers/static-keys.ts';
 
 const CANARY = 'canary-5be1-rate-secret';
 const ALICE = 'alice-3c9e1f7a5b2d4e6f8a0b';
 const BOB = 'bob-8d2f4a6c1e3b5d7f9a1c';
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 const policy = (limits: string) => `
 version: 1

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,9 +8,9 @@ import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-serv
 import { post } from '../helpers/raw.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+import { sha256 } from '../helpers/static-keys.ts';
 
 const KEY = 'agent-3c5e7a9b1d2f4e6a8c0b';
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const auth = { authorization: `Bearer ${KEY}` };
 const call = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_docs', arguments: { query: 'x' } } });
 const discover = (id: number, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'toolgate/discover', params });

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +9,8 @@ import { enforcementLoader } from '../../src/config/reload/enforcement-loader.ts
 import { createFileGrantStore, type FileGrantStore } from '../../src/grants/store.ts';
 import { ConfigMapMount } from '../helpers/configmap-mount.ts';
 import { policyReload, watchPolicy, type PolicyLoader, type PolicyReload, type PolicyWatcher, type ReloadOutcome } from '../../src/config/watch.ts';
+import { sha256 } from '../helpers/static-keys.ts';
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const WAIT_MS = 5000;
 const FIRST_REVISION = 7000;
 const OLD_KEY = 'old-key-5c0e1d7a9b3f';

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,10 +8,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { request } from 'undici';
 import { startV1Server, type V1Server } from '../helpers/mcp-v1-server.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+import { sha256 } from '../helpers/static-keys.ts';
 
 const ALICE = 'alice-sessions-3c9e1f7a5b';
 const BOB = 'bob-sessions-8d2a6e4c0f';
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /**
  * A 2025 session id is not a credential: a sessionful SDK server keeps

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,10 +11,10 @@ import { parsePrometheusText, sampleValue } from '../unit/telemetry/prom-text.ts
 import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
 import { post } from '../helpers/raw.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+import { sha256 } from '../helpers/static-keys.ts';
 
 const ALICE_KEY = 'alice-0f3e9a7c5b1d2e4f6a8b';
 const CAROL_KEY = 'carol-7d1c3b5a9e2f4d6c8b0a';
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** Distinctive values that must never reach a span, a metric or an audit line. */
 const SECRETS = ['sk-live-9f8e7d6c5b4a3f2e1d0c', 'AKIAZZLEAKCANARY1234', 'hunter2-canary-pass', 'q-canary-7c1e-query'];

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ConfigMapMount } from '../../helpers/configmap-mount.ts';
 import { policyReload, watchPolicy, type AppliedVersion, type Candidate, type PolicyReload, type PolicyWatchOptions, type PolicyWatcher, type ReloadOutcome } from '../../../src/config/watch.ts';
+import { sha256 } from '../../helpers/static-keys.ts';
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const WAIT_MS = 5000;
 
 
