@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
+import type { PolicyServer } from '../helpers/mcp-policy-server.ts';
+import { startPolicyGate, type PolicyGate } from '../helpers/policy-gate.ts';
 import { post } from '../helpers/raw.ts';
-import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 import { sha256 } from '../helpers/static-keys.ts';
+import type { RunningToolgate } from '../helpers/toolgate.ts';
 
 const ALICE = 'alice-2f8e4c6a0b1d3e5f7a9c';
 const SSOB = 'ssob-6d4b2f0e8c1a3d5b7f9e';
 
 describe('the principal told to the server in a header only toolgate may set', () => {
-  let dir: string;
+  let setup: PolicyGate;
   let upstream: PolicyServer;
   let gate: RunningToolgate;
   const alice = { authorization: `Bearer ${ALICE}` };
@@ -21,18 +19,13 @@ describe('the principal told to the server in a header only toolgate may set', (
   const seen = (i = -1) => upstream.allHeaders.at(i)?.['x-toolgate-principal'];
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'toolgate-identity-'));
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n  - { sha256: ${sha256(SSOB)}, principal: "ßob", scopes: [docs] }\n`);
-    await writeFile(join(dir, 'policy.yaml'), 'version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\ngrants:\n  - { principal: "*", tool: search_docs, scopes: [docs], effect: allow }\n');
-    upstream = await startPolicyServer();
-    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--principal-header', 'X-Toolgate-Principal']);
-    await gate.ready;
+    setup = await startPolicyGate({
+      'keys.yaml': `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n  - { sha256: ${sha256(SSOB)}, principal: "ßob", scopes: [docs] }\n`,
+      'policy.yaml': 'version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\ngrants:\n  - { principal: "*", tool: search_docs, scopes: [docs], effect: allow }\n',
+    }, ['--principal-header', 'X-Toolgate-Principal']);
+    ({ upstream, gate } = setup);
   });
-  after(async () => {
-    await gate.close();
-    await upstream.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => setup.close());
 
   it('carries the authenticated principal on calls and listings, replacing what the client sent', async () => {
     const res = await post(gate.url, call, { ...alice, 'x-toolgate-principal': 'admin' });

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AUDIENCE, ISSUER, keyPair, sign } from '../unit/auth/fixtures.ts';
-import { POLICY_TOOLS, startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
+import { POLICY_TOOLS, type PolicyServer } from '../helpers/mcp-policy-server.ts';
+import { startPolicyGate, type PolicyGate } from '../helpers/policy-gate.ts';
 import { post } from '../helpers/raw.ts';
-import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+import type { RunningToolgate } from '../helpers/toolgate.ts';
 import { sha256 } from '../helpers/static-keys.ts';
 
 const CANARY = 'canary-91c2-secret-value';
@@ -41,7 +39,7 @@ const call = (id: number, name: string, args: unknown) =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
 describe('policy enforcement with a real MCP server, static keys and JWTs', () => {
-  let dir: string;
+  let setup: PolicyGate;
   let upstream: PolicyServer;
   let gate: RunningToolgate;
   let bobToken: string;
@@ -50,21 +48,16 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
   const bob = () => ({ authorization: `Bearer ${bobToken}` });
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'toolgate-policy-'));
     const key = await keyPair('k1');
     bobToken = await sign({ key, subject: 'bob', claims: { scope: 'docs:read repo:admin' } });
-    await writeFile(join(dir, 'jwks.json'), JSON.stringify({ keys: [key.publicJwk] }));
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE_KEY)}, principal: alice, scopes: ["docs:read"] }\n  - { sha256: ${sha256(CAROL_KEY)}, principal: carol, scopes: [] }\n`);
-    await writeFile(join(dir, 'policy.yaml'), policy);
-    upstream = await startPolicyServer();
-    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml')]);
-    await gate.ready;
+    setup = await startPolicyGate({
+      'jwks.json': JSON.stringify({ keys: [key.publicJwk] }),
+      'keys.yaml': `keys:\n  - { sha256: ${sha256(ALICE_KEY)}, principal: alice, scopes: ["docs:read"] }\n  - { sha256: ${sha256(CAROL_KEY)}, principal: carol, scopes: [] }\n`,
+      'policy.yaml': policy,
+    });
+    ({ upstream, gate } = setup);
   });
-  after(async () => {
-    await gate.close();
-    await upstream.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => setup.close());
 
   async function listAs(headers: Record<string, string>): Promise<string[]> {
     const client = new Client({ name: 'it', version: '1' });

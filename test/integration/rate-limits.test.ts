@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { PolicyServer } from '../helpers/mcp-policy-server.ts';
 import { metricValue } from '../helpers/metrics.ts';
-import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
+import { startPolicyGate, type PolicyGate } from '../helpers/policy-gate.ts';
 import { post } from '../helpers/raw.ts';
-import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
-import { waitFor } from '../helpers/wait.ts';
 import { sha256 } from '../helpers/static-keys.ts';
+import type { RunningToolgate } from '../helpers/toolgate.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const CANARY = 'canary-5be1-rate-secret';
 const ALICE = 'alice-3c9e1f7a5b2d4e6f8a0b';
@@ -27,9 +27,10 @@ rateLimits:
 ${limits}
 `;
 const TWO_DELETES_AN_HOUR = '  - { principal: "*", tool: delete_repo, requests: 2, per: hour }';
+const KEYS = `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [docs] }\n`;
 
 describe('rate limits from the policy, in front of a real MCP server', () => {
-  let dir: string;
+  let setup: PolicyGate;
   let upstream: PolicyServer;
   let gate: RunningToolgate;
   const alice = { authorization: `Bearer ${ALICE}` };
@@ -37,18 +38,10 @@ describe('rate limits from the policy, in front of a real MCP server', () => {
   const del = (id: number, repo = 'a/b') => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'delete_repo', arguments: { repo } } });
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'toolgate-ratelimit-'));
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [docs] }\n`);
-    await writeFile(join(dir, 'policy.yaml'), policy(TWO_DELETES_AN_HOUR));
-    upstream = await startPolicyServer();
-    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml')]);
-    await gate.ready;
+    setup = await startPolicyGate({ 'keys.yaml': KEYS, 'policy.yaml': policy(TWO_DELETES_AN_HOUR) });
+    ({ upstream, gate } = setup);
   });
-  after(async () => {
-    await gate.close();
-    await upstream.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => setup.close());
 
   it('admits the burst, then answers 429 rate_limited with Retry-After; nothing more is forwarded, nothing echoed', async () => {
     const before = upstream.calls.length;
@@ -90,8 +83,8 @@ describe('rate limits from the policy, in front of a real MCP server', () => {
     const reloads = () => metricValue(gate.adminUrl, 'toolgate_policy_reloads_total', { outcome: 'applied' });
     const replace = async (text: string) => {
       const seen = await reloads();
-      await writeFile(join(dir, 'next.yaml'), text);
-      await rename(join(dir, 'next.yaml'), join(dir, 'policy.yaml'));
+      await writeFile(join(setup.dir, 'next.yaml'), text);
+      await rename(join(setup.dir, 'next.yaml'), join(setup.dir, 'policy.yaml'));
       await waitFor(async () => (await reloads()) > seen, 'the policy reload');
     };
     await replace(`${policy(TWO_DELETES_AN_HOUR)}# the same rules, saved again\n`);
@@ -102,24 +95,16 @@ describe('rate limits from the policy, in front of a real MCP server', () => {
 });
 
 describe('rate limits on discovery, which toolgate answers itself', () => {
-  let dir: string;
-  let upstream: PolicyServer;
+  let setup: PolicyGate;
   let gate: RunningToolgate;
   const alice = { authorization: `Bearer ${ALICE}` };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'toolgate-ratelimit-discovery-'));
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n`);
-    await writeFile(join(dir, 'policy.yaml'), policy('  - { principal: "*", tool: search_tools, requests: 2, per: hour }'));
-    upstream = await startPolicyServer();
-    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--deferred-tools', 'true']);
-    await gate.ready;
+    const limits = '  - { principal: "*", tool: search_tools, requests: 2, per: hour }';
+    setup = await startPolicyGate({ 'keys.yaml': KEYS, 'policy.yaml': policy(limits) }, ['--deferred-tools', 'true']);
+    ({ gate } = setup);
   });
-  after(async () => {
-    await gate.close();
-    await upstream.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => setup.close());
 
   it('counts toolgate/discover and search_tools calls as one tool, search_tools', async () => {
     const discover = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'toolgate/discover', params: { query: `delete a repository ${CANARY}` } });

@@ -1,0 +1,35 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startPolicyServer, type PolicyServer } from './mcp-policy-server.ts';
+import { startToolgate, type RunningToolgate } from './toolgate.ts';
+
+export interface PolicyGate {
+  /** Where policy.yaml and the other files live; the policy watcher reads it. */
+  readonly dir: string;
+  readonly upstream: PolicyServer;
+  readonly gate: RunningToolgate;
+  close(): Promise<void>;
+}
+
+/**
+ * toolgate enforcing `files['policy.yaml']` in front of the v1 SDK policy
+ * server, with every file written to a fresh directory first (keys, JWKS).
+ */
+export async function startPolicyGate(files: Readonly<Record<string, string>>, flags: readonly string[] = []): Promise<PolicyGate> {
+  const dir = await mkdtemp(join(tmpdir(), 'toolgate-policy-gate-'));
+  await Promise.all(Object.entries(files).map(([name, text]) => writeFile(join(dir, name), text)));
+  const upstream = await startPolicyServer();
+  const gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), ...flags]);
+  await gate.ready;
+  return {
+    dir,
+    upstream,
+    gate,
+    async close() {
+      await gate.close();
+      await upstream.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
