@@ -73,6 +73,25 @@ export function encodeHeaderValue(value: string): string {
   return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
+const MCP_FIELDS = new Set(['mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id']);
+
+/**
+ * Whether an MCP field comes more than once. Node joins the copies into one
+ * value toolgate reads ("2026-07-28, 2026-07-28" is no version at all),
+ * while servers may take the first or the last copy.
+ */
+export function repeatsMcpField(rawHeaders: readonly string[]): boolean {
+  let seen: Set<string> | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] as string).toLowerCase();
+    if (!MCP_FIELDS.has(name)) continue;
+    seen ??= new Set();
+    if (seen.has(name)) return true;
+    seen.add(name);
+  }
+  return false;
+}
+
 /** Request fields to send upstream, as a flat [name, value, …] list. */
 export function upstreamRequestHeaders(req: IncomingMessage, drop?: ReadonlySet<string>): string[] {
   const raw = req.rawHeaders;

@@ -9,7 +9,7 @@ import { forward, type ForwardOptions, type ForwardOutcome } from '../upstream/f
 import { BodyLimit, declaredTooLarge, readBody } from './body.ts';
 import { classify } from './classify.ts';
 import type { Enforcer } from './enforce.ts';
-import { CREDENTIAL_HEADERS, encodeHeaderValue, upstreamRequestHeaders } from './headers.ts';
+import { CREDENTIAL_HEADERS, encodeHeaderValue, repeatsMcpField, upstreamRequestHeaders } from './headers.ts';
 import { sendError, type JsonRpcId } from './jsonrpc.ts';
 import { methodLabel } from './methods.ts';
 import { targetRouter, underPrefix } from './target.ts';
@@ -44,6 +44,8 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
   const identity = settings.principalHeader;
   const spoofable: ReadonlySet<string> | undefined = identity === undefined ? undefined : new Set([identity]);
   const drop = enforcer === undefined ? spoofable : new Set([...CREDENTIAL_HEADERS, ...(spoofable ?? [])]);
+  // Mcp-Method and Mcp-Name toolgate ignored (no 2026-07-28 version) must not reach a server that might act on them.
+  const dropIgnored = new Set([...(drop ?? []), 'mcp-method', 'mcp-name']);
   const withIdentity = (headers: string[], principal: Principal | undefined): string[] => {
     if (identity !== undefined && principal !== undefined) headers.push(identity, encodeHeaderValue(principal.id));
     return headers;
@@ -125,6 +127,11 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
 
   async function handleSessionOperation(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
     const label = `http_${req.method?.toLowerCase()}`;
+    if (repeatsMcpField(req.rawHeaders)) {
+      sendError(res, null, 'header_mismatch');
+      observe(req, res, start, label, 'header_mismatch');
+      return;
+    }
     let options: ForwardOptions = {};
     let principal: Principal | undefined;
     // CORS preflights carry no credentials by design.
@@ -148,6 +155,11 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
   }
 
   async function handlePost(req: IncomingMessage, res: ServerResponse, start: number): Promise<void> {
+    if (repeatsMcpField(req.rawHeaders)) {
+      sendError(res, null, 'header_mismatch');
+      observe(req, res, start, 'unclassified', 'header_mismatch');
+      return;
+    }
     // Authenticate before reading the body, so an unauthenticated client
     // cannot make toolgate buffer megabytes.
     const who = enforcer === undefined ? undefined : await enforcer.authenticate(req);
@@ -184,7 +196,7 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
       observe(req, res, start, methodLabel(c.method), 'session_not_found');
       return;
     }
-    const headers = withIdentity(upstreamRequestHeaders(req, drop), who?.principal);
+    const headers = withIdentity(upstreamRequestHeaders(req, c.era === 'legacy' ? dropIgnored : drop), who?.principal);
     const outcome = who === undefined
       ? await forward(pool, req, res, headers, read.body, c.id)
       : await (enforcer as Enforcer).handle(req, res, headers, read.body, c, who.principal);

@@ -47,4 +47,33 @@ describe('request fields on the way upstream', () => {
     assert.equal(seen[0]!.headers.expect, undefined);
     assert.equal(seen[0]!.body, ping);
   });
+
+  it('refuses an MCP header given twice, which Node joins and servers may read either copy of', async () => {
+    seen = [];
+    for (const fields of [
+      'mcp-protocol-version: 2026-07-28\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: delete_repo\r\n',
+      'mcp-protocol-version: 2026-07-28\r\nmcp-method: ping\r\nMcp-Method: tools/call\r\n',
+      'mcp-session-id: a\r\nmcp-session-id: b\r\n',
+    ]) {
+      const text = await rawExchange(gate.port, [`${post(fields)}${ping}`]);
+      assert.match(text, /^HTTP\/1\.1 400 /, fields);
+      assert.match(text, /"code":"header_mismatch"/);
+    }
+    const get = await rawExchange(gate.port, ['GET /mcp HTTP/1.1\r\nhost: t\r\naccept: text/event-stream\r\nmcp-session-id: a\r\nmcp-session-id: b\r\nconnection: close\r\n\r\n']);
+    assert.match(get, /^HTTP\/1\.1 400 /);
+    assert.equal(seen.length, 0, 'nothing was forwarded');
+  });
+
+  it('drops Mcp-Method and Mcp-Name it ignored (no 2026-07-28 version), keeps those it checked', async () => {
+    seen = [];
+    await rawExchange(gate.port, [`${post('mcp-protocol-version: 2025-11-25\r\nmcp-method: tools/call\r\nmcp-name: delete_repo\r\n')}${ping}`]);
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]!.headers['mcp-method'], undefined);
+    assert.equal(seen[0]!.headers['mcp-name'], undefined);
+    assert.equal(seen[0]!.headers['mcp-protocol-version'], '2025-11-25');
+    const modern = '{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}';
+    const head = `POST /mcp HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: ping\r\ncontent-length: ${modern.length}\r\nconnection: close\r\n\r\n`;
+    assert.match(await rawExchange(gate.port, [`${head}${modern}`]), /^HTTP\/1\.1 200 /);
+    assert.equal(seen[1]!.headers['mcp-method'], 'ping');
+  });
 });
