@@ -45,7 +45,7 @@ export const errors = Object.freeze({
   header_mismatch: def({
     code: 'header_mismatch', status: 400, rpcCode: -32020, retryable: false, hint: 'fix_headers',
     message: 'Mcp-Method, Mcp-Name or MCP-Protocol-Version disagree with the body, a required one is missing, or an MCP header is given twice; send each header once, mirroring the body',
-    when: 'Mcp-Method/Mcp-Name/MCP-Protocol-Version disagree with the body, or are missing where 2026-07-28 requires them; or an Mcp-* or MCP-Protocol-Version field comes more than once',
+    when: 'Mcp-Method/Mcp-Name/MCP-Protocol-Version disagree with the body, or are missing where 2026-07-28 requires them; an Mcp-Param-* header the tool schema declares disagrees with the arguments; or an Mcp-* or MCP-Protocol-Version field comes more than once',
   }),
   parse_error: def({
     code: 'parse_error', status: 400, rpcCode: -32700, retryable: false, hint: 'fix_request',

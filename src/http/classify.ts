@@ -3,6 +3,7 @@ import type { JsonRpcId } from './jsonrpc.ts';
 import { foldName } from '../json/fold-name.ts';
 import { isRecord } from '../json/record.ts';
 import { hasDuplicateKeys } from './duplicate-keys.ts';
+import { decodeHeaderValue } from './header-value.ts';
 import { findInexactInteger } from './inexact-integers.ts';
 
 /**
@@ -30,10 +31,6 @@ const NAME_FIELD: ReadonlyMap<string, string> = new Map([
 ]);
 
 const VERSION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
-const BASE64_PREFIX = '=?base64?';
-const BASE64_SUFFIX = '?=';
-const BASE64_BODY = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const METHOD_SHAPE = /^[\x21-\x7e]+$/;
 const ARGUMENTS_PATH: readonly string[] = ['params', 'arguments'];
 
@@ -159,21 +156,6 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
     }
   }
   return accept('modern', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params, inexactInteger);
-}
-
-/**
- * Decodes an MCP header value: the `=?base64?…?=` sentinel wraps standard
- * Base64 of UTF-8; anything else is the value itself. A malformed sentinel
- * yields undefined, which never equals a body value.
- */
-export function decodeHeaderValue(raw: string): string | undefined {
-  if (!(raw.startsWith(BASE64_PREFIX) && raw.endsWith(BASE64_SUFFIX))) return raw;
-  if (raw.length < BASE64_PREFIX.length + BASE64_SUFFIX.length) return undefined;
-  const b64 = raw.slice(BASE64_PREFIX.length, raw.length - BASE64_SUFFIX.length);
-  if (!BASE64_BODY.test(b64)) return undefined;
-  const bytes = Buffer.from(b64, 'base64');
-  if (!isUtf8(bytes)) return undefined;
-  return strictUtf8.decode(bytes);
 }
 
 export function isModern(version: string | undefined): boolean {

@@ -61,22 +61,22 @@ export function isIdentityHeaderName(name: string): boolean {
   return TOKEN.test(name) && !NOT_IDENTITY.has(lower) && !lower.startsWith('mcp-');
 }
 
-const PLAIN_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+const MCP_FIELDS = new Set(['mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id']);
+/** Tool parameters mirrored into headers (2026-07-28, `x-mcp-header`). */
+export const PARAM_PREFIX = 'mcp-param-';
 
-/**
- * A header value for any string, in the MCP header convention (SEP-2243):
- * visible ASCII as it is, anything else (or text that looks like the
- * sentinel) as `=?base64?<UTF-8, Base64>?=`, which decodeHeaderValue reads.
- */
-export function encodeHeaderValue(value: string): string {
-  if (PLAIN_VALUE.test(value) && !value.startsWith('=?base64?')) return value;
-  return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+/** The `Mcp-Param-*` field names a request carries, lower-cased. */
+export function paramFields(rawHeaders: readonly string[]): string[] {
+  const found: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] as string).toLowerCase();
+    if (name.startsWith(PARAM_PREFIX)) found.push(name);
+  }
+  return found;
 }
 
-const MCP_FIELDS = new Set(['mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id']);
-
 /**
- * Whether an MCP field comes more than once. Node joins the copies into one
+ * Whether an MCP field (`Mcp-Param-*` included) comes more than once. Node joins the copies into one
  * value toolgate reads ("2026-07-28, 2026-07-28" is no version at all),
  * while servers may take the first or the last copy.
  */
@@ -84,7 +84,7 @@ export function repeatsMcpField(rawHeaders: readonly string[]): boolean {
   let seen: Set<string> | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = (rawHeaders[i] as string).toLowerCase();
-    if (!MCP_FIELDS.has(name)) continue;
+    if (!MCP_FIELDS.has(name) && !name.startsWith(PARAM_PREFIX)) continue;
     seen ??= new Set();
     if (seen.has(name)) return true;
     seen.add(name);

@@ -9,7 +9,8 @@ import { forward, type ForwardOptions, type ForwardOutcome } from '../upstream/f
 import { BodyLimit, declaredTooLarge, readBody } from './body.ts';
 import { classify } from './classify.ts';
 import type { Enforcer } from './enforce.ts';
-import { CREDENTIAL_HEADERS, encodeHeaderValue, repeatsMcpField, upstreamRequestHeaders } from './headers.ts';
+import { encodeHeaderValue } from './header-value.ts';
+import { CREDENTIAL_HEADERS, paramFields, repeatsMcpField, upstreamRequestHeaders } from './headers.ts';
 import { sendError, type JsonRpcId } from './jsonrpc.ts';
 import { methodLabel } from './methods.ts';
 import { targetRouter, underPrefix } from './target.ts';
@@ -44,8 +45,12 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
   const identity = settings.principalHeader;
   const spoofable: ReadonlySet<string> | undefined = identity === undefined ? undefined : new Set([identity]);
   const drop = enforcer === undefined ? spoofable : new Set([...CREDENTIAL_HEADERS, ...(spoofable ?? [])]);
-  // Mcp-Method and Mcp-Name toolgate ignored (no 2026-07-28 version) must not reach a server that might act on them.
+  // Mcp-Method, Mcp-Name and Mcp-Param-* toolgate ignored (no 2026-07-28 version) must not reach a server that might act on them.
   const dropIgnored = new Set([...(drop ?? []), 'mcp-method', 'mcp-name']);
+  const ignoredFields = (req: IncomingMessage): ReadonlySet<string> => {
+    const params = paramFields(req.rawHeaders);
+    return params.length === 0 ? dropIgnored : new Set([...dropIgnored, ...params]);
+  };
   const withIdentity = (headers: string[], principal: Principal | undefined): string[] => {
     if (identity !== undefined && principal !== undefined) headers.push(identity, encodeHeaderValue(principal.id));
     return headers;
@@ -196,7 +201,7 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
       observe(req, res, start, methodLabel(c.method), 'session_not_found');
       return;
     }
-    const headers = withIdentity(upstreamRequestHeaders(req, c.era === 'legacy' ? dropIgnored : drop), who?.principal);
+    const headers = withIdentity(upstreamRequestHeaders(req, c.era === 'legacy' ? ignoredFields(req) : drop), who?.principal);
     const outcome = who === undefined
       ? await forward(pool, req, res, headers, read.body, c.id)
       : await (enforcer as Enforcer).handle(req, res, headers, read.body, c, who.principal);

@@ -40,6 +40,8 @@ const shared: Record<string, KeywordKind> = {
   title: 'annotation', description: 'annotation', default: 'annotation', examples: 'annotation',
   deprecated: 'annotation', readOnly: 'annotation', writeOnly: 'annotation', format: 'annotation',
   contentMediaType: 'annotation', contentEncoding: 'annotation',
+  // MCP 2026-07-28 (SEP-2243): the parameter is mirrored into an Mcp-Param-{name} header; see param-headers.ts.
+  'x-mcp-header': 'annotation',
 };
 
 const draft7: Record<string, KeywordKind> = {

@@ -19,6 +19,15 @@ export async function startV2Server(): Promise<V2Server> {
         { description: 'Echo the given text back', inputSchema: z.object({ text: z.string() }) },
         async ({ text }) => ({ content: [{ type: 'text', text }] }),
       );
+      // SEP-2243: `region` is mirrored into an Mcp-Param-Region header.
+      server.registerTool(
+        'execute_sql',
+        {
+          description: 'Execute SQL in a region',
+          inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }), query: z.string() }),
+        },
+        async ({ region, query }) => ({ content: [{ type: 'text', text: `${region}: ${query}` }] }),
+      );
       // Not a SEP-986 name on purpose: the SDK warns, and the header must be base64.
       server.registerTool(
         'città',

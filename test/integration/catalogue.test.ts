@@ -65,7 +65,7 @@ describe('catalogue sync against real SDK servers', () => {
     cleanups.push(() => upstream.close());
     const { sync, changes } = syncFor(upstream.url, { headers: { 'x-upstream-key': 'k1' } });
     await sync.start();
-    assert.deepEqual(names(sync.current()), ['echo', 'città']);
+    assert.deepEqual(names(sync.current()), ['echo', 'execute_sql', 'città']);
     assert.equal(sync.stats().era, 'modern');
     assert.equal(changes.length, 1);
     assert.ok(upstream.seen.every((r) => r.headers['mcp-session-id'] === undefined));

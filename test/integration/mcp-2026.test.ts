@@ -24,7 +24,7 @@ describe('2026-07-28 stateless traffic through toolgate (v2 SDK client and serve
 
   it('lists tools with the 2026-07-28 headers and _meta envelope', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['città', 'echo'].sort());
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['città', 'echo', 'execute_sql'].sort());
     const list = upstream.seen.find((r) => r.headers['mcp-method'] === 'tools/list');
     assert.ok(list, 'upstream received Mcp-Method: tools/list');
     assert.equal(list.headers['mcp-protocol-version'], '2026-07-28');

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { classify, decodeHeaderValue, type McpHeaders } from '../../../src/http/classify.ts';
+import { classify, type McpHeaders } from '../../../src/http/classify.ts';
+import { decodeHeaderValue } from '../../../src/http/header-value.ts';
 
 const PARSING = join(import.meta.dirname, '../../../../shared/testdata/json-parsing/test_parsing');
 const body = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeHeaderValue } from '../../../src/http/classify.ts';
-import { encodeHeaderValue, isIdentityHeaderName, repeatsMcpField } from '../../../src/http/headers.ts';
+import { decodeHeaderValue, encodeHeaderValue } from '../../../src/http/header-value.ts';
+import { isIdentityHeaderName, repeatsMcpField } from '../../../src/http/headers.ts';
 
 describe('encodeHeaderValue', () => {
   it('keeps visible ASCII as it is, and encodes everything else so decodeHeaderValue reads it back', () => {
@@ -32,6 +32,8 @@ describe('repeatsMcpField', () => {
     assert.equal(repeatsMcpField(['Mcp-Method', 'ping', 'mcp-method', 'ping']), true);
     assert.equal(repeatsMcpField(['MCP-Protocol-Version', 'a', 'x', 'y', 'mcp-protocol-version', 'a']), true);
     assert.equal(repeatsMcpField(['Mcp-Session-Id', 'a', 'MCP-SESSION-ID', 'b']), true);
+    assert.equal(repeatsMcpField(['Mcp-Param-Region', 'a', 'mcp-param-region', 'b']), true);
+    assert.equal(repeatsMcpField(['Mcp-Param-Region', 'a', 'Mcp-Param-Zone', 'b']), false);
     assert.equal(repeatsMcpField(['Mcp-Method', 'ping', 'Mcp-Name', 'a', 'MCP-Protocol-Version', 'v', 'Mcp-Session-Id', 's']), false);
     assert.equal(repeatsMcpField(['accept', 'a', 'accept', 'b', 'x-mcp', '1', 'x-mcp', '2']), false);
     assert.equal(repeatsMcpField([]), false);

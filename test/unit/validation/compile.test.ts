@@ -284,3 +284,9 @@ test('an argument named like a declared property in another letter case is refus
   assert.deepEqual(validate({ path: '/safe/a', Other: 1, opts: { key: 'k' } }), { ok: true }, 'undeclared names keep any case');
   assert.deepEqual(compiled({ type: 'object' })({ Path: 1 }), { ok: true }, 'a schema that declares no property');
 });
+
+test('x-mcp-header (MCP 2026-07-28) is an annotation, not an unknown keyword', () => {
+  const validate = compiled({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] });
+  assert.deepEqual(validate({ region: 'us-west1' }), { ok: true });
+  assert.equal(validate({}).ok, false);
+});
