@@ -23,6 +23,7 @@ import { rewriteResult } from '../upstream/rewrite.ts';
 import type { Classified } from './classify.ts';
 import { clientResponseHeaders } from './headers.ts';
 import { sendError } from './jsonrpc.ts';
+import { isRecord } from '../json/record.ts';
 import type { Outcome } from './traffic.ts';
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -85,7 +86,9 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
       sendError(res, message.id, r.error, r.data);
       return r.error;
     }
-    const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: r.result });
+    // 2026-07-28 results carry resultType, and its clients refuse one without it.
+    const result = message.era === 'modern' && isRecord(r.result) && !Object.hasOwn(r.result, 'resultType') ? { ...r.result, resultType: 'complete' } : r.result;
+    const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, result });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
     return 'answered';
   };

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { post } from '../helpers/raw.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 import { startV2Server, type V2Server } from '../helpers/mcp-v2-server.ts';
 
@@ -42,5 +46,39 @@ describe('2026-07-28 stateless traffic through toolgate (v2 SDK client and serve
     assert.deepEqual(result.content, [{ type: 'text', text: 'ciao' }]);
     const call = upstream.seen.findLast((r) => r.headers['mcp-method'] === 'tools/call');
     assert.match(String(call?.headers['mcp-name']), /^=\?base64\?.+\?=$/);
+  });
+});
+
+describe('results toolgate answers itself, to a 2026-07-28 client (v2 SDK)', () => {
+  let dir: string;
+  let upstream: V2Server;
+  let gate: RunningToolgate;
+  let client: Client;
+
+  before(async () => {
+    upstream = await startV2Server();
+    dir = await mkdtemp(join(tmpdir(), 'toolgate-2026-doors-'));
+    await writeFile(join(dir, 'policy.yaml'), 'version: 1\nauthentication:\n  anonymous: { enabled: true }\ngrants:\n  - { principal: anonymous, tool: echo, effect: allow }\n');
+    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--deferred-tools', 'true']);
+    await gate.ready;
+    client = new Client({ name: 'it', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gate.url)));
+  });
+  after(async () => {
+    await client.close();
+    await gate.close();
+    await upstream.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('carry resultType, which 2026-07-28 clients require: search_tools and toolgate/discover', async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['search_tools']);
+    const found = await client.callTool({ name: 'search_tools', arguments: { query: 'echo text back' } });
+    assert.equal((found.structuredContent as { tools: { name: string }[] }).tools[0]?.name, 'echo');
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'toolgate/discover', params: { query: 'echo', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } });
+    const res = await post(gate.url, body, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'toolgate/discover' });
+    assert.equal(res.status, 200, res.text);
+    assert.equal((res.json().result as { resultType?: string }).resultType, 'complete');
   });
 });
