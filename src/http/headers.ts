@@ -69,10 +69,17 @@ export const PARAM_PREFIX = 'mcp-param-';
 export function paramFields(rawHeaders: readonly string[]): string[] {
   const found: string[] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = (rawHeaders[i] as string).toLowerCase();
+    const raw = rawHeaders[i] as string;
+    if (!mayBeMcpField(raw)) continue;
+    const name = raw.toLowerCase();
     if (name.startsWith(PARAM_PREFIX)) found.push(name);
   }
   return found;
+}
+
+/** Most fields are not MCP's: tell by the first letter before copying the name to lower case. */
+function mayBeMcpField(name: string): boolean {
+  return name.length >= 8 && (name.charCodeAt(0) | 0x20) === 0x6d;
 }
 
 /**
@@ -83,7 +90,9 @@ export function paramFields(rawHeaders: readonly string[]): string[] {
 export function repeatsMcpField(rawHeaders: readonly string[]): boolean {
   let seen: Set<string> | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = (rawHeaders[i] as string).toLowerCase();
+    const raw = rawHeaders[i] as string;
+    if (!mayBeMcpField(raw)) continue;
+    const name = raw.toLowerCase();
     if (!MCP_FIELDS.has(name) && !name.startsWith(PARAM_PREFIX)) continue;
     seen ??= new Set();
     if (seen.has(name)) return true;

@@ -33,6 +33,7 @@ describe('repeatsMcpField', () => {
     assert.equal(repeatsMcpField(['MCP-Protocol-Version', 'a', 'x', 'y', 'mcp-protocol-version', 'a']), true);
     assert.equal(repeatsMcpField(['Mcp-Session-Id', 'a', 'MCP-SESSION-ID', 'b']), true);
     assert.equal(repeatsMcpField(['Mcp-Param-Region', 'a', 'mcp-param-region', 'b']), true);
+    assert.equal(repeatsMcpField(['Mcp-Name', 'a', 'MCP-NAME', 'b']), true, 'the shortest MCP field');
     assert.equal(repeatsMcpField(['Mcp-Param-Region', 'a', 'Mcp-Param-Zone', 'b']), false);
     assert.equal(repeatsMcpField(['Mcp-Method', 'ping', 'Mcp-Name', 'a', 'MCP-Protocol-Version', 'v', 'Mcp-Session-Id', 's']), false);
     assert.equal(repeatsMcpField(['accept', 'a', 'accept', 'b', 'x-mcp', '1', 'x-mcp', '2']), false);
