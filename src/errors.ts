@@ -52,6 +52,11 @@ export const errors = Object.freeze({
     message: 'The body is not valid JSON; send one JSON-RPC message encoded as UTF-8 JSON',
     when: 'malformed JSON body',
   }),
+  nesting_too_deep: def({
+    code: 'nesting_too_deep', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',
+    message: 'The body nests objects and arrays more than 512 levels deep; send a flatter message',
+    when: 'a body whose objects and arrays nest more than 512 levels deep (checked before parsing, for bodies over 1,024 characters)',
+  }),
   duplicate_key: def({
     code: 'duplicate_key', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',
     message: 'An object in the body names a member twice, which servers read differently; send each name once',

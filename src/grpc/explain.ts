@@ -11,9 +11,10 @@ import type { ErrorId } from '../errors.ts';
 import { isRecord } from '../json/record.ts';
 import { isPrincipalId, isScope } from '../grants/rules.ts';
 import { decide } from '../grants/snapshot.ts';
-import type { Classified } from '../http/classify.ts';
+import { MAX_NESTING, type Classified } from '../http/classify.ts';
 import { hasDuplicateKeys } from '../http/duplicate-keys.ts';
 import { findInexactInteger } from '../http/inexact-integers.ts';
+import { nestsDeeperThan } from '../http/json-scan.ts';
 import { dryRunRequest } from '../pipeline/dry-run.ts';
 import type { Exchange, Verdict } from '../pipeline/types.ts';
 import type { GrpcPolicyDeps } from './deps.ts';
@@ -113,7 +114,7 @@ function refused(stage: string, code: ErrorId, revision: number): ExplainRespons
 
 function parseArguments(text: string): Record<string, unknown> | undefined {
   if (text === '') return {};
-  if (text.length > MAX_ARGUMENTS_BYTES) return undefined;
+  if (text.length > MAX_ARGUMENTS_BYTES || nestsDeeperThan(text, MAX_NESTING)) return undefined;
   try {
     const v: unknown = JSON.parse(text);
     // Read as the MCP path reads a body: a repeated name is refused there too.

@@ -5,6 +5,7 @@ import { isRecord } from '../json/record.ts';
 import { hasDuplicateKeys } from './duplicate-keys.ts';
 import { decodeHeaderValue } from './header-value.ts';
 import { findInexactInteger } from './inexact-integers.ts';
+import { nestsDeeperThan } from './json-scan.ts';
 
 /**
  * Classifies one POSTed MCP message. Pure and total: every input, however
@@ -33,6 +34,9 @@ const NAME_FIELD: ReadonlyMap<string, string> = new Map([
 const VERSION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
 const METHOD_SHAPE = /^[\x21-\x7e]+$/;
 const ARGUMENTS_PATH: readonly string[] = ['params', 'arguments'];
+/** Deeper than any MCP message needs; tools/call arguments are held to 32 levels besides. */
+export const MAX_NESTING = 512;
+const SHALLOW_BODY_CHARS = 2 * MAX_NESTING;
 
 /** The JSON-RPC members, and the params members toolgate decides on. */
 const ENVELOPE_FIELDS = foldedFields(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
@@ -84,7 +88,7 @@ export interface Classified {
 
 export interface Rejected {
   readonly ok: false;
-  readonly code: 'parse_error' | 'duplicate_key' | 'case_variant_key' | 'invalid_request' | 'header_mismatch';
+  readonly code: 'parse_error' | 'nesting_too_deep' | 'duplicate_key' | 'case_variant_key' | 'invalid_request' | 'header_mismatch';
   /** The request id when one was readable, so the error can carry it. */
   readonly id: JsonRpcId;
 }
@@ -93,7 +97,7 @@ export type Classification = Classified | Rejected;
 
 export function classify(headers: McpHeaders, body: Uint8Array): Classification {
   const parsed = parseJson(body);
-  if (!parsed.ok) return reject('parse_error', null);
+  if (!parsed.ok) return reject(parsed.code, null);
   // For the same reason: a repeated member name is read differently by different parsers.
   if (hasDuplicateKeys(parsed.text)) return reject('duplicate_key', null);
   const msg = parsed.value;
@@ -162,15 +166,18 @@ export function isModern(version: string | undefined): boolean {
   return version !== undefined && VERSION_SHAPE.test(version) && version >= MODERN_REVISION;
 }
 
-function parseJson(body: Uint8Array): { ok: true; value: unknown; text: string } | { ok: false } {
+function parseJson(body: Uint8Array): { ok: true; value: unknown; text: string } | { ok: false; code: 'parse_error' | 'nesting_too_deep' } {
   // Invalid UTF-8 is refused rather than replaced with U+FFFD: toolgate and the
   // upstream must never decide on different readings of the same bytes.
-  if (!isUtf8(body)) return { ok: false };
+  if (!isUtf8(body)) return { ok: false, code: 'parse_error' };
   const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  // JSON.parse spends about 120 ns a level: a megabyte of brackets would cost
+  // a third of a second. A short body cannot nest deep enough to matter.
+  if (text.length > SHALLOW_BODY_CHARS && nestsDeeperThan(text, MAX_NESTING)) return { ok: false, code: 'nesting_too_deep' };
   try {
     return { ok: true, value: JSON.parse(text), text };
   } catch {
-    return { ok: false };
+    return { ok: false, code: 'parse_error' };
   }
 }
 

@@ -71,6 +71,7 @@ describe('bad input is refused with a registry error and nothing reaches upstrea
     { name: 'an argument given again with a long s (U+017F)', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"pass":"${CANARY}","pa\u017f\u017f":"x"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
     { name: 'arguments sent only as "Arguments"', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","Arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'case_variant_key', id: 9 },
     { name: 'params sent only as "paramſ"', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","param\u017f":{"name":"echo","arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'case_variant_key', id: 9 },
+    { name: 'a body nested 600 levels deep', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":{"a":${'['.repeat(600)}"${CANARY}"${']'.repeat(600)}}}}`, status: 400, rpc: -32600, code: 'nesting_too_deep', id: null },
     { name: 'a body over the limit', body: `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"${CANARY}${'x'.repeat(5000)}"}}`, status: 413, rpc: -31413, code: 'payload_too_large', id: null },
   ];
 
