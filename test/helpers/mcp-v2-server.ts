@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { Client, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { z } from 'zod';
@@ -47,4 +48,11 @@ export async function startV2Server(): Promise<V2Server> {
     void handler(req, res);
   });
   return { ...listening, url: `${listening.origin}/mcp`, seen };
+}
+
+/** A v2 SDK client that speaks only 2026-07-28, connected to `url`. */
+export async function connectModernClient(url: string, options: ClientOptions = {}): Promise<Client> {
+  const client = new Client({ name: 'it', version: '2.0.0' }, { ...options, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
 }

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { post } from '../helpers/raw.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
-import { startV2Server, type V2Server } from '../helpers/mcp-v2-server.ts';
+import { connectModernClient, startV2Server, type V2Server } from '../helpers/mcp-v2-server.ts';
+import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
 
 describe('2026-07-28 stateless traffic through toolgate (v2 SDK client and server)', () => {
   let upstream: V2Server;
@@ -17,8 +15,7 @@ describe('2026-07-28 stateless traffic through toolgate (v2 SDK client and serve
     upstream = await startV2Server();
     gate = await startToolgate(upstream.origin);
     await gate.ready;
-    client = new Client({ name: 'it', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gate.url)));
+    client = await connectModernClient(gate.url);
   });
   after(async () => {
     await client.close();
@@ -50,25 +47,19 @@ describe('2026-07-28 stateless traffic through toolgate (v2 SDK client and serve
 });
 
 describe('results toolgate answers itself, to a 2026-07-28 client (v2 SDK)', () => {
-  let dir: string;
-  let upstream: V2Server;
+  let setup: PolicyGate<V2Server>;
   let gate: RunningToolgate;
   let client: Client;
 
   before(async () => {
-    upstream = await startV2Server();
-    dir = await mkdtemp(join(tmpdir(), 'toolgate-2026-doors-'));
-    await writeFile(join(dir, 'policy.yaml'), 'version: 1\nauthentication:\n  anonymous: { enabled: true }\ngrants:\n  - { principal: anonymous, tool: echo, effect: allow }\n');
-    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--deferred-tools', 'true']);
-    await gate.ready;
-    client = new Client({ name: 'it', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gate.url)));
+    const policy = 'version: 1\nauthentication:\n  anonymous: { enabled: true }\ngrants:\n  - { principal: anonymous, tool: echo, effect: allow }\n';
+    setup = await startGateWith(startV2Server, { 'policy.yaml': policy }, ['--deferred-tools', 'true']);
+    ({ gate } = setup);
+    client = await connectModernClient(gate.url);
   });
   after(async () => {
     await client.close();
-    await gate.close();
-    await upstream.close();
-    await rm(dir, { recursive: true, force: true });
+    await setup.close();
   });
 
   it('carry resultType, which 2026-07-28 clients require: search_tools and toolgate/discover', async () => {

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startV2Server, type V2Server } from '../helpers/mcp-v2-server.ts';
+import type { Client } from '@modelcontextprotocol/client';
+import { connectModernClient, startV2Server, type V2Server } from '../helpers/mcp-v2-server.ts';
+import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
 import { post } from '../helpers/raw.ts';
-import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
+import type { RunningToolgate } from '../helpers/toolgate.ts';
 
 const CANARY = 'canary-0d7f-region';
 const policy = `
@@ -19,7 +17,7 @@ grants:
 
 /** SEP-2243: tool parameters mirrored into Mcp-Param-* headers must agree with the body toolgate checked. */
 describe('Mcp-Param headers of 2026-07-28 tools (v2 SDK client and server)', () => {
-  let dir: string;
+  let setup: PolicyGate<V2Server>;
   let upstream: V2Server;
   let gate: RunningToolgate;
   let client: Client;
@@ -31,19 +29,13 @@ describe('Mcp-Param headers of 2026-07-28 tools (v2 SDK client and server)', () 
   const calls = () => upstream.seen.filter((r) => r.headers['mcp-method'] === 'tools/call' || r.method === 'POST').length;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'toolgate-param-headers-'));
-    await writeFile(join(dir, 'policy.yaml'), policy);
-    upstream = await startV2Server();
-    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml')]);
-    await gate.ready;
-    client = new Client({ name: 'it', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gate.url)));
+    setup = await startGateWith(startV2Server, { 'policy.yaml': policy });
+    ({ upstream, gate } = setup);
+    client = await connectModernClient(gate.url);
   });
   after(async () => {
     await client.close();
-    await gate.close();
-    await upstream.close();
-    await rm(dir, { recursive: true, force: true });
+    await setup.close();
   });
 
   it('enforces a schema that carries x-mcp-header, and forwards the mirrored header the client sent', async () => {
