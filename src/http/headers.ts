@@ -63,7 +63,7 @@ export function isIdentityHeaderName(name: string): boolean {
 
 const MCP_FIELDS = new Set(['mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id']);
 /** Tool parameters mirrored into headers (2026-07-28, `x-mcp-header`). */
-export const PARAM_PREFIX = 'mcp-param-';
+const PARAM_PREFIX = 'mcp-param-';
 
 /** The `Mcp-Param-*` field names a request carries, lower-cased. */
 export function paramFields(rawHeaders: readonly string[]): string[] {
