@@ -9,14 +9,14 @@ export interface BucketLimit {
   readonly msPerCall: number;
 }
 
-export type Admission = { readonly ok: true } | { readonly ok: false; readonly retryAfterMs: number };
+type Admission = { readonly ok: true } | { readonly ok: false; readonly retryAfterMs: number };
 
 interface Bucket {
   tokens: number;
   atMs: number;
 }
 
-export const MAX_BUCKETS = 100_000;
+const MAX_BUCKETS = 100_000;
 
 /**
  * Token buckets for the rate limits, kept in process per replica. A call
