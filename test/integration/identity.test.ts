@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import type { PolicyServer } from '../helpers/mcp-policy-server.ts';
+import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
 import { startPolicyGate, type PolicyGate } from '../helpers/policy-gate.ts';
 import { post } from '../helpers/raw.ts';
 import { sha256 } from '../helpers/static-keys.ts';
-import type { RunningToolgate } from '../helpers/toolgate.ts';
+import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 
 const ALICE = 'alice-2f8e4c6a0b1d3e5f7a9c';
 const SSOB = 'ssob-6d4b2f0e8c1a3d5b7f9e';
@@ -45,5 +45,21 @@ describe('the principal told to the server in a header only toolgate may set', (
     assert.equal(seen(), 'alice');
     await (await request(`http://127.0.0.1:${gate.port}/.well-known/oauth-protected-resource`, { headers: { 'x-toolgate-principal': 'admin' } })).body.dump();
     assert.equal(seen(), undefined, 'dropped where nobody was authenticated');
+  });
+});
+
+describe('without a policy, the principal header is still only toolgate\'s', () => {
+  it('drops the client\'s copy and adds none, since nobody was authenticated', async () => {
+    const upstream = await startPolicyServer();
+    const gate = await startToolgate(upstream.origin, ['--principal-header', 'X-Toolgate-Principal']);
+    try {
+      await gate.ready;
+      const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_docs', arguments: { query: 'q' } } });
+      assert.equal((await post(gate.url, call, { 'x-toolgate-principal': 'admin' })).status, 200);
+      assert.equal(upstream.calls.at(-1)?.headers['x-toolgate-principal'], undefined);
+    } finally {
+      await gate.close();
+      await upstream.close();
+    }
   });
 });
