@@ -43,6 +43,8 @@ export function paramHeadersDisagree(declared: readonly ParamHeader[], args: unk
     const raw = headers[field];
     if (Array.isArray(raw)) return true;
     const value = valueAt(args, path);
+    // Only primitives can be mirrored; the schema decides about anything else.
+    if (typeof value === 'object' && value !== null) continue;
     if (value === undefined || value === null) {
       if (raw !== undefined) return true;
       continue;
@@ -67,6 +69,5 @@ function sameValue(text: string, value: unknown): boolean {
   if (typeof value === 'string') return text === value;
   if (typeof value === 'boolean') return text === String(value);
   if (typeof value === 'number') return text.trim() !== '' && Number(text) === value;
-  // Objects and arrays cannot be mirrored; the schema decides about them.
-  return true;
+  return false;
 }

@@ -40,6 +40,7 @@ describe('paramHeadersDisagree', () => {
     assert.equal(paramHeadersDisagree(declared, { region: 'zürich' }, { 'mcp-param-region': `=?base64?${Buffer.from('zürich').toString('base64')}?=` }), false);
     assert.equal(paramHeadersDisagree(declared, { region: null }, {}), false, 'a null value has no header');
     assert.equal(paramHeadersDisagree(declared, {}, {}), false);
+    assert.equal(paramHeadersDisagree(declared, { region: { nested: 1 } }, {}), false, 'an object cannot be mirrored: the schema decides');
   });
 
   it('disagrees on a different value, a missing header, a header without its value or a malformed sentinel', () => {
