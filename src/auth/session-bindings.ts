@@ -1,3 +1,5 @@
+import { Lru } from '../cache/lru.ts';
+
 /**
  * Which principal opened each MCP session (2025 Streamable HTTP). A session
  * id is not a credential, and a server toolgate did not write may keep
@@ -14,15 +16,13 @@
  */
 export class SessionBindings {
   readonly #idleMs: number;
-  readonly #maxEntries: number;
   readonly #now: () => number;
-  /** Least recently used first: a use re-inserts the entry. */
-  readonly #owners = new Map<string, { principal: string; usedAt: number }>();
+  readonly #owners: Lru<string, { principal: string; usedAt: number }>;
 
   constructor(opts: { idleMs: number; maxEntries: number; now?: () => number }) {
     this.#idleMs = opts.idleMs;
-    this.#maxEntries = opts.maxEntries;
     this.#now = opts.now ?? Date.now;
+    this.#owners = new Lru(opts.maxEntries);
   }
 
   get size(): number {
@@ -33,15 +33,12 @@ export class SessionBindings {
   bind(sessionId: string, principal: string): void {
     const held = this.#live(sessionId);
     if (held !== undefined && held !== principal) return;
-    this.#owners.delete(sessionId);
     this.#owners.set(sessionId, { principal, usedAt: this.#now() });
-    while (this.#owners.size > this.#maxEntries) this.#owners.delete(this.#owners.keys().next().value as string);
   }
 
   /** Whether `principal` opened `sessionId`; a use by its owner keeps the binding alive. */
   owns(sessionId: string, principal: string): boolean {
     if (this.#live(sessionId) !== principal) return false;
-    this.#owners.delete(sessionId);
     this.#owners.set(sessionId, { principal, usedAt: this.#now() });
     return true;
   }
@@ -51,8 +48,9 @@ export class SessionBindings {
     this.#owners.delete(sessionId);
   }
 
+  /** The owner of a binding still in use; another caller's probe does not count as a use. */
   #live(sessionId: string): string | undefined {
-    const entry = this.#owners.get(sessionId);
+    const entry = this.#owners.peek(sessionId);
     if (entry === undefined) return undefined;
     if (this.#now() - entry.usedAt < this.#idleMs) return entry.principal;
     this.#owners.delete(sessionId);

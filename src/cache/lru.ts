@@ -24,6 +24,15 @@ export class Lru<K, V> {
     return v;
   }
 
+  /** The value without counting it as a use. */
+  peek(key: K): V | undefined {
+    return this.#map.get(key);
+  }
+
+  delete(key: K): void {
+    this.#map.delete(key);
+  }
+
   set(key: K, value: V): void {
     this.#map.delete(key);
     if (this.#map.size >= this.#max) this.#map.delete(this.#map.keys().next().value as K);

@@ -50,6 +50,16 @@ describe('SessionBindings', () => {
     assert.equal(sessions.owns('c', 'p'), true);
   });
 
+  it("does not count another caller's probe as a use", () => {
+    const { sessions } = store(2);
+    sessions.bind('a', 'p');
+    sessions.bind('b', 'p');
+    assert.equal(sessions.owns('a', 'stranger'), false);
+    sessions.bind('c', 'p');
+    assert.equal(sessions.owns('a', 'p'), false, 'a stayed the least recently used');
+    assert.equal(sessions.owns('b', 'p'), true);
+  });
+
   it('forgets a session its owner ended', () => {
     const { sessions } = store();
     sessions.bind('s1', 'alice');
