@@ -1,6 +1,6 @@
 import type { Policy } from '../config/policy.ts';
 import type { CatalogueEntry } from '../pipeline/catalogue-view.ts';
-import { paramHeaders, paramHeadersDisagree, type ParamHeader } from '../http/param-headers.ts';
+import { paramHeadersDisagree } from '../http/param-headers.ts';
 import { isDryRun } from '../pipeline/dry-run.ts';
 import { deny, PASS, type Exchange, type Interceptor, type Verdict } from '../pipeline/types.ts';
 import type { SchemaCache } from '../validation/cache.ts';
@@ -13,26 +13,13 @@ import type { SchemaCache } from '../validation/cache.ts';
  * to read exactly where the schema compares values. On 2026-07-28 requests
  * the `Mcp-Param-*` headers the schema declares must mirror the arguments.
  */
-const mirrored = new WeakMap<object, readonly ParamHeader[]>();
-
-/** A catalogue entry's schema object lives as long as the entry: read its annotations once. */
-function mirroredParams(schema: unknown): readonly ParamHeader[] {
-  if (typeof schema !== 'object' || schema === null) return [];
-  let found = mirrored.get(schema);
-  if (found === undefined) {
-    found = paramHeaders(schema);
-    mirrored.set(schema, found);
-  }
-  return found;
-}
-
 export function argumentsInterceptor(cacheFor: (policy: Policy) => SchemaCache): Interceptor {
   const check = (entry: CatalogueEntry, ex: Exchange): Verdict => {
     const compiled = cacheFor(ex.policy).get(entry.digest, entry.tool.inputSchema);
     if (!compiled.ok) return deny('tool_validation_unavailable');
-    if (ex.message.era === 'modern' && !isDryRun(ex.request)) {
-      const declared = mirroredParams(entry.tool.inputSchema);
-      if (declared.length > 0 && paramHeadersDisagree(declared, ex.message.params?.arguments, ex.request.headers)) return deny('header_mismatch');
+    const declared = compiled.paramHeaders;
+    if (declared.length > 0 && ex.message.era === 'modern' && !isDryRun(ex.request) && paramHeadersDisagree(declared, ex.message.params?.arguments, ex.request.headers)) {
+      return deny('header_mismatch');
     }
     const inexact = ex.message.inexactInteger;
     if (inexact !== undefined && compiled.comparesValues) {

@@ -1,5 +1,6 @@
 import { checkBounds } from './bounds.ts';
 import { declaredNames, findCaseVariant, type DeclaredNames } from './case-variants.ts';
+import { paramHeaders } from './param-headers.ts';
 import { staticiseDynamicRefs } from './dynamic-refs.ts';
 import { metaSchemaAccepts, newCompiler } from './engine.ts';
 import type { SchemaRegistry } from './registry.ts';
@@ -35,6 +36,8 @@ export function compileToolSchema(schema: unknown, options: CompileOptions = {})
     return { ok: false, reason: e instanceof RangeError ? 'schema_too_large' : 'malformed_schema' };
   }
 
+  // Read before the walk, which rewrites some shapes of the copy in place.
+  const mirrored = paramHeaders(copy);
   const walked = walkSchema(copy);
   if (!walked.ok) return walked;
   const { registry } = options;
@@ -58,7 +61,7 @@ export function compileToolSchema(schema: unknown, options: CompileOptions = {})
     return { ok: false, reason: registry?.onlyInOtherDialect(missing, walked.dialect) === true ? 'unsupported_dialect' : 'remote_ref' };
   }
   const names = declaredNames(nodes);
-  return { ok: true, validate: (args) => run(check, names, args), comparesValues: nodes.some(comparesValues) };
+  return { ok: true, validate: (args) => run(check, names, args), comparesValues: nodes.some(comparesValues), paramHeaders: mirrored };
 }
 
 const VALUE_KEYWORDS: readonly string[] = [

@@ -1,3 +1,5 @@
+import type { ParamHeader } from './param-headers.ts';
+
 /**
  * Shared types of the argument validator. Results carry only closed codes,
  * JSON pointers and keyword names: never argument values, schema text or
@@ -58,6 +60,8 @@ export type CompileResult =
      * could be judged differently from the digits the server reads.
      */
     readonly comparesValues: boolean;
+    /** The `Mcp-Param-*` headers the schema declares (`x-mcp-header`), in schema order. */
+    readonly paramHeaders: readonly ParamHeader[];
   }
   | { readonly ok: false; readonly reason: UnsupportedReason };
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { paramHeaders, paramHeadersDisagree } from '../../../src/http/param-headers.ts';
+import { paramHeadersDisagree } from '../../../src/http/param-headers.ts';
+import { paramHeaders } from '../../../src/validation/param-headers.ts';
 
 const schema = {
   type: 'object',
