@@ -11,6 +11,8 @@
  *   proxy that probes or syncs its catalogue at start gets real answers;
  * - notifications and responses: 202 with no body.
  * GET and DELETE /mcp get 405, as a server without standalone streams says.
+ * --extra-tools N adds N generated tools (each with its own realistic
+ * inputSchema) to tools/list, for measuring a large catalogue's footprint.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -21,10 +23,22 @@ const { values } = parseArgs({
     port: { type: 'string', default: '0' },
     'sse-first-ms': { type: 'string', default: '1' },
     'sse-hold-ms': { type: 'string', default: '5' },
+    'extra-tools': { type: 'string', default: '0' },
   },
 });
 const firstMs = Number(values['sse-first-ms']);
 const holdMs = Number(values['sse-hold-ms']);
+const catalogue = [...TOOLS, ...generatedTools(Number(values['extra-tools']))];
+
+function generatedTools(n: number): unknown[] {
+  const template = TOOLS[0];
+  return Array.from({ length: n }, (_, i) => ({
+    ...template,
+    name: `generated_tool_${String(i).padStart(4, '0')}`,
+    description: `Generated tool ${i}: ${template?.description ?? ''}`,
+    inputSchema: { ...template?.inputSchema, title: `generated_tool_${i}_input` },
+  }));
+}
 
 const CALL_TEXT = '3 open issues match: #4812 Checkout times out after second retry; '
   + '#4790 Card processor 504s under load; #4655 Retry budget ignores idempotency key.';
@@ -40,7 +54,7 @@ function results(method: string): unknown {
         serverInfo: { name: 'toolgate-bench-stub', version: '1.0.0' },
       };
     case 'tools/list':
-      return { tools: TOOLS };
+      return { tools: catalogue };
     default:
       return {};
   }

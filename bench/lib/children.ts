@@ -91,7 +91,7 @@ export async function waitReady(child: Child, check: () => Promise<boolean>, tim
   while (Date.now() < deadline) {
     if (exit !== undefined) throw new Error(`${child.name} exited (${exit}) before it was ready:\n${child.logTail()}`);
     if (await check().catch(() => false)) return;
-    await sleep(50);
+    await sleep(10);
   }
   throw new Error(`${child.name} was not ready within ${timeoutMs} ms:\n${child.logTail()}`);
 }
