@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Settings } from './config/settings.ts';
 import { createAdminServer } from './http/admin.ts';
 import { installClientErrorHandler } from './http/client-error.ts';
-import { createTrafficHandler } from './http/traffic.ts';
+import { createTrafficHandler } from './http/handler.ts';
 import { createMetrics } from './telemetry/metrics.ts';
 import { startTelemetry } from './telemetry/start.ts';
 import { log, setLogLevel } from './telemetry/log.ts';

@@ -4,8 +4,8 @@
  * start-up with one line naming the setting (never echoing secrets). The README
  * configuration table is kept equal to this list by a test.
  */
-import { isIdentityHeaderName } from '../http/headers.ts';
-import { parsePrefixes } from '../http/target.ts';
+import { isIdentityHeaderName } from '../mcp/headers.ts';
+import { parsePrefixes } from '../mcp/target.ts';
 
 export interface Settings {
   readonly upstream: URL;

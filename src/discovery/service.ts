@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import { toolMetadata } from '../config/policy.ts';
+import { toolMetadata } from '../config/policy/policy.ts';
 import type { ErrorId } from '../errors.ts';
-import type { ErrorData } from '../http/jsonrpc.ts';
-import { mayCall } from '../interceptors/visibility.ts';
-import type { CatalogueView } from '../pipeline/catalogue-view.ts';
-import type { Exchange } from '../pipeline/types.ts';
+import type { ErrorData } from '../mcp/jsonrpc.ts';
+import { mayCall } from '../grants/visibility.ts';
+import type { CatalogueView } from '../catalogue/view.ts';
+import type { Exchange } from '../interceptors/contract.ts';
 import { discovery } from '../telemetry/discovery-channel.ts';
 import type { ResultEdit } from '../upstream/rewrite.ts';
 import { ActivationStore, type Activations } from './activations.ts';

@@ -1,9 +1,9 @@
 import type { Principal } from '../auth/types.ts';
-import type { Policy } from '../config/policy.ts';
+import type { Policy } from '../config/policy/policy.ts';
 import type { GrantRow, GrantSnapshot } from '../grants/types.ts';
-import { mayCall, notGranted, scopesThatWouldHelp } from '../interceptors/visibility.ts';
-import type { CatalogueView } from '../pipeline/catalogue-view.ts';
-import type { Verdict } from '../pipeline/types.ts';
+import { mayCall, notGranted, scopesThatWouldHelp } from '../grants/visibility.ts';
+import type { CatalogueView } from '../catalogue/view.ts';
+import type { Verdict } from '../interceptors/contract.ts';
 import type { ResultEdit } from '../upstream/rewrite.ts';
 
 export interface Viewer {

@@ -6,7 +6,7 @@
  *
  * Two implementations: the embedded default here (the policy file's rows, in
  * process, one replica) and the Redis store shared by replicas
- * (`src/cache/redis-grant-store.ts`).
+ * (`src/grants/redis-store.ts`).
  */
 import { randomInt } from 'node:crypto';
 import type { Principal } from '../auth/types.ts';
@@ -17,8 +17,8 @@ import type { FileGrantSource } from './sources/file.ts';
 import { snapshotFor } from './snapshot.ts';
 import type { GrantRow, SnapshotResult } from './types.ts';
 
-export { createRedisGrantStore } from '../cache/redis-grant-store.ts';
-export type { RedisGrantStoreOptions } from '../cache/redis-grant-store.ts';
+export { createRedisGrantStore } from './redis-store.ts';
+export type { RedisGrantStoreOptions } from './redis-store.ts';
 
 export interface GrantStoreStats {
   readonly l1Hits: number;

@@ -1,9 +1,9 @@
 import type { Principal } from '../auth/types.ts';
-import type { Enforcement } from '../config/enforcement.ts';
+import type { Enforcement } from '../auth/policy-in-force.ts';
 import type { Settings } from '../config/settings.ts';
 import type { GrantStore } from '../grants/store.ts';
-import type { CatalogueView } from '../pipeline/catalogue-view.ts';
-import type { Interceptor } from '../pipeline/types.ts';
+import type { CatalogueView } from '../catalogue/view.ts';
+import type { Interceptor } from '../interceptors/contract.ts';
 
 /** What the policy-backed services read from the running enforcement. */
 export interface GrpcPolicyDeps {

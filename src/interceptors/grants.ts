@@ -1,5 +1,5 @@
-import { deny, PASS, type Interceptor } from '../pipeline/types.ts';
-import { mayCall, notGranted, scopesThatWouldHelp } from './visibility.ts';
+import { deny, PASS, type Interceptor } from './contract.ts';
+import { mayCall, notGranted, scopesThatWouldHelp } from '../grants/visibility.ts';
 
 /**
  * Default deny: a call passes only with an allowing grant for this exact

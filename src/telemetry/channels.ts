@@ -2,7 +2,7 @@ import { channel } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../auth/types.ts';
 import type { ErrorId } from '../errors.ts';
-import type { Classified } from '../http/classify.ts';
+import type { Classified } from '../mcp/classify.ts';
 
 /**
  * Telemetry is published here and subscribed to elsewhere (metrics, later

@@ -21,7 +21,7 @@ export interface SnapshotLookup {
 }
 export const snapshotLookup = channel('toolgate:grants:snapshot');
 
-/** One policy reload attempt, as src/config/watch.ts publishes it. */
+/** One policy reload attempt, as src/config/reload/watch.ts publishes it. */
 export interface PolicyReloadAttempt {
   readonly outcome: 'applied' | 'rejected' | 'unchanged';
   readonly generation?: number;

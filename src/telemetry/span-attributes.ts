@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Attributes } from '@opentelemetry/api';
-import type { Classified } from '../http/classify.ts';
-import { methodLabel } from '../http/methods.ts';
+import type { Classified } from '../mcp/classify.ts';
+import { methodLabel } from '../mcp/methods.ts';
 
 /**
  * Names and attributes of the server span of one MCP message, after the

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { ErrorId } from '../errors.ts';
 import { upstreamEnd, upstreamStart, type UpstreamStart } from '../telemetry/channels.ts';
-import { spliceMetaFields } from '../telemetry/meta-splice.ts';
+import { spliceMetaFields } from '../json/meta-splice.ts';
 
 export interface UpstreamTiming {
   /** The upstream's response head arrived. */

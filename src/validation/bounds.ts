@@ -1,4 +1,4 @@
-import { childPointer } from './pointer.ts';
+import { childPointer } from '../json/pointer.ts';
 
 /**
  * Size bounds on arguments, checked before the compiled validator runs so

@@ -1,6 +1,6 @@
 import { checkBounds } from './bounds.ts';
 import { declaredNames, findCaseVariant, type DeclaredNames } from './case-variants.ts';
-import { paramHeaders } from './param-headers.ts';
+import { paramHeaders } from './header-declarations.ts';
 import { staticiseDynamicRefs } from './dynamic-refs.ts';
 import { metaSchemaAccepts, newCompiler } from './engine.ts';
 import type { SchemaRegistry } from './registry.ts';

@@ -1,4 +1,4 @@
-import type { ParamHeader } from './param-headers.ts';
+import type { ParamHeader } from './header-declarations.ts';
 
 /**
  * Shared types of the argument validator. Results carry only closed codes,

@@ -1,7 +1,7 @@
 import { isRecord } from '../json/record.ts';
 import { CANONICAL_URI, dialectOf } from './dialect.ts';
 import { keywordKind } from './keywords.ts';
-import { childPointer } from './pointer.ts';
+import { childPointer } from '../json/pointer.ts';
 import { rewriteEquivalents } from './equivalents.ts';
 import { compilePattern } from './regex.ts';
 import type { Dialect, UnsupportedReason } from './types.ts';

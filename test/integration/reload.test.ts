@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { authenticate } from '../../src/auth/chain.ts';
-import type { Enforcement } from '../../src/config/enforcement.ts';
-import { enforcementLoader } from '../../src/config/reload/enforcement-loader.ts';
+import type { Enforcement } from '../../src/auth/policy-in-force.ts';
+import { enforcementLoader } from '../../src/auth/policy-in-force-loader.ts';
 import { createFileGrantStore, type FileGrantStore } from '../../src/grants/store.ts';
 import { ConfigMapMount } from '../helpers/configmap-mount.ts';
-import { policyReload, watchPolicy, type PolicyLoader, type PolicyReload, type PolicyWatcher, type ReloadOutcome } from '../../src/config/watch.ts';
+import { policyReload, watchPolicy, type PolicyLoader, type PolicyReload, type PolicyWatcher, type ReloadOutcome } from '../../src/config/reload/watch.ts';
 import { sha256 } from '../helpers/static-keys.ts';
 
 const WAIT_MS = 5000;

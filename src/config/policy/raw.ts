@@ -2,7 +2,7 @@
  * The policy document exactly as the schema admits it: optional fields still
  * optional, before defaults are applied.
  */
-import type { SecurityLevel, SideEffect, Tier } from '../policy.ts';
+import type { SecurityLevel, SideEffect, Tier } from './policy.ts';
 
 export interface RawMetadata {
   tier?: Tier;

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import type { Classified } from '../../../src/http/classify.ts';
+import type { Classified } from '../../../src/mcp/classify.ts';
 import { startAudit } from '../../../src/telemetry/audit.ts';
 import { createAuditSink, type AuditSink } from '../../../src/telemetry/audit-sink.ts';
 import { decision, requestClassified, requestEnd, upstreamEnd } from '../../../src/telemetry/channels.ts';
