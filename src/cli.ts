@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { loadSettings, SettingError } from './config/settings.ts';
-import { StartupError } from './enforcement.ts';
+import { StartupError } from './errors.ts';
 import { start } from './main.ts';
 import { log } from './telemetry/log.ts';
 

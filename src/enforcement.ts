@@ -1,21 +1,19 @@
 import type { Pool } from 'undici';
 import type { Catalogue } from './catalogue/catalogue.ts';
 import { CatalogueSync } from './catalogue/sync.ts';
-import { RedisReplayStore } from './auth/redis-replay-store.ts';
 import { MemoryReplayStore, type ReplayStore } from './auth/replay-store.ts';
 import { SessionBindings } from './auth/session-bindings.ts';
-import { createRedisClient, parseRedisConfig, type RedisClient, type RedisConfig } from './cache/redis.ts';
+import type { RedisClient, RedisConfig } from './cache/redis.ts';
 import type { Enforcement } from './auth/policy-in-force.ts';
 import { enforcementLoader } from './auth/policy-in-force-loader.ts';
 import { watchPolicy } from './config/reload/watch.ts';
 import { toolMetadata, type Policy, type SideEffect } from './config/policy/policy.ts';
 import type { Settings } from './config/settings.ts';
 import type { GrpcPolicyDeps } from './grpc/deps.ts';
-import { RedisActivations } from './discovery/activations-redis.ts';
 import { ListChangedStreams } from './discovery/list-changed.ts';
-import { ListChangedRelay } from './discovery/list-changed-redis.ts';
-import { ACTIVATION_TTL_MS, createDiscovery } from './discovery/service.ts';
-import { createFileGrantStore, createRedisGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
+import type { ListChangedRelay } from './discovery/list-changed-redis.ts';
+import type { DiscoveryService } from './discovery/service.ts';
+import { createFileGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
 import { createEnforcer, type Enforcer } from './pipeline/policy.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
 import { grantsInterceptor } from './interceptors/grants.ts';
@@ -27,6 +25,7 @@ import { composeChain } from './pipeline/compose.ts';
 import { catalogueState } from './telemetry/channels.ts';
 import { grantState } from './telemetry/hooks.ts';
 import { log } from './telemetry/log.ts';
+import { StartupError } from './errors.ts';
 import { SchemaCache } from './validation/cache.ts';
 import { createSchemaRegistry } from './validation/registry.ts';
 
@@ -34,10 +33,6 @@ import { createSchemaRegistry } from './validation/registry.ts';
 const MAX_REWRITE_BYTES = 16 * 1024 * 1024;
 /** Session bindings kept per sidecar (the README's TOOLGATE_SESSION_IDLE_MS row says so). */
 const MAX_SESSIONS = 100_000;
-
-export class StartupError extends Error {
-  override readonly name = 'StartupError';
-}
 
 export interface RunningEnforcement {
   readonly enforcer: Enforcer;
@@ -54,16 +49,19 @@ export interface RunningEnforcement {
 /**
  * Wiring for policy mode: the policy and its verifiers, the upstream
  * catalogue, and the interceptor chain (order matters: who may call, with
- * what credential, with which arguments).
+ * what credential, with which arguments). Redis and the discovery engine are
+ * imported only when configured.
  */
 export async function startEnforcement(settings: Settings, pool: Pool): Promise<RunningEnforcement> {
   const path = settings.policyFile as string;
-  const shared = settings.redisUrl === undefined ? undefined : connectRedis(settings);
+  const shared = settings.redisUrl === undefined ? undefined : await connectRedis(settings);
   // One replay store for every policy version: a one-time token spent before
   // a reload stays spent after it.
   const replayStore = shared?.replayStore ?? new MemoryReplayStore();
   let fileGrants: FileGrantStore | undefined;
   let current: Enforcement;
+  // External validators last in the chain: they see only calls toolgate itself would forward.
+  const validators = createExternalValidators();
   const watcher = watchPolicy({
     path,
     load: enforcementLoader({ replayStore }),
@@ -71,6 +69,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     onApply: ({ value }) => {
       if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined) throw new Error('grant rows refused');
       current = value;
+      if (value.policy.validators.length > 0) validators.load().catch((err: unknown) => log.error('cannot load the gRPC client for external validators', { error: (err as Error).message }));
     },
   });
   const first = await watcher.start();
@@ -80,6 +79,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     throw new StartupError(`invalid policy ${path}: ${e?.path || '/'}: ${e?.message ?? 'invalid'}${first.errors.length > 1 ? ` (and ${first.errors.length - 1} more)` : ''}`);
   }
   current = first.value;
+  if (current.policy.validators.length > 0) await validators.load();
   const grants = await openGrantStore(settings, current.policy, shared).catch(async (err: unknown) => {
     await watcher.close();
     throw err;
@@ -99,19 +99,24 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
       await sync.refresh();
     },
   };
-  // External validators last: they see only calls toolgate itself would forward.
-  const validators = createExternalValidators();
   const rateLimit = rateLimitInterceptor();
   const interceptors = [grantsInterceptor(), securityLevelInterceptor(), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
   const chain = composeChain(interceptors);
   // Discovery is answered by toolgate, not forwarded: of the chain only the rate limits apply to it.
   const discoveryChain = composeChain([rateLimit]);
-  const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS });
   const listChanged = new ListChangedStreams();
   // What each caller may see was decided under the old grants: every open stream is told to list again.
   grants.onRevision(() => listChanged.notifyAll());
-  const relay = shared !== undefined && settings.deferredTools ? new ListChangedRelay({ config: shared.config, publisher: shared.client, domain: settings.policyDomain, streams: listChanged }) : undefined;
-  const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged, relay }) : undefined;
+  let relay: ListChangedRelay | undefined;
+  let discovery: DiscoveryService | undefined;
+  if (settings.deferredTools) {
+    const [{ ACTIVATION_TTL_MS, createDiscovery }, { RedisActivations }, { ListChangedRelay: Relay }] = await Promise.all([
+      import('./discovery/service.ts'), import('./discovery/activations-redis.ts'), import('./discovery/list-changed-redis.ts'),
+    ]);
+    const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS });
+    relay = shared === undefined ? undefined : new Relay({ config: shared.config, publisher: shared.client, domain: settings.policyDomain, streams: listChanged });
+    discovery = createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged, relay });
+  }
   const sessions = new SessionBindings({ idleMs: settings.sessionIdleMs, maxEntries: MAX_SESSIONS });
   const enforcer = createEnforcer({ current: () => current, catalogue, chain, discoveryChain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery, listChanged, sessions });
   let isSynced = false;
@@ -151,7 +156,10 @@ interface SharedRedis {
 }
 
 /** One connection for one-time-token records and discovery activations; the grant store opens its own. */
-function connectRedis(settings: Settings): SharedRedis {
+async function connectRedis(settings: Settings): Promise<SharedRedis> {
+  const [{ createRedisClient, parseRedisConfig }, { RedisReplayStore }] = await Promise.all([
+    import('./cache/redis.ts'), import('./auth/redis-replay-store.ts'),
+  ]);
   const parsed = parseRedisConfig({
     url: settings.redisUrl as string,
     username: settings.redisUsername,
@@ -179,6 +187,7 @@ async function openGrantStore(settings: Settings, policy: Policy, shared: Shared
     return createFileGrantStore({ rows: policy.grants, l1MaxEntries: settings.grantsL1MaxEntries });
   }
   if (policy.grants.length > 0) log.warn('grant rows in the policy file are ignored: grants come from Redis', { setting: 'TOOLGATE_GRANT_SOURCE' });
+  const { createRedisGrantStore } = await import('./grants/redis-store.ts');
   const opened = await createRedisGrantStore({
     redis: (shared as SharedRedis).config,
     domain: settings.policyDomain,

@@ -210,3 +210,8 @@ export const errors = Object.freeze({
 });
 
 export type ErrorId = keyof typeof errors;
+
+/** Start-up failed for a reason the operator can fix; cli.ts prints its message as one line and exits 1. */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}

@@ -10,8 +10,8 @@ import { startTelemetry } from './telemetry/start.ts';
 import { log, setLogLevel } from './telemetry/log.ts';
 import { createUpstreamPool } from './upstream/pool.ts';
 import { waitForUpstream } from './upstream/probe.ts';
-import { startEnforcement, type RunningEnforcement } from './enforcement.ts';
-import { startGrpcServer, type RunningGrpc } from './grpc/server.ts';
+import type { RunningEnforcement } from './enforcement.ts';
+import type { RunningGrpc } from './grpc/server.ts';
 
 export interface Toolgate {
   readonly port: number;
@@ -27,7 +27,11 @@ export interface Toolgate {
   close(): Promise<void>;
 }
 
-/** Wiring only: settings → upstream pool → servers. */
+/**
+ * Wiring only: settings → upstream pool → servers. Policy mode and the gRPC
+ * API are imported only when configured, so a transparent sidecar never
+ * loads (or holds in memory) the policy engine, Redis or gRPC.
+ */
 export async function start(settings: Settings): Promise<Toolgate> {
   setLogLevel(settings.logLevel);
   for (const warning of settings.warnings) log.warn(warning);
@@ -38,7 +42,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
   let draining = false;
   let enforcement: RunningEnforcement | undefined;
   if (settings.policyFile !== undefined) {
-    enforcement = await startEnforcement(settings, pool).catch(async (err: unknown) => {
+    enforcement = await import('./enforcement.ts').then((m) => m.startEnforcement(settings, pool)).catch(async (err: unknown) => {
       await pool.close();
       metrics.dispose();
       throw err;
@@ -70,7 +74,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
   await Promise.all([listen(traffic, settings.host, settings.port), listen(admin, settings.host, settings.adminPort)]);
   let grpc: RunningGrpc | undefined;
   if (settings.grpcEnabled) {
-    grpc = await startGrpcServer({ settings, notReadyReasons: reasons, policy: enforcement?.grpc }).catch(async (err: unknown) => {
+    grpc = await import('./grpc/server.ts').then((m) => m.startGrpcServer({ settings, notReadyReasons: reasons, policy: enforcement?.grpc })).catch(async (err: unknown) => {
       await Promise.all([closeServer(traffic), closeServer(admin), pool.close(), enforcement?.close(), telemetry.close()]);
       metrics.dispose();
       throw err;

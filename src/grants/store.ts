@@ -17,9 +17,6 @@ import type { FileGrantSource } from './sources/file.ts';
 import { snapshotFor } from './snapshot.ts';
 import type { GrantRow, SnapshotResult } from './types.ts';
 
-export { createRedisGrantStore } from './redis-store.ts';
-export type { RedisGrantStoreOptions } from './redis-store.ts';
-
 export interface GrantStoreStats {
   readonly l1Hits: number;
   readonly l1Misses: number;

@@ -3,12 +3,12 @@ import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import type { SideEffect } from '../config/policy/policy.ts';
 import type { Settings } from '../config/settings.ts';
-import { StartupError } from '../enforcement.ts';
+import { StartupError } from '../errors.ts';
 import { startAudit, type Audit } from './audit.ts';
 import { createAuditSink, type AuditSink } from './audit-sink.ts';
 import { log } from './log.ts';
 import { startOtelSdk, tracingRequested, type OtelSdk } from './otel-sdk.ts';
-import { subscribeTracing, type Tracing } from './tracing.ts';
+import type { Tracing } from './tracing.ts';
 
 /**
  * Tracing and audit, each on only when configured: when off, nothing
@@ -37,6 +37,7 @@ export async function startTelemetry(settings: Settings, hooks: TelemetryHooks =
   let tracing: Tracing | undefined;
   if (tracingRequested(env)) {
     sdk = await startOtelSdk(env, VERSION);
+    const { subscribeTracing } = await import('./tracing.ts');
     tracing = subscribeTracing({ tracer: sdk.tracer, upstream: settings.upstream, mcpPath: settings.mcpPath });
     log.info('tracing on', { exporter: env.OTEL_TRACES_EXPORTER || 'otlp' });
   }

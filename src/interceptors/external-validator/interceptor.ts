@@ -14,16 +14,25 @@ import type { Exchange, Interceptor, Verdict } from '../contract.ts';
 import { isDryRun } from '../dry-run.ts';
 import { deny, PASS } from '../contract.ts';
 import { log } from '../../telemetry/log.ts';
-import { ValidatorClients, type ValidatorOutcome } from '../../grpc/validator-client.ts';
+import type { ValidatorClients, ValidatorOutcome } from '../../grpc/validator-client.ts';
 
 export interface ExternalValidators {
   readonly interceptor: Interceptor;
+  /**
+   * Loads the gRPC client (grpc-js and the protos): called when a policy
+   * naming validators is applied, so a policy without any never pays for it
+   * and the first validated call does not wait for it.
+   */
+  load(): Promise<void>;
   close(): void;
 }
 
 const PHASE = 'request';
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
-export function createExternalValidators(clients: ValidatorClients = new ValidatorClients()): ExternalValidators {
+export function createExternalValidators(given?: ValidatorClients): ExternalValidators {
+  let clients = given;
+  let loading: Promise<ValidatorClients> | undefined = given === undefined ? undefined : Promise.resolve(given);
+  const load = () => (loading ??= import('../../grpc/validator-client.ts').then((m) => (clients = new m.ValidatorClients())));
   return {
     interceptor: {
       name: 'external_validators',
@@ -37,11 +46,17 @@ export function createExternalValidators(clients: ValidatorClients = new Validat
         const event = ex.message.method as string;
         const hooked = hookedFor(ex);
         const request = validateRequest(ex, event);
-        return Promise.all(hooked.map((v) => clients.validate(v.target, { ...request, validator: v.name }, v.timeoutMs)))
+        const ask = (c: ValidatorClients) => Promise.all(hooked.map((v) => c.validate(v.target, { ...request, validator: v.name }, v.timeoutMs)))
           .then((outcomes) => decide(hooked, outcomes));
+        return clients === undefined ? load().then(ask) : ask(clients);
       },
     },
-    close: () => clients.close(),
+    load: async () => {
+      await load();
+    },
+    close: () => {
+      void loading?.then((c) => c.close());
+    },
   };
 }
 
