@@ -5,27 +5,31 @@ import { RedisReplayStore } from './auth/redis-replay-store.ts';
 import { MemoryReplayStore, type ReplayStore } from './auth/replay-store.ts';
 import { SessionBindings } from './auth/session-bindings.ts';
 import { createRedisClient, parseRedisConfig, type RedisClient, type RedisConfig } from './cache/redis.ts';
-import type { Enforcement } from './auth/policy-in-force.ts';
-import { enforcementLoader } from './auth/policy-in-force-loader.ts';
+import type { PolicyInForce } from './auth/policy-in-force.ts';
+import { policyLoader } from './config/reload/policy-loader.ts';
 import { watchPolicy } from './config/reload/watch.ts';
-import { toolMetadata, type Policy, type SideEffect } from './config/policy/policy.ts';
+import { toolMetadata, type Policy } from './config/policy/policy.ts';
+import { type SideEffect } from './config/policy/raw.ts';
 import type { Settings } from './config/settings.ts';
 import type { GrpcPolicyDeps } from './grpc/deps.ts';
 import { RedisActivations } from './discovery/activations-redis.ts';
 import { ListChangedStreams } from './discovery/list-changed.ts';
 import { ListChangedRelay } from './discovery/list-changed-redis.ts';
 import { ACTIVATION_TTL_MS, createDiscovery } from './discovery/service.ts';
-import { createFileGrantStore, createRedisGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
+import { type GrantStore } from './grants/store.ts';
+import { createFileGrantStore, type FileGrantStore } from './grants/file-store.ts';
+import { createRedisGrantStore } from './grants/redis-store.ts';
 import { createEnforcer, type Enforcer } from './pipeline/policy.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
 import { grantsInterceptor } from './interceptors/grants.ts';
-import { createExternalValidators } from './interceptors/external-validator/interceptor.ts';
+import { createExternalValidators } from './interceptors/external-validator.ts';
+import { ValidatorClients } from './grpc/validator-client.ts';
 import { rateLimitInterceptor } from './interceptors/rate-limit/interceptor.ts';
 import { securityLevelInterceptor } from './interceptors/security-level.ts';
 import type { CatalogueView } from './catalogue/view.ts';
 import { composeChain } from './pipeline/compose.ts';
 import { catalogueState } from './telemetry/channels.ts';
-import { grantState } from './telemetry/hooks.ts';
+import { grantState } from './telemetry/channels.ts';
 import { log } from './telemetry/log.ts';
 import { SchemaCache } from './validation/cache.ts';
 import { createSchemaRegistry } from './validation/registry.ts';
@@ -63,10 +67,10 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   // a reload stays spent after it.
   const replayStore = shared?.replayStore ?? new MemoryReplayStore();
   let fileGrants: FileGrantStore | undefined;
-  let current: Enforcement;
+  let current: PolicyInForce;
   const watcher = watchPolicy({
     path,
-    load: enforcementLoader({ replayStore }),
+    load: policyLoader({ replayStore }),
     // Synchronous, so a request sees the new grants and the new metadata, or neither.
     onApply: ({ value }) => {
       if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined) throw new Error('grant rows refused');
@@ -100,7 +104,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     },
   };
   // External validators last: they see only calls toolgate itself would forward.
-  const validators = createExternalValidators();
+  const validators = createExternalValidators(new ValidatorClients());
   const rateLimit = rateLimitInterceptor();
   const interceptors = [grantsInterceptor(), securityLevelInterceptor(), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
   const chain = composeChain(interceptors);
