@@ -4,26 +4,29 @@ import { CatalogueSync } from './catalogue/sync.ts';
 import { MemoryReplayStore, type ReplayStore } from './auth/replay-store.ts';
 import { SessionBindings } from './auth/session-bindings.ts';
 import type { RedisClient, RedisConfig } from './cache/redis.ts';
-import type { Enforcement } from './auth/policy-in-force.ts';
-import { enforcementLoader } from './auth/policy-in-force-loader.ts';
+import type { PolicyInForce } from './auth/policy-in-force.ts';
+import { policyLoader } from './config/reload/policy-loader.ts';
 import { watchPolicy } from './config/reload/watch.ts';
-import { toolMetadata, type Policy, type SideEffect } from './config/policy/policy.ts';
+import { toolMetadata, type Policy } from './config/policy/policy.ts';
+import { type SideEffect } from './config/policy/raw.ts';
 import type { Settings } from './config/settings.ts';
 import type { GrpcPolicyDeps } from './grpc/deps.ts';
 import { ListChangedStreams } from './discovery/list-changed.ts';
 import type { ListChangedRelay } from './discovery/list-changed-redis.ts';
 import type { DiscoveryService } from './discovery/service.ts';
-import { createFileGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
+import { type GrantStore } from './grants/store.ts';
+import { createFileGrantStore, type FileGrantStore } from './grants/file-store.ts';
+import { lazyValidatorClients } from './grpc/lazy-validator-clients.ts';
 import { createEnforcer, type Enforcer } from './pipeline/policy.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
 import { grantsInterceptor } from './interceptors/grants.ts';
-import { createExternalValidators } from './interceptors/external-validator/interceptor.ts';
+import { createExternalValidators } from './interceptors/external-validator.ts';
 import { rateLimitInterceptor } from './interceptors/rate-limit/interceptor.ts';
 import { securityLevelInterceptor } from './interceptors/security-level.ts';
 import type { CatalogueView } from './catalogue/view.ts';
 import { composeChain } from './pipeline/compose.ts';
 import { catalogueState } from './telemetry/channels.ts';
-import { grantState } from './telemetry/hooks.ts';
+import { grantState } from './telemetry/channels.ts';
 import { log } from './telemetry/log.ts';
 import { StartupError } from './errors.ts';
 import { SchemaCache } from './validation/cache.ts';
@@ -59,17 +62,18 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   // a reload stays spent after it.
   const replayStore = shared?.replayStore ?? new MemoryReplayStore();
   let fileGrants: FileGrantStore | undefined;
-  let current: Enforcement;
+  let current: PolicyInForce;
   // External validators last in the chain: they see only calls toolgate itself would forward.
-  const validators = createExternalValidators();
+  const callers = lazyValidatorClients();
+  const validators = createExternalValidators(callers);
   const watcher = watchPolicy({
     path,
-    load: enforcementLoader({ replayStore }),
+    load: policyLoader({ replayStore }),
     // Synchronous, so a request sees the new grants and the new metadata, or neither.
     onApply: ({ value }) => {
       if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined) throw new Error('grant rows refused');
       current = value;
-      if (value.policy.validators.length > 0) validators.load().catch((err: unknown) => log.error('cannot load the gRPC client for external validators', { error: (err as Error).message }));
+      if (value.policy.validators.length > 0) callers.load().catch((err: unknown) => log.error('cannot load the gRPC client for external validators', { error: (err as Error).message }));
     },
   });
   const first = await watcher.start();
@@ -79,7 +83,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     throw new StartupError(`invalid policy ${path}: ${e?.path || '/'}: ${e?.message ?? 'invalid'}${first.errors.length > 1 ? ` (and ${first.errors.length - 1} more)` : ''}`);
   }
   current = first.value;
-  if (current.policy.validators.length > 0) await validators.load();
+  if (current.policy.validators.length > 0) await callers.load();
   const grants = await openGrantStore(settings, current.policy, shared).catch(async (err: unknown) => {
     await watcher.close();
     throw err;

@@ -9,16 +9,16 @@ import type { ConfigError, Policy } from '../config/policy/policy.ts';
  * one version and verifiers from another. Grants live in the grant store,
  * which carries the control revision.
  */
-export interface Enforcement {
+export interface PolicyInForce {
   readonly policy: Policy;
   readonly verifiers: readonly Verifier[];
 }
 
-export type EnforcementResult = { ok: true; enforcement: Enforcement } | { ok: false; errors: readonly ConfigError[] };
+export type PolicyInForceResult = { ok: true; policyInForce: PolicyInForce } | { ok: false; errors: readonly ConfigError[] };
 
 /** Builds the verifiers a loaded policy asks for and pairs them with it. */
-export async function buildEnforcement(policy: Policy, replayStore?: ReplayStore): Promise<EnforcementResult> {
+export async function buildPolicyInForce(policy: Policy, replayStore?: ReplayStore): Promise<PolicyInForceResult> {
   const built = await buildVerifiers(policy.authentication, replayStore === undefined ? {} : { replayStore });
   if (!built.ok) return built;
-  return { ok: true, enforcement: Object.freeze({ policy, verifiers: built.verifiers }) };
+  return { ok: true, policyInForce: Object.freeze({ policy, verifiers: built.verifiers }) };
 }

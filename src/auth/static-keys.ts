@@ -13,7 +13,7 @@
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN } from '../grants/rules.ts';
+import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN } from '../config/policy/grant-row.ts';
 import { compileSchema, parseYaml, pointer, validateWith } from '../config/policy/validate.ts';
 import type { ConfigError } from '../config/policy/validate.ts';
 import { isJwtShaped, readCredential } from './credentials.ts';

@@ -3,8 +3,9 @@ import type { Principal } from '../auth/types.ts';
 import { toolMetadata, type Policy } from '../config/policy/policy.ts';
 import { holdsAll, scopesThatWouldGrant } from './rules.ts';
 import { decide } from './snapshot.ts';
-import type { GrantRow, GrantSnapshot } from './types.ts';
-import { deny, type Verdict } from '../interceptors/contract.ts';
+import type { GrantSnapshot } from './types.ts';
+import type { GrantRow } from '../config/policy/grant-row.ts';
+import type { Refusal } from '../mcp/jsonrpc.ts';
 
 /**
  * Whether a principal may call (and therefore see) a tool: an allowing grant
@@ -38,11 +39,11 @@ export function scopesThatWouldHelp(
 }
 
 /** 403 tool_not_granted, with an insufficient_scope challenge when scopes would help. */
-export function notGranted(policy: Policy, scopes: readonly string[] | undefined): Verdict {
-  if (scopes === undefined || scopes.length === 0) return deny('tool_not_granted');
-  return deny(
-    'tool_not_granted',
-    { requiredScopes: scopes },
-    { 'www-authenticate': insufficientScopeChallenge(scopes, policy.authentication.resourceMetadataUrl) },
-  );
+export function notGranted(policy: Policy, scopes: readonly string[] | undefined): Refusal {
+  if (scopes === undefined || scopes.length === 0) return { error: 'tool_not_granted' };
+  return {
+    error: 'tool_not_granted',
+    data: { requiredScopes: scopes },
+    headers: { 'www-authenticate': insufficientScopeChallenge(scopes, policy.authentication.resourceMetadataUrl) },
+  };
 }

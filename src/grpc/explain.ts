@@ -9,7 +9,7 @@ import { authenticate } from '../auth/chain.ts';
 import type { CredentialStrength, Principal } from '../auth/types.ts';
 import type { ErrorId } from '../errors.ts';
 import { isRecord } from '../json/record.ts';
-import { isPrincipalId, isScope } from '../grants/rules.ts';
+import { isPrincipalId, isScope } from '../config/policy/grant-row.ts';
 import { decide } from '../grants/snapshot.ts';
 import { MAX_NESTING, type Classified } from '../mcp/classify.ts';
 import { hasDuplicateKeys } from '../json/duplicate-keys.ts';

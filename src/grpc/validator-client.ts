@@ -10,11 +10,7 @@ import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
 import { serviceClient } from './definitions.ts';
 import type { ValidateRequest } from './generated/toolgate/v1/ValidateRequest.ts';
 import type { ValidateResponse__Output } from './generated/toolgate/v1/ValidateResponse.ts';
-
-export type ValidatorOutcome =
-  | { readonly kind: 'valid' }
-  | { readonly kind: 'invalid'; readonly severity: 'info' | 'warning' | 'error'; readonly code: string | undefined }
-  | { readonly kind: 'failed'; readonly reason: 'timeout' | 'unavailable' | 'malformed' };
+import type { ValidatorCaller, ValidatorOutcome } from '../interceptors/external-validator.ts';
 
 /** Largest answer a validator may send; anything larger is malformed. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -28,7 +24,7 @@ type ValidateFn = (
 ) => unknown;
 
 /** One channel per target, shared by every validator entry and policy version naming it. */
-export class ValidatorClients {
+export class ValidatorClients implements ValidatorCaller {
   readonly #clients = new Map<string, Client>();
 
   validate(target: string, request: ValidateRequest, timeoutMs: number): Promise<ValidatorOutcome> {

@@ -2,9 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../auth/types.ts';
 import type { Policy } from '../config/policy/policy.ts';
 import type { ErrorId } from '../errors.ts';
-import type { GrantRow, GrantSnapshot } from '../grants/types.ts';
+import type { GrantSnapshot } from '../grants/types.ts';
+import type { GrantRow } from '../config/policy/grant-row.ts';
 import type { Classified } from '../mcp/classify.ts';
-import type { ErrorData } from '../mcp/jsonrpc.ts';
+import type { ErrorData, Refusal } from '../mcp/jsonrpc.ts';
 import type { CatalogueView } from '../catalogue/view.ts';
 
 /**
@@ -28,19 +29,18 @@ export interface Exchange {
 
 export type Verdict =
   | { readonly kind: 'pass' }
-  | {
-    readonly kind: 'deny';
-    readonly error: ErrorId;
-    readonly data?: ErrorData;
-    /** Challenges such as WWW-Authenticate or Retry-After. */
-    readonly headers?: Readonly<Record<string, string>>;
-  }
+  | ({ readonly kind: 'deny' } & Refusal)
   | { readonly kind: 'respond'; readonly result: unknown };
 
 export const PASS: Verdict = Object.freeze({ kind: 'pass' });
 
 export function deny(error: ErrorId, data?: ErrorData, headers?: Readonly<Record<string, string>>): Verdict {
   return { kind: 'deny', error, ...(data !== undefined && { data }), ...(headers !== undefined && { headers }) };
+}
+
+/** A refusal decided below the interceptors (grant visibility, discovery), as a verdict. */
+export function refuse(refusal: Refusal): Verdict {
+  return { kind: 'deny', ...refusal };
 }
 
 /**

@@ -10,6 +10,16 @@ export interface ErrorData {
   readonly errors?: readonly { readonly instancePath: string; readonly keyword: string }[];
 }
 
+/**
+ * A refusal as the wire carries it: the registry error, the machine data an
+ * agent acts on, and any challenge headers (WWW-Authenticate, Retry-After).
+ */
+export interface Refusal {
+  readonly error: ErrorId;
+  readonly data?: ErrorData;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
 export function errorBody(id: JsonRpcId, errorId: ErrorId, data?: ErrorData): string {
   const e = errors[errorId];
   return JSON.stringify({

@@ -5,7 +5,7 @@ import { unauthorizedChallenge } from '../auth/challenge.ts';
 import { authenticate } from '../auth/chain.ts';
 import type { SessionBindings } from '../auth/session-bindings.ts';
 import type { Principal } from '../auth/types.ts';
-import type { Enforcement } from '../auth/policy-in-force.ts';
+import type { PolicyInForce } from '../auth/policy-in-force.ts';
 import { toolMetadata } from '../config/policy/policy.ts';
 import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../discovery/search-tool.ts';
 import { listChangedEvent, listensForToolChanges, type ListChangedStreams } from '../discovery/list-changed.ts';
@@ -16,13 +16,12 @@ import type { CatalogueView } from '../catalogue/view.ts';
 import type { Chain } from './compose.ts';
 import type { Exchange, Verdict } from '../interceptors/contract.ts';
 import { requestBuffered } from '../upstream/buffered.ts';
-import { decision } from '../telemetry/channels.ts';
-import { snapshotLookup } from '../telemetry/hooks.ts';
+import { decision, snapshotLookup } from '../telemetry/channels.ts';
 import { forward, type EventStreamHook, type ResponseHeadHook } from '../upstream/forward.ts';
 import { rewriteResult } from '../upstream/rewrite.ts';
 import type { Classified } from '../mcp/classify.ts';
 import { clientResponseHeaders } from '../mcp/headers.ts';
-import { sendError } from '../mcp/jsonrpc.ts';
+import { sendError, type Refusal } from '../mcp/jsonrpc.ts';
 import { isRecord } from '../json/record.ts';
 import type { Outcome } from '../http/handler.ts';
 
@@ -53,7 +52,7 @@ export interface Enforcer {
 
 export interface EnforcerDeps {
   /** The enforcement in force; read once per request. */
-  readonly current: () => Enforcement;
+  readonly current: () => PolicyInForce;
   readonly catalogue: CatalogueView;
   readonly chain: Chain;
   /** What toolgate checks before answering discovery itself. */
@@ -93,7 +92,7 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
     return 'answered';
   };
 
-  const refuse = (res: ServerResponse, message: Classified, v: Extract<Verdict, { kind: 'deny' }>): Outcome => {
+  const refuse = (res: ServerResponse, message: Classified, v: Refusal): Outcome => {
     sendError(res, message.id, v.error, v.data, v.headers as Record<string, string> | undefined);
     return v.error;
   };
@@ -106,11 +105,11 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
         stage: 'tools_list',
         allowed: empty === undefined,
         principal: ex.principal,
-        ...(empty?.kind === 'deny' && { error: empty.error }),
+        ...(empty !== undefined && { error: empty.error }),
         durationSeconds: 0,
       });
     }
-    if (empty !== undefined && empty.kind === 'deny') return refuse(res, ex.message, empty);
+    if (empty !== undefined) return refuse(res, ex.message, empty);
     const up = await requestBuffered(pool, req, res, headers, body, maxRewriteBytes);
     if (!up.ok) {
       if (up.error === 'client_closed') return 'client_closed';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { canonicalize, sha256Hex } from '../catalogue/digest.ts';
-import type { SideEffect } from '../config/policy/policy.ts';
+import { canonicalize, sha256Hex } from '../json/canonical.ts';
+import type { SideEffect } from '../config/policy/raw.ts';
 import { errors, type ErrorId } from '../errors.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { createWriteStream, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
-import type { SideEffect } from '../config/policy/policy.ts';
+import type { SideEffect } from '../config/policy/raw.ts';
 import type { Settings } from '../config/settings.ts';
 import { StartupError } from '../errors.ts';
 import { startAudit, type Audit } from './audit.ts';

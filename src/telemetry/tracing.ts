@@ -6,7 +6,7 @@ import { errors, type ErrorId } from '../errors.ts';
 import type { Classified } from '../mcp/classify.ts';
 import { requestPath } from '../mcp/request-path.ts';
 import { decision, requestClassified, requestEnd, requestStart, upstreamEnd, upstreamStart, type Decision, type RequestClassified, type RequestEnd, type RequestStart, type UpstreamEnd, type UpstreamStart } from './channels.ts';
-import { discovery, type DiscoveryDone } from './discovery-channel.ts';
+import { discovery, type DiscoveryDone } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 import { guard } from './guard.ts';
 import { requestSlot } from './request-slot.ts';

@@ -65,4 +65,7 @@ export type CompileResult =
   }
   | { readonly ok: false; readonly reason: UnsupportedReason };
 
+/** One schema object, as the walker and the rewrites see it. */
+export type SchemaObject = Record<string, unknown>;
+
 export type Dialect = '2020-12' | 'draft-07';

@@ -4,7 +4,7 @@ import { keywordKind } from './keywords.ts';
 import { childPointer } from '../json/pointer.ts';
 import { rewriteEquivalents } from './equivalents.ts';
 import { compilePattern } from './regex.ts';
-import type { Dialect, UnsupportedReason } from './types.ts';
+import type { Dialect, SchemaObject, UnsupportedReason } from './types.ts';
 
 /**
  * One pass over every subschema, without recursion (schemas come from
@@ -17,8 +17,6 @@ import type { Dialect, UnsupportedReason } from './types.ts';
 
 export const MAX_SCHEMA_DEPTH = 64;
 export const MAX_SCHEMA_NODES = 10_000;
-
-export type SchemaObject = Record<string, unknown>;
 
 export interface SchemaNode {
   readonly schema: SchemaObject;

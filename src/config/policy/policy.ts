@@ -8,19 +8,16 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { normalizeRow } from '../../grants/rules.ts';
-import type { GrantRow } from '../../grants/types.ts';
+import { normalizeRow } from './grant-row.ts';
+import type { GrantRow } from './grant-row.ts';
 import { policySchema } from './schema.ts';
-import type { RawMetadata, RawPolicy, RawTool } from './raw.ts';
+import type { RawMetadata, RawPolicy, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
 import { checkSemantics } from './semantics.ts';
 import { compileSchema, parseYaml, validateWith } from './validate.ts';
 import type { ConfigError } from './validate.ts';
 
 export type { ConfigError } from './validate.ts';
 
-export type Tier = 'critical' | 'base' | 'onDemand';
-export type SideEffect = 'read_only' | 'idempotent_write' | 'non_idempotent_write';
-export type SecurityLevel = 'standard' | 'elevated' | 'strict';
 
 /** Metadata every tool has once defaults are applied. */
 export interface ToolDefaults {

@@ -5,7 +5,7 @@
  * live in `policy/semantics.ts`. Exported as data so the Helm chart and editors
  * can use the same schema.
  */
-import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from '../../grants/rules.ts';
+import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from './grant-row.ts';
 
 export const TIERS = ['critical', 'base', 'onDemand'] as const;
 export const SIDE_EFFECTS = ['read_only', 'idempotent_write', 'non_idempotent_write'] as const;

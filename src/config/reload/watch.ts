@@ -14,30 +14,20 @@
  * the version in force; otherwise the last good version stays. Every outcome
  * is one log line and one `policyReload` channel message.
  */
-import { channel } from 'node:diagnostics_channel';
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { policyReload, type PolicyReload } from '../../telemetry/channels.ts';
 import { log } from '../../telemetry/log.ts';
 import type { ConfigError } from '../policy/policy.ts';
 import { Debouncer } from './debounce.ts';
 import { directoryIdentity, fingerprint } from './fingerprint.ts';
 
-export type ReloadOutcome = 'applied' | 'rejected' | 'unchanged';
-
-/** Published on `policyReload` once per reload attempt (not for start()). */
-export interface PolicyReload {
-  readonly outcome: ReloadOutcome;
-  /** Generation in force after this attempt (0: the version start() loaded). */
-  readonly generation: number;
-  readonly durationSeconds: number;
-}
-
-export const policyReload = channel('toolgate:policy:reload');
+export type ReloadOutcome = PolicyReload['outcome'];
 
 /**
  * A loaded version. `digest` decides whether it is new: equal digests mean a
  * re-save, not a change, so it must cover everything the value was built
- * from (see enforcementLoader).
+ * from (see policyLoader).
  */
 export type Candidate<T> =
   | { readonly ok: true; readonly value: T; readonly digest: string }

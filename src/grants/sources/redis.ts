@@ -10,9 +10,9 @@ import { domainKeys, isDomain } from '../../cache/keys.ts';
 import type { DomainKeys } from '../../cache/keys.ts';
 import type { RedisClient } from '../../cache/redis.ts';
 import { runScript, script } from '../../cache/scripts.ts';
-import { normalizeRow } from '../rules.ts';
-import { WILDCARD } from '../types.ts';
-import type { GrantRow } from '../types.ts';
+import { normalizeRow } from '../../config/policy/grant-row.ts';
+import { WILDCARD } from '../../config/policy/grant-row.ts';
+import type { GrantRow } from '../../config/policy/grant-row.ts';
 import type { GrantSource, RevisionRead, SourceRead } from './types.ts';
 
 /** Most rows one principal read may fetch (its exact rows plus every `*` row); more fails closed. */

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { canonicalize, catalogueDigest, MAX_DEPTH, sha256Hex, toolDigest } from '../../../src/catalogue/digest.ts';
+import { catalogueDigest, toolDigest } from '../../../src/catalogue/digest.ts';
+import { canonicalize, MAX_DEPTH, sha256Hex } from '../../../src/json/canonical.ts';
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..');
 

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import type { Principal } from '../../../src/auth/types.ts';
 import { Lru } from '../../../src/cache/lru.ts';
 import { decide } from '../../../src/grants/snapshot.ts';
-import { createFileGrantStore } from '../../../src/grants/store.ts';
-import type { GrantRow } from '../../../src/grants/types.ts';
+import { createFileGrantStore } from '../../../src/grants/file-store.ts';
+import type { GrantRow } from '../../../src/config/policy/grant-row.ts';
 
 const alice: Principal = { id: 'alice', scopes: new Set(['read']), credentialStrength: 'static' };
 const allow: GrantRow = { principal: 'alice', tool: 'echo', scopes: [], effect: 'allow' };

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { ReplayStore } from './replay-store.ts';
-import { buildEnforcement, type Enforcement } from './policy-in-force.ts';
-import { loadPolicyFile, type Policy } from '../config/policy/policy.ts';
-import type { PolicyLoader } from '../config/reload/watch.ts';
+import type { ReplayStore } from '../../auth/replay-store.ts';
+import { buildPolicyInForce, type PolicyInForce } from '../../auth/policy-in-force.ts';
+import { loadPolicyFile, type Policy } from '../policy/policy.ts';
+import type { PolicyLoader } from './watch.ts';
 
-export interface EnforcementLoaderOptions {
+export interface PolicyLoaderOptions {
   /**
    * One store for every version, so a one-time token spent before a reload
    * is still spent after it. Without it each version gets a fresh store.
@@ -14,24 +14,24 @@ export interface EnforcementLoaderOptions {
 }
 
 /**
- * The PolicyLoader for toolgate's Enforcement. Its digest is the policy's
+ * The PolicyLoader for toolgate's PolicyInForce. Its digest is the policy's
  * sourceDigest combined with the contents of the local files the policy
  * names (static key file, JWKS file), so rotating a key in the same
  * ConfigMap is a change even though the policy text is not. Those files are
- * hashed before the Enforcement is built from them: the digest may lag the
+ * hashed before the PolicyInForce is built from them: the digest may lag the
  * built content (costing one harmless re-apply later) but never lead it,
  * which would make a real change look like a re-save. The generation is not
  * needed here: the grant store assigns revisions when rows are replaced.
  */
-export function enforcementLoader(opts: EnforcementLoaderOptions = {}): PolicyLoader<Enforcement> {
+export function policyLoader(opts: PolicyLoaderOptions = {}): PolicyLoader<PolicyInForce> {
   return async (path) => {
     const loaded = await loadPolicyFile(path);
     if (!loaded.ok) return loaded;
     const files = await hashFiles(referencedFiles(loaded.policy));
-    const built = await buildEnforcement(loaded.policy, opts.replayStore);
+    const built = await buildPolicyInForce(loaded.policy, opts.replayStore);
     if (!built.ok) return built;
     const sourceDigest = loaded.policy.sourceDigest;
-    return { ok: true, value: built.enforcement, digest: files.length === 0 ? sourceDigest : combine(sourceDigest, files) };
+    return { ok: true, value: built.policyInForce, digest: files.length === 0 ? sourceDigest : combine(sourceDigest, files) };
   };
 }
 

@@ -9,30 +9,37 @@
  *    logged by validator name and closed code only).
  * A validator's message never crosses to the caller or to the logs.
  */
-import type { ValidatorConfig } from '../../config/policy/policy.ts';
-import type { Exchange, Interceptor, Verdict } from '../contract.ts';
-import { isDryRun } from '../dry-run.ts';
-import { deny, PASS } from '../contract.ts';
-import { log } from '../../telemetry/log.ts';
-import type { ValidatorClients, ValidatorOutcome } from '../../grpc/validator-client.ts';
+import type { ValidatorConfig } from '../config/policy/policy.ts';
+import type { Exchange, Interceptor, Verdict } from './contract.ts';
+import { isDryRun } from './dry-run.ts';
+import { deny, PASS } from './contract.ts';
+import { log } from '../telemetry/log.ts';
+
+export type ValidatorOutcome =
+  | { readonly kind: 'valid' }
+  | { readonly kind: 'invalid'; readonly severity: 'info' | 'warning' | 'error'; readonly code: string | undefined }
+  | { readonly kind: 'failed'; readonly reason: 'timeout' | 'unavailable' | 'malformed' };
+
+/** What is sent to one validator: the toolgate.v1 ValidateRequest fields. */
+export type ValidationPayload = ReturnType<typeof validateRequest> & { readonly validator: string };
+
+/**
+ * How validators are asked: the gRPC clients (grpc/validator-client.ts),
+ * passed in by the wiring so the chain does not depend on the transport.
+ */
+export interface ValidatorCaller {
+  validate(target: string, payload: ValidationPayload, timeoutMs: number): Promise<ValidatorOutcome>;
+  close(): void;
+}
 
 export interface ExternalValidators {
   readonly interceptor: Interceptor;
-  /**
-   * Loads the gRPC client (grpc-js and the protos): called when a policy
-   * naming validators is applied, so a policy without any never pays for it
-   * and the first validated call does not wait for it.
-   */
-  load(): Promise<void>;
   close(): void;
 }
 
 const PHASE = 'request';
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
-export function createExternalValidators(given?: ValidatorClients): ExternalValidators {
-  let clients = given;
-  let loading: Promise<ValidatorClients> | undefined = given === undefined ? undefined : Promise.resolve(given);
-  const load = () => (loading ??= import('../../grpc/validator-client.ts').then((m) => (clients = new m.ValidatorClients())));
+export function createExternalValidators(clients: ValidatorCaller): ExternalValidators {
   return {
     interceptor: {
       name: 'external_validators',
@@ -46,17 +53,11 @@ export function createExternalValidators(given?: ValidatorClients): ExternalVali
         const event = ex.message.method as string;
         const hooked = hookedFor(ex);
         const request = validateRequest(ex, event);
-        const ask = (c: ValidatorClients) => Promise.all(hooked.map((v) => c.validate(v.target, { ...request, validator: v.name }, v.timeoutMs)))
+        return Promise.all(hooked.map((v) => clients.validate(v.target, { ...request, validator: v.name }, v.timeoutMs)))
           .then((outcomes) => decide(hooked, outcomes));
-        return clients === undefined ? load().then(ask) : ask(clients);
       },
     },
-    load: async () => {
-      await load();
-    },
-    close: () => {
-      void loading?.then((c) => c.close());
-    },
+    close: () => clients.close(),
   };
 }
 
