@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers/promises';
 import type { Pool } from 'undici';
 import type { Catalogue } from './catalogue/catalogue.ts';
 import { CatalogueSync } from './catalogue/sync.ts';
@@ -30,6 +32,7 @@ import { grantState } from './telemetry/channels.ts';
 import { log } from './telemetry/log.ts';
 import { StartupError } from './errors.ts';
 import { SchemaCache } from './validation/cache.ts';
+import { compileToolSchema, type CompileOptions } from './validation/compile.ts';
 import { createSchemaRegistry } from './validation/registry.ts';
 
 /** Largest upstream tools/list response toolgate buffers to filter it. */
@@ -93,7 +96,9 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   const sync = new CatalogueSync({
     url: new URL(settings.mcpPath, settings.upstream),
     refreshIntervalMs: settings.catalogueRefreshMs,
-    onChange: (c) => reportEnforceability(c, schemas(current.policy)),
+    onChange: (c) => {
+      void reportEnforceability(c, schemas(current.policy).registry, () => sync.current() === c);
+    },
   });
   const catalogue: CatalogueView = {
     current: () => sync.current(),
@@ -208,11 +213,6 @@ async function openGrantStore(settings: Settings, policy: Policy, shared: Shared
 }
 
 /**
- * Compiles every schema as soon as a catalogue arrives (warming the cache
- * the calls use) and names, in one log line, the tools whose calls will be
- * refused because their schema cannot be enforced.
- */
-/**
  * One validator cache per set of registered schemas: a validator compiled
  * against one registry must never serve another. Policies without registered
  * schemas share one cache, so a reload does not recompile every tool.
@@ -233,10 +233,28 @@ function schemaCaches(): (policy: Policy) => SchemaCache {
   };
 }
 
-function reportEnforceability(c: Catalogue, schemas: SchemaCache): void {
+/** Longest stretch the background schema check runs before it lets requests in. */
+const CHECK_SLICE_MS = 5;
+
+/**
+ * Names, in one log line and a gauge, the tools whose calls will be refused
+ * because their schema cannot be enforced. It runs in the background, a few
+ * milliseconds at a time, and gives up when a newer catalogue arrives, so a
+ * catalogue of thousands of tools neither delays readiness nor stalls
+ * requests. What it compiles is not kept: calls compile (and cache) the
+ * schemas of the tools actually called, so memory grows with what is used,
+ * not with the size of the catalogue.
+ */
+async function reportEnforceability(c: Catalogue, registry: CompileOptions['registry'], current: () => boolean): Promise<void> {
   const refused: string[] = [];
+  let sliceStart = performance.now();
   for (const t of c.tools.values()) {
-    const compiled = schemas.get(t.digest, t.tool.inputSchema);
+    if (performance.now() - sliceStart > CHECK_SLICE_MS) {
+      await setImmediate();
+      if (!current()) return;
+      sliceStart = performance.now();
+    }
+    const compiled = compileToolSchema(t.tool.inputSchema, { registry });
     if (!compiled.ok) refused.push(`${t.name}:${compiled.reason}`);
   }
   if (refused.length > 0) log.warn('tools with unenforceable input schemas; their calls are refused', { count: refused.length, tools: refused.join(',') });
