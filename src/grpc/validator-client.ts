@@ -52,6 +52,11 @@ export class ValidatorClients implements ValidatorCaller {
         // A validator that restarts should be asked again promptly, not after a long backoff.
         'grpc.initial_reconnect_backoff_ms': 100,
         'grpc.max_reconnect_backoff_ms': 1000,
+        // Per-call work toolgate does not use: grpc-js would keep every
+        // message for a retry it must never make (the deadline is the
+        // interceptor's whole budget), and count every call for channelz.
+        'grpc.enable_retries': 0,
+        'grpc.enable_channelz': 0,
       });
       this.#clients.set(target, c);
     }
