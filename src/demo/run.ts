@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { loadSettings, SettingError } from '../config/settings.ts';
+import { loadSettings } from '../config/settings.ts';
+import { SettingError } from '../errors.ts';
 import { start } from '../main.ts';
 import { createDemoServer } from './server.ts';
 

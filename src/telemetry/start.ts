@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import type { SideEffect } from '../config/policy/raw.ts';
 import type { Settings } from '../config/settings.ts';
-import { StartupError } from '../enforcement.ts';
+import { StartupError } from '../errors.ts';
 import { startAudit, type Audit } from './audit.ts';
 import { createAuditSink, type AuditSink } from './audit-sink.ts';
 import { log } from './log.ts';
