@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { corpus } from '../test/helpers/testdata.ts';
 import { compileToolSchema, createSchemaRegistry, type SchemaRegistry, type UnsupportedReason } from '../src/validation/index.ts';
 
 /**
@@ -10,7 +11,7 @@ import { compileToolSchema, createSchemaRegistry, type SchemaRegistry, type Unsu
  * does, the suite's `remotes/` are made available, here as registered schemas.
  */
 
-const SUITE_ROOT = join(import.meta.dirname, '..', '..', 'shared', 'testdata', 'json-schema-test-suite');
+const SUITE_ROOT = corpus('json-schema-test-suite').path;
 export const SUITE_DIR = join(SUITE_ROOT, 'tests');
 export const REMOTES_DIR = join(SUITE_ROOT, 'remotes');
 /** Where the suite says its remotes are served. */

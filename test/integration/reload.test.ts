@@ -100,7 +100,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
       load: counted,
       debounceMs: 100,
       pollIntervalMs: 50,
-      // As src/enforcement.ts wires it: grant rows first (a refusal throws,
+      // As src/main.ts wires it: grant rows first (a refusal throws,
       // so the watcher rejects the version), then the policy and verifiers.
       onApply: (v) => {
         if (grants.replaceRows(v.value.policy.grants) === undefined) throw new Error('grant rows refused');
