@@ -143,7 +143,7 @@ function main(): void {
     const reasons = new Map<string, number>();
     for (const c of cases) if (c.reason !== undefined) reasons.set(c.reason, (reasons.get(c.reason) ?? 0) + 1);
     console.log(`${draft}: ${counts.agree}/${counts.total} agree (${share}% of all required tests), ${counts.refused} refused, ${counts.wrong_accept} wrong accepts, ${counts.wrong_reject} wrong rejects`);
-    console.log(`  refused by reason: ${JSON.stringify(Object.fromEntries([...reasons].sort()))}`);
+    console.log(`  refused by reason: ${JSON.stringify(Object.fromEntries([...reasons].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))}`);
     for (const c of cases) {
       if (c.outcome === 'wrong_accept' || c.outcome === 'wrong_reject' || (verbose && c.outcome === 'refused')) {
         console.log(`  ${c.outcome}: ${c.file} | ${c.group} | ${c.test}`);

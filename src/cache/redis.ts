@@ -185,6 +185,7 @@ function decode(s: string): string | undefined {
 }
 
 function isCredential(s: string): boolean {
+  // oxlint-disable-next-line no-control-regex -- refusing control characters is what this checks
   return s.length >= 1 && s.length <= 256 && !/[\u0000-\u001f\u007f]/.test(s);
 }
 
@@ -210,7 +211,7 @@ export interface ClientOptions {
  * one retry per request: a command sent while Redis is away fails at once.
  */
 export function redisOptions(config: RedisConfig, options: ClientOptions = {}): RedisOptions {
-  const tls = config.tls ? { ...(config.tlsCa === undefined ? {} : { ca: config.tlsCa }) } : undefined;
+  const tls = config.tls ? (config.tlsCa === undefined ? {} : { ca: config.tlsCa }) : undefined;
   return {
     username: config.username,
     password: config.password,

@@ -82,7 +82,8 @@ function json(a: Answer | undefined): { result?: Record<string, unknown>; error?
 }
 
 function errorCode(a: Answer | undefined): string {
-  return String(json(a).error?.data?.code ?? 'no error code');
+  const code: unknown = json(a).error?.data?.code;
+  return typeof code === 'string' ? code : 'no error code';
 }
 
 function text(a: Answer | undefined): string {

@@ -11,7 +11,7 @@ import { methodLabel } from '../mcp/methods.ts';
  */
 
 /** MCP tool and prompt names (SEP-986): anything else cannot name a real tool and may carry anything. */
-const NAME = /^[A-Za-z0-9_.\/-]{1,128}$/;
+const NAME = /^[A-Za-z0-9_./-]{1,128}$/;
 const VERSION = /^\d{4}-\d{2}-\d{2}$/;
 /** Session ids are visible ASCII by the transport spec. */
 const SESSION = /^[\x21-\x7e]{1,256}$/;

@@ -20,7 +20,7 @@ function proseLines(text: string): { line: number; text: string }[] {
 
 describe('the README reads as a manual', () => {
   it('keeps prose lines to 120 characters', () => {
-    const long = proseLines(readme).filter((l) => [...l.text].length > 120).map((l) => `line ${l.line}: ${[...l.text].length} characters`);
+    const long = proseLines(readme).filter((l) => Array.from(l.text).length > 120).map((l) => `line ${l.line}: ${Array.from(l.text).length} characters`);
     assert.deepEqual(long, []);
   });
 

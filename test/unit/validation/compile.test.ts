@@ -185,8 +185,8 @@ test('bounds: depth, node count and string code units, each at and over its limi
   // Far deeper than any recursive validator could survive: refused without recursion.
   assert.deepEqual(validate(deep(200_000)), { ok: false, code: 'bounds_exceeded' });
 
-  assert.deepEqual(validate(new Array(MAX_ARGUMENT_NODES - 1).fill(0)), { ok: true });
-  assert.deepEqual(validate(new Array(MAX_ARGUMENT_NODES).fill(0)), { ok: false, code: 'bounds_exceeded' });
+  assert.deepEqual(validate(Array.from({ length: MAX_ARGUMENT_NODES - 1 }, () => 0)), { ok: true });
+  assert.deepEqual(validate(Array.from({ length: MAX_ARGUMENT_NODES }, () => 0)), { ok: false, code: 'bounds_exceeded' });
 
   assert.deepEqual(validate({ k: 'x'.repeat(MAX_STRING_CODE_UNITS - 1) }), { ok: true });
   assert.deepEqual(validate({ k: 'x'.repeat(MAX_STRING_CODE_UNITS) }), { ok: false, code: 'bounds_exceeded' });
@@ -241,7 +241,7 @@ test('$dynamicRef is enforced only where the spec makes it a $ref', () => {
 
 test('errors are capped and deduplicated', () => {
   const validate = compiled({ type: 'array', items: { type: 'string' } });
-  const r = validate(new Array(100).fill(1));
+  const r = validate(Array.from({ length: 100 }, () => 1));
   if (r.ok || r.code !== 'invalid_arguments') throw new Error('expected invalid_arguments');
   assert.equal(r.errors.length, 32);
 });
