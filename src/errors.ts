@@ -23,7 +23,7 @@ export interface ErrorDef {
   readonly when: string;
 }
 
-export type Hint =
+type Hint =
   | 'fix_request'
   | 'fix_headers'
   | 'fix_arguments'
