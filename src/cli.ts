@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { loadSettings, SettingError } from './config/settings.ts';
+import { loadSettings } from './config/settings.ts';
+import { SettingError } from './errors.ts';
 import { StartupError } from './errors.ts';
 import { start } from './main.ts';
 import { log } from './telemetry/log.ts';

@@ -35,7 +35,7 @@ interface Knob {
   readonly max: number;
 }
 
-export const knobs: readonly Knob[] = [
+const knobs: readonly Knob[] = [
   { key: 'seconds', env: 'BENCH_SECONDS', default: 2, integer: false, max: 600 },
   { key: 'rateSeconds', env: 'BENCH_RATE_SECONDS', default: 2, integer: false, max: 600 },
   { key: 'rate', env: 'BENCH_RATE', default: 600, integer: true, max: 1_000_000 },

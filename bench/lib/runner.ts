@@ -13,7 +13,7 @@ import { startStub, type Launcher, type StartContext, type Target } from './targ
  * p50/p99 at one connection; 'sse' is the median time to the first event of
  * STREAM_CALL.
  */
-export type Measure = 'throughput' | 'latency' | 'sse';
+type Measure = 'throughput' | 'latency' | 'sse';
 
 export interface Case {
   readonly id: string;
@@ -341,7 +341,7 @@ function optional<K extends string>(key: K, v: Spread | undefined): Partial<Reco
   return v === undefined ? {} : ({ [key]: v } as Record<K, Spread>);
 }
 
-export function describe(f: Figures): string {
+function describe(f: Figures): string {
   const parts: string[] = [];
   if (f.cpuUsAtRate !== undefined) parts.push(`${f.cpuUsAtRate.toFixed(1)} µs CPU/req at rate`);
   if (f.rps !== undefined) parts.push(`${Math.round(f.rps)} req/s`);

@@ -9,7 +9,7 @@ import { snapshotFor } from './snapshot.ts';
 import type { SnapshotResult } from './types.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
 
-import type { GrantStore, GrantStoreStats } from './store.ts';
+import type { GrantStore } from './store.ts';
 
 export interface FileGrantStore extends GrantStore {
   /** In process, every snapshot is immediate. */
@@ -86,7 +86,7 @@ export function createFileGrantStore(options: FileGrantStoreOptions): FileGrantS
       if (revision === undefined) return undefined;
       l1.clear();
       revisionChanges++;
-      for (const listener of [...listeners]) {
+      for (const listener of Array.from(listeners)) {
         try {
           listener(revision);
         } catch {

@@ -118,7 +118,7 @@ export class RevisionWatcher {
   #set(revision: number): void {
     this.#current = revision;
     this.#changes++;
-    for (const listener of [...this.#listeners]) {
+    for (const listener of Array.from(this.#listeners)) {
       try {
         listener(revision);
       } catch {

@@ -57,7 +57,10 @@ function write(value: unknown, out: string[], depth: number, path: Set<object>):
       return;
     case 'object':
       break;
-    default:
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+    case 'undefined':
       throw new Refused('unsupported_value');
   }
   if (value === null) {

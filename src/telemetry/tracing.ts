@@ -40,7 +40,7 @@ export interface TracingOptions {
 
 export interface Tracing {
   /** The trace a request belongs to, once its span exists. */
-  traceIdOf(request: IncomingMessage): string | undefined;
+  readonly traceIdOf: (request: IncomingMessage) => string | undefined;
   dispose(): void;
 }
 

@@ -61,7 +61,7 @@ export interface ForwardOptions {
 
 export type ResponseHeadHook = (status: number, headers: Record<string, string | string[] | undefined>) => void;
 
-interface Exchange {
+interface UpstreamCall {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly requestHeaders: string[];
@@ -89,8 +89,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #settled = false;
   #streaming = false;
 
-  constructor(pool: Pool, exchange: Exchange, done: (outcome: ForwardOutcome) => void) {
-    const { req, res, requestHeaders, body, rpcId, headersTimeoutMs, onEventStream, onResponseHead } = exchange;
+  constructor(pool: Pool, call: UpstreamCall, done: (outcome: ForwardOutcome) => void) {
+    const { req, res, requestHeaders, body, rpcId, headersTimeoutMs, onEventStream, onResponseHead } = call;
     this.#res = res;
     this.#rpcId = rpcId;
     this.#onEventStream = onEventStream;

@@ -19,7 +19,7 @@ export interface UpstreamTiming {
  * its methods on the prototype, since it exists for every forwarded request
  * while anyone listens.
  */
-class Exchange implements UpstreamStart, UpstreamTiming {
+class UpstreamObservation implements UpstreamStart, UpstreamTiming {
   readonly request: IncomingMessage;
   readonly #headers: string[];
   readonly #began = performance.now();
@@ -63,7 +63,7 @@ class Exchange implements UpstreamStart, UpstreamTiming {
  */
 export function announceUpstream(request: IncomingMessage, headers: string[]): UpstreamTiming | undefined {
   if (!upstreamStart.hasSubscribers && !upstreamEnd.hasSubscribers) return undefined;
-  const exchange = new Exchange(request, headers);
+  const exchange = new UpstreamObservation(request, headers);
   if (upstreamStart.hasSubscribers) upstreamStart.publish(exchange);
   return exchange;
 }

@@ -79,7 +79,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
     await mount.publish({ 'policy.yaml': policy(['search_docs']), 'keys.yaml': keys(OLD_KEY) });
     seen.length = 0;
     logLines = [];
-    const original = process.stderr.write;
+    const original = process.stderr.write.bind(process.stderr);
     process.stderr.write = ((chunk: string | Uint8Array) => {
       for (const line of String(chunk).split('\n')) if (line !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
       return true;
@@ -100,7 +100,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
       load: counted,
       debounceMs: 100,
       pollIntervalMs: 50,
-      // As src/enforcement.ts wires it: grant rows first (a refusal throws,
+      // As src/main.ts wires it: grant rows first (a refusal throws,
       // so the watcher rejects the version), then the policy and verifiers.
       onApply: (v) => {
         if (grants.replaceRows(v.value.policy.grants) === undefined) throw new Error('grant rows refused');

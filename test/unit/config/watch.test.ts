@@ -91,7 +91,7 @@ function reloads() {
 
 function captureLog() {
   const lines: Record<string, unknown>[] = [];
-  const original = process.stderr.write;
+  const original = process.stderr.write.bind(process.stderr);
   process.stderr.write = ((chunk: string | Uint8Array) => {
     for (const line of String(chunk).split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
     return true;

@@ -46,8 +46,8 @@ describe('composeChain', () => {
   it('routes by method: other methods skip the chain', () => {
     const seen: string[] = [];
     const chain = composeChain([recorder('calls', seen), recorder('lists', seen, PASS, ['tools/list'])]);
-    chain.run(exchange('tools/list'));
-    chain.run(exchange('ping'));
+    void chain.run(exchange('tools/list'));
+    void chain.run(exchange('ping'));
     assert.deepEqual(seen, ['lists']);
   });
 

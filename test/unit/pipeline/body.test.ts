@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { readBody, type BodyResult } from '../../../src/http/body.ts';
+import { readBody, type BodyResult } from '../../../src/pipeline/stages/body.ts';
 import { listenOnLoopback, type Listening } from '../../helpers/http-server.ts';
 
 const LIMIT = 64;
