@@ -57,7 +57,7 @@ export interface Startup {
   readonly catalogueRssIdleMb: readonly number[];
 }
 
-export interface Summary {
+interface Summary {
   /** Per case, each figure's median over rounds. */
   readonly figures: ReadonlyMap<string, Figures>;
   /** Per cpuVsFloor case: CPU at the fixed rate ÷ the floor's, per round. */
@@ -118,7 +118,11 @@ export async function runBenchmark(
   try {
     if (startupPhase !== undefined) {
       log('start-up figures');
-      startup = await startupPhase(ownCtx);
+      // A start that fails (or is too slow on a starved machine) costs its figures, not the run.
+      startup = await startupPhase(ownCtx).catch((err: unknown) => {
+        warnings.push(`start-up figures not measured: ${(err as Error).message.split('\n')[0]}`);
+        return undefined;
+      });
     }
     const needFloor = cases.some((c) => c.cpuVsFloor);
     if (needFloor) await startTarget('floor', 'floor', ownCtx);

@@ -7,7 +7,7 @@ import { startStub, type Launcher, type StartContext } from './targets.ts';
 const SETTLE_MS = 1500;
 
 /** Tools the large-catalogue stub advertises besides the two real ones. */
-export const CATALOGUE_TOOLS = 1000;
+const CATALOGUE_TOOLS = 1000;
 
 /**
  * Start-up figures, `starts` times, interleaved: the floor, toolgate with no

@@ -69,7 +69,8 @@ export function toolgate(name: string, opts: { args?: readonly string[]; env?: R
       '--admin-port', String(adminPort),
       ...(opts.args ?? []),
     ], opts.env);
-    await waitReady(child, () => answers200(`http://127.0.0.1:${adminPort}/readyz`));
+    // Generous: a policy start on a starved shared machine can take tens of seconds.
+    await waitReady(child, () => answers200(`http://127.0.0.1:${adminPort}/readyz`), 60_000);
     return {
       name,
       readyMs: performance.now() - started,
