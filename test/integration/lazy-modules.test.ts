@@ -38,7 +38,7 @@ async function loadedFeatures(upstream: string, flags: readonly string[], env: R
   const { stdout } = await promisify(execFile)(process.execPath, [
     join(import.meta.dirname, '..', 'helpers', 'loaded-modules.ts'),
     '--upstream', upstream, '--host', '127.0.0.1', '--port', '0', '--admin-port', '0', '--log-level', 'error', ...flags,
-  ], { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '', ...env } });
+  ], { encoding: 'utf8', timeout: 180_000, env: { PATH: process.env.PATH ?? '', ...env } });
   const urls = JSON.parse(stdout.trim().split('\n').at(-1) as string) as string[];
   assert.ok(urls.some((u) => u.endsWith('/src/main.ts')), 'the probe records toolgate\'s own modules');
   return new Set((Object.keys(OPTIONAL) as Feature[]).filter((f) => urls.some((u) => u.includes(OPTIONAL[f]))));
