@@ -6,7 +6,7 @@
 import { parsePrefixes } from '../mcp/target.ts';
 import { isPortName, isQuantity, stringMap } from './k8s.ts';
 
-export const PREFIX = 'toolgate.dev/';
+const PREFIX = 'toolgate.dev/';
 export const ANNOTATIONS = Object.freeze({
   inject: `${PREFIX}inject`,
   status: `${PREFIX}status`,

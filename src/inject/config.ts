@@ -10,7 +10,7 @@ import type { ConfigError } from '../config/policy/validate.ts';
 import type { JsonObject } from './k8s.ts';
 import { isPortName } from './k8s.ts';
 
-export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
+type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 
 export interface InjectorConfig {
   readonly image: string;
@@ -28,7 +28,7 @@ export interface InjectorConfig {
 }
 
 /** Variables the injector derives from the pod; the config may not set them. */
-export const MANAGED_ENV: ReadonlySet<string> = new Set([
+const MANAGED_ENV: ReadonlySet<string> = new Set([
   'TOOLGATE_UPSTREAM', 'TOOLGATE_PORT', 'TOOLGATE_ADMIN_PORT', 'TOOLGATE_POLICY_FILE',
   'TOOLGATE_MCP_PATH', 'TOOLGATE_PASSTHROUGH_PATHS', 'TOOLGATE_LOG_LEVEL', 'TOOLGATE_DRAIN_TIMEOUT_MS',
 ]);
@@ -104,7 +104,7 @@ export function parseInjectorConfig(text: string): ConfigResult {
   if (!isPortName(config.portName)) errors.push({ path: '/portName', message: 'must be a Kubernetes port name (IANA_SVC_NAME)' });
   if (config.proxyPort === config.adminPort) errors.push({ path: '/adminPort', message: 'must differ from proxyPort' });
   config.env.forEach((e, i) => {
-    if (MANAGED_ENV.has(String(e.name))) errors.push({ path: `/env/${i}/name`, message: 'is set by the injector from pod annotations' });
+    if (typeof e.name === 'string' && MANAGED_ENV.has(e.name)) errors.push({ path: `/env/${i}/name`, message: 'is set by the injector from pod annotations' });
   });
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, config: deepFreeze(config) };

@@ -10,7 +10,7 @@ import type { InjectorConfig } from './config.ts';
 import { planInjection } from './inject.ts';
 import { isRecord } from '../json/record.ts';
 
-export const API_VERSION = 'admission.k8s.io/v1';
+const API_VERSION = 'admission.k8s.io/v1';
 
 export interface AdmissionResponse {
   readonly uid: string;
@@ -21,7 +21,7 @@ export interface AdmissionResponse {
   readonly auditAnnotations?: Readonly<Record<string, string>>;
 }
 
-export interface AdmissionReviewOut {
+interface AdmissionReviewOut {
   readonly apiVersion: typeof API_VERSION;
   readonly kind: 'AdmissionReview';
   readonly response: AdmissionResponse;

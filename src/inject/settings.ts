@@ -30,7 +30,7 @@ const path = (raw: string) => (raw !== '' && !/[\0\n\r]/.test(raw) ? raw : undef
 const int = (min: number, max: number) => (raw: string) =>
   /^\d{1,10}$/.test(raw) && Number(raw) >= min && Number(raw) <= max ? Number(raw) : undefined;
 
-export const webhookSettingDefs: readonly Def[] = [
+const webhookSettingDefs: readonly Def[] = [
   { key: 'host', flag: '--host', env: 'TOOLGATE_INJECT_HOST', default: '0.0.0.0', doc: 'Address the webhook listens on.',
     parse: (raw) => (raw !== '' && !/\s/.test(raw) ? raw : undefined) },
   { key: 'port', flag: '--port', env: 'TOOLGATE_INJECT_PORT', default: '8443', doc: 'HTTPS port for AdmissionReviews and probes.', parse: int(0, 65535) },

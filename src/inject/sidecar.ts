@@ -10,10 +10,10 @@ import { isRecord } from '../json/record.ts';
 
 export const CONTAINER_NAME = 'toolgate';
 export const ADMIN_PORT_NAME = 'toolgate-admin';
-export const POLICY_VOLUME = 'toolgate-policy';
-export const KEYS_VOLUME = 'toolgate-keys';
-export const POLICY_DIR = '/etc/toolgate/policy';
-export const KEYS_DIR = '/etc/toolgate/keys';
+const POLICY_VOLUME = 'toolgate-policy';
+const KEYS_VOLUME = 'toolgate-keys';
+const POLICY_DIR = '/etc/toolgate/policy';
+const KEYS_DIR = '/etc/toolgate/keys';
 
 /** Applied to the sidecar whatever the config says: hardening is not optional. */
 export const SECURITY_CONTEXT: JsonObject = Object.freeze({
