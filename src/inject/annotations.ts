@@ -29,18 +29,20 @@ export const ANNOTATIONS = Object.freeze({
   memoryLimit: `${PREFIX}memory-limit`,
 });
 
-export type OptIn = 'in' | 'out' | 'absent' | 'invalid';
+export type OptIn = 'in' | 'out' | 'absent' | 'invalid' | 'conflict';
 
 /**
  * The label is what the webhook's objectSelector matches; the annotation is
- * honoured too for clusters that run without that selector. "false" on either
- * wins, so a pod can always opt out.
+ * honoured too for clusters that run without that selector. A label and an
+ * annotation that disagree are a conflict, not an opt-out: a pod labelled for
+ * injection is never admitted without toolgate on the word of an annotation.
  */
 export function optIn(labels: unknown, annotations: unknown): OptIn {
   const values = [stringMap(labels).get(ANNOTATIONS.inject), stringMap(annotations).get(ANNOTATIONS.inject)];
-  if (values.includes('false')) return 'out';
-  if (values.some((v) => v !== undefined && v !== 'true')) return 'invalid';
-  return values.includes('true') ? 'in' : 'absent';
+  if (values.some((v) => v !== undefined && v !== 'true' && v !== 'false')) return 'invalid';
+  if (values.includes('true') && values.includes('false')) return 'conflict';
+  if (values.includes('true')) return 'in';
+  return values.includes('false') ? 'out' : 'absent';
 }
 
 /** `policy` needs a policy ConfigMap; `transparent` forwards everything and must be asked for by name. */

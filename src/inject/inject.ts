@@ -48,6 +48,10 @@ export function planInjection(pod: unknown, config: InjectorConfig): Injection {
   const opt = optIn(metadata.labels, metadata.annotations);
   if (opt === 'absent') return skip('the pod did not opt in');
   if (opt === 'out') return skip('the pod opted out');
+  if (opt === 'conflict') {
+    return deny(`metadata.annotations[${ANNOTATIONS.inject}]`,
+      `the label and the annotation ${ANNOTATIONS.inject} disagree: to opt out, set the label to "false" or remove it; to opt in, remove the annotation`);
+  }
   if (opt === 'invalid') {
     const where = ['true', 'false', undefined].includes(stringMap(metadata.labels).get(ANNOTATIONS.inject)) ? 'annotations' : 'labels';
     return deny(`metadata.${where}[${ANNOTATIONS.inject}]`, `${ANNOTATIONS.inject} must be "true" or "false"`);

@@ -37,13 +37,17 @@ export function injectManifests(text: string, config: InjectorConfig): ManifestR
   const docs = parseAllDocuments(text);
   const outcome: Outcome = { injected: 0, errors: [] };
   const out: string[] = [];
+  let start = 0;
   for (const [i, doc] of docs.entries()) {
     if (doc.errors.length > 0) return { ok: false, errors: [`document ${i + 1} is not valid YAML`] };
+    // The document's own source text, so untouched documents come out byte for byte.
+    const source = text.slice(start, doc.range[2]).replace(/^---[ \t]*\n/, '');
+    start = doc.range[2];
     const object: unknown = doc.toJS();
     const before = outcome.injected;
     visit(object, config, outcome);
-    const rendered = outcome.injected > before ? String(new Document(object)) : String(doc).replace(/^---\n/, '');
-    out.push(rendered);
+    const rendered = outcome.injected > before ? String(new Document(object)) : source;
+    out.push(rendered.endsWith('\n') ? rendered : `${rendered}\n`);
   }
   if (outcome.errors.length > 0) return { ok: false, errors: outcome.errors };
   return { ok: true, text: out.join('---\n'), injected: outcome.injected };

@@ -188,7 +188,7 @@ describe('a Job pod', () => {
 describe('pods that did not opt in are admitted unchanged, silently', () => {
   const cases: [string, (pod: any, request: any) => void][] = [
     ['no opt-in', (pod) => { delete pod.metadata.labels['toolgate.dev/inject']; }],
-    ['opt-in label but opt-out annotation', (pod) => { pod.metadata.annotations['toolgate.dev/inject'] = 'false'; }],
+    ['opt-out annotation without a label', (pod) => { delete pod.metadata.labels['toolgate.dev/inject']; pod.metadata.annotations['toolgate.dev/inject'] = 'false'; }],
     ['opt-out label', (pod) => { pod.metadata.labels['toolgate.dev/inject'] = 'false'; }],
     ['opt-out label with a broken pod spec', (pod) => { pod.metadata.labels['toolgate.dev/inject'] = 'false'; pod.spec.containers = 'x'; }],
     ['an object that is not a pod at all', (_pod, request) => { request.object = 'pod'; }],
