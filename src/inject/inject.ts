@@ -82,7 +82,7 @@ export function planInjection(pod: unknown, config: InjectorConfig): Injection {
       'the pod runs to completion (restartPolicy Never or OnFailure, as Job and CronJob pods do) and a plain toolgate container never exits, so the pod would never complete: use native sidecars (chart value sidecar.mode: native, Kubernetes 1.29 or later)');
   }
 
-  const takeover = choosePort(shape.ports, portName, options);
+  const takeover = choosePort(shape.ports, portName, config.portName, options);
   if ('kind' in takeover) return takeover;
   const { target, upstreamPort } = takeover;
   const proxyPort = options.proxyPort ?? config.proxyPort;

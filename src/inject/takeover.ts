@@ -17,10 +17,16 @@ export type Takeover = { readonly target: PortRef | undefined; readonly upstream
 
 /**
  * The app port toolgate takes over: the one port with the name, or the
- * number in `upstream-port` when no port has the name. A declared port on
- * that number must not keep a name of its own, which a Service could target.
+ * number in `upstream-port` when no port has the name. No other port may keep
+ * a name that Services and the chart's NetworkPolicy target: the default name
+ * when a pod picks another, or a name of its own on the `upstream-port`.
  */
-export function choosePort(ports: readonly PortRef[], portName: string, options: PodOptions): Takeover | Injection {
+export function choosePort(ports: readonly PortRef[], portName: string, defaultName: string, options: PodOptions): Takeover | Injection {
+  const stale = portName === defaultName ? undefined : ports.find((p) => p.name === defaultName);
+  if (stale !== undefined) {
+    return deny(`${portField(stale)}.name`,
+      `this port keeps the name ${defaultName} while toolgate takes over ${portName}, so Services and the NetworkPolicy that target ${defaultName} would reach the app around toolgate: rename the port`);
+  }
   const named = ports.filter((p) => p.name === portName);
   const second = named[1];
   if (second !== undefined) {

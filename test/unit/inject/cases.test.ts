@@ -32,6 +32,7 @@ const DENIED: readonly [string, string, Edit, string, RegExp][] = [
   ['malformed policy key', 'deployment-pod', annotate('policy-key', '../etc'), 'metadata.annotations[toolgate.dev/policy-key]', /policy-key must be a ConfigMap key/],
   ['malformed keys Secret name', 'deployment-pod', annotate('keys-secret', 'UPPER'), 'metadata.annotations[toolgate.dev/keys-secret]', /keys-secret must be a Secret name/],
   ['port-name that is not a port name', 'deployment-pod', annotate('port-name', 'MCP_PORT'), 'metadata.annotations[toolgate.dev/port-name]', /port-name must be a Kubernetes port name/],
+  ['another port name while the app keeps mcp', 'deployment-pod', annotate('port-name', 'metrics'), 'spec.containers[0].ports[0].name', /keeps the name mcp while toolgate takes over metrics.*rename the port/],
   ['port-name toolgate reserves', 'deployment-pod', annotate('port-name', 'toolgate-admin'), 'metadata.annotations[toolgate.dev/port-name]', /a port name toolgate reserves/],
   ['unknown mode', 'deployment-pod', annotate('mode', 'audit'), 'metadata.annotations[toolgate.dev/mode]', /mode must be policy or transparent/],
   ['mcp-path that is not a path', 'deployment-pod', annotate('mcp-path', 'mcp'), 'metadata.annotations[toolgate.dev/mcp-path]', /mcp-path must be an absolute URL path/],
@@ -74,7 +75,7 @@ const PATCHED: readonly [string, string, Edit, string][] = [
   ['numeric upstream port, nothing declared', 'numeric-port', () => {}, 'mcp'],
   ['numeric upstream port declared without a name', 'numeric-port', (pod) => { app(pod).ports = [{ containerPort: 8000, protocol: 'TCP' }]; }, 'mcp'],
   ['transparent mode', 'transparent-pod', () => {}, 'mcp'],
-  ['another port name', 'deployment-pod', annotate('port-name', 'metrics'), 'metrics'],
+  ['another port name', 'deployment-pod', (pod) => { app(pod).ports[0].name = 'http'; app(pod).readinessProbe.httpGet.port = 'http'; annotate('port-name', 'http')(pod); }, 'http'],
   ['opt-in by annotation only', 'deployment-pod', (pod) => { delete pod.metadata.labels['toolgate.dev/inject']; annotate('inject', 'true')(pod); }, 'mcp'],
   ['no labels map at all', 'deployment-pod', (pod) => { delete pod.metadata.labels; annotate('inject', 'true')(pod); }, 'mcp'],
   ['existing init containers and a native sidecar of its own', 'deployment-pod', (pod) => {

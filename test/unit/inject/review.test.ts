@@ -200,12 +200,22 @@ describe('pods that did not opt in are admitted unchanged, silently', () => {
 
 describe('annotations that change the injection', () => {
   it('a pod that names another port takes that one over instead', () => {
-    const body = withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/port-name'] = 'metrics'; });
+    const body = withPod('deployment-pod', (pod) => {
+      pod.spec.containers[0].ports[0].name = 'http';
+      pod.spec.containers[0].readinessProbe.httpGet.port = 'http';
+      pod.metadata.annotations['toolgate.dev/port-name'] = 'http';
+    });
     const pod = applied(body.request.object, patchOf(respond(body)));
-    assert.deepEqual(frontProblems(pod, 'metrics'), []);
-    assert.deepEqual(pod.spec.containers[0].ports.map((p: any) => p.name), ['mcp', 'mcp-upstream']);
-    assert.equal(envOf(sidecarOf(pod)).TOOLGATE_UPSTREAM, 'http://127.0.0.1:9464');
-    assert.equal(pod.spec.containers[0].readinessProbe.httpGet.port, 'mcp', 'probes on other ports are left alone');
+    assert.deepEqual(frontProblems(pod, 'http'), []);
+    assert.deepEqual(pod.spec.containers[0].ports.map((p: any) => p.name), ['mcp-upstream', 'metrics']);
+    assert.equal(envOf(sidecarOf(pod)).TOOLGATE_UPSTREAM, 'http://127.0.0.1:3000');
+    assert.equal(pod.spec.containers[0].readinessProbe.httpGet.port, 'mcp-upstream', 'probes follow the renamed port');
+  });
+  it('refuses to take over another port while the app keeps a port named mcp, which Services and the NetworkPolicy target', () => {
+    const response = respond(withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/port-name'] = 'metrics'; }));
+    assert.equal(response.allowed, false);
+    assert.equal(response.status?.details.causes[0].field, 'spec.containers[0].ports[0].name');
+    assert.match(response.status?.message ?? '', /keeps the name mcp while toolgate takes over metrics/);
   });
   it('passes the pass-through paths annotation on as TOOLGATE_PASSTHROUGH_PATHS', () => {
     const body = withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/passthrough-paths'] = '/.well-known/, /healthz'; });
