@@ -40,6 +40,10 @@ export function choosePort(ports: readonly PortRef[], portName: string, defaultN
   if (target !== undefined) {
     const problem = unusable(target, `the port named ${portName}`);
     if (problem !== undefined) return problem;
+    const again = ports.find((p) => p !== target && p.number === target.number && p.protocol === 'TCP');
+    if (again !== undefined) {
+      return deny(portField(again), `port ${target.number} is declared again, and a Service could reach the app through that declaration around toolgate: declare it once`);
+    }
     if (options.upstreamPort !== undefined && options.upstreamPort !== target.number) {
       return deny(annotationField(ANNOTATIONS.upstreamPort), `${ANNOTATIONS.upstreamPort} disagrees with the port named ${portName}: remove the annotation or make them equal`);
     }
