@@ -175,7 +175,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     onApply: ({ value }) => {
       if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined) throw new Error('grant rows refused');
       current = value;
-      if (value.policy.validators.length > 0) callers.load().catch((err: unknown) => log.error('cannot load the gRPC client for external validators', { error: (err as Error).message }));
+      if (value.policy.validators.length > 0) callers.load(value.policy.validators.map((v) => v.target)).catch((err: unknown) => log.error('cannot load the gRPC client for external validators', { error: (err as Error).message }));
     },
   });
   const first = await watcher.start();
@@ -185,7 +185,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     throw new StartupError(`invalid policy ${file}: ${e?.path || '/'}: ${e?.message ?? 'invalid'}${first.errors.length > 1 ? ` (and ${first.errors.length - 1} more)` : ''}`);
   }
   current = first.value;
-  if (current.policy.validators.length > 0) await callers.load();
+  if (current.policy.validators.length > 0) await callers.load(current.policy.validators.map((v) => v.target));
   const opened = await openGrantStore(settings, current.policy, shared?.config).catch(async (err: unknown) => {
     shared?.close();
     await watcher.close();

@@ -3,11 +3,12 @@ import type { ValidatorClients } from './validator-client.ts';
 
 export interface LazyValidatorClients extends ValidatorCaller {
   /**
-   * Loads grpc-js and the protos. The wiring calls it when a policy naming
-   * validators is applied, so a policy without any never pays for gRPC, and
-   * the first validated call does not wait for the import.
+   * Loads grpc-js and the protos and starts connecting to `targets`. The
+   * wiring calls it when a policy naming validators is applied, so a policy
+   * without any never pays for gRPC, and the first validated call waits
+   * neither for the import nor for the connection.
    */
-  load(): Promise<void>;
+  load(targets: readonly string[]): Promise<void>;
 }
 
 /** The gRPC validator clients, imported on first need rather than at start-up. */
@@ -16,8 +17,9 @@ export function lazyValidatorClients(): LazyValidatorClients {
   let loading: Promise<ValidatorClients> | undefined;
   const load = () => (loading ??= import('./validator-client.ts').then((m) => (clients = new m.ValidatorClients())));
   return {
-    load: async () => {
-      await load();
+    load: async (targets) => {
+      const c = await load();
+      for (const t of new Set(targets)) c.connect(t);
     },
     validate: (target, payload, timeoutMs) =>
       clients !== undefined ? clients.validate(target, payload, timeoutMs) : load().then((c) => c.validate(target, payload, timeoutMs)),
