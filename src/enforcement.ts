@@ -120,11 +120,13 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     log.info('catalogue synced', { tools: sync.current()?.tools.size ?? 0 });
   });
   firstSync.catch(() => {});
-  // Freshness for the revision gauges: published while the store trusts its
-  // revision, so the exported age grows as soon as it cannot confirm one.
+  // Freshness for the revision gauges: the time of the store's last
+  // confirmation, so the exported age grows from it whether or not the
+  // revision is still trusted (and stays 0 for grants held in process).
   const freshness = setInterval(() => {
     const revision = grants.revision();
-    if (revision !== undefined && grantState.hasSubscribers) grantState.publish({ revision, confirmedAtMs: Date.now() });
+    const confirmedAtMs = grants.confirmedAt();
+    if ((revision !== undefined || confirmedAtMs !== undefined) && grantState.hasSubscribers) grantState.publish({ revision, confirmedAtMs });
   }, 1000);
   freshness.unref();
   return {
@@ -165,7 +167,12 @@ function connectRedis(settings: Settings): SharedRedis {
   return {
     config: parsed.config,
     client,
-    replayStore: new RedisReplayStore({ client, domain: settings.policyDomain }),
+    replayStore: new RedisReplayStore({
+      client,
+      domain: settings.policyDomain,
+      timeoutMs: parsed.config.commandTimeoutMs,
+      waitReplicas: settings.redisReplayWaitReplicas ?? (parsed.config.mode === 'sentinel' ? 1 : 0),
+    }),
     close: () => client.disconnect(),
   };
 }

@@ -36,6 +36,8 @@ export interface Settings {
   readonly redisTlsCaFile: string | undefined;
   readonly redisConnectTimeoutMs: number;
   readonly redisCommandTimeoutMs: number;
+  /** Replicas that must acknowledge a one-time token id; undefined: 1 with Sentinel, else 0. */
+  readonly redisReplayWaitReplicas: number | undefined;
   readonly policyDomain: string;
   readonly grantSource: 'file' | 'redis';
   readonly grantsStalenessMs: number;
@@ -236,6 +238,11 @@ export const settingDefs = [
   setting({
     key: 'redisCommandTimeoutMs', flag: '--redis-command-timeout-ms', env: 'TOOLGATE_REDIS_COMMAND_TIMEOUT_MS', default: '500',
     doc: 'Redis command timeout; a grant lookup that misses the in-process cache fails closed (503) after it.', parse: int(10, 60_000),
+  }),
+  setting({
+    key: 'redisReplayWaitReplicas', flag: '--redis-replay-wait-replicas', env: 'TOOLGATE_REDIS_REPLAY_WAIT_REPLICAS', default: 'auto',
+    doc: 'Replicas that must acknowledge (Redis WAIT) a used one-time token id before the token is accepted, so a failover cannot forget it; unacknowledged, the call gets 503 credential_check_unavailable (retryable). auto: 1 with redis+sentinel://, else 0.',
+    parse: (raw) => (raw === 'auto' ? ok(undefined) : int(0, 16)(raw)),
   }),
   setting({
     key: 'policyDomain', flag: '--policy-domain', env: 'TOOLGATE_POLICY_DOMAIN', default: 'default',

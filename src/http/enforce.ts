@@ -37,7 +37,16 @@ function tellOnChange(streams: ListChangedStreams, principal: Principal, event: 
   return (injector) => streams.open(principal.id, () => injector.send(event));
 }
 
-export type Authenticated = { readonly ok: true; readonly principal: Principal } | { readonly ok: false; readonly challenge: string };
+export type Authenticated =
+  | { readonly ok: true; readonly principal: Principal }
+  | { readonly ok: false; readonly error: 'unauthenticated'; readonly challenge: string }
+  | { readonly ok: false; readonly error: 'credential_check_unavailable' };
+
+/** The refusal for a caller that did not authenticate: 401 with its challenge, or a retryable 503. */
+export function refuseCaller(res: ServerResponse, who: Exclude<Authenticated, { ok: true }>): 'unauthenticated' | 'credential_check_unavailable' {
+  sendError(res, null, who.error, undefined, who.error === 'unauthenticated' ? { 'www-authenticate': who.challenge } : undefined);
+  return who.error;
+}
 
 export interface Enforcer {
   authenticate(req: IncomingMessage): Promise<Authenticated>;
@@ -145,12 +154,13 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
           request: req,
           stage: 'authentication',
           allowed: r.ok,
-          ...(r.ok ? { principal: r.principal } : { error: 'unauthenticated' }),
+          ...(r.ok ? { principal: r.principal } : { error: r.code === 'unavailable' ? 'credential_check_unavailable' : 'unauthenticated' }),
           durationSeconds: (performance.now() - began) / 1000,
         });
       }
       if (r.ok) return { ok: true, principal: r.principal };
-      return { ok: false, challenge: unauthorizedChallenge(r.code, e.policy.authentication.resourceMetadataUrl) };
+      if (r.code === 'unavailable') return { ok: false, error: 'credential_check_unavailable' };
+      return { ok: false, error: 'unauthenticated', challenge: unauthorizedChallenge(r.code, e.policy.authentication.resourceMetadataUrl) };
     },
 
     ownsSession(req, principal) {

@@ -8,7 +8,7 @@ import { log } from '../telemetry/log.ts';
 import { forward, type ForwardOptions, type ForwardOutcome } from '../upstream/forward.ts';
 import { BodyLimit, declaredTooLarge, readBody } from './body.ts';
 import { classify } from './classify.ts';
-import type { Enforcer } from './enforce.ts';
+import { refuseCaller, type Enforcer } from './enforce.ts';
 import { encodeHeaderValue } from './header-value.ts';
 import { CREDENTIAL_HEADERS, paramFields, repeatsMcpField, upstreamRequestHeaders } from './headers.ts';
 import { sendError, type JsonRpcId } from './jsonrpc.ts';
@@ -143,8 +143,7 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
     if (enforcer !== undefined && req.method !== 'OPTIONS') {
       const who = await enforcer.authenticate(req);
       if (!who.ok) {
-        sendError(res, null, 'unauthenticated', undefined, { 'www-authenticate': who.challenge });
-        observe(req, res, start, label, 'unauthenticated');
+        observe(req, res, start, label, refuseCaller(res, who));
         return;
       }
       if (!enforcer.ownsSession(req, who.principal)) {
@@ -169,8 +168,7 @@ export function createTrafficHandler(deps: TrafficDeps): (req: IncomingMessage, 
     // cannot make toolgate buffer megabytes.
     const who = enforcer === undefined ? undefined : await enforcer.authenticate(req);
     if (who !== undefined && !who.ok) {
-      sendError(res, null, 'unauthenticated', undefined, { 'www-authenticate': who.challenge });
-      observe(req, res, start, 'unclassified', 'unauthenticated');
+      observe(req, res, start, 'unclassified', refuseCaller(res, who));
       return;
     }
     const read = await readBody(req, settings.maxBodyBytes);

@@ -7,13 +7,20 @@ import { channel } from 'node:diagnostics_channel';
  * `hasSubscribers`; messages carry counts, codes and timings, never content.
  */
 
-/** The grant store confirmed the control revision in force (publish on every confirmation, not only on change). */
+/** The control revision in force and its freshness, as the grant store reports it. */
 export interface GrantState {
-  readonly revision: number;
-  /** When the store last confirmed it, in ms since the epoch. */
-  readonly confirmedAtMs: number;
+  /** Undefined while the store trusts none (the gauge keeps the last one). */
+  readonly revision: number | undefined;
+  /** When the store last confirmed it, in ms since the epoch; undefined when it is always current (grants from the policy file). */
+  readonly confirmedAtMs: number | undefined;
 }
 export const grantState = channel('toolgate:grants:state');
+
+/** The shared grant store changed health: ok, unreachable, not_master (answered by a replica) or fault (revision went backwards). */
+export interface GrantStoreHealth {
+  readonly state: 'ok' | 'unreachable' | 'not_master' | 'fault';
+}
+export const grantStoreHealth = channel('toolgate:grants:health');
 
 /** One grant snapshot lookup. */
 export interface SnapshotLookup {

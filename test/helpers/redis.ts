@@ -5,6 +5,9 @@
  * exits, so a failing test never leaves one behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './ports.ts';
@@ -52,11 +55,17 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
 }
 
 async function spawnServer(port: number, extraArgs: readonly string[]): Promise<ChildProcess> {
-  const child = spawn(REDIS_SERVER, ['--save', '', '--appendonly', 'no', '--port', String(port), '--bind', '127.0.0.1', '--loglevel', 'warning', ...extraArgs], {
+  // A directory of its own, removed on exit: a replica writes the RDB it
+  // receives, and a server restarted "empty" must not load one left behind.
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-redis-'));
+  const child = spawn(REDIS_SERVER, ['--save', '', '--appendonly', 'no', '--dir', dir, '--port', String(port), '--bind', '127.0.0.1', '--loglevel', 'warning', ...extraArgs], {
     stdio: 'ignore',
   });
   running.add(child);
-  child.once('exit', () => running.delete(child));
+  child.once('exit', () => {
+    running.delete(child);
+    rmSync(dir, { recursive: true, force: true });
+  });
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
