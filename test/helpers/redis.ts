@@ -36,8 +36,12 @@ process.once('exit', () => {
 });
 
 export async function startRedis(extraArgs: readonly string[] = []): Promise<RedisServer> {
-  const port = await freePort();
-  let child = await spawnServer(port, extraArgs);
+  return startRedisProcess(await freePort(), [], extraArgs);
+}
+
+/** A server on a given port; `leading` comes first on the command line (a config file, `--sentinel`). */
+export async function startRedisProcess(port: number, leading: readonly string[], extraArgs: readonly string[] = []): Promise<RedisServer> {
+  let child = await spawnServer(port, leading, extraArgs);
   const server: RedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,
@@ -46,7 +50,7 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
     kill: () => stop(child),
     async restart() {
       await stop(child);
-      child = await spawnServer(port, extraArgs);
+      child = await spawnServer(port, leading, extraArgs);
     },
     command: (...args) => rawCommand(port, args),
     close: () => stop(child),
@@ -54,11 +58,11 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
   return server;
 }
 
-async function spawnServer(port: number, extraArgs: readonly string[]): Promise<ChildProcess> {
+async function spawnServer(port: number, leading: readonly string[], extraArgs: readonly string[]): Promise<ChildProcess> {
   // A directory of its own, removed on exit: a replica writes the RDB it
   // receives, and a server restarted "empty" must not load one left behind.
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-redis-'));
-  const child = spawn(REDIS_SERVER, ['--save', '', '--appendonly', 'no', '--dir', dir, '--port', String(port), '--bind', '127.0.0.1', '--loglevel', 'warning', ...extraArgs], {
+  const child = spawn(REDIS_SERVER, [...leading, '--save', '', '--appendonly', 'no', '--dir', dir, '--port', String(port), '--bind', '127.0.0.1', '--loglevel', 'warning', ...extraArgs], {
     stdio: 'ignore',
   });
   running.add(child);
