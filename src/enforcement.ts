@@ -106,7 +106,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   const chain = composeChain(interceptors);
   // Discovery is answered by toolgate, not forwarded: of the chain only the rate limits apply to it.
   const discoveryChain = composeChain([rateLimit]);
-  const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS });
+  const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS, timeoutMs: shared.config.commandTimeoutMs });
   const listChanged = new ListChangedStreams();
   // What each caller may see was decided under the old grants: every open stream is told to list again.
   grants.onRevision(() => listChanged.notifyAll());

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Settings } from './config/settings.ts';
 import { createAdminServer } from './http/admin.ts';
@@ -12,6 +13,7 @@ import { createUpstreamPool } from './upstream/pool.ts';
 import { waitForUpstream } from './upstream/probe.ts';
 import { startEnforcement, type RunningEnforcement } from './enforcement.ts';
 import { startGrpcServer, type RunningGrpc } from './grpc/server.ts';
+import { clientConnection, connectionRefused } from './telemetry/channels.ts';
 
 export interface Toolgate {
   readonly port: number;
@@ -50,9 +52,17 @@ export async function start(settings: Settings): Promise<Toolgate> {
 
   const telemetry = await startTelemetry(settings, { sideEffect: (tool) => enforcement?.sideEffect(tool) });
   const traffic = createServer(
-    { maxHeaderSize: settings.maxHeaderBytes, requireHostHeader: false },
+    {
+      maxHeaderSize: settings.maxHeaderBytes,
+      requireHostHeader: false,
+      headersTimeout: settings.clientHeadersTimeoutMs,
+      // Node checks the header timeout on this period; its default (30 s)
+      // let slow connections outlive the timeout by that much.
+      connectionsCheckingInterval: Math.min(1000, settings.clientHeadersTimeoutMs),
+    },
     createTrafficHandler({ settings, pool, enforcer: enforcement?.enforcer }),
   );
+  countConnections(traffic, settings.maxConnections);
   // One more than the limit, so the handler can tell "at the limit" from
   // "over it" (Node silently drops fields past maxHeadersCount).
   traffic.maxHeadersCount = settings.maxHeaders + 1;
@@ -103,6 +113,21 @@ export async function start(settings: Settings): Promise<Toolgate> {
   return { port, adminPort, grpcPort: grpc?.port, ready, close };
 }
 
+/** Connections open (a gauge), and the optional cap with its refusals. */
+function countConnections(server: Server, max: number): void {
+  if (max > 0) server.maxConnections = max;
+  server.on('connection', (socket) => {
+    if (!clientConnection.hasSubscribers) return;
+    clientConnection.publish({ delta: 1 });
+    socket.once('close', () => clientConnection.publish({ delta: -1 }));
+  });
+  server.on('drop', () => {
+    if (connectionRefused.hasSubscribers) connectionRefused.publish({});
+  });
+}
+
+const netServerClose = NetServer.prototype.close;
+
 async function listen(server: Server, host: string, port: number): Promise<void> {
   server.listen(port, host);
   await once(server, 'listening');
@@ -115,23 +140,33 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
+/** How long idle keep-alive connections stay open after SIGTERM, so requests already on their way are answered. */
+const DRAIN_IDLE_GRACE_MS = 500;
+
 /**
- * Stop accepting, close idle keep-alive connections, and ask clients of
- * in-flight requests to reconnect elsewhere; only when the drain window ends
- * are the remaining connections cut.
+ * Stop accepting, answer every request still arriving with `Connection:
+ * close`, and only after a short grace close idle keep-alive connections: a
+ * request a client sent just before the signal is then answered and not reset.
+ * When the drain window ends the remaining connections are cut.
  */
 async function drain(server: Server, timeoutMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // net.Server's close stops accepting but, unlike http.Server's, leaves
+  // idle keep-alive connections open.
+  const closed = new Promise<void>((resolve) => netServerClose.call(server, () => resolve()));
   // Before the handler, which may answer at once (a 405, a refusal): a
   // header set after the response is sent throws, and would end the process.
   server.prependListener('request', (_req, res) => res.setHeader('connection', 'close'));
-  server.closeIdleConnections();
-  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+  let idleSweep: NodeJS.Timeout | undefined;
+  const grace = setTimeout(() => {
+    server.closeIdleConnections();
+    idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+  }, Math.min(DRAIN_IDLE_GRACE_MS, timeoutMs));
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, timeoutMs);
   });
   await Promise.race([closed, timedOut]);
+  clearTimeout(grace);
   clearInterval(idleSweep);
   clearTimeout(timer);
   server.closeAllConnections();

@@ -1,5 +1,5 @@
 import { principalDigest } from '../cache/keys.ts';
-import type { RedisClient } from '../cache/redis.ts';
+import { withDeadline, type RedisClient } from '../cache/redis.ts';
 import { log } from '../telemetry/log.ts';
 import type { Activations } from './activations.ts';
 
@@ -10,15 +10,19 @@ const EMPTY: ReadonlySet<string> = new Set();
  * (revision, principal), tool name → expiry, living as long as its newest
  * activation. When Redis cannot answer, a caller simply sees no activated
  * tools (they stay callable and discoverable); nothing is granted by it.
+ * Both are on the request path (discovery, tools/list), so each waits at most
+ * the command timeout.
  */
 export class RedisActivations implements Activations {
   readonly #client: RedisClient;
   readonly #prefix: string;
   readonly #ttlMs: number;
   readonly #now: () => number;
+  readonly #timeoutMs: number;
 
-  constructor(opts: { client: RedisClient; domain: string; ttlMs: number; now?: () => number }) {
+  constructor(opts: { client: RedisClient; domain: string; ttlMs: number; timeoutMs: number; now?: () => number }) {
     this.#client = opts.client;
+    this.#timeoutMs = opts.timeoutMs;
     this.#prefix = `tg:${opts.domain}:act:`;
     this.#ttlMs = opts.ttlMs;
     this.#now = opts.now ?? Date.now;
@@ -31,7 +35,7 @@ export class RedisActivations implements Activations {
     const fields: string[] = [];
     for (const name of names) fields.push(name, until);
     try {
-      await this.#client.multi().hset(key, ...fields).pexpire(key, this.#ttlMs).exec();
+      await withDeadline(this.#client.multi().hset(key, ...fields).pexpire(key, this.#ttlMs).exec(), this.#timeoutMs);
     } catch {
       log.warn('discovery activations not recorded: storage unavailable');
     }
@@ -40,7 +44,7 @@ export class RedisActivations implements Activations {
   async active(revision: number, principal: string): Promise<ReadonlySet<string>> {
     let all: Record<string, string>;
     try {
-      all = await this.#client.hgetall(this.#key(revision, principal));
+      all = await withDeadline(this.#client.hgetall(this.#key(revision, principal)), this.#timeoutMs);
     } catch {
       return EMPTY;
     }

@@ -95,3 +95,7 @@ export const requestEnd = channel('toolgate:request:end');
 export const catalogueState = channel('toolgate:catalogue:state');
 export const sseStream = channel('toolgate:sse:stream');
 export const inflight = channel('toolgate:request:inflight');
+/** A client connection opened (+1) or closed (-1) on the traffic port. */
+export const clientConnection = channel('toolgate:connection');
+/** A client connection refused because TOOLGATE_MAX_CONNECTIONS were open. */
+export const connectionRefused = channel('toolgate:connection:refused');

@@ -2,6 +2,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { FastCounter, FastHistogram } from './fast-metrics.ts';
 import {
   catalogueState,
+  clientConnection,
+  connectionRefused,
   decision,
   inflight,
   requestEnd,
@@ -48,6 +50,16 @@ export function createMetrics(): Metrics {
   const inflightGauge = new Gauge({
     name: 'toolgate_inflight_requests',
     help: 'Requests currently being handled, SSE streams included.',
+    registers: [registry],
+  });
+  const connectionsGauge = new Gauge({
+    name: 'toolgate_client_connections',
+    help: 'Client connections open on the traffic port.',
+    registers: [registry],
+  });
+  const refusedConnections = new Counter({
+    name: 'toolgate_client_connections_refused_total',
+    help: 'Client connections closed on arrival because TOOLGATE_MAX_CONNECTIONS were already open.',
     registers: [registry],
   });
   const sseGauge = new Gauge({
@@ -234,6 +246,8 @@ export function createMetrics(): Metrics {
   };
   const onInflight = (m: unknown) => inflightGauge.inc((m as StreamChange).delta);
   const onSse = (m: unknown) => sseGauge.inc((m as StreamChange).delta);
+  const onConnection = (m: unknown) => connectionsGauge.inc((m as StreamChange).delta);
+  const onRefused = () => refusedConnections.inc();
   const onCatalogue = (m: unknown) => {
     const c = m as CatalogueState;
     catalogueTools.set(c.tools);
@@ -244,6 +258,8 @@ export function createMetrics(): Metrics {
     [requestEnd, onEnd],
     [inflight, onInflight],
     [sseStream, onSse],
+    [clientConnection, onConnection],
+    [connectionRefused, onRefused],
     [decision, onDecision],
     [upstreamEnd, onUpstreamEnd],
     [discovery, onDiscovery],
