@@ -28,26 +28,31 @@ export class RedisActivations implements Activations {
     this.#now = opts.now ?? Date.now;
   }
 
-  async activate(revision: number, principal: string, names: readonly string[]): Promise<void> {
-    if (names.length === 0) return;
+  async activate(revision: number, principal: string, names: readonly string[]): Promise<ReadonlySet<string>> {
+    if (names.length === 0) return EMPTY;
     const key = this.#key(revision, principal);
     const until = String(this.#now() + this.#ttlMs);
     const fields: string[] = [];
     for (const name of names) fields.push(name, until);
     try {
-      await withDeadline(this.#client.multi().hset(key, ...fields).pexpire(key, this.#ttlMs).exec(), this.#timeoutMs);
+      const replies = await withDeadline(this.#client.multi().hgetall(key).hset(key, ...fields).pexpire(key, this.#ttlMs).exec(), this.#timeoutMs);
+      const before = replies?.[0];
+      return before !== undefined && before[0] === null ? this.#live(before[1] as Record<string, string>) : EMPTY;
     } catch {
       log.warn('discovery activations not recorded: storage unavailable');
+      return EMPTY;
     }
   }
 
   async active(revision: number, principal: string): Promise<ReadonlySet<string>> {
-    let all: Record<string, string>;
     try {
-      all = await withDeadline(this.#client.hgetall(this.#key(revision, principal)), this.#timeoutMs);
+      return this.#live(await withDeadline(this.#client.hgetall(this.#key(revision, principal)), this.#timeoutMs));
     } catch {
       return EMPTY;
     }
+  }
+
+  #live(all: Record<string, string>): ReadonlySet<string> {
     const now = this.#now();
     const live = new Set<string>();
     for (const [name, until] of Object.entries(all)) if (Number(until) > now) live.add(name);

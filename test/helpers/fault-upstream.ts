@@ -45,6 +45,10 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
         if (name === 'stall_body') res.writeHead(200, { 'content-type': 'application/json' }).write('{"jsonrpc":"2.0",');
         return;
       }
+      // Answered without the SDK: under load the fixture must not be what is slow.
+      const text = JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: `called ${name}` }] } });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+      return;
     }
     const server = new Server({ name: 'fault-fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: FAULT_TOOLS }));

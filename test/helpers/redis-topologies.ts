@@ -92,6 +92,8 @@ export interface RedisCluster {
   readonly url: string;
   /** The node serving the slot of `key` (as master). */
   ownerOf(key: string): Promise<RedisServer>;
+  /** The replicas of a master. */
+  replicasOf(master: RedisServer): Promise<RedisServer[]>;
   close(): Promise<void>;
 }
 
@@ -123,6 +125,12 @@ export async function startCluster(masters: number, replicasPerMaster: number, n
         }
       }
       throw new Error(`no master serves the slot of ${key}`);
+    },
+    async replicasOf(master) {
+      const lines = (await cli(master.port, 'CLUSTER', 'NODES')).split('\n').map((l) => l.trim().split(' '));
+      const id = lines.find((f) => (f[2] ?? '').includes('myself'))?.[0];
+      const ports = lines.filter((f) => (f[2] ?? '').includes('slave') && f[3] === id).map((f) => Number(/:(\d+)@/.exec(f[1] ?? '')?.[1]));
+      return nodes.filter((n) => ports.includes(n.port));
     },
     async close() {
       await Promise.all(nodes.map((n) => n.close()));
