@@ -80,6 +80,21 @@ async function grants(url: string, ...argv: string[]): Promise<void> {
 
 const allow = (url: string, tool: string) => grants(url, 'set', '--principal', '*', '--tool', tool, '--effect', 'allow');
 
+/** Grants `echo` to everyone in a fresh deployment, runs `body` against a toolgate process in front of it, then tears both down. */
+async function inDeployment<D extends { close(): Promise<void> }, R>(f: Fixture, deployment: D, url: string, body: (gate: GateProcess) => Promise<R>): Promise<R> {
+  try {
+    await allow(url, 'echo');
+    const gate = await startGate(gateEnv(f, url));
+    try {
+      return await body(gate);
+    } finally {
+      await gate.stop();
+    }
+  } finally {
+    await deployment.close();
+  }
+}
+
 /** Runs load and the replayer around `fault`, which returns the moment that matters (deny written, data lost, node killed). */
 async function underLoad(f: Fixture, gate: GateProcess, fault: () => Promise<number>, afterMs: number): Promise<Outcome & { at: number }> {
   const load = startLoad(gate.url, f.issuer);
@@ -101,33 +116,25 @@ export interface FailoverResult extends Outcome {
 /** A deny written to the new master right after a graceful (`SENTINEL failover`) or hard (master killed) failover. */
 export async function sentinelFailover(f: Fixture, hard: boolean): Promise<FailoverResult> {
   const set = await startSentinelSet();
-  try {
-    await allow(set.url, 'echo');
-    const gate = await startGate(gateEnv(f, set.url));
-    try {
-      const r = await underLoad(f, gate, async () => {
-        if (hard) {
-          const old = await set.masterPort();
-          await set.master.kill();
-          await set.switched(old, 30_000);
-        } else {
-          await set.failover();
-        }
-        await grants(set.url, 'set', '--principal', PRINCIPAL, '--tool', 'echo', '--effect', 'deny');
-        return Date.now();
-      }, STALENESS_MS + 2000);
-      const allowedLate = r.samples.filter((s) => (s.kind === 'call' || s.kind === 'once') && s.status === 200 && s.start >= r.at);
-      return {
-        ...r,
-        staleAllowMs: Math.max(0, ...allowedLate.map((s) => s.start - r.at)),
-        allowedAfterDeny: allowedLate.filter((s) => s.start > r.at + STALENESS_MS).length,
-      };
-    } finally {
-      await gate.stop();
-    }
-  } finally {
-    await set.close();
-  }
+  return inDeployment(f, set, set.url, async (gate) => {
+    const r = await underLoad(f, gate, async () => {
+      if (hard) {
+        const old = await set.masterPort();
+        await set.master.kill();
+        await set.switched(old, 30_000);
+      } else {
+        await set.failover();
+      }
+      await grants(set.url, 'set', '--principal', PRINCIPAL, '--tool', 'echo', '--effect', 'deny');
+      return Date.now();
+    }, STALENESS_MS + 2000);
+    const allowedLate = r.samples.filter((s) => (s.kind === 'call' || s.kind === 'once') && s.status === 200 && s.start >= r.at);
+    return {
+      ...r,
+      staleAllowMs: Math.max(0, ...allowedLate.map((s) => s.start - r.at)),
+      allowedAfterDeny: allowedLate.filter((s) => s.start > r.at + STALENESS_MS).length,
+    };
+  });
 }
 
 export interface DataLossResult extends Outcome {
@@ -144,43 +151,35 @@ export interface DataLossResult extends Outcome {
 /** Standalone Redis killed and restarted without its data, under load. */
 export async function dataLoss(f: Fixture): Promise<DataLossResult> {
   const redis = await startRedis();
-  try {
+  return inDeployment(f, redis, redis.url, async (gate) => {
+    await allow(redis.url, 'stall_head');
+    const r = await underLoad(f, gate, async () => {
+      const at = Date.now();
+      await redis.restart();
+      return at;
+    }, 4000);
+    const after = r.samples.filter((s) => s.start >= r.at);
+    const pool = new Pool(new URL(gate.url).origin, { connections: 1 });
+    const path = new URL(gate.url).pathname;
+    const call = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
     await allow(redis.url, 'echo');
     await allow(redis.url, 'stall_head');
-    const gate = await startGate(gateEnv(f, redis.url));
-    try {
-      const r = await underLoad(f, gate, async () => {
-        const at = Date.now();
-        await redis.restart();
-        return at;
-      }, 4000);
-      const after = r.samples.filter((s) => s.start >= r.at);
-      const pool = new Pool(new URL(gate.url).origin, { connections: 1 });
-      const path = new URL(gate.url).pathname;
-      const call = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
-      await allow(redis.url, 'echo');
-      await allow(redis.url, 'stall_head');
-      await grants(redis.url, 'revision', '--reset');
-      let recovered = false;
-      for (let i = 0; i < 50 && !recovered; i++) {
-        recovered = (await send(pool, path, `Bearer ${STATIC_KEY}`, call('echo'), 'call')).status === 200;
-        if (!recovered) await sleep(100);
-      }
-      const stalled = await send(pool, path, `Bearer ${STATIC_KEY}`, call('stall_head'), 'call');
-      await pool.close();
-      return {
-        ...r,
-        notGranted: after.filter((s) => s.status === 403 && s.code === 'tool_not_granted').length,
-        unavailable: after.filter((s) => s.status === 503 && s.code === 'grants_unavailable').length,
-        recovered,
-        upstreamTimeoutHonoured: stalled.status === 504 && stalled.end - stalled.start <= UPSTREAM_TIMEOUT_MS + 500,
-      };
-    } finally {
-      await gate.stop();
+    await grants(redis.url, 'revision', '--reset');
+    let recovered = false;
+    for (let i = 0; i < 50 && !recovered; i++) {
+      recovered = (await send(pool, path, `Bearer ${STATIC_KEY}`, call('echo'), 'call')).status === 200;
+      if (!recovered) await sleep(100);
     }
-  } finally {
-    await redis.close();
-  }
+    const stalled = await send(pool, path, `Bearer ${STATIC_KEY}`, call('stall_head'), 'call');
+    await pool.close();
+    return {
+      ...r,
+      notGranted: after.filter((s) => s.status === 403 && s.code === 'tool_not_granted').length,
+      unavailable: after.filter((s) => s.status === 503 && s.code === 'grants_unavailable').length,
+      recovered,
+      upstreamTimeoutHonoured: stalled.status === 504 && stalled.end - stalled.start <= UPSTREAM_TIMEOUT_MS + 500,
+    };
+  });
 }
 
 export interface ClusterResult extends Outcome {
@@ -201,39 +200,35 @@ export interface ClusterResult extends Outcome {
 /** 3 masters + 3 replicas; the master of the domain's slot and its replica are killed: the slot is down. */
 export async function clusterSlotDown(f: Fixture): Promise<ClusterResult> {
   const cluster = await startCluster(3, 1);
-  try {
-    await allow(cluster.url, 'echo');
-    const gate = await startGate(gateEnv(f, cluster.url));
-    try {
-      const r = await underLoad(f, gate, async () => {
-        const owner = await cluster.ownerOf(`{tg:${DOMAIN}}:rev`);
-        const replicas = await cluster.replicasOf(owner);
-        const at = Date.now();
-        await Promise.all([owner, ...replicas].map((n) => n.kill()));
-        return at;
-      }, 4000);
-      const after = r.samples.filter((s) => s.start >= r.at && !s.hung);
-      const ends = r.samples.filter((s) => s.end >= r.at).map((s) => s.end).sort((a, b) => a - b);
-      let gap = 0;
-      let previous = r.at;
-      for (const end of ends) {
-        gap = Math.max(gap, end - previous);
-        previous = end;
-      }
-      const metrics = await (await fetch(`${gate.adminUrl}/metrics`)).text();
-      const slowestByKind: Record<string, number> = {};
-      for (const s of after) slowestByKind[s.kind] = Math.max(slowestByKind[s.kind] ?? 0, s.end - s.start);
-      return {
-        ...r, blockMs: Math.max(0, ...after.map((s) => s.end - s.start)), maxGapMs: gap, slowestByKind, gateRequestsOver1s: slowerThan(metrics, '1'),
-        baselineMaxMs: Math.max(0, ...r.samples.filter((x) => x.end < r.at).map((x) => x.end - x.start)),
-        gateEventLoopLagMaxMs: Math.round(1000 * Number(/^toolgate_process_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(metrics)?.[1] ?? 'NaN')),
-      };
-    } finally {
-      await gate.stop();
+  return inDeployment(f, cluster, cluster.url, async (gate) => {
+    const r = await underLoad(f, gate, async () => {
+      const owner = await cluster.ownerOf(`{tg:${DOMAIN}}:rev`);
+      const replicas = await cluster.replicasOf(owner);
+      const at = Date.now();
+      await Promise.all([owner, ...replicas].map((n) => n.kill()));
+      return at;
+    }, 4000);
+    const metrics = await (await fetch(`${gate.adminUrl}/metrics`)).text();
+    const after = r.samples.filter((s) => s.start >= r.at && !s.hung);
+    const ends = r.samples.filter((s) => s.end >= r.at).map((s) => s.end).sort((a, b) => a - b);
+    let gap = 0;
+    let previous = r.at;
+    for (const end of ends) {
+      gap = Math.max(gap, end - previous);
+      previous = end;
     }
-  } finally {
-    await cluster.close();
-  }
+    const slowestByKind: Record<string, number> = {};
+    for (const s of after) slowestByKind[s.kind] = Math.max(slowestByKind[s.kind] ?? 0, s.end - s.start);
+    return {
+      ...r,
+      blockMs: Math.max(0, ...after.map((s) => s.end - s.start)),
+      maxGapMs: gap,
+      slowestByKind,
+      gateRequestsOver1s: slowerThan(metrics, '1'),
+      baselineMaxMs: Math.max(0, ...r.samples.filter((x) => x.end < r.at).map((x) => x.end - x.start)),
+      gateEventLoopLagMaxMs: Math.round(1000 * Number(/^toolgate_process_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(metrics)?.[1] ?? 'NaN')),
+    };
+  });
 }
 
 /** Requests toolgate itself measured as longer than `le` seconds (a bucket bound of its duration histogram), over all methods. */

@@ -1,13 +1,12 @@
 /**
- * A real MCP server (v1 SDK) that counts what it serves and misbehaves on
+ * A real MCP server (v1 SDK for listing) that counts what it serves and misbehaves on
  * request: `stall_head` never answers, `stall_body` sends its head and part of
  * a body and then goes quiet. Every other tool echoes. For resilience tests
  * and the chaos suite.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { listenOnLoopback, readAll, type Listening } from './http-server.ts';
+import { answerStateless } from './mcp-policy-server.ts';
 
 const OBJECT = { type: 'object' as const, properties: { text: { type: 'string' } } };
 export const FAULT_TOOLS: Tool[] = [
@@ -50,16 +49,7 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
       return;
     }
-    const server = new Server({ name: 'fault-fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: FAULT_TOOLS }));
-    server.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: 'text', text: `called ${r.params.name}` }] }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await transport.handleRequest(req, res, body);
+    await answerStateless('fault-fixture', FAULT_TOOLS, req, res, body);
   });
   let sockets = 0;
   listening.server.on('connection', (s) => {
