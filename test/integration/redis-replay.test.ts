@@ -5,6 +5,7 @@ import { RedisReplayStore } from '../../src/auth/redis-replay-store.ts';
 import { createRedisClient, parseRedisConfig } from '../../src/cache/redis.ts';
 import type { RedisClient } from '../../src/cache/redis.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
+import { cli } from '../helpers/redis-topologies.ts';
 
 const COMMAND_TIMEOUT_MS = 200;
 let redis: RedisServer;
@@ -63,7 +64,7 @@ describe('RedisReplayStore', () => {
     assert.equal(await a.exists('tg:replay:jti:unacked'), 0);
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
     servers.push(replica);
-    for (let i = 0; i < 100 && !/master_link_status:up/.test(await a.info('replication').then(() => replica.command('INFO', 'replication')).catch(() => '')); i++) await sleep(50);
+    for (let i = 0; i < 400 && !/master_link_status:up/.test(await cli(replica.port, 'INFO', 'replication').catch(() => '')); i++) await sleep(50);
     assert.equal(await s.claim('unacked', Date.now() + 60_000, issued), 'claimed');
     assert.equal(await s.claim('unacked', Date.now() + 60_000, issued), 'refused');
     const onReplica = await connect(replica.url);
