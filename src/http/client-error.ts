@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { errors, type ErrorId } from '../errors.ts';
-import { errorBody } from './jsonrpc.ts';
+import { errorBody } from '../mcp/jsonrpc.ts';
 import { requestEnd } from '../telemetry/channels.ts';
 
 const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };

@@ -11,7 +11,8 @@ import { RedisReplayStore } from '../../src/auth/redis-replay-store.ts';
 import type { Principal } from '../../src/auth/types.ts';
 import { createRedisClient, parseRedisConfig, type RedisClient } from '../../src/cache/redis.ts';
 import { run as grantsCli, type GrantsIo } from '../../src/commands/grants.ts';
-import { createRedisGrantStore, type GrantStore } from '../../src/grants/store.ts';
+import { createRedisGrantStore } from '../../src/grants/redis-store.ts';
+import type { GrantStore } from '../../src/grants/store.ts';
 import { cli, startCluster, type RedisCluster } from '../helpers/redis-topologies.ts';
 
 const COMMAND_TIMEOUT_MS = 300;

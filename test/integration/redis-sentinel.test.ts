@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Principal } from '../../src/auth/types.ts';
 import { parseRedisConfig } from '../../src/cache/redis.ts';
 import { run as grantsCli, type GrantsIo } from '../../src/commands/grants.ts';
-import { createRedisGrantStore } from '../../src/grants/store.ts';
+import { createRedisGrantStore } from '../../src/grants/redis-store.ts';
 import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
 import { post } from '../helpers/raw.ts';
 import { startSentinelSet, type SentinelSet } from '../helpers/redis-topologies.ts';

@@ -1,0 +1,65 @@
+import type { ServerResponse } from 'node:http';
+import { errors, type ErrorId } from '../errors.ts';
+
+export type JsonRpcId = string | number | null;
+
+/** Fields an agent can act on; closed keys, never prose or request content. */
+export interface ErrorData {
+  readonly requiredScopes?: readonly string[];
+  readonly retryAfterMs?: number;
+  readonly errors?: readonly { readonly instancePath: string; readonly keyword: string }[];
+}
+
+/**
+ * A refusal as the wire carries it: the registry error, the machine data an
+ * agent acts on, and any challenge headers (WWW-Authenticate, Retry-After).
+ */
+export interface Refusal {
+  readonly error: ErrorId;
+  readonly data?: ErrorData;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export function errorBody(id: JsonRpcId, errorId: ErrorId, data?: ErrorData): string {
+  const e = errors[errorId];
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: e.rpcCode,
+      message: e.message,
+      data: { code: e.code, retryable: e.retryable, hint: e.hint, ...data },
+    },
+  });
+}
+
+/** What a retryable 503 tells the client to wait when its caller names nothing longer. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Writes a toolgate error as the whole response. `headers` carries challenges
+ * such as WWW-Authenticate or Retry-After; a retryable 503 always carries a
+ * Retry-After (and `retryAfterMs`), so clients back off instead of hammering.
+ */
+export function sendError(
+  res: ServerResponse,
+  id: JsonRpcId,
+  errorId: ErrorId,
+  data?: ErrorData,
+  headers?: Record<string, string>,
+): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const e = errors[errorId];
+  const pause = e.status === 503 && e.retryable && headers?.['retry-after'] === undefined;
+  const body = errorBody(id, errorId, pause ? { retryAfterMs: UNAVAILABLE_RETRY_AFTER_SECONDS * 1000, ...data } : data);
+  res.writeHead(e.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...(pause && { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }),
+    ...headers,
+  });
+  res.end(body);
+}
