@@ -5,9 +5,15 @@
  * Bounded: each scenario takes well under a minute, the whole run well under
  * ten; a scenario that overruns its bound fails the run.
  */
-import { clusterSlotDown, COMMAND_TIMEOUT_MS, createFixture, dataLoss, sentinelFailover, STALENESS_MS, type Outcome } from './scenarios.ts';
+import { clusterSlotDown, COMMAND_TIMEOUT_MS, createFixture, dataLoss, sentinelFailover, STALENESS_MS, UPSTREAM_TIMEOUT_MS, type Outcome } from './scenarios.ts';
 
 const SCENARIO_BOUND_MS = 120_000;
+/**
+ * The per-tool default that used to replace TOOLGATE_UPSTREAM_TIMEOUT_MS. A
+ * 504 well before it shows the setting in force; the exact figure is printed
+ * too, since on a loaded machine it carries the machine's own stalls.
+ */
+const OLD_TOOL_DEFAULT_MS = 30_000;
 
 function bounded<T>(name: string, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -46,7 +52,11 @@ try {
     data_loss_recovered: loss.recovered,
     cluster_block_ms: cluster.blockMs,
     cluster_max_gap_ms: cluster.maxGapMs,
-    upstream_timeout_honoured: loss.upstreamTimeoutHonoured,
+    cluster_baseline_max_ms: cluster.baselineMaxMs,
+    cluster_gate_event_loop_lag_max_ms: cluster.gateEventLoopLagMaxMs,
+    upstream_timeout_honoured: loss.upstreamTimeoutMs > 0 && loss.upstreamTimeoutMs < OLD_TOOL_DEFAULT_MS / 3,
+    upstream_timeout_ms: loss.upstreamTimeoutMs,
+    upstream_timeout_setting_ms: UPSTREAM_TIMEOUT_MS,
     hangs: all.reduce((n, [, o]) => n + o.samples.filter((s) => s.hung).length, 0),
     crashes: all.filter(([, o]) => o.crashed).length,
     staleness_ms: STALENESS_MS,

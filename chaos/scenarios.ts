@@ -144,8 +144,8 @@ export interface DataLossResult extends Outcome {
   readonly unavailable: number;
   /** Whether `grants revision --reset` plus rewritten grants brought calls back. */
   readonly recovered: boolean;
-  /** Whether a call to a tool that never answers got 504 within TOOLGATE_UPSTREAM_TIMEOUT_MS (plus slack). */
-  readonly upstreamTimeoutHonoured: boolean;
+  /** How long a call to a tool that never answers took to get its 504 (0: it got something else). */
+  readonly upstreamTimeoutMs: number;
 }
 
 /** Standalone Redis killed and restarted without its data, under load. */
@@ -177,7 +177,7 @@ export async function dataLoss(f: Fixture): Promise<DataLossResult> {
       notGranted: after.filter((s) => s.status === 403 && s.code === 'tool_not_granted').length,
       unavailable: after.filter((s) => s.status === 503 && s.code === 'grants_unavailable').length,
       recovered,
-      upstreamTimeoutHonoured: stalled.status === 504 && stalled.end - stalled.start <= UPSTREAM_TIMEOUT_MS + 500,
+      upstreamTimeoutMs: stalled.status === 504 ? stalled.end - stalled.start : 0,
     };
   });
 }
