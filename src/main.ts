@@ -32,7 +32,7 @@ import { ValidatorClients } from './grpc/validator-client.ts';
 import { createAdminServer } from './http/admin.ts';
 import { installClientErrorHandler } from './http/client-error.ts';
 import { createTrafficHandler } from './http/handler.ts';
-import { closeServer, drain, listen } from './http/lifecycle.ts';
+import { closeServer, countConnections, drain, listen } from './http/lifecycle.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
 import { createExternalValidators } from './interceptors/external-validator.ts';
 import { grantsInterceptor } from './interceptors/grants.ts';
@@ -91,7 +91,18 @@ export async function start(settings: Settings): Promise<Toolgate> {
 
   const telemetry = await startTelemetry(settings, { sideEffect: (tool) => policy?.sideEffect(tool) });
   const path: RequestPath = policy?.path ?? transparentPath(settings, pool);
-  const traffic = createServer({ maxHeaderSize: settings.maxHeaderBytes, requireHostHeader: false }, createTrafficHandler(settings, path));
+  const traffic = createServer(
+    {
+      maxHeaderSize: settings.maxHeaderBytes,
+      requireHostHeader: false,
+      headersTimeout: settings.clientHeadersTimeoutMs,
+      // Node checks the header timeout on this period; its default (30 s)
+      // let slow connections outlive the timeout by that much.
+      connectionsCheckingInterval: Math.min(1000, settings.clientHeadersTimeoutMs),
+    },
+    createTrafficHandler(settings, path),
+  );
+  countConnections(traffic, settings.maxConnections);
   // One more than the limit, so the handler can tell "at the limit" from
   // "over it" (Node silently drops fields past maxHeadersCount).
   traffic.maxHeadersCount = settings.maxHeaders + 1;
@@ -210,7 +221,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   const listChanged = new ListChangedStreams();
   // What each caller may see was decided under the old grants: every open stream is told to list again.
   grants.onRevision(() => listChanged.notifyAll());
-  const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS });
+  const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS, timeoutMs: shared.config.commandTimeoutMs });
   const relay = shared !== undefined && settings.deferredTools ? new ListChangedRelay({ config: shared.config, publisher: shared.client, domain: settings.policyDomain, streams: listChanged }) : undefined;
   const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged, relay }) : undefined;
   const path = policyPath({
@@ -233,11 +244,13 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     log.info('catalogue synced', { tools: sync.current()?.tools.size ?? 0 });
   });
   firstSync.catch(() => {});
-  // Freshness for the revision gauges: published while the store trusts its
-  // revision, so the exported age grows as soon as it cannot confirm one.
+  // Freshness for the revision gauges: the time of the store's last
+  // confirmation, so the exported age grows from it whether or not the
+  // revision is still trusted (and stays 0 for grants held in process).
   const freshness = setInterval(() => {
     const revision = grants.revision();
-    if (revision !== undefined && grantState.hasSubscribers) grantState.publish({ revision, confirmedAtMs: Date.now() });
+    const confirmedAtMs = grants.confirmedAt();
+    if ((revision !== undefined || confirmedAtMs !== undefined) && grantState.hasSubscribers) grantState.publish({ revision, confirmedAtMs });
   }, 1000);
   freshness.unref();
   return {
@@ -278,7 +291,12 @@ function connectRedis(settings: Settings, url: string): SharedRedis {
   return {
     config: parsed.config,
     client,
-    replayStore: new RedisReplayStore({ client, domain: settings.policyDomain }),
+    replayStore: new RedisReplayStore({
+      client,
+      domain: settings.policyDomain,
+      timeoutMs: parsed.config.commandTimeoutMs,
+      waitReplicas: settings.redisReplayWaitReplicas ?? (parsed.config.mode === 'sentinel' ? 1 : 0),
+    }),
     close: () => client.disconnect(),
   };
 }
