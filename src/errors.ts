@@ -192,6 +192,16 @@ export const errors = Object.freeze({
     message: 'The MCP server did not answer in time; retry later',
     when: 'upstream did not answer within the deadline',
   }),
+  credential_check_unavailable: def({
+    code: 'credential_check_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
+    message: 'A one-time credential could not be checked for reuse right now; send the same request again shortly',
+    when: 'a one-time token that verifies, while the store of used token ids is unreachable, answered by a replica, or lost data the token may have been recorded in (fails closed)',
+  }),
+  request_timeout: def({
+    code: 'request_timeout', status: 408, rpcCode: -31408, retryable: true, hint: 'retry_later',
+    message: 'The request head did not arrive in time; send the whole request promptly on a new connection',
+    when: 'the request line and headers took longer than TOOLGATE_CLIENT_HEADERS_TIMEOUT_MS (the connection is closed)',
+  }),
   grants_unavailable: def({
     code: 'grants_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
     message: 'Grants could not be confirmed as current; retry later',

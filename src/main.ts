@@ -27,7 +27,7 @@ import type { RunningGrpc } from './grpc/server.ts';
 import { createAdminServer } from './http/admin.ts';
 import { installClientErrorHandler } from './http/client-error.ts';
 import { createTrafficHandler } from './http/handler.ts';
-import { closeServer, drain, listen } from './http/lifecycle.ts';
+import { closeServer, countConnections, drain, listen } from './http/lifecycle.ts';
 import type { RequestPath } from './pipeline/request-path.ts';
 import { transparentPath } from './pipeline/transparent.ts';
 import { grantState } from './telemetry/channels.ts';
@@ -78,7 +78,18 @@ export async function start(settings: Settings): Promise<Toolgate> {
 
   const telemetry = await startTelemetry(settings, { sideEffect: (tool) => policy?.sideEffect(tool) });
   const path: RequestPath = policy?.path ?? transparentPath(settings, pool);
-  const traffic = createServer({ maxHeaderSize: settings.maxHeaderBytes, requireHostHeader: false }, createTrafficHandler(settings, path));
+  const traffic = createServer(
+    {
+      maxHeaderSize: settings.maxHeaderBytes,
+      requireHostHeader: false,
+      headersTimeout: settings.clientHeadersTimeoutMs,
+      // Node checks the header timeout on this period; its default (30 s)
+      // let slow connections outlive the timeout by that much.
+      connectionsCheckingInterval: Math.min(1000, settings.clientHeadersTimeoutMs),
+    },
+    createTrafficHandler(settings, path),
+  );
+  countConnections(traffic, settings.maxConnections);
   // One more than the limit, so the handler can tell "at the limit" from
   // "over it" (Node silently drops fields past maxHeadersCount).
   traffic.maxHeadersCount = settings.maxHeaders + 1;
@@ -221,7 +232,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     const [{ ACTIVATION_TTL_MS, createDiscovery }, { RedisActivations }, { ListChangedRelay: Relay }] = await Promise.all([
       import('./discovery/service.ts'), import('./discovery/activations-redis.ts'), import('./discovery/list-changed-redis.ts'),
     ]);
-    const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS });
+    const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS, timeoutMs: shared.config.commandTimeoutMs });
     relay = shared === undefined ? undefined : new Relay({ config: shared.config, publisher: shared.client, domain: settings.policyDomain, streams: listChanged });
     discovery = createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged, relay });
   }
@@ -245,11 +256,13 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     log.info('catalogue synced', { tools: sync.current()?.tools.size ?? 0 });
   });
   firstSync.catch(() => {});
-  // Freshness for the revision gauges: published while the store trusts its
-  // revision, so the exported age grows as soon as it cannot confirm one.
+  // Freshness for the revision gauges: the time of the store's last
+  // confirmation, so the exported age grows from it whether or not the
+  // revision is still trusted (and stays 0 for grants held in process).
   const freshness = setInterval(() => {
     const revision = grants.revision();
-    if (revision !== undefined && grantState.hasSubscribers) grantState.publish({ revision, confirmedAtMs: Date.now() });
+    const confirmedAtMs = grants.confirmedAt();
+    if ((revision !== undefined || confirmedAtMs !== undefined) && grantState.hasSubscribers) grantState.publish({ revision, confirmedAtMs });
   }, 1000);
   freshness.unref();
   return {
@@ -293,7 +306,12 @@ async function connectRedis(settings: Settings, url: string): Promise<SharedRedi
   return {
     config: parsed.config,
     client,
-    replayStore: new RedisReplayStore({ client, domain: settings.policyDomain }),
+    replayStore: new RedisReplayStore({
+      client,
+      domain: settings.policyDomain,
+      timeoutMs: parsed.config.commandTimeoutMs,
+      waitReplicas: settings.redisReplayWaitReplicas ?? (parsed.config.mode === 'sentinel' ? 1 : 0),
+    }),
     close: () => client.disconnect(),
   };
 }

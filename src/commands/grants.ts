@@ -13,20 +13,20 @@ import { createRedisSource } from '../grants/sources/redis.ts';
 import type { ChangeResult, RedisGrantSource } from '../grants/sources/redis.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
 
-const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny [--scopes a,b] | list [--principal P] [--tool T] | revision [--bump]'
+const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny [--scopes a,b] | list [--principal P] [--tool T] | revision [--bump | --reset]'
   + ' (all with --redis-url URL --domain D)';
 
 const VALUE_FLAGS = new Set([
   '--redis-url', '--domain', '--principal', '--tool', '--effect', '--scopes',
   '--redis-username', '--redis-password-file', '--redis-tls-ca-file', '--redis-connect-timeout-ms', '--redis-command-timeout-ms',
 ]);
-const SWITCHES = new Set(['--bump']);
+const SWITCHES = new Set(['--bump', '--reset']);
 const ROW_FLAGS = ['--principal', '--tool', '--effect', '--scopes'];
 const ALLOWED: Readonly<Record<string, ReadonlySet<string>>> = {
   set: new Set(ROW_FLAGS),
   delete: new Set(ROW_FLAGS),
   list: new Set(['--principal', '--tool']),
-  revision: new Set(['--bump']),
+  revision: new Set(['--bump', '--reset']),
 };
 const COMMON = new Set(['--redis-url', '--domain', '--redis-username', '--redis-password-file', '--redis-tls-ca-file', '--redis-connect-timeout-ms', '--redis-command-timeout-ms']);
 
@@ -71,7 +71,10 @@ async function execute(inv: Invocation, source: RedisGrantSource): Promise<Parse
     return changeOutput(r, action === 'delete');
   }
   if (action === 'revision') {
+    if (flags.has('--bump') && flags.has('--reset')) return { ok: false, reason: '--bump and --reset exclude each other' };
     if (flags.has('--bump')) return changeOutput(await source.bump(), false);
+    // After Redis lost data: a revision no replica can have confirmed yet.
+    if (flags.has('--reset')) return changeOutput(await source.reset(Date.now()), false);
     const r = await source.readRevision();
     return r.ok ? { ok: true, value: [JSON.stringify({ revision: r.revision })] } : { ok: false, reason: 'Redis refused the command or did not answer in time' };
   }

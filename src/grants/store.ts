@@ -37,6 +37,11 @@ export interface GrantStore {
   rowsForTool(tool: string): Promise<readonly GrantRow[] | undefined>;
   /** The revision this replica trusts now, or undefined when it is stale or unconfirmed. */
   revision(): number | undefined;
+  /**
+   * When the revision in force was last confirmed (ms since the epoch);
+   * undefined when the store is always current (in process) or never confirmed one.
+   */
+  confirmedAt(): number | undefined;
   /** Called after every revision change; returns an unsubscribe. */
   onRevision(listener: (revision: number) => void): () => void;
   stats(): GrantStoreStats;

@@ -33,9 +33,13 @@ export function errorBody(id: JsonRpcId, errorId: ErrorId, data?: ErrorData): st
   });
 }
 
+/** What a retryable 503 tells the client to wait when its caller names nothing longer. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
 /**
  * Writes a toolgate error as the whole response. `headers` carries challenges
- * such as WWW-Authenticate or Retry-After.
+ * such as WWW-Authenticate or Retry-After; a retryable 503 always carries a
+ * Retry-After (and `retryAfterMs`), so clients back off instead of hammering.
  */
 export function sendError(
   res: ServerResponse,
@@ -48,10 +52,13 @@ export function sendError(
     res.destroy();
     return;
   }
-  const body = errorBody(id, errorId, data);
-  res.writeHead(errors[errorId].status, {
+  const e = errors[errorId];
+  const pause = e.status === 503 && e.retryable && headers?.['retry-after'] === undefined;
+  const body = errorBody(id, errorId, pause ? { retryAfterMs: UNAVAILABLE_RETRY_AFTER_SECONDS * 1000, ...data } : data);
+  res.writeHead(e.status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
+    ...(pause && { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }),
     ...headers,
   });
   res.end(body);

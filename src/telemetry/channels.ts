@@ -96,14 +96,25 @@ export const requestEnd = channel('toolgate:request:end');
 export const catalogueState = channel('toolgate:catalogue:state');
 export const sseStream = channel('toolgate:sse:stream');
 export const inflight = channel('toolgate:request:inflight');
+/** A client connection opened (+1) or closed (-1) on the traffic port. */
+export const clientConnection = channel('toolgate:connection');
+/** A client connection refused because TOOLGATE_MAX_CONNECTIONS were open. */
+export const connectionRefused = channel('toolgate:connection:refused');
 
-/** The grant store confirmed the control revision in force (publish on every confirmation, not only on change). */
+/** The control revision in force and its freshness, as the grant store reports it. */
 export interface GrantState {
-  readonly revision: number;
-  /** When the store last confirmed it, in ms since the epoch. */
-  readonly confirmedAtMs: number;
+  /** Undefined while the store trusts none (the gauge keeps the last one). */
+  readonly revision: number | undefined;
+  /** When the store last confirmed it, in ms since the epoch; undefined when it is always current (grants from the policy file). */
+  readonly confirmedAtMs: number | undefined;
 }
 export const grantState = channel('toolgate:grants:state');
+
+/** The shared grant store changed health: ok, unreachable, not_master (answered by a replica) or fault (revision went backwards). */
+export interface GrantStoreHealth {
+  readonly state: 'ok' | 'unreachable' | 'not_master' | 'fault';
+}
+export const grantStoreHealth = channel('toolgate:grants:health');
 
 /** One grant snapshot lookup. */
 export interface SnapshotLookup {

@@ -24,7 +24,8 @@ export interface ToolDefaults {
   readonly tier: Tier;
   readonly alwaysInclude: boolean;
   readonly sideEffect: SideEffect;
-  readonly timeoutMs: number;
+  /** The wait for the upstream's answer; undefined: the process setting (TOOLGATE_UPSTREAM_TIMEOUT_MS) applies. */
+  readonly timeoutMs: number | undefined;
   readonly maxRetries: number;
   /** Scopes a principal must hold, all of them, in addition to a grant. */
   readonly requiredScopes: readonly string[];
@@ -126,7 +127,7 @@ export const BUILTIN_DEFAULTS: ToolDefaults = Object.freeze({
   tier: 'onDemand',
   alwaysInclude: false,
   sideEffect: 'non_idempotent_write',
-  timeoutMs: 30_000,
+  timeoutMs: undefined,
   maxRetries: 0,
   requiredScopes: Object.freeze([]),
   securityLevel: 'standard',
