@@ -2,7 +2,7 @@
  * The policy document exactly as the schema admits it: optional fields still
  * optional, before defaults are applied.
  */
-import type { SecurityLevel, SideEffect, Tier } from '../policy.ts';
+import type { ContractMode, PinMode, SecurityLevel, SideEffect, Tier } from '../policy.ts';
 
 export interface RawMetadata {
   tier?: Tier;
@@ -52,4 +52,11 @@ export interface RawPolicy {
   }[];
   rateLimits?: { principal: string; tool: string; requests: number; per: 'second' | 'minute' | 'hour'; burst?: number }[];
   grants?: { principal: string; tool: string; scopes?: string[]; effect: 'allow' | 'deny'; revision?: number }[];
+  contracts?: {
+    mode?: ContractMode;
+    pin?: PinMode;
+    unknownTools?: 'allow' | 'quarantine';
+    lint?: ContractMode;
+    tools?: Record<string, string[]>;
+  };
 }
