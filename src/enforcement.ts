@@ -1,6 +1,9 @@
 import type { Pool } from 'undici';
 import type { Catalogue } from './catalogue/catalogue.ts';
 import { CatalogueSync } from './catalogue/sync.ts';
+import { ContractGuard } from './catalogue/contracts/guard.ts';
+import { MemoryPinStore, RedisPinStore } from './catalogue/contracts/pins.ts';
+import { visibleCatalogue } from './catalogue/contracts/visible.ts';
 import { RedisReplayStore } from './auth/redis-replay-store.ts';
 import { MemoryReplayStore, type ReplayStore } from './auth/replay-store.ts';
 import { SessionBindings } from './auth/session-bindings.ts';
@@ -18,6 +21,7 @@ import { ACTIVATION_TTL_MS, createDiscovery } from './discovery/service.ts';
 import { createFileGrantStore, createRedisGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
 import { createEnforcer, type Enforcer } from './http/enforce.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
+import { contractQuarantineInterceptor } from './interceptors/contract-quarantine.ts';
 import { grantsInterceptor } from './interceptors/grants.ts';
 import { createExternalValidators } from './interceptors/external-validator.ts';
 import { rateLimitInterceptor } from './interceptors/rate-limit.ts';
@@ -64,6 +68,8 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   const replayStore = shared?.replayStore ?? new MemoryReplayStore();
   let fileGrants: FileGrantStore | undefined;
   let current: Enforcement;
+  // Assigned once the catalogue sync exists; a policy applied before that is read by the first evaluation.
+  let guard: ContractGuard | undefined;
   const watcher = watchPolicy({
     path,
     load: enforcementLoader({ replayStore }),
@@ -71,6 +77,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     onApply: ({ value }) => {
       if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined) throw new Error('grant rows refused');
       current = value;
+      void guard?.evaluate();
     },
   });
   const first = await watcher.start();
@@ -86,15 +93,30 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   });
   if (settings.grantSource === 'file') fileGrants = grants as FileGrantStore;
   const schemas = schemaCaches();
+  const listChanged = new ListChangedStreams();
   const sync = new CatalogueSync({
     url: new URL(settings.mcpPath, settings.upstream),
     refreshIntervalMs: settings.catalogueRefreshMs,
-    onChange: (c) => reportEnforceability(c, schemas(current.policy)),
+    onChange: (c) => {
+      reportEnforceability(c, schemas(current.policy));
+      void guard?.evaluate();
+    },
   });
+  const contracts = new ContractGuard({
+    store: shared === undefined ? new MemoryPinStore() : new RedisPinStore(shared.client, settings.policyDomain),
+    config: () => current.policy.contracts,
+    catalogue: () => sync.current(),
+    // A tool left or joined what callers may see: every open stream is told to list again.
+    onQuarantineChange: () => listChanged.notifyAll(),
+    refreshCatalogue: () => void sync.refresh(),
+  });
+  guard = contracts;
+  // Quarantined tools are neither listed, discovered nor described to callers.
+  const visible = visibleCatalogue(() => sync.current(), () => contracts.quarantinedTools());
   const catalogue: CatalogueView = {
-    current: () => sync.current(),
-    get: (name) => sync.current()?.tools.get(name),
-    names: () => sync.current()?.tools.keys() ?? [],
+    current: visible,
+    get: (name) => visible()?.tools.get(name),
+    names: () => visible()?.tools.keys() ?? [],
     refresh: async () => {
       await sync.refresh();
     },
@@ -102,18 +124,24 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   // External validators last: they see only calls toolgate itself would forward.
   const validators = createExternalValidators();
   const rateLimit = rateLimitInterceptor();
-  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
+  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), contractQuarantineInterceptor(contracts), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
   const chain = composeChain(interceptors);
   // Discovery is answered by toolgate, not forwarded: of the chain only the rate limits apply to it.
   const discoveryChain = composeChain([rateLimit]);
   const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS });
-  const listChanged = new ListChangedStreams();
   // What each caller may see was decided under the old grants: every open stream is told to list again.
-  grants.onRevision(() => listChanged.notifyAll());
+  // An approval bumps the revision too, so pins are read again.
+  grants.onRevision(() => {
+    listChanged.notifyAll();
+    void contracts.evaluate();
+  });
   const relay = shared !== undefined && settings.deferredTools ? new ListChangedRelay({ config: shared.config, publisher: shared.client, domain: settings.policyDomain, streams: listChanged }) : undefined;
   const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged, relay }) : undefined;
   const sessions = new SessionBindings({ idleMs: settings.sessionIdleMs, maxEntries: MAX_SESSIONS });
-  const enforcer = createEnforcer({ current: () => current, catalogue, chain, discoveryChain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery, listChanged, sessions });
+  const enforcer = createEnforcer({
+    current: () => current, catalogue, chain, discoveryChain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery, listChanged, sessions,
+    mayList: (tool) => contracts.mayList(tool),
+  });
   let isSynced = false;
   const firstSync = sync.start().then(() => {
     isSynced = true;
@@ -127,14 +155,18 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     if (revision !== undefined && grantState.hasSubscribers) grantState.publish({ revision, confirmedAtMs: Date.now() });
   }, 1000);
   freshness.unref();
+  // Pins approved elsewhere (another replica, the CLI) are read again even when no revision change announces them.
+  const recheck = setInterval(() => void contracts.evaluate(), settings.catalogueRefreshMs);
+  recheck.unref();
   return {
     enforcer,
-    grpc: { current: () => current, grants, catalogue, interceptors },
+    grpc: { current: () => current, grants, catalogue, interceptors, contracts },
     sideEffect: (tool) => toolMetadata(current.policy, tool).sideEffect,
     firstSync,
     synced: () => isSynced,
     close: async () => {
       clearInterval(freshness);
+      clearInterval(recheck);
       validators.close();
       await Promise.all([watcher.close(), sync.close(), grants.close()]);
       relay?.close();

@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/types.ts';
+import { isRecord } from '../json/record.ts';
 import type { Policy } from '../config/policy.ts';
 import type { GrantRow, GrantSnapshot } from '../grants/types.ts';
 import { mayCall, notGranted, scopesThatWouldHelp } from '../interceptors/visibility.ts';
@@ -35,6 +36,18 @@ export function keepTools(result: Record<string, unknown>, keep: (name: string) 
     return typeof name === 'string' && keep(name);
   });
   return { ...result, tools: [...visible, ...appended], cacheScope: 'private' };
+}
+
+/**
+ * The edit with the tools `mayList` refuses dropped first (quarantined
+ * contracts), judged on the tool objects as the upstream listed them.
+ */
+export function hideUnlisted(edit: ResultEdit, mayList: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined): ResultEdit {
+  if (mayList === undefined) return edit;
+  return (result) => {
+    const tools = Array.isArray(result.tools) ? result.tools : [];
+    return edit({ ...result, tools: tools.filter((t: unknown) => isRecord(t) && typeof t.name === 'string' && mayList(t)) });
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ import { toolMetadata } from '../config/policy.ts';
 import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../discovery/search-tool.ts';
 import { listChangedEvent, listensForToolChanges, type ListChangedStreams } from '../discovery/list-changed.ts';
 import type { DiscoveryService, DoorResult } from '../discovery/service.ts';
-import { refuseEmptyListing, toolsListEdit } from '../discovery/tools-list.ts';
+import { hideUnlisted, refuseEmptyListing, toolsListEdit } from '../discovery/tools-list.ts';
 import type { GrantStore } from '../grants/store.ts';
 import type { CatalogueView } from '../pipeline/catalogue-view.ts';
 import type { Chain } from '../pipeline/compose.ts';
@@ -67,6 +67,8 @@ export interface EnforcerDeps {
   /** Open notification streams by principal, told when grants or discovery change a caller's tools/list. */
   readonly listChanged?: ListChangedStreams | undefined;
   readonly sessions: SessionBindings;
+  /** Whether a tool object from the upstream's live list may be shown at all (contract pinning); all when absent. */
+  readonly mayList?: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined;
 }
 
 /** Policy on the request path: who is calling, and what they may see and call. */
@@ -119,7 +121,7 @@ export function createEnforcer(deps: EnforcerDeps): Enforcer {
     }
     const contentType = up.headers['content-type'];
     const firstPage = (ex.message.params as { cursor?: unknown } | undefined)?.cursor === undefined;
-    const edit = discover === undefined ? toolsListEdit(ex) : await discover.deferredList(ex, firstPage);
+    const edit = hideUnlisted(discover === undefined ? toolsListEdit(ex) : await discover.deferredList(ex, firstPage), deps.mayList);
     const rewritten = up.status === 200
       ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, edit)
       : up.body;
