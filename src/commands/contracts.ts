@@ -71,7 +71,6 @@ async function execute(inv: Invocation, pins: RedisPinStore | undefined, grants:
     if (pins === undefined || grants === undefined) {
       return { ok: false, reason: 'approve writes the shared pins and needs --redis-url and --domain; without Redis, list the digest under contracts.tools in the policy instead' };
     }
-    if (digestArg !== undefined && !isDigest(digestArg)) return { ok: false, reason: 'DIGEST must be 64 lower-case hex digits (as `contracts list` prints it)' };
     const catalogue = digestArg !== undefined && !hasSource(inv) ? undefined : await readCatalogue(inv);
     if (catalogue !== undefined && !catalogue.ok) return catalogue;
     const current = catalogue?.value.tools.get(tool);
@@ -217,6 +216,8 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Parsed<Invocati
   if (!parsed.ok) return parsed;
   const { flags, positional } = parsed.value;
   if (positional.length < arity[0] || positional.length > arity[1]) return { ok: false, reason: USAGE };
+  const digest = positional[1];
+  if (digest !== undefined && !isDigest(digest)) return { ok: false, reason: 'DIGEST must be 64 lower-case hex digits (as `contracts list` prints it)' };
   const target = redisTarget(flags, env);
   if (!target.ok) return target;
   return { ok: true, value: { action, args: positional, flags, redis: target.value } };
