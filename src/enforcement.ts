@@ -18,6 +18,7 @@ import { RedisActivations } from './discovery/activations-redis.ts';
 import { ListChangedStreams } from './discovery/list-changed.ts';
 import { ListChangedRelay } from './discovery/list-changed-redis.ts';
 import { ACTIVATION_TTL_MS, createDiscovery } from './discovery/service.ts';
+import { createRedisSource } from './grants/sources/redis.ts';
 import { createFileGrantStore, createRedisGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
 import { createEnforcer, type Enforcer } from './http/enforce.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
@@ -142,6 +143,12 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     current: () => current, catalogue, chain, discoveryChain, grants, pool, maxRewriteBytes: MAX_REWRITE_BYTES, discovery, listChanged, sessions,
     mayList: (tool) => contracts.mayList(tool),
   });
+  // An approval bumps the revision like a grant change, so cursors and cached lists made before it are refused.
+  const bumpRevision = async (): Promise<number | undefined> => {
+    if (fileGrants !== undefined) return fileGrants.replaceRows(current.policy.grants);
+    const bumped = shared === undefined ? undefined : await createRedisSource(shared.client, settings.policyDomain)?.bump();
+    return bumped?.ok === true ? bumped.revision : undefined;
+  };
   let isSynced = false;
   const firstSync = sync.start().then(() => {
     isSynced = true;
@@ -160,7 +167,7 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
   recheck.unref();
   return {
     enforcer,
-    grpc: { current: () => current, grants, catalogue, interceptors, contracts },
+    grpc: { current: () => current, grants, catalogue, interceptors, contracts, bumpRevision },
     sideEffect: (tool) => toolMetadata(current.policy, tool).sideEffect,
     firstSync,
     synced: () => isSynced,

@@ -16,6 +16,8 @@ export interface GrpcPolicyDeps {
   readonly interceptors: readonly Interceptor[];
   /** Contract pins and quarantine (ContractService). */
   readonly contracts: ContractGuard;
+  /** Spends a new grant revision (an approval changes what callers may see); undefined when it could not. */
+  bumpRevision(): Promise<number | undefined>;
 }
 
 export interface GrpcServerOptions {

@@ -6,7 +6,12 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { status, type ServiceError } from '@grpc/grpc-js';
 import { request } from 'undici';
+import type { DiffContractResponse__Output } from '../../src/grpc/generated/toolgate/v1/DiffContractResponse.ts';
+import type { ListContractsResponse__Output } from '../../src/grpc/generated/toolgate/v1/ListContractsResponse.ts';
+import type { ApproveContractResponse__Output } from '../../src/grpc/generated/toolgate/v1/ApproveContractResponse.ts';
+import { grpcClients, type GrpcClients } from '../unit/grpc/client.ts';
 import { run as contractsCli, type ContractsIo } from '../../src/commands/contracts.ts';
 import { run as grantsCli } from '../../src/commands/grants.ts';
 import { metricValue } from '../helpers/metrics.ts';
@@ -211,6 +216,76 @@ describe('two replicas share first-seen pins through Redis', () => {
       }
     } finally {
       await Promise.all(clients.map((c) => c.client.close()));
+    }
+  });
+});
+
+describe('gRPC ContractService on one replica without Redis', () => {
+  const ADMIN = 'ops-key-5b7d9f1a3c5e7092b4d6';
+  let dir: string;
+  let upstream: RugPullServer;
+  let gate: RunningToolgate;
+  let api: GrpcClients;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolgate-contracts-'));
+    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(KEY)}, principal: agent }\n  - { sha256: ${sha256(ADMIN)}, principal: ops, scopes: [toolgate.admin] }\n`);
+    await writeFile(join(dir, 'policy.yaml'), `version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\ngrants:\n${GRANTS}${CONTRACTS}`);
+    upstream = await startRugPullServer();
+    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--grpc', 'true', '--grpc-port', '0']);
+    await gate.ready;
+    api = grpcClients(gate.grpcPort as number);
+  });
+  after(async () => {
+    api?.close();
+    await gate?.close();
+    await upstream?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function refusal(p: Promise<unknown>): Promise<ServiceError> {
+    try {
+      await p;
+    } catch (err) {
+      return err as ServiceError;
+    }
+    assert.fail('expected a gRPC error');
+  }
+
+  it('lists, diffs and approves for admins only', async () => {
+    const admin = `Bearer ${ADMIN}`;
+    const { client, session } = await connect(gate);
+    try {
+      await listed(client);
+      upstream.setWeatherDescription(POISONED);
+      await until('quarantined', async () => (await rawCall(gate, session, 'get_weather')).status === 403);
+
+      const all = await api.call<ListContractsResponse__Output>('ContractService', 'ListContracts', { tool: 'get_weather' }, admin);
+      assert.equal(all.contracts.length, 1);
+      const c = all.contracts[0] as ListContractsResponse__Output['contracts'][number];
+      assert.equal(c.status, 'drifted');
+      assert.equal(c.quarantine, 'drift');
+      assert.deepEqual(c.changes.map((x) => x.field), ['description']);
+
+      const diff = await api.call<DiffContractResponse__Output>('ContractService', 'DiffContract', { tool: 'get_weather' }, admin);
+      assert.deepEqual(diff.changes.map((x) => x.pointer), ['/description']);
+      assert.equal(diff.changes[0]?.beforeJson, JSON.stringify(HONEST_WEATHER));
+      assert.equal(diff.changes[0]?.afterJson, JSON.stringify(POISONED));
+
+      assert.equal((await refusal(api.call('ContractService', 'DiffContract', { tool: 'get_weather' }, `Bearer ${KEY}`))).code, status.PERMISSION_DENIED);
+      assert.equal((await refusal(api.call('ContractService', 'ListContracts', {}))).code, status.UNAUTHENTICATED);
+      const bad = await refusal(api.call('ContractService', 'ApproveContract', { tool: 'get_weather', digest: 'not-a-digest' }, admin));
+      assert.equal(bad.code, status.INVALID_ARGUMENT);
+      assert.ok(!bad.details.includes('not-a-digest'));
+      assert.equal((await refusal(api.call('ContractService', 'DiffContract', { tool: 'nope' }, admin))).code, status.INVALID_ARGUMENT);
+
+      const approved = await api.call<ApproveContractResponse__Output>('ContractService', 'ApproveContract', { tool: 'get_weather' }, admin);
+      assert.equal(approved.digest, c.digest);
+      assert.ok(approved.revision > 0);
+      assert.deepEqual(await listed(client), ['echo', 'get_weather']);
+      assert.equal((await rawCall(gate, session, 'get_weather')).status, 200);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -86,6 +86,11 @@ export class ContractGuard {
     return this.#pins.get(tool);
   }
 
+  /** A tool as the upstream lists it now, quarantined or not. */
+  currentTool(tool: string): CatalogueTool | undefined {
+    return this.#opts.catalogue()?.tools.get(tool);
+  }
+
   /** The last approved contract toolgate knows for a tool: its stored pin's, else the last one seen approved. */
   approvedContract(tool: string): Readonly<Record<string, unknown>> | undefined {
     return this.#pins.get(tool)?.contract ?? this.#lastApproved.get(tool);
@@ -113,7 +118,7 @@ export class ContractGuard {
 
   /** An operator approves the tool's current contract, or a given digest; re-evaluates before answering. */
   async approve(tool: string, digest?: string): Promise<ApproveResult> {
-    const current = this.#opts.catalogue()?.tools.get(tool);
+    const current = this.currentTool(tool);
     const chosen = digest ?? current?.digest;
     if (chosen === undefined) return { ok: false, reason: 'unknown_tool' };
     const contract = current !== undefined && current.digest === chosen ? contractOf(current.tool) : undefined;

@@ -2,7 +2,7 @@ import { credentials, Metadata, type Client, type ServiceError } from '@grpc/grp
 import { serviceClient } from '../../../src/grpc/definitions.ts';
 
 export interface GrpcClients {
-  call<T>(service: 'Health' | 'PolicyService' | 'DiscoveryService' | 'GrantAdmin', method: string, request: object, authorization?: string): Promise<T>;
+  call<T>(service: 'Health' | 'PolicyService' | 'DiscoveryService' | 'GrantAdmin' | 'ContractService', method: string, request: object, authorization?: string): Promise<T>;
   client(service: string): Client;
   close(): void;
 }
@@ -12,6 +12,7 @@ const FULL: Record<string, string> = {
   PolicyService: 'toolgate.v1.PolicyService',
   DiscoveryService: 'toolgate.v1.DiscoveryService',
   GrantAdmin: 'toolgate.v1.GrantAdmin',
+  ContractService: 'toolgate.v1.ContractService',
 };
 
 /** Real grpc-js clients for every toolgate service on one port; unary calls as promises. */
