@@ -7,6 +7,7 @@
  */
 import { loadConfig } from './lib/config.ts';
 import { renderTable } from './lib/report.ts';
+import { toolgateWithCatalogue } from './lib/contracts.ts';
 import { BENCH_KEY, writeBenchPolicy } from './lib/policy.ts';
 import { l1HitRates, toolgateWithRedisGrants } from './lib/redis-policy.ts';
 import { SEARCH_CALL } from './lib/request.ts';
@@ -23,6 +24,8 @@ const launchers: Record<string, Launcher> = {
   policy_redis: toolgateWithRedisGrants('policy_redis', writeBenchPolicy()),
   tracing: toolgateTracing('tracing'),
   validator: toolgateWithValidator('validator', writeBenchPolicy()),
+  catalogue_1000: toolgateWithCatalogue('catalogue_1000', writeBenchPolicy(), false),
+  pinned_1000: toolgateWithCatalogue('pinned_1000', writeBenchPolicy(), true),
 };
 
 /** The same call, authenticated with the bench agent's static key. */
@@ -118,6 +121,24 @@ const cases: readonly Case[] = [
         validator_rps: fig.rps(withValidator?.rps),
         validator_ratio: fig.ratio(withValidator?.rps, without?.rps),
         validator_p50_added_ms: fig.addedMs(withValidator?.p50Ms, without?.p50Ms),
+      };
+    },
+  },
+  {
+    id: 'catalogue_1000', label: 'toolgate, policy, 1,000-tool catalogue', target: 'catalogue_1000', request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'],
+    report: (r) => ({ catalogue_1000_cpu_us_per_req: fig.us(r.get('catalogue_1000')?.cpuUsPerReq) }),
+  },
+  {
+    id: 'pinned_1000', label: 'toolgate, policy, 1,000 tools pinned (contracts + lint enforce)', target: 'pinned_1000', request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'],
+    report: (r) => {
+      const pinned = r.get('pinned_1000');
+      const unpinned = r.get('catalogue_1000');
+      return {
+        pinned_1000_cpu_us_per_req: fig.us(pinned?.cpuUsPerReq),
+        pinned_cpu_ratio: fig.ratio(pinned?.cpuUsPerReq, unpinned?.cpuUsPerReq),
+        pinned_rps_ratio: fig.ratio(pinned?.rps, unpinned?.rps),
       };
     },
   },

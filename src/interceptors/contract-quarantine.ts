@@ -3,6 +3,7 @@ import { deny, PASS, type Interceptor } from '../pipeline/types.ts';
 
 export interface QuarantineSource {
   quarantined(tool: string): Quarantined | undefined;
+  quarantinedTools(): ReadonlyMap<string, Quarantined>;
 }
 
 /**
@@ -14,6 +15,8 @@ export function contractQuarantineInterceptor(source: QuarantineSource): Interce
   return {
     name: 'contract_quarantine',
     methods: ['tools/call'],
+    // Only enforce modes quarantine, and with nothing quarantined the stage could only pass: then it is not there at all.
+    applies: (ex) => (ex.policy.contracts.mode === 'enforce' || ex.policy.contracts.lint === 'enforce') && source.quarantinedTools().size > 0,
     intercept(ex) {
       const tool = ex.message.name as string;
       const q = source.quarantined(tool);
