@@ -202,11 +202,6 @@ export const errors = Object.freeze({
     message: 'Grants could not be confirmed as current; retry later',
     when: 'grant storage missing, unreachable, stale or malformed (fails closed)',
   }),
-  contract_pins_unavailable: def({
-    code: 'contract_pins_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
-    message: 'The shared contract pins could not be written; retry when Redis is reachable',
-    when: 'ContractService ApproveContract could not write the pin to Redis',
-  }),
   validator_unavailable: def({
     code: 'validator_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
     message: 'An external validator could not be asked, so the call is refused; retry later',

@@ -60,7 +60,8 @@ export class ContractAdmin {
   async approve(req: ApproveContractRequest__Output): Promise<Answer<ApproveContractResponse>> {
     if (req.digest !== '' && !isDigest(req.digest)) return { ok: false, error: 'invalid_params' };
     const r = await this.#deps.contracts.approve(req.tool, req.digest === '' ? undefined : req.digest);
-    if (!r.ok) return { ok: false, error: r.reason === 'unknown_tool' ? 'unknown_tool' : 'contract_pins_unavailable' };
+    // The pins live beside the grants, in the domain's Redis: when one cannot be written, neither can the other.
+    if (!r.ok) return { ok: false, error: r.reason === 'unknown_tool' ? 'unknown_tool' : 'grants_unavailable' };
     const revision = await this.#deps.bumpRevision();
     if (revision === undefined) return { ok: false, error: 'grants_unavailable' };
     return { ok: true, value: { tool: req.tool, digest: r.digest, revision } };
