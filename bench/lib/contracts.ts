@@ -5,7 +5,7 @@ import { catalogueOf } from './request.ts';
 import { startStub, toolgate, type Launcher } from './targets.ts';
 
 /** Tools in the contract-pinning cases' catalogue. */
-export const PINNED_CATALOGUE_SIZE = 1000;
+const PINNED_CATALOGUE_SIZE = 1000;
 
 /**
  * toolgate with the bench policy in front of its own stub serving a

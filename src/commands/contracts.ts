@@ -18,7 +18,7 @@ import { lintTool, summarize, type Finding } from '../catalogue/lint/lint.ts';
 import { walkPages } from '../catalogue/paginate.ts';
 import { failureCode, openLink } from '../catalogue/upstream.ts';
 import { createRedisClient } from '../cache/redis.ts';
-import { loadPolicyFile, type ContractsConfig } from '../config/policy.ts';
+import { loadPolicyFile, type ContractsConfig } from '../config/policy/policy.ts';
 import { createRedisSource, type RedisGrantSource } from '../grants/sources/redis.ts';
 import { isRecord } from '../json/record.ts';
 import { parseFlags, REDIS_FLAGS, redisTarget, whenReady, type Parsed, type RedisTarget } from './redis-flags.ts';

@@ -9,7 +9,7 @@ import { createRedisClient, REDIS_SETTINGS } from '../cache/redis.ts';
 import type { RedisConfig } from '../cache/redis.ts';
 import { createRedisSource } from '../grants/sources/redis.ts';
 import type { ChangeResult, RedisGrantSource } from '../grants/sources/redis.ts';
-import type { GrantRow } from '../grants/types.ts';
+import type { GrantRow } from '../config/policy/grant-row.ts';
 import { parseFlags, REDIS_FLAGS, redisTarget, whenReady, type Parsed } from './redis-flags.ts';
 
 const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny [--scopes a,b] | list [--principal P] [--tool T] | revision [--bump]'

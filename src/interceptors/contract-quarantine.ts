@@ -1,5 +1,5 @@
 import { DIGEST_PREFIX_LENGTH, type Quarantined } from '../catalogue/contracts/guard.ts';
-import { deny, PASS, type Interceptor } from '../pipeline/types.ts';
+import { deny, PASS, type Interceptor } from './contract.ts';
 
 export interface QuarantineSource {
   quarantined(tool: string): Quarantined | undefined;

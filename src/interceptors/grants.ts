@@ -1,5 +1,5 @@
-import { deny, PASS, type Interceptor } from '../pipeline/types.ts';
-import { mayCall, notGranted, scopesThatWouldHelp } from './visibility.ts';
+import { deny, PASS, refuse, type Interceptor } from './contract.ts';
+import { mayCall, notGranted, scopesThatWouldHelp } from '../grants/visibility.ts';
 
 /**
  * Default deny: a call passes only with an allowing grant for this exact
@@ -14,7 +14,7 @@ export function grantsInterceptor(): Interceptor {
       const tool = ex.message.name;
       if (tool === undefined) return deny('unknown_tool');
       if (mayCall(ex.policy, ex.snapshot, ex.principal, tool)) return PASS;
-      return ex.rowsForTool(tool).then((rows) => notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool, rows)));
+      return ex.rowsForTool(tool).then((rows) => refuse(notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool, rows))));
     },
   };
 }

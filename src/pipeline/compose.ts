@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { decision } from '../telemetry/channels.ts';
-import { PASS, type Exchange, type Interceptor, type Verdict } from './types.ts';
+import { PASS, type Exchange, type Interceptor, type Verdict } from '../interceptors/contract.ts';
 
 export interface Chain {
   /** The interceptors in order, for the method of this exchange. */

@@ -1,4 +1,4 @@
-import type { ContractsConfig } from '../../config/policy.ts';
+import type { ContractsConfig } from '../../config/policy/policy.ts';
 import type { Catalogue, CatalogueTool } from '../catalogue.ts';
 import { hasHigh, type Finding } from '../lint/lint.ts';
 import { changedFields, type FieldChange } from './diff.ts';

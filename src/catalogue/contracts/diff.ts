@@ -1,5 +1,5 @@
 import { isRecord } from '../../json/record.ts';
-import { childPointer } from '../../validation/pointer.ts';
+import { childPointer } from '../../json/pointer.ts';
 import { CONTRACT_FIELDS } from '../digest.ts';
 
 /**

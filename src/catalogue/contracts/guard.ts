@@ -1,4 +1,4 @@
-import type { ContractsConfig } from '../../config/policy.ts';
+import type { ContractsConfig } from '../../config/policy/policy.ts';
 import { contractEvent, contractState, type ContractEvent } from '../../telemetry/channels.ts';
 import { log } from '../../telemetry/log.ts';
 import type { Catalogue, CatalogueTool } from '../catalogue.ts';

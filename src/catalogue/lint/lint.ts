@@ -1,8 +1,6 @@
 import { RULES, type Prepared, type Severity } from './rules.ts';
 import { lintTexts } from './texts.ts';
 
-export type { Severity } from './rules.ts';
-
 /** One finding: which rule, how severe, and where (a JSON pointer into the tool); never the text. */
 export interface Finding {
   readonly rule: string;
@@ -13,6 +11,7 @@ export interface Finding {
 export const RULE_IDS: readonly string[] = Object.freeze(RULES.map((r) => r.id));
 
 /** Removed before the word rules read a text, so `ig\u200Bnore` still reads as `ignore`. */
+// oxlint-disable-next-line no-misleading-character-class -- the class lists invisible characters one by one, on purpose
 const STRIP = /[\u00AD\u200B-\u200F\u2060-\u2064\uFEFF\u180E\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
 const TAGGED_ASCII = /[\u{E0020}-\u{E007E}]+/gu;
 
@@ -74,5 +73,5 @@ function prepare(text: string): Prepared {
 function decodeTagged(text: string): string | undefined {
   const runs = text.match(TAGGED_ASCII);
   if (runs === null) return undefined;
-  return runs.map((run) => String.fromCodePoint(...[...run].map((c) => (c.codePointAt(0) as number) - 0xe0000))).join(' ');
+  return runs.map((run) => String.fromCodePoint(...Array.from(run, (c) => (c.codePointAt(0) as number) - 0xe0000))).join(' ');
 }

@@ -39,8 +39,10 @@ const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
  * some scripts, so they count only in runs or between ASCII letters, where
  * they serve to split a word a filter would otherwise see.
  */
+// oxlint-disable-next-line no-misleading-character-class -- the class lists invisible joiners one by one, on purpose
 const INVISIBLE = /[\u200B\u2060-\u2064\uFEFF\u180E\u115F\u1160\u3164\uFFA0\u{E0100}-\u{E01EF}]|[\u200C\u200D]{2,}|[A-Za-z][\u200C\u200D\u00AD]+[A-Za-z]/u;
 /** C0/C1 controls other than tab and line breaks: ANSI escapes hide text from a terminal reader. */
+// oxlint-disable-next-line no-control-regex -- finding control characters is what this rule does
 const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 const INSTRUCTION_TAG = new RegExp(
@@ -93,7 +95,7 @@ const OTHER_TOOLS = [
 ];
 
 /** Longer than any description in a 527-tool real catalogue (its longest: 3,866 characters). */
-export const MAX_DESCRIPTION_CHARS = 6000;
+const MAX_DESCRIPTION_CHARS = 6000;
 
 function someSentence(t: Prepared, test: (s: string) => boolean): boolean {
   return t.sentences.some(test);

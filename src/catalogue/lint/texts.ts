@@ -1,5 +1,5 @@
 import { isRecord } from '../../json/record.ts';
-import { childPointer } from '../../validation/pointer.ts';
+import { childPointer } from '../../json/pointer.ts';
 import type { Place } from './rules.ts';
 
 /** One piece of a tool's contract a model reads, with where it is. */

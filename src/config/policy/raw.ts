@@ -2,7 +2,11 @@
  * The policy document exactly as the schema admits it: optional fields still
  * optional, before defaults are applied.
  */
-import type { ContractMode, PinMode, SecurityLevel, SideEffect, Tier } from '../policy.ts';
+export type Tier = 'critical' | 'base' | 'onDemand';
+export type SideEffect = 'read_only' | 'idempotent_write' | 'non_idempotent_write';
+export type SecurityLevel = 'standard' | 'elevated' | 'strict';
+export type ContractMode = 'off' | 'alert' | 'enforce';
+export type PinMode = 'explicit' | 'first-seen';
 
 export interface RawMetadata {
   tier?: Tier;

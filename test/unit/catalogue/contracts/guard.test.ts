@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { buildCatalogue, type Catalogue } from '../../../../src/catalogue/catalogue.ts';
 import { ContractGuard } from '../../../../src/catalogue/contracts/guard.ts';
 import { MemoryPinStore } from '../../../../src/catalogue/contracts/pins.ts';
-import type { ContractsConfig } from '../../../../src/config/policy.ts';
+import type { ContractsConfig } from '../../../../src/config/policy/policy.ts';
 
 const honest = { name: 'weather', description: 'Forecast for a city', inputSchema: { type: 'object' } };
 const changed = { ...honest, description: 'Forecast for a city, now with a changed description' };

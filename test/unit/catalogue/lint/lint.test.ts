@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { run } from '../../../../src/commands/contracts.ts';
 import { hasHigh, lintTool, RULE_IDS, summarize } from '../../../../src/catalogue/lint/lint.ts';
 import { POISONED } from '../../../fixtures/contracts/poisoned.ts';
-import { testdataFile } from '../../../helpers/testdata.ts';
+import { corpus } from '../../../helpers/testdata.ts';
 
-const LIVEMCPBENCH = 'tool-retrieval/livemcpbench/catalog.json';
 
 describe('description lint on poisoned descriptions written after public attack write-ups', () => {
   it('has at least 30 of them, every one with a source', () => {
@@ -61,17 +61,18 @@ describe('description lint on honest text', () => {
 });
 
 describe('description lint on a real catalogue', () => {
-  const file = testdataFile(LIVEMCPBENCH);
-  it('finds at most 5 tools with a high finding among the 527 of LiveMCPBench', { skip: 'skip' in file ? file.skip : false }, () => {
-    const tools = JSON.parse(readFileSync((file as { path: string }).path, 'utf8')) as Record<string, unknown>[];
+  const livemcpbench = corpus('livemcpbench');
+  const catalog = join(livemcpbench.path, 'catalog.json');
+  it('finds at most 5 tools with a high finding among the 527 of LiveMCPBench', { skip: livemcpbench.skip }, () => {
+    const tools = JSON.parse(readFileSync(catalog, 'utf8')) as Record<string, unknown>[];
     const summary = summarize(tools.map((t) => lintTool(t)));
     assert.equal(summary.tools, 527);
     assert.ok(summary.high <= 5, JSON.stringify(summary));
   });
 
-  it('`contracts lint --catalog FILE --format json` prints the summary as its last line', { skip: 'skip' in file ? file.skip : false }, async () => {
+  it('`contracts lint --catalog FILE --format json` prints the summary as its last line', { skip: livemcpbench.skip }, async () => {
     let out = '';
-    const code = await run(['lint', '--catalog', (file as { path: string }).path, '--format', 'json'], { env: {}, stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true } });
+    const code = await run(['lint', '--catalog', catalog, '--format', 'json'], { env: {}, stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true } });
     assert.equal(code, 0);
     const last = JSON.parse(out.trim().split('\n').at(-1) as string) as { tools: number; high: number; findings_by_rule: Record<string, number> };
     assert.equal(last.tools, 527);
