@@ -13,6 +13,7 @@ const commands: Readonly<Record<string, () => Promise<{ run(argv: readonly strin
   contracts: () => import('./commands/contracts.ts'),
   'discover-eval': () => import('./commands/discover-eval.ts'),
   grants: () => import('./commands/grants.ts'),
+  inject: () => import('./commands/inject.ts'),
   'inject-webhook': () => import('./commands/inject-webhook.ts'),
 };
 
