@@ -6,12 +6,12 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { status, type ServiceError } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { request } from 'undici';
 import type { DiffContractResponse__Output } from '../../src/grpc/generated/toolgate/v1/DiffContractResponse.ts';
 import type { ListContractsResponse__Output } from '../../src/grpc/generated/toolgate/v1/ListContractsResponse.ts';
 import type { ApproveContractResponse__Output } from '../../src/grpc/generated/toolgate/v1/ApproveContractResponse.ts';
-import { grpcClients, type GrpcClients } from '../unit/grpc/client.ts';
+import { grpcClients, refusal, type GrpcClients } from '../unit/grpc/client.ts';
 import { run as contractsCli, type ContractsIo } from '../../src/commands/contracts.ts';
 import { run as grantsCli } from '../../src/commands/grants.ts';
 import { metricValue } from '../helpers/metrics.ts';
@@ -243,14 +243,6 @@ describe('gRPC ContractService on one replica without Redis', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function refusal(p: Promise<unknown>): Promise<ServiceError> {
-    try {
-      await p;
-    } catch (err) {
-      return err as ServiceError;
-    }
-    assert.fail('expected a gRPC error');
-  }
 
   it('lists, diffs and approves for admins only', async () => {
     const admin = `Bearer ${ADMIN}`;

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { credentials, Metadata, type Client, type ServiceError } from '@grpc/grpc-js';
 import { serviceClient } from '../../../src/grpc/definitions.ts';
 
@@ -43,4 +44,14 @@ export function grpcClients(port: number): GrpcClients {
       for (const c of clients.values()) c.close();
     },
   };
+}
+
+/** The error a call that must fail failed with; the test fails if it succeeded. */
+export async function refusal(p: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await p;
+  } catch (err) {
+    return err as ServiceError;
+  }
+  assert.fail('expected a gRPC error');
 }
