@@ -12,6 +12,7 @@
 import { compile, type Build } from './lib/build.ts';
 import { loadConfig } from './lib/config.ts';
 import { renderTable } from './lib/report.ts';
+import { toolgateWithCatalogue } from './lib/contracts.ts';
 import { BENCH_KEY, writeBenchPolicy } from './lib/policy.ts';
 import { l1HitRates, toolgateWithRedisGrants } from './lib/redis-policy.ts';
 import { SEARCH_CALL } from './lib/request.ts';
@@ -31,6 +32,8 @@ const launchers: Record<string, Launcher> = {
   tracing_sampled: toolgateTracing('tracing_sampled', 'parentbased_traceidratio', '0.1'),
   tracing_always: toolgateTracing('tracing_always', 'always_on'),
   validator: toolgateWithValidator('validator', policyFile),
+  catalogue_1000: toolgateWithCatalogue('catalogue_1000', policyFile, false),
+  pinned_1000: toolgateWithCatalogue('pinned_1000', policyFile, true),
 };
 
 /** The same call, authenticated with the bench agent's static key. */
@@ -158,6 +161,24 @@ const cases: readonly Case[] = [
         validator_ratio: fig.ratio(withValidator?.rps, without?.rps),
         validator_p50_added_ms: fig.addedMs(withValidator?.p50Ms, without?.p50Ms),
         validator_cpu_us_at_rate: fig.us(withValidator?.cpuUsAtRate),
+      };
+    },
+  },
+  {
+    id: 'catalogue_1000', label: 'toolgate, policy, 1,000-tool catalogue', target: 'catalogue_1000', request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    report: (r) => ({ catalogue_1000_cpu_us_at_rate: fig.us(r.figures.get('catalogue_1000')?.cpuUsAtRate) }),
+  },
+  {
+    id: 'pinned_1000', label: 'toolgate, policy, 1,000 tools pinned (contracts + lint enforce)', target: 'pinned_1000', request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    report: (r) => {
+      const pinned = r.figures.get('pinned_1000');
+      const unpinned = r.figures.get('catalogue_1000');
+      return {
+        pinned_1000_cpu_us_at_rate: fig.us(pinned?.cpuUsAtRate),
+        pinned_cpu_ratio: fig.ratio(pinned?.cpuUsAtRate, unpinned?.cpuUsAtRate),
+        pinned_rps_ratio: fig.ratio(pinned?.rps, unpinned?.rps),
       };
     },
   },

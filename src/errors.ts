@@ -122,6 +122,11 @@ export const errors = Object.freeze({
     message: "An external validator refused this call; change the call's content, or ask the operator which rule applies",
     when: 'an external validator in active mode answered invalid with severity error (its message is never passed on)',
   }),
+  tool_contract_changed: def({
+    code: 'tool_contract_changed', status: 403, rpcCode: -31403, retryable: false, hint: 'contact_operator',
+    message: "The tool's contract (description or schema) changed from the one the operator approved, so it is quarantined; ask the operator to review and approve it",
+    when: 'contract pinning in enforce mode: the tool is quarantined because its digest is not approved (drift, an unpinned tool with `unknownTools: quarantine`, or a high-severity lint finding with `lint: enforce`); error.data names the tool and the approved digest prefix',
+  }),
   admin_scope_required: def({
     code: 'admin_scope_required', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes',
     message: 'This gRPC call needs the admin scope; use a credential that holds it',

@@ -163,7 +163,8 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     { MemoryReplayStore }, { SessionBindings }, { reportEnforceability }, { CatalogueSync }, { toolMetadata }, { policyLoader },
     { watchPolicy }, { ListChangedStreams }, { openGrantStore }, { lazyValidatorClients }, { argumentsInterceptor },
     { createExternalValidators }, { grantsInterceptor }, { rateLimitInterceptor }, { securityLevelInterceptor }, { composeChain },
-    { policyPath }, { schemaCaches },
+    { policyPath }, { schemaCaches }, { ContractGuard }, { MemoryPinStore, RedisPinStore }, { visibleCatalogue },
+    { contractQuarantineInterceptor }, { createRedisSource },
   ] = await Promise.all([
     import('./auth/replay-store.ts'), import('./auth/session-bindings.ts'), import('./catalogue/enforceability.ts'),
     import('./catalogue/sync.ts'), import('./config/policy/policy.ts'), import('./config/reload/policy-loader.ts'),
@@ -171,6 +172,8 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     import('./grpc/lazy-validator-clients.ts'), import('./interceptors/arguments.ts'), import('./interceptors/external-validator.ts'),
     import('./interceptors/grants.ts'), import('./interceptors/rate-limit/interceptor.ts'), import('./interceptors/security-level.ts'),
     import('./pipeline/compose.ts'), import('./pipeline/policy.ts'), import('./validation/schema-caches.ts'),
+    import('./catalogue/contracts/guard.ts'), import('./catalogue/contracts/pins.ts'), import('./catalogue/contracts/visible.ts'),
+    import('./interceptors/contract-quarantine.ts'), import('./grants/sources/redis.ts'),
   ]);
   const shared = settings.redisUrl === undefined ? undefined : await connectRedis(settings, settings.redisUrl);
   // One replay store for every policy version: a one-time token spent before
@@ -179,6 +182,8 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   let fileGrants: FileGrantStore | undefined;
   let current: PolicyInForce;
   const callers = lazyValidatorClients();
+  // Assigned once the catalogue sync exists; a policy applied before that is read by the first evaluation.
+  let contracts: { evaluate(): Promise<void> } | undefined;
   const watcher = watchPolicy({
     path: file,
     load: policyLoader({ replayStore }),
@@ -186,6 +191,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     onApply: ({ value }) => {
       if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined) throw new Error('grant rows refused');
       current = value;
+      void contracts?.evaluate();
       if (value.policy.validators.length > 0) callers.load(value.policy.validators.map((v) => v.target)).catch((err: unknown) => log.error('cannot load the gRPC client for external validators', { error: (err as Error).message }));
     },
   });
@@ -205,27 +211,43 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   const grants = opened.store;
   if (opened.source === 'file') fileGrants = opened.store;
   const schemas = schemaCaches();
+  const listChanged = new ListChangedStreams();
   const sync = new CatalogueSync({
     url: new URL(settings.mcpPath, settings.upstream),
     refreshIntervalMs: settings.catalogueRefreshMs,
     onChange: (c) => {
       void reportEnforceability(c, schemas(current.policy).registry, () => sync.current() === c);
+      void contracts?.evaluate();
     },
   });
+  const guard = new ContractGuard({
+    store: shared === undefined ? new MemoryPinStore() : new RedisPinStore(shared.client, settings.policyDomain),
+    config: () => current.policy.contracts,
+    catalogue: () => sync.current(),
+    // A tool left or joined what callers may see: every open stream is told to list again.
+    onQuarantineChange: () => listChanged.notifyAll(),
+    refreshCatalogue: () => void sync.refresh(),
+  });
+  contracts = guard;
+  // Quarantined tools are neither listed, discovered nor described to callers.
+  const visible = visibleCatalogue(() => sync.current(), () => guard.quarantinedTools());
   const catalogue: CatalogueView = {
-    current: () => sync.current(),
-    get: (name) => sync.current()?.tools.get(name),
-    names: () => sync.current()?.tools.keys() ?? [],
+    current: visible,
+    get: (name) => visible()?.tools.get(name),
+    names: () => visible()?.tools.keys() ?? [],
     refresh: async () => {
       await sync.refresh();
     },
   };
   const validators = createExternalValidators(callers);
   const rateLimit = rateLimitInterceptor();
-  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
-  const listChanged = new ListChangedStreams();
+  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), contractQuarantineInterceptor(guard), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
   // What each caller may see was decided under the old grants: every open stream is told to list again.
-  grants.onRevision(() => listChanged.notifyAll());
+  // An approval bumps the revision too, so pins are read again.
+  grants.onRevision(() => {
+    listChanged.notifyAll();
+    void guard.evaluate();
+  });
   let relay: ListChangedRelay | undefined;
   let discovery: DiscoveryService | undefined;
   if (settings.deferredTools) {
@@ -249,7 +271,14 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     maxRewriteBytes: MAX_REWRITE_BYTES,
     discovery,
     listChanged,
+    mayList: (tool) => guard.mayList(tool),
   });
+  // An approval bumps the revision like a grant change, so cursors and cached lists made before it are refused.
+  const bumpRevision = async (): Promise<number | undefined> => {
+    if (fileGrants !== undefined) return fileGrants.replaceRows(current.policy.grants);
+    const bumped = shared === undefined ? undefined : await createRedisSource(shared.client, settings.policyDomain)?.bump();
+    return bumped?.ok === true ? bumped.revision : undefined;
+  };
   let isSynced = false;
   const firstSync = sync.start().then(() => {
     isSynced = true;
@@ -265,14 +294,18 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     if ((revision !== undefined || confirmedAtMs !== undefined) && grantState.hasSubscribers) grantState.publish({ revision, confirmedAtMs });
   }, 1000);
   freshness.unref();
+  // Pins approved elsewhere (another replica, the CLI) are read again even when no revision change announces them.
+  const recheck = setInterval(() => void guard.evaluate(), settings.catalogueRefreshMs);
+  recheck.unref();
   return {
     path,
-    grpc: { current: () => current, grants, catalogue, interceptors },
+    grpc: { current: () => current, grants, catalogue, interceptors, contracts: guard, bumpRevision },
     sideEffect: (tool) => toolMetadata(current.policy, tool).sideEffect,
     firstSync,
     synced: () => isSynced,
     close: async () => {
       clearInterval(freshness);
+      clearInterval(recheck);
       validators.close();
       await Promise.all([watcher.close(), sync.close(), grants.close()]);
       relay?.close();

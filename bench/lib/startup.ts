@@ -21,7 +21,7 @@ export async function measureStartup(
   launchers: { readonly floor: Launcher; readonly bare: Launcher; readonly catalogue: Launcher },
 ): Promise<Startup> {
   const out = { readyMs: [] as number[], rssIdleMb: [] as number[], floorRssIdleMb: [] as number[], catalogueRssIdleMb: [] as number[] };
-  const bigStub = await startStub(['--extra-tools', String(CATALOGUE_TOOLS)]);
+  const bigStub = await startStub(['--tools', String(CATALOGUE_TOOLS)]);
   try {
     const runs: Array<[Launcher, StartContext, (rss: number, readyMs: number | undefined) => void]> = [
       [launchers.floor, ctx, (rss) => out.floorRssIdleMb.push(rss)],

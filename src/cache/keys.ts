@@ -27,6 +27,8 @@ export interface DomainKeys {
   tool(name: string): string;
   /** String with a TTL: one computed snapshot (L2). */
   snapshot(revision: number, subjectHash: string): string;
+  /** Hash: tool name → its pinned contract (JSON), first-seen or approved by an operator. */
+  readonly contractPins: string;
 }
 
 export function domainKeys(domain: string): DomainKeys {
@@ -39,6 +41,7 @@ export function domainKeys(domain: string): DomainKeys {
     principal: (id: string) => `${tag}:p:${id}`,
     tool: (name: string) => `${tag}:t:${name}`,
     snapshot: (revision: number, subjectHash: string) => `${tag}:snap:${revision}:${subjectHash}`,
+    contractPins: `${tag}:contracts:pins`,
   });
 }
 

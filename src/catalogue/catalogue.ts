@@ -2,7 +2,7 @@ import { catalogueDigest, toolDigest } from './digest.ts';
 import { isRecord } from '../json/record.ts';
 
 /** One upstream tool: the object exactly as listed, deep-frozen, with its contract digest. */
-interface CatalogueTool {
+export interface CatalogueTool {
   readonly name: string;
   readonly tool: Readonly<Record<string, unknown>>;
   readonly digest: string;
@@ -63,6 +63,21 @@ export function buildCatalogue(entries: readonly unknown[], syncedAt: number): {
   });
   const stats: BuildStats = Object.freeze({ listed: entries.length, kept: tools.size, malformed, duplicates, undigestable });
   return { catalogue, stats };
+}
+
+/**
+ * The catalogue without the tools `hide` names (quarantined ones), with the
+ * digest of what remains, so caches keyed by catalogue digest (the discovery
+ * index, cursors) never serve a hidden tool.
+ */
+export function withoutTools(catalogue: Catalogue, hide: ReadonlyMap<string, unknown>): Catalogue {
+  if (hide.size === 0) return catalogue;
+  const tools = new Map([...catalogue.tools].filter(([name]) => !hide.has(name)));
+  return Object.freeze({
+    digest: catalogueDigest([...tools.values()].map((t) => t.digest)),
+    tools: new FrozenMap(tools),
+    syncedAt: catalogue.syncedAt,
+  });
 }
 
 /** Iterative, so a deeply nested upstream value cannot exhaust the stack. */

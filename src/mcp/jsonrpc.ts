@@ -8,6 +8,9 @@ export interface ErrorData {
   readonly requiredScopes?: readonly string[];
   readonly retryAfterMs?: number;
   readonly errors?: readonly { readonly instancePath: string; readonly keyword: string }[];
+  /** The quarantined tool, and the first 12 hex digits of a digest the operator approved for it (if any). */
+  readonly tool?: string;
+  readonly approvedDigest?: string;
 }
 
 /**

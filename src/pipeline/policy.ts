@@ -46,6 +46,8 @@ export interface PolicyPathDeps {
   readonly discovery?: DiscoveryService | undefined;
   /** Open notification streams by principal, told when grants or discovery change a caller's tools/list. */
   readonly listChanged?: ListChangedStreams | undefined;
+  /** Whether a tool object from the upstream's live list may be shown at all (contract pinning). */
+  readonly mayList?: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined;
 }
 
 /** The notification as a 2025 session's GET stream carries it. */
@@ -66,7 +68,7 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   const headers = upstreamHeaders(settings, true);
   const pass = passThrough(pool, settings.maxBodyBytes);
   const snapshot = grantSnapshot(grants);
-  const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery });
+  const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery, mayList: deps.mayList });
   const discovery = deps.discovery === undefined ? undefined : discoveryStage(deps.discovery, deps.discoveryChain);
   const decide = chainStage(deps.chain, pool);
   const policed = new Set(['tools/call', 'tools/list', ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);

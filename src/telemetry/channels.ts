@@ -87,6 +87,29 @@ export interface CatalogueState {
   readonly unenforceable: number;
 }
 
+/**
+ * One tool contract event from the catalogue sync: drift from the approved
+ * digest, a tool no pin names, a drifted tool released, or lint findings on
+ * a new contract. Fields and pointers only, never description or schema text.
+ */
+export interface ContractEvent {
+  readonly kind: 'drift' | 'unknown' | 'release' | 'lint';
+  readonly tool: string;
+  /** What toolgate does about it: `alert` only, `quarantine` (enforce mode), or `release`. */
+  readonly action: 'alert' | 'quarantine' | 'release';
+  readonly digest: string;
+  /** A digest approved for the tool, when there is one. */
+  readonly approvedDigest?: string;
+  /** Which contract fields changed (drift), with JSON pointers inside the schemas and annotations. */
+  readonly fields?: readonly { readonly field: string; readonly pointers?: readonly string[] }[];
+  readonly findings?: readonly { readonly rule: string; readonly severity: string; readonly pointer: string }[];
+}
+
+/** Published after every contract evaluation. */
+export interface ContractState {
+  readonly quarantined: number;
+}
+
 export const requestStart = channel('toolgate:request:start');
 export const requestClassified = channel('toolgate:request:classified');
 export const decision = channel('toolgate:decision');
@@ -94,6 +117,8 @@ export const upstreamStart = channel('toolgate:upstream:start');
 export const upstreamEnd = channel('toolgate:upstream:end');
 export const requestEnd = channel('toolgate:request:end');
 export const catalogueState = channel('toolgate:catalogue:state');
+export const contractEvent = channel('toolgate:contracts:event');
+export const contractState = channel('toolgate:contracts:state');
 export const sseStream = channel('toolgate:sse:stream');
 export const inflight = channel('toolgate:request:inflight');
 /** A client connection opened (+1) or closed (-1) on the traffic port. */

@@ -4,12 +4,16 @@ import {
   catalogueState,
   clientConnection,
   connectionRefused,
+  contractEvent,
+  contractState,
   decision,
   inflight,
   requestEnd,
   sseStream,
   upstreamEnd,
   type CatalogueState,
+  type ContractEvent,
+  type ContractState,
   type Decision,
   type RequestEnd,
   type StreamChange,
@@ -76,6 +80,24 @@ export function createMetrics(): Metrics {
   const unenforceable = new Gauge({
     name: 'toolgate_catalogue_unenforceable_tools',
     help: 'Catalogue tools whose inputSchema toolgate cannot enforce; calls to them are refused.',
+    registers: [registry],
+  });
+
+  const contractDrift = new Counter({
+    name: 'toolgate_contract_drift_total',
+    help: 'Tools seen with a contract digest no pin approves, by action (alert, or quarantine in enforce mode).',
+    labelNames: ['action'] as const,
+    registers: [registry],
+  });
+  const quarantinedTools = new Gauge({
+    name: 'toolgate_contract_quarantined_tools',
+    help: 'Tools quarantined now (contract drift, unpinned with unknownTools: quarantine, or a high lint finding with lint: enforce).',
+    registers: [registry],
+  });
+  const lintFindings = new Counter({
+    name: 'toolgate_contract_lint_findings_total',
+    help: 'Description lint findings on newly seen tool contracts, by rule id and severity.',
+    labelNames: ['rule', 'severity'] as const,
     registers: [registry],
   });
 
@@ -253,8 +275,17 @@ export function createMetrics(): Metrics {
     catalogueTools.set(c.tools);
     unenforceable.set(c.unenforceable);
   };
+  // Rule ids and severities come from the lint's closed rule table.
+  const onContractEvent = (m: unknown) => {
+    const e = m as ContractEvent;
+    if (e.kind === 'drift') contractDrift.labels(e.action).inc();
+    for (const f of e.findings ?? []) lintFindings.labels(f.rule, f.severity).inc();
+  };
+  const onContractState = (m: unknown) => quarantinedTools.set((m as ContractState).quarantined);
   const subscriptions = [
     [catalogueState, onCatalogue],
+    [contractEvent, onContractEvent],
+    [contractState, onContractState],
     [requestEnd, onEnd],
     [inflight, onInflight],
     [sseStream, onSse],

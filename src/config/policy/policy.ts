@@ -11,7 +11,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { normalizeRow } from './grant-row.ts';
 import type { GrantRow } from './grant-row.ts';
 import { policySchema } from './schema.ts';
-import type { RawMetadata, RawPolicy, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
+import type { ContractMode, PinMode, RawMetadata, RawPolicy, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
 import { checkSemantics } from './semantics.ts';
 import { compileSchema, parseYaml, validateWith } from './validate.ts';
 import type { ConfigError } from './validate.ts';
@@ -101,6 +101,21 @@ export interface RateLimitRule {
   readonly key: string;
 }
 
+
+/** Tool contract pinning: which contract digests are approved, and what drift and lint findings do. */
+export interface ContractsConfig {
+  /** `alert` reports drift; `enforce` also quarantines the tool (hidden, calls refused). */
+  readonly mode: ContractMode;
+  /** `first-seen`: a tool no pin names is pinned to the first digest toolgate sees (shared through Redis). */
+  readonly pin: PinMode;
+  /** What an unpinned tool is when `pin` is `explicit` (or before its first-seen pin is written). */
+  readonly unknownTools: 'allow' | 'quarantine';
+  /** `alert` reports description lint findings; `enforce` also quarantines tools with a high-severity one. */
+  readonly lint: ContractMode;
+  /** Approved digests by tool name; a null-prototype record. */
+  readonly tools: Readonly<Record<string, readonly string[]>>;
+}
+
 export interface Policy {
   readonly version: 1;
   readonly authentication: AuthenticationConfig;
@@ -115,6 +130,7 @@ export interface Policy {
   readonly rateLimits: readonly RateLimitRule[];
   /** Registered JSON Schemas by URI, for tool schemas that $ref them (never fetched). */
   readonly schemas: Readonly<Record<string, unknown>>;
+  readonly contracts: ContractsConfig;
   /** SHA-256 hex of the source text, to tell a real change from a re-save. */
   readonly sourceDigest: string;
 }
@@ -211,6 +227,7 @@ function build(raw: RawPolicy, text: string, baseDir: string | undefined): Polic
     validators: resolveValidators(raw.validators ?? []),
     rateLimits: resolveRateLimits(raw.rateLimits ?? []),
     schemas: raw.schemas ?? {},
+    contracts: resolveContracts(raw.contracts ?? {}),
     sourceDigest: createHash('sha256').update(text).digest('hex'),
   });
 }
@@ -227,6 +244,12 @@ function resolveValidators(raw: NonNullable<RawPolicy['validators']>): Validator
       timeoutMs: v.timeoutMs ?? 1000,
     }))
     .sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : 1));
+}
+
+function resolveContracts(raw: NonNullable<RawPolicy['contracts']>): ContractsConfig {
+  const tools: Record<string, readonly string[]> = Object.create(null) as Record<string, readonly string[]>;
+  for (const [name, digests] of Object.entries(raw.tools ?? {})) tools[name] = digests;
+  return { mode: raw.mode ?? 'off', pin: raw.pin ?? 'explicit', unknownTools: raw.unknownTools ?? 'allow', lint: raw.lint ?? 'off', tools };
 }
 
 const PERIOD_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as const;

@@ -20,6 +20,10 @@ const RATE_PERIODS = ['second', 'minute', 'hour'] as const;
 const MAX_RATE_LIMITS = 1000;
 const MAX_RATE = 1_000_000;
 const MAX_VALIDATOR_TIMEOUT_MS = 30_000;
+const CONTRACT_MODES = ['off', 'alert', 'enforce'] as const;
+const PIN_MODES = ['explicit', 'first-seen'] as const;
+/** A contract digest as toolgate prints it: SHA-256, lower-case hex. */
+const DIGEST_PATTERN = '^[0-9a-f]{64}$';
 const JWT_ALGORITHMS = [
   'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
   'HS256', 'HS384', 'HS512',
@@ -174,6 +178,23 @@ export const policySchema = {
           requests: { type: 'integer', minimum: 1, maximum: MAX_RATE },
           per: { enum: RATE_PERIODS },
           burst: { type: 'integer', minimum: 1, maximum: MAX_RATE },
+        },
+      },
+    },
+    // Tool contract pinning (docs/contracts.md): approved digests per tool, and what drift does.
+    contracts: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        mode: { enum: CONTRACT_MODES },
+        pin: { enum: PIN_MODES },
+        unknownTools: { enum: ['allow', 'quarantine'] },
+        lint: { enum: CONTRACT_MODES },
+        tools: {
+          type: 'object',
+          maxProperties: 20_000,
+          propertyNames: { pattern: TOOL_PATTERN, not: { const: '*' } },
+          additionalProperties: { type: 'array', minItems: 1, maxItems: 16, uniqueItems: true, items: { type: 'string', pattern: DIGEST_PATTERN } },
         },
       },
     },
