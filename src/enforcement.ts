@@ -18,6 +18,7 @@ import { ACTIVATION_TTL_MS, createDiscovery } from './discovery/service.ts';
 import { createFileGrantStore, createRedisGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
 import { createEnforcer, type Enforcer } from './http/enforce.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
+import { conditionsInterceptor } from './interceptors/conditions.ts';
 import { grantsInterceptor } from './interceptors/grants.ts';
 import { createExternalValidators } from './interceptors/external-validator.ts';
 import { rateLimitInterceptor } from './interceptors/rate-limit.ts';
@@ -100,9 +101,10 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     },
   };
   // External validators last: they see only calls toolgate itself would forward.
+  // Conditions read the arguments, so they run once the schema has accepted them.
   const validators = createExternalValidators();
   const rateLimit = rateLimitInterceptor();
-  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
+  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), rateLimit, argumentsInterceptor(schemas), conditionsInterceptor(), validators.interceptor];
   const chain = composeChain(interceptors);
   // Discovery is answered by toolgate, not forwarded: of the chain only the rate limits apply to it.
   const discoveryChain = composeChain([rateLimit]);

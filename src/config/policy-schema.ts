@@ -5,7 +5,8 @@
  * live in `policy/semantics.ts`. Exported as data so the Helm chart and editors
  * can use the same schema.
  */
-import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from '../grants/rules.ts';
+import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, ROW_NAME_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from '../grants/rules.ts';
+import { MAX_CONDITION_LENGTH } from './policy/conditions.ts';
 
 export const TIERS = ['critical', 'base', 'onDemand'] as const;
 export const SIDE_EFFECTS = ['read_only', 'idempotent_write', 'non_idempotent_write'] as const;
@@ -16,6 +17,8 @@ export const VALIDATOR_MODES = ['active', 'audit'] as const;
 export const VALIDATOR_EVENTS = ['tools/call'] as const;
 export const VALIDATOR_PHASES = ['request'] as const;
 export const MAX_VALIDATORS = 16;
+/** `audit`: refusals are recorded and the call forwarded (shadow mode); see the README's shadow-mode section. */
+export const ENFORCEMENT_MODES = ['enforce', 'audit'] as const;
 export const RATE_PERIODS = ['second', 'minute', 'hour'] as const;
 export const MAX_RATE_LIMITS = 1000;
 export const MAX_RATE = 1_000_000;
@@ -53,6 +56,7 @@ export const policySchema = {
   additionalProperties: false,
   properties: {
     version: { const: 1 },
+    enforcement: { enum: ENFORCEMENT_MODES },
     authentication: {
       type: 'object',
       additionalProperties: false,
@@ -118,6 +122,7 @@ export const policySchema = {
         additionalProperties: false,
         properties: {
           ...metadataFields,
+          enforcement: { enum: ENFORCEMENT_MODES },
           aliases: { type: 'array', maxItems: 32, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 128, pattern: NO_CONTROL } },
           examples: { type: 'array', maxItems: 32, items: phrase },
         },
@@ -190,6 +195,9 @@ export const policySchema = {
           scopes,
           effect: { enum: ['allow', 'deny'] },
           revision: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+          when: { type: 'string', minLength: 1, maxLength: MAX_CONDITION_LENGTH },
+          enforcement: { enum: ENFORCEMENT_MODES },
+          name: { type: 'string', pattern: ROW_NAME_PATTERN },
         },
       },
     },

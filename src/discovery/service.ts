@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { toolMetadata } from '../config/policy.ts';
 import type { ErrorId } from '../errors.ts';
 import type { ErrorData } from '../http/jsonrpc.ts';
-import { mayCall } from '../interceptors/visibility.ts';
+import { mayList } from '../interceptors/visibility.ts';
 import type { CatalogueView } from '../pipeline/catalogue-view.ts';
 import type { Exchange } from '../pipeline/types.ts';
 import { discovery } from '../telemetry/discovery-channel.ts';
@@ -164,7 +164,7 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
     async deferredList(ex, firstPage) {
       const active = await activations.active(ex.snapshot.revision, ex.principal.id);
       const keep = (name: string) => {
-        if (name === SEARCH_TOOL_NAME || !mayCall(ex.policy, ex.snapshot, ex.principal, name)) return false;
+        if (name === SEARCH_TOOL_NAME || !mayList(ex.policy, ex.snapshot, ex.principal, name)) return false;
         return alwaysListed(ex.policy, name) || active.has(name);
       };
       return (result) => keepTools(result, keep, firstPage ? [SEARCH_TOOL] : []);

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/types.ts';
 import type { Policy } from '../config/policy.ts';
 import type { GrantRow, GrantSnapshot } from '../grants/types.ts';
-import { mayCall, notGranted, scopesThatWouldHelp } from '../interceptors/visibility.ts';
+import { mayList, notGranted, scopesThatWouldHelp } from '../interceptors/visibility.ts';
 import type { CatalogueView } from '../pipeline/catalogue-view.ts';
 import type { Verdict } from '../pipeline/types.ts';
 import type { ResultEdit } from '../upstream/rewrite.ts';
@@ -20,7 +20,7 @@ export interface Viewer {
  * is marked `cacheScope: "private"`.
  */
 export function toolsListEdit(viewer: Viewer): ResultEdit {
-  return (result) => keepTools(result, (name) => mayCall(viewer.policy, viewer.snapshot, viewer.principal, name));
+  return (result) => keepTools(result, (name) => mayList(viewer.policy, viewer.snapshot, viewer.principal, name));
 }
 
 /**
@@ -45,7 +45,7 @@ export function keepTools(result: Record<string, unknown>, keep: (name: string) 
 export async function refuseEmptyListing(viewer: Viewer, catalogue: CatalogueView): Promise<Verdict | undefined> {
   const names = [...catalogue.names()];
   if (names.length === 0) return undefined;
-  for (const name of names) if (mayCall(viewer.policy, viewer.snapshot, viewer.principal, name)) return undefined;
+  for (const name of names) if (mayList(viewer.policy, viewer.snapshot, viewer.principal, name)) return undefined;
   let help: string[] | undefined;
   const rows = await Promise.all(names.map((name) => viewer.rowsForTool(name)));
   names.forEach((name, i) => {

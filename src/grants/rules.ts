@@ -7,6 +7,7 @@
  * Holding more scopes can make more `*` rows apply, deny rows included, so no
  * scope (administrator or otherwise) ever lifts a deny.
  */
+import { compileCondition } from '../config/policy/conditions.ts';
 import { WILDCARD } from './types.ts';
 import type { Decision, GrantRow, GrantSubject } from './types.ts';
 
@@ -18,10 +19,14 @@ export const TOOL_PATTERN = '^[^\\s\\u0000-\\u001f\\u007f]{1,256}$';
 export const SCOPE_PATTERN = '^[\\u0021\\u0023-\\u005b\\u005d-\\u007e]{1,128}$';
 /** Most scopes one row may require. */
 export const MAX_ROW_SCOPES = 64;
+/** Row names: 1–128 characters, no control characters; they become metric label values. */
+export const ROW_NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f]{1,128}$';
 
 const principalRe = new RegExp(PRINCIPAL_PATTERN, 'u');
 const toolRe = new RegExp(TOOL_PATTERN, 'u');
 const scopeRe = new RegExp(SCOPE_PATTERN, 'u');
+const rowNameRe = new RegExp(ROW_NAME_PATTERN, 'u');
+const ROW_KEYS = new Set(['principal', 'tool', 'scopes', 'effect', 'revision', 'when', 'enforcement', 'name']);
 
 export function isPrincipalId(v: unknown): v is string {
   return typeof v === 'string' && principalRe.test(v);
@@ -46,10 +51,8 @@ export const NO_GRANT: Decision = Object.freeze({ effect: 'deny', reason: 'no_gr
 export function normalizeRow(v: unknown): GrantRow | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const r = v as Record<string, unknown>;
-  for (const k of Object.keys(r)) {
-    if (k !== 'principal' && k !== 'tool' && k !== 'scopes' && k !== 'effect' && k !== 'revision') return undefined;
-  }
-  const { principal, tool, effect, revision } = r;
+  for (const k of Object.keys(r)) if (!ROW_KEYS.has(k)) return undefined;
+  const { principal, tool, effect, revision, when, enforcement, name } = r;
   const rawScopes = r.scopes ?? [];
   if (!isPrincipalId(principal) || !isToolName(tool)) return undefined;
   if (effect !== 'allow' && effect !== 'deny') return undefined;
@@ -57,9 +60,20 @@ export function normalizeRow(v: unknown): GrantRow | undefined {
   if (!Array.isArray(rawScopes) || rawScopes.length > MAX_ROW_SCOPES || !rawScopes.every(isScope)) return undefined;
   const scopes = [...new Set(rawScopes as string[])].sort();
   if (principal !== WILDCARD && scopes.length > 0) return undefined;
-  const row: GrantRow = revision === undefined
-    ? { principal, tool, scopes: Object.freeze(scopes), effect }
-    : { principal, tool, scopes: Object.freeze(scopes), effect, revision: revision as number };
+  // A condition that does not compile makes the row malformed, wherever it was read from.
+  if (when !== undefined && !(typeof when === 'string' && compileCondition(when).ok)) return undefined;
+  if (enforcement !== undefined && enforcement !== 'enforce' && enforcement !== 'audit') return undefined;
+  if (name !== undefined && !(typeof name === 'string' && rowNameRe.test(name))) return undefined;
+  const row: GrantRow = {
+    principal,
+    tool,
+    scopes: Object.freeze(scopes),
+    effect,
+    ...(revision !== undefined && { revision: revision as number }),
+    ...(when !== undefined && { when: when as string }),
+    ...(enforcement === 'audit' && { enforcement: 'audit' as const }),
+    ...(name !== undefined && { name: name as string }),
+  };
   return Object.freeze(row);
 }
 
@@ -80,18 +94,41 @@ export function applies(row: GrantRow, id: string, held: ReadonlySet<string>): b
 
 /**
  * Decides one tool from the rows for that tool that already apply to the
- * principal (see `applies`).
+ * principal (see `applies`). Conditional rows are taken at their best case
+ * (an allow row's condition holds, a deny row's does not), so an allow here
+ * means some call could be allowed and is marked `pending`; a deny is final.
  */
 export function decideRows(applicable: readonly GrantRow[]): Decision {
-  if (applicable.length === 0) return NO_GRANT;
-  const exact = applicable.filter((r) => r.principal !== WILDCARD);
-  const level = exact.length > 0 ? exact : applicable;
+  const pending = applicable.some((r) => r.when !== undefined);
+  if (!pending) return decideMatching(applicable, applicable);
+  const best = decideMatching(applicable.filter((r) => r.when === undefined || r.effect === 'allow'), applicable);
+  return best.effect === 'allow' ? Object.freeze({ ...best, pending: true }) : best;
+}
+
+/**
+ * The grant rules over the rows whose conditions hold for one call.
+ * `candidates` are all rows that apply by principal and scopes: a refusal
+ * because none of them matched is shadowed when one of them is in audit mode
+ * (a conditional allow being rolled out), a refusal by deny rows only when
+ * every one of them is.
+ */
+export function decideMatching(matching: readonly GrantRow[], candidates: readonly GrantRow[]): Decision {
+  if (matching.length === 0) {
+    return candidates.some(isAudit) ? Object.freeze({ ...NO_GRANT, audit: true }) : NO_GRANT;
+  }
+  const exact = matching.filter((r) => r.principal !== WILDCARD);
+  const level = exact.length > 0 ? exact : matching;
   const denies = level.filter((r) => r.effect === 'deny');
   const isExact = exact.length > 0;
   if (denies.length > 0) {
-    return Object.freeze({ effect: 'deny', reason: isExact ? 'exact_deny' : 'wildcard_deny', rows: Object.freeze(denies) });
+    const decision: Decision = { effect: 'deny', reason: isExact ? 'exact_deny' : 'wildcard_deny', rows: Object.freeze(denies) };
+    return Object.freeze(denies.every(isAudit) ? { ...decision, audit: true } : decision);
   }
   return Object.freeze({ effect: 'allow', reason: isExact ? 'exact_allow' : 'wildcard_allow', rows: Object.freeze([...level]) });
+}
+
+function isAudit(row: GrantRow): boolean {
+  return row.enforcement === 'audit';
 }
 
 /**

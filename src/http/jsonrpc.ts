@@ -8,6 +8,8 @@ export interface ErrorData {
   readonly requiredScopes?: readonly string[];
   readonly retryAfterMs?: number;
   readonly errors?: readonly { readonly instancePath: string; readonly keyword: string }[];
+  /** Why a grant refused a call: a row's condition did not allow it, or could not be evaluated. */
+  readonly reason?: 'condition' | 'condition_error';
 }
 
 export function errorBody(id: JsonRpcId, errorId: ErrorId, data?: ErrorData): string {

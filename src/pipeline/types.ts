@@ -27,13 +27,21 @@ export interface Exchange {
 }
 
 export type Verdict =
-  | { readonly kind: 'pass' }
+  | {
+    readonly kind: 'pass';
+    /** The grant row that allowed, when a stage decided by one. */
+    readonly rule?: string;
+  }
   | {
     readonly kind: 'deny';
     readonly error: ErrorId;
     readonly data?: ErrorData;
     /** Challenges such as WWW-Authenticate or Retry-After. */
     readonly headers?: Readonly<Record<string, string>>;
+    /** The refusal was decided by grant rows in audit mode: recorded, not enforced (see pipeline/shadow.ts). */
+    readonly audit?: true;
+    /** The grant row that refused, when a stage decided by one. */
+    readonly rule?: string;
   }
   | { readonly kind: 'respond'; readonly result: unknown };
 

@@ -2,6 +2,7 @@
  * The policy document exactly as the schema admits it: optional fields still
  * optional, before defaults are applied.
  */
+import type { Enforcement } from '../../grants/types.ts';
 import type { SecurityLevel, SideEffect, Tier } from '../policy.ts';
 
 export interface RawMetadata {
@@ -15,12 +16,14 @@ export interface RawMetadata {
 }
 
 export interface RawTool extends RawMetadata {
+  enforcement?: Enforcement;
   aliases?: string[];
   examples?: string[];
 }
 
 export interface RawPolicy {
   version?: 1;
+  enforcement?: Enforcement;
   authentication?: {
     resourceMetadataUrl?: string;
     staticKeys?: { file: string; apiKeyHeader?: boolean };
@@ -51,5 +54,14 @@ export interface RawPolicy {
     timeoutMs?: number;
   }[];
   rateLimits?: { principal: string; tool: string; requests: number; per: 'second' | 'minute' | 'hour'; burst?: number }[];
-  grants?: { principal: string; tool: string; scopes?: string[]; effect: 'allow' | 'deny'; revision?: number }[];
+  grants?: {
+    principal: string;
+    tool: string;
+    scopes?: string[];
+    effect: 'allow' | 'deny';
+    revision?: number;
+    when?: string;
+    enforcement?: Enforcement;
+    name?: string;
+  }[];
 }

@@ -1,0 +1,175 @@
+/**
+ * Grant conditions: CEL expressions (`when:` on a grant row) over the caller,
+ * the tool, the call's arguments and the request. They are parsed, type
+ * checked against the declared variables and cost-bounded when the policy
+ * loads; a loaded condition is only ever evaluated, and an evaluation that
+ * fails for any reason reports `undefined`, which callers treat as a denial.
+ */
+import { celEnv, CelScalar, isCelError, listType, mapType, parse, plan, type CelInput } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import type { CredentialStrength } from '../../auth/types.ts';
+import { Lru } from '../../cache/lru.ts';
+import { checkCondition, MAX_ITERATIONS, type RecordType } from './condition-check.ts';
+
+/** Longest condition source accepted, in characters. */
+export const MAX_CONDITION_LENGTH = 2048;
+/** Most expression nodes (after macro expansion) in one condition. */
+export const MAX_CONDITION_NODES = 256;
+/** Bound on the estimated cost: nodes, each node inside a comprehension counted MAX_ITERATIONS times per level. */
+export const MAX_CONDITION_COST = 100_000;
+
+/** What a condition may read. Everything else is a compile error. */
+const PRINCIPAL: RecordType = {
+  kind: 'record',
+  name: 'principal',
+  fields: { id: CelScalar.STRING, scopes: listType(CelScalar.STRING), strength: CelScalar.STRING, claims: mapType(CelScalar.STRING, CelScalar.DYN) },
+};
+const TOOL: RecordType = {
+  kind: 'record',
+  name: 'tool',
+  fields: { name: CelScalar.STRING, metadata: mapType(CelScalar.STRING, CelScalar.DYN), annotations: mapType(CelScalar.STRING, CelScalar.DYN) },
+};
+const REQUEST: RecordType = {
+  kind: 'record',
+  name: 'request',
+  fields: { protocolVersion: CelScalar.STRING, time: CelScalar.DYN },
+};
+const VARIABLES = { principal: PRINCIPAL, tool: TOOL, args: mapType(CelScalar.STRING, CelScalar.DYN), request: REQUEST };
+
+const ANY = mapType(CelScalar.STRING, CelScalar.DYN);
+const env = celEnv({ variables: { principal: ANY, tool: ANY, args: ANY, request: ANY }, funcs: strings });
+
+export interface ConditionInput {
+  readonly principal: {
+    readonly id: string;
+    readonly scopes: Iterable<string>;
+    readonly credentialStrength: CredentialStrength;
+    readonly claims?: Readonly<Record<string, unknown>>;
+  };
+  readonly tool: { readonly name: string; readonly metadata: object; readonly annotations: unknown };
+  /** The arguments as parsed, after schema validation. */
+  readonly args: unknown;
+  readonly request: { readonly protocolVersion: string | undefined; readonly timeMs: number };
+}
+
+/** One request's variables, converted once and shared by every condition evaluated for it. */
+export interface ConditionBindings {
+  readonly values: Record<string, CelInput>;
+  /** Some list or map holds more than MAX_ITERATIONS entries: conditions that iterate refuse to run. */
+  readonly oversized: boolean;
+}
+
+export interface Condition {
+  readonly source: string;
+  /** True, false, or undefined when evaluation failed (which denies). */
+  evaluate(bindings: ConditionBindings): boolean | undefined;
+}
+
+export type CompiledCondition =
+  | { readonly ok: true; readonly condition: Condition }
+  | { readonly ok: false; readonly message: string; readonly line: number; readonly column: number };
+
+/** Rows from storage are compiled when first used; the same source is compiled once. */
+const compiled = new Lru<string, CompiledCondition>(4096);
+
+export function compileCondition(source: string): CompiledCondition {
+  let hit = compiled.get(source);
+  if (hit === undefined) {
+    hit = compile(source);
+    compiled.set(source, hit);
+  }
+  return hit;
+}
+
+function compile(source: string): CompiledCondition {
+  if (source.length > MAX_CONDITION_LENGTH) return failed(source, `longer than ${MAX_CONDITION_LENGTH} characters`, 0);
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(source);
+  } catch (e) {
+    const at = (e as { location?: { start?: { offset?: unknown } } }).location?.start?.offset;
+    const found = (e as { found?: unknown }).found;
+    return failed(source, `syntax error${typeof found === 'string' ? ` near '${found.slice(0, 16)}'` : ''}`, typeof at === 'number' ? at : 0);
+  }
+  const checked = checkCondition(env, parsed.expr, VARIABLES);
+  const offsetOf = (id: bigint) => parsed.sourceInfo?.positions[id.toString()] ?? 0;
+  if (!checked.ok) return failed(source, checked.message, offsetOf(checked.exprId));
+  if (checked.nodes > MAX_CONDITION_NODES) return failed(source, `more than ${MAX_CONDITION_NODES} expression nodes`, 0);
+  if (checked.cost > MAX_CONDITION_COST) return failed(source, `estimated cost ${checked.cost} is over the limit of ${MAX_CONDITION_COST} (iterations nest too deep or loop bodies are too large)`, 0);
+  const run = plan(env, parsed);
+  const iterates = checked.iterates;
+  return {
+    ok: true,
+    condition: Object.freeze({
+      source,
+      evaluate(bindings: ConditionBindings): boolean | undefined {
+        if (iterates && bindings.oversized) return undefined;
+        try {
+          const r = run(bindings.values as Parameters<typeof run>[0]);
+          return typeof r === 'boolean' && !isCelError(r) ? r : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+    }),
+  };
+}
+
+function failed(source: string, message: string, offset: number): CompiledCondition {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < source.length; i++) {
+    if (source[i] === '\n') {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { ok: false, message, line, column: offset - lineStart + 1 };
+}
+
+/**
+ * Converts the request's variables to CEL values: JSON objects become maps,
+ * whole numbers ints (so `args.count + 1` type-checks as it reads) and other
+ * numbers doubles.
+ */
+export function conditionBindings(input: ConditionInput): ConditionBindings {
+  const state = { oversized: false };
+  const p = input.principal;
+  return {
+    values: {
+      principal: new Map<string, CelInput>([
+        ['id', p.id],
+        ['scopes', [...p.scopes].sort()],
+        ['strength', p.credentialStrength],
+        ['claims', toCel(p.claims ?? {}, state)],
+      ]),
+      tool: new Map<string, CelInput>([
+        ['name', input.tool.name],
+        ['metadata', toCel(input.tool.metadata, state)],
+        ['annotations', toCel(input.tool.annotations ?? {}, state)],
+      ]),
+      args: toCel(input.args ?? {}, state),
+      request: new Map<string, CelInput>([
+        ['protocolVersion', input.request.protocolVersion ?? ''],
+        ['time', timestampFromMs(input.request.timeMs)],
+      ]),
+    },
+    oversized: state.oversized,
+  };
+}
+
+function toCel(v: unknown, state: { oversized: boolean }): CelInput {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? BigInt(v) : v;
+  if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
+  if (Array.isArray(v)) {
+    if (v.length > MAX_ITERATIONS) state.oversized = true;
+    return v.map((x) => toCel(x, state));
+  }
+  if (typeof v === 'object') {
+    const entries = Object.entries(v as object);
+    if (entries.length > MAX_ITERATIONS) state.oversized = true;
+    return new Map(entries.map(([k, x]) => [k, toCel(x, state)] as const));
+  }
+  return null;
+}
