@@ -36,7 +36,7 @@ export interface ToolDefaults {
 
 export interface ToolMetadata extends ToolDefaults {
   /** Shadow mode for this tool's refusals; undefined: the policy's `enforcement`. */
-  readonly enforcement: Enforcement | undefined;
+  readonly enforcement?: Enforcement;
   /** Extra search terms for discovery; never callable names. */
   readonly aliases: readonly string[];
   /** Example queries for discovery. */
@@ -191,7 +191,7 @@ const defaultsCache = new WeakMap<ToolDefaults, ToolMetadata>();
 function defaultsAsTool(d: ToolDefaults): ToolMetadata {
   let t = defaultsCache.get(d);
   if (t === undefined) {
-    t = Object.freeze({ ...d, enforcement: undefined, aliases: EMPTY, examples: EMPTY });
+    t = Object.freeze({ ...d, aliases: EMPTY, examples: EMPTY });
     defaultsCache.set(d, t);
   }
   return t;
@@ -270,7 +270,7 @@ function resolveMetadata(m: RawMetadata, base: ToolDefaults): ToolDefaults {
 }
 
 function resolveTool(t: RawTool, defaults: ToolDefaults): ToolMetadata {
-  return { ...resolveMetadata(t, defaults), enforcement: t.enforcement, aliases: t.aliases ?? EMPTY, examples: t.examples ?? EMPTY };
+  return { ...resolveMetadata(t, defaults), ...(t.enforcement !== undefined && { enforcement: t.enforcement }), aliases: t.aliases ?? EMPTY, examples: t.examples ?? EMPTY };
 }
 
 function resolveAuthentication(a: NonNullable<RawPolicy['authentication']>, baseDir: string | undefined): AuthenticationConfig {

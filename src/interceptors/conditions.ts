@@ -63,7 +63,8 @@ export function conditionsInterceptor(): Interceptor {
       const call = decideCall(ex);
       if (call === undefined) return { kind: 'pass' };
       const d = call.decision;
-      const rule = d.rows[0]?.name;
+      // No row matched: the conditional rows that did not hold decided.
+      const rule = (d.rows[0] ?? ex.snapshot.conditional.get(ex.message.name as string)?.find((r) => r.when !== undefined))?.name;
       if (d.effect === 'allow') return rule === undefined ? { kind: 'pass' } : { kind: 'pass', rule };
       const refused = deny('tool_not_granted', { reason: call.failed ? 'condition_error' : 'condition' });
       return { ...refused, ...(d.audit === true && { audit: true as const }), ...(rule !== undefined && { rule }) } as Verdict;
