@@ -14,6 +14,7 @@ import { post } from '../helpers/raw.ts';
 import { sha256 } from '../helpers/static-keys.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { startToolgate } from '../helpers/toolgate.ts';
+import { setLogLevel } from '../../src/telemetry/log.ts';
 
 const ALICE_KEY = 'alice-0f3e9a7c5b1d2e4f6a8b';
 const CANARY = 'canary-4411-argument-value';
@@ -135,9 +136,24 @@ describe('grant conditions through a real toolgate and a real MCP server', () =>
   });
 
   it('a reload whose condition does not compile is refused and the last good policy stays', async () => {
-    const bad = policy().replace('args.amount <= 100', 'args.amount <= "a" + 1');
-    await writeFile(join(setup.dir, 'policy.yaml'), bad);
-    await waitFor(async () => (await metricValue(setup.gate.adminUrl, 'toolgate_policy_reloads_total', { outcome: 'rejected' })) >= 1, 'the reload is rejected');
+    const bad = policy().replace('args.amount <= 100', "args.amount <= 'a' + 1");
+    const lines: Record<string, unknown>[] = [];
+    const original = process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      for (const line of String(chunk).split('\n')) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+      return true;
+    }) as typeof process.stderr.write;
+    setLogLevel('warn');
+    try {
+      await writeFile(join(setup.dir, 'policy.yaml'), bad);
+      await waitFor(async () => (await metricValue(setup.gate.adminUrl, 'toolgate_policy_reloads_total', { outcome: 'rejected' })) >= 1, 'the reload is rejected');
+    } finally {
+      process.stderr.write = original;
+      setLogLevel('error');
+    }
+    const warn = lines.find((l) => l.msg === 'policy reload rejected; the last good policy stays in force');
+    assert.equal(warn?.error_path, '/grants/0/when');
+    assert.match(String(warn?.error_rule), /^condition: no matching overload for '\+' applied to \(string, int\) at line 1, column \d+$/);
     await expectAllowed('refund', { amount: 50 });
     await expectRefused('refund', { amount: 500 }, 'condition');
   });
