@@ -112,30 +112,33 @@ function infer(env: CelEnv, e: Expr, scope: Scope, weight: number, state: { node
       const call = k.value;
       const target = call.target === undefined ? undefined : sub(call.target);
       const args = call.args.map((x) => sub(x));
-      return callType(env, call.function, target, args, e.id);
+      return callType(env, call.function, target, args, e.id, call.args.map((x) => x.id));
     }
     default:
       throw new CheckError('unsupported expression', e.id);
   }
 }
 
-function callType(env: CelEnv, name: string, target: CheckType | undefined, args: readonly CheckType[], id: bigint): CheckType {
+/** `argIds` place an error at the operand it is about, which reads better than the operator's position. */
+function callType(env: CelEnv, name: string, target: CheckType | undefined, args: readonly CheckType[], id: bigint, argIds: readonly bigint[]): CheckType {
   switch (name) {
     case '_&&_':
     case '_||_':
     case '@not_strictly_false':
-      for (const a of args) if (!isDyn(a) && typeName(a) !== 'bool') throw new CheckError(`'${operator(name)}' needs bool operands, got ${typeName(a)}`, id);
+      args.forEach((a, i) => {
+        if (!isDyn(a) && typeName(a) !== 'bool') throw new CheckError(`'${operator(name)}' needs bool operands, got ${typeName(a)}`, argIds[i] ?? id);
+      });
       return BOOL;
     case '_?_:_': {
       const [cond, yes, no] = args as [CheckType, CheckType, CheckType];
-      if (!isDyn(cond) && typeName(cond) !== 'bool') throw new CheckError(`a conditional needs a bool, got ${typeName(cond)}`, id);
+      if (!isDyn(cond) && typeName(cond) !== 'bool') throw new CheckError(`a conditional needs a bool, got ${typeName(cond)}`, argIds[0] ?? id);
       return common([yes, no]);
     }
     case '_[_]': {
       const [on, index] = args as [CheckType, CheckType];
       if (isDyn(on)) return DYN;
       if (on.kind === 'list') {
-        if (!isDyn(index) && typeName(index) !== 'int' && typeName(index) !== 'uint') throw new CheckError(`a list index must be an int, got ${typeName(index)}`, id);
+        if (!isDyn(index) && typeName(index) !== 'int' && typeName(index) !== 'uint') throw new CheckError(`a list index must be an int, got ${typeName(index)}`, argIds[1] ?? id);
         return on.element;
       }
       if (on.kind === 'map') return on.value;
