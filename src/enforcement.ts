@@ -17,19 +17,14 @@ import { ListChangedRelay } from './discovery/list-changed-redis.ts';
 import { ACTIVATION_TTL_MS, createDiscovery } from './discovery/service.ts';
 import { createFileGrantStore, createRedisGrantStore, type FileGrantStore, type GrantStore } from './grants/store.ts';
 import { createEnforcer, type Enforcer } from './http/enforce.ts';
-import { argumentsInterceptor } from './interceptors/arguments.ts';
-import { conditionsInterceptor } from './interceptors/conditions.ts';
-import { grantsInterceptor } from './interceptors/grants.ts';
 import { createExternalValidators } from './interceptors/external-validator.ts';
-import { rateLimitInterceptor } from './interceptors/rate-limit.ts';
-import { securityLevelInterceptor } from './interceptors/security-level.ts';
 import type { CatalogueView } from './pipeline/catalogue-view.ts';
 import { composeChain } from './pipeline/compose.ts';
+import { policyChecks, schemaCaches } from './pipeline/policy-interceptors.ts';
 import { catalogueState } from './telemetry/channels.ts';
 import { grantState } from './telemetry/hooks.ts';
 import { log } from './telemetry/log.ts';
-import { SchemaCache } from './validation/cache.ts';
-import { createSchemaRegistry } from './validation/registry.ts';
+import type { SchemaCache } from './validation/cache.ts';
 
 /** Largest upstream tools/list response toolgate buffers to filter it. */
 const MAX_REWRITE_BYTES = 16 * 1024 * 1024;
@@ -101,10 +96,9 @@ export async function startEnforcement(settings: Settings, pool: Pool): Promise<
     },
   };
   // External validators last: they see only calls toolgate itself would forward.
-  // Conditions read the arguments, so they run once the schema has accepted them.
   const validators = createExternalValidators();
-  const rateLimit = rateLimitInterceptor();
-  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), rateLimit, argumentsInterceptor(schemas), conditionsInterceptor(), validators.interceptor];
+  const { checks, rateLimit } = policyChecks(schemas);
+  const interceptors = [...checks, validators.interceptor];
   const chain = composeChain(interceptors);
   // Discovery is answered by toolgate, not forwarded: of the chain only the rate limits apply to it.
   const discoveryChain = composeChain([rateLimit]);
@@ -201,27 +195,6 @@ async function openGrantStore(settings: Settings, policy: Policy, shared: Shared
  * the calls use) and names, in one log line, the tools whose calls will be
  * refused because their schema cannot be enforced.
  */
-/**
- * One validator cache per set of registered schemas: a validator compiled
- * against one registry must never serve another. Policies without registered
- * schemas share one cache, so a reload does not recompile every tool.
- */
-function schemaCaches(): (policy: Policy) => SchemaCache {
-  const plain = new SchemaCache();
-  const byPolicy = new WeakMap<Policy, SchemaCache>();
-  return (policy) => {
-    if (Object.keys(policy.schemas).length === 0) return plain;
-    let cache = byPolicy.get(policy);
-    if (cache === undefined) {
-      const registry = createSchemaRegistry(policy.schemas);
-      // Policy loading already refused registries that cannot be built.
-      cache = registry.ok ? new SchemaCache(4096, { registry: registry.registry }) : plain;
-      byPolicy.set(policy, cache);
-    }
-    return cache;
-  };
-}
-
 function reportEnforceability(c: Catalogue, schemas: SchemaCache): void {
   const refused: string[] = [];
   for (const t of c.tools.values()) {
