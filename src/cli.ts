@@ -12,6 +12,7 @@ const commands: Readonly<Record<string, () => Promise<{ run(argv: readonly strin
   'discover-eval': () => import('./commands/discover-eval.ts'),
   grants: () => import('./commands/grants.ts'),
   'inject-webhook': () => import('./commands/inject-webhook.ts'),
+  policy: () => import('./commands/policy.ts'),
 };
 
 async function serve(argv: readonly string[]): Promise<number> {

@@ -108,13 +108,16 @@ export async function explainFor(deps: GrpcPolicyDeps, principal: Principal, met
       if (v.data?.errors !== undefined && argumentErrors.length === 0) argumentErrors = v.data.errors.map((x) => ({ instancePath: x.instancePath, keyword: x.keyword }));
     }
   }
-  const grant = tool === '' ? undefined : (decideCall(ex)?.decision ?? decide(snap.snapshot, tool));
+  const call = decideCall(ex);
+  const grant = tool === '' ? undefined : (call?.decision ?? decide(snap.snapshot, tool));
+  // No row's condition held: the conditional rows that did not are what decided.
+  const decidingRows = call !== undefined && call.decision.rows.length === 0 ? (snap.snapshot.conditional.get(tool) ?? []).filter((r) => r.when !== undefined) : (grant?.rows ?? []);
   return {
     decision: deciding?.kind ?? (shadowedOnly ? 'audit_deny' : 'allow'),
     reasonCodes: reasons,
     stages,
     grantReason: grant?.reason ?? '',
-    rows: (grant?.rows ?? []).map((r) => ({
+    rows: decidingRows.map((r) => ({
       principal: r.principal, tool: r.tool, scopes: [...r.scopes], effect: r.effect, revision: r.revision ?? 0,
       when: r.when ?? '', enforcement: r.enforcement ?? 'enforce', name: r.name ?? '',
     })),
