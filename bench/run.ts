@@ -7,7 +7,7 @@
  */
 import { loadConfig } from './lib/config.ts';
 import { renderTable } from './lib/report.ts';
-import { BENCH_KEY, writeBenchPolicy } from './lib/policy.ts';
+import { BENCH_KEY, writeBenchPolicy, writeRowsPolicy } from './lib/policy.ts';
 import { l1HitRates, toolgateWithRedisGrants } from './lib/redis-policy.ts';
 import { SEARCH_CALL } from './lib/request.ts';
 import { fig, runBenchmark, type Case } from './lib/runner.ts';
@@ -21,6 +21,8 @@ const launchers: Record<string, Launcher> = {
   toolgate: toolgate('toolgate'),
   policy: toolgate('policy', { args: ['--policy-file', writeBenchPolicy()] }),
   policy_redis: toolgateWithRedisGrants('policy_redis', writeBenchPolicy()),
+  rows20: toolgate('rows20', { args: ['--policy-file', writeRowsPolicy(false)] }),
+  conditions20: toolgate('conditions20', { args: ['--policy-file', writeRowsPolicy(true)] }),
   tracing: toolgateTracing('tracing'),
   validator: toolgateWithValidator('validator', writeBenchPolicy()),
 };
@@ -91,6 +93,24 @@ const cases: readonly Case[] = [
         redis_ratio: fig.ratio(withRedis?.rps, inProcess?.rps),
         redis_p50_added_ms: fig.addedMs(withRedis?.p50Ms, inProcess?.p50Ms),
         redis_l1_hit_rate: l1HitRates.get('policy_redis') ?? null,
+      };
+    },
+  },
+  {
+    id: 'rows20', label: 'toolgate, 20 grant rows for the tool, no conditions', target: 'rows20', request: AUTHENTICATED_CALL,
+    measures: ['throughput'],
+    report: (r) => ({ rows20_cpu_us_per_req: fig.us(r.get('rows20')?.cpuUsPerReq) }),
+  },
+  {
+    id: 'conditions20', label: 'toolgate, the same 20 rows, each with a condition', target: 'conditions20', request: AUTHENTICATED_CALL,
+    measures: ['throughput'],
+    report: (r) => {
+      const withConditions = r.get('conditions20');
+      const plain = r.get('rows20');
+      return {
+        conditions20_cpu_us_per_req: fig.us(withConditions?.cpuUsPerReq),
+        conditions_cpu_ratio: fig.ratio(withConditions?.cpuUsPerReq, plain?.cpuUsPerReq),
+        conditions_rps_ratio: fig.ratio(withConditions?.rps, plain?.rps),
       };
     },
   },
