@@ -21,8 +21,9 @@ const launchers: Record<string, Launcher> = {
   toolgate: toolgate('toolgate'),
   policy: toolgate('policy', { args: ['--policy-file', writeBenchPolicy()] }),
   policy_redis: toolgateWithRedisGrants('policy_redis', writeBenchPolicy()),
-  rows20: toolgate('rows20', { args: ['--policy-file', writeRowsPolicy(false)] }),
-  conditions20: toolgate('conditions20', { args: ['--policy-file', writeRowsPolicy(true)] }),
+  rows20: toolgate('rows20', { args: ['--policy-file', writeRowsPolicy('plain')] }),
+  conditions20: toolgate('conditions20', { args: ['--policy-file', writeRowsPolicy('conditions')] }),
+  conditions20_every: toolgate('conditions20_every', { args: ['--policy-file', writeRowsPolicy('every')] }),
   tracing: toolgateTracing('tracing'),
   validator: toolgateWithValidator('validator', writeBenchPolicy()),
 };
@@ -111,6 +112,17 @@ const cases: readonly Case[] = [
         conditions20_cpu_us_per_req: fig.us(withConditions?.cpuUsPerReq),
         conditions_cpu_ratio: fig.ratio(withConditions?.cpuUsPerReq, plain?.cpuUsPerReq),
         conditions_rps_ratio: fig.ratio(withConditions?.rps, plain?.rps),
+      };
+    },
+  },
+  {
+    id: 'conditions20_every', label: 'toolgate, 20 conditions all evaluated per call (worst case)', target: 'conditions20_every', request: AUTHENTICATED_CALL,
+    measures: ['throughput'],
+    report: (r) => {
+      const every = r.get('conditions20_every');
+      return {
+        conditions20_every_cpu_us_per_req: fig.us(every?.cpuUsPerReq),
+        conditions_every_cpu_ratio: fig.ratio(every?.cpuUsPerReq, r.get('rows20')?.cpuUsPerReq),
       };
     },
   },

@@ -49,15 +49,23 @@ export const BENCH_CONDITIONS: readonly string[] = [
 ];
 
 /**
- * Twenty allow rows for the bench call's tool, each applying by its own
- * scope (so none is a duplicate), with or without a condition: the
- * conditions-versus-plain pair of `npm run bench`.
+ * Twenty rows for the bench call's tool, each applying by its own scope (so
+ * none is a duplicate): `plain`, twenty allow rows; `conditions`, the same
+ * rows each with a condition (a decision stops at the first allow row that
+ * holds); `every`, the worst case, where all twenty conditions must be
+ * evaluated on every call: twenty deny rows whose conditions are all false,
+ * beside one unconditional allow row.
  */
-export function writeRowsPolicy(conditional: boolean): string {
+export function writeRowsPolicy(kind: 'plain' | 'conditions' | 'every'): string {
   const [search] = TOOLS;
   const scopes = BENCH_CONDITIONS.map((_, i) => `rows.${i}`);
-  const rows = BENCH_CONDITIONS.map((when, i) =>
-    `  - { principal: "*", tool: ${search?.name}, scopes: [${scopes[i]}], effect: allow${conditional ? `, when: ${JSON.stringify(when)}` : ''} }`);
+  const rows = BENCH_CONDITIONS.map((when, i) => {
+    const base = `principal: "*", tool: ${search?.name}, scopes: [${scopes[i]}]`;
+    if (kind === 'plain') return `  - { ${base}, effect: allow }`;
+    if (kind === 'conditions') return `  - { ${base}, effect: allow, when: ${JSON.stringify(when)} }`;
+    return `  - { ${base}, effect: deny, when: ${JSON.stringify(`!(${when})`)} }`;
+  });
+  if (kind === 'every') rows.push(`  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`);
   return writePolicy(scopes, rows);
 }
 

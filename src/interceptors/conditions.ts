@@ -1,34 +1,33 @@
 import { compileCondition, conditionBindings, type ConditionBindings } from '../config/policy/conditions.ts';
 import { toolMetadata } from '../config/policy.ts';
 import { decideMatching } from '../grants/rules.ts';
-import type { Decision, GrantRow } from '../grants/types.ts';
+import { WILDCARD, type Decision, type GrantRow } from '../grants/types.ts';
 import { deny, type Exchange, type Interceptor, type Verdict } from '../pipeline/types.ts';
 
 export interface CallDecision {
   readonly decision: Decision;
-  /** Some condition could not be evaluated: the call is refused whatever the other rows say. */
+  /** A condition that decided the refusal could not be evaluated. */
   readonly failed: boolean;
 }
 
 /**
- * The grant decision for one call of a tool with conditional rows: each
- * applicable row whose condition holds takes part, then the grant rules
- * decide as for unconditional rows. A condition that fails to evaluate
- * refuses the call (never allows it). Undefined when the tool has no
- * conditional row for this principal: the grants stage already decided.
+ * The grant decision for one call of a tool with conditional rows, under the
+ * grant rules: exact rows before `*` rows, and at each level deny rows first.
+ * A row without a condition always applies; a condition is evaluated only
+ * when its row could still change the outcome, so a decision stops at the
+ * first deny row that applies, else the first allow row that does. A
+ * condition that cannot be evaluated never allows: such an allow row does not
+ * apply, such a deny row does, and either way the refusal says
+ * `condition_error`. Undefined when the tool has no conditional row for this
+ * principal: the grants stage already decided.
  */
 export function decideCall(ex: Exchange): CallDecision | undefined {
   const tool = ex.message.name;
   const rows = tool === undefined ? undefined : ex.snapshot.conditional.get(tool);
   if (tool === undefined || rows === undefined) return undefined;
   let bindings: ConditionBindings | undefined;
-  const matching: GrantRow[] = [];
-  const failed: GrantRow[] = [];
-  for (const row of rows) {
-    if (row.when === undefined) {
-      matching.push(row);
-      continue;
-    }
+  const holds = (row: GrantRow): boolean | undefined => {
+    if (row.when === undefined) return true;
     bindings ??= conditionBindings({
       principal: ex.principal,
       tool: { name: tool, metadata: toolMetadata(ex.policy, tool), annotations: ex.catalogue.get(tool)?.tool.annotations },
@@ -36,15 +35,26 @@ export function decideCall(ex: Exchange): CallDecision | undefined {
       request: { protocolVersion: ex.message.protocolVersion, timeMs: Date.now() },
     });
     const compiled = compileCondition(row.when);
-    const holds = compiled.ok ? compiled.condition.evaluate(bindings) : undefined;
-    if (holds === undefined) failed.push(row);
-    else if (holds) matching.push(row);
+    return compiled.ok ? compiled.condition.evaluate(bindings) : undefined;
+  };
+  let failed = false;
+  for (const exact of [true, false]) {
+    const level = rows.filter((r) => (r.principal !== WILDCARD) === exact);
+    for (const row of level) {
+      if (row.effect !== 'deny') continue;
+      const h = holds(row);
+      if (h === false) continue;
+      const decision: Decision = { effect: 'deny', reason: exact ? 'exact_deny' : 'wildcard_deny', rows: Object.freeze([row]) };
+      return { decision: Object.freeze(row.enforcement === 'audit' ? { ...decision, audit: true as const } : decision), failed: h === undefined };
+    }
+    for (const row of level) {
+      if (row.effect !== 'allow') continue;
+      const h = holds(row);
+      if (h === true) return { decision: Object.freeze({ effect: 'allow', reason: exact ? 'exact_allow' : 'wildcard_allow', rows: Object.freeze([row]) }), failed: false };
+      if (h === undefined) failed = true;
+    }
   }
-  if (failed.length > 0) {
-    const audit = failed.every((r) => r.enforcement === 'audit');
-    return { decision: Object.freeze({ effect: 'deny', reason: 'no_grant', rows: Object.freeze(failed), ...(audit && { audit: true as const }) }), failed: true };
-  }
-  return { decision: decideMatching(matching, rows), failed: false };
+  return { decision: decideMatching([], rows), failed };
 }
 
 /**

@@ -5,9 +5,10 @@
  * loads; a loaded condition is only ever evaluated, and an evaluation that
  * fails for any reason reports `undefined`, which callers treat as a denial.
  */
-import { celEnv, CelScalar, isCelError, listType, mapType, parse, plan, type CelInput } from '@bufbuild/cel';
+import { celEnv, celList, celMap, CelScalar, isCelError, listType, mapType, parse, plan, type CelInput } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { RE2JS } from 're2js';
 import type { CredentialStrength } from '../../auth/types.ts';
 import { Lru } from '../../cache/lru.ts';
 import { checkCondition, MAX_ITERATIONS, type RecordType } from './condition-check.ts';
@@ -37,8 +38,21 @@ const REQUEST: RecordType = {
 };
 const VARIABLES = { principal: PRINCIPAL, tool: TOOL, args: mapType(CelScalar.STRING, CelScalar.DYN), request: REQUEST };
 
+/** `matches` compiles each pattern once (RE2: linear in the input), not once per evaluation. */
+const patterns = new Lru<string, RE2JS>(256);
+const re2 = {
+  compile(pattern: string) {
+    let re = patterns.get(pattern);
+    if (re === undefined) {
+      re = RE2JS.compile(pattern);
+      patterns.set(pattern, re);
+    }
+    return re;
+  },
+};
+
 const ANY = mapType(CelScalar.STRING, CelScalar.DYN);
-const env = celEnv({ variables: { principal: ANY, tool: ANY, args: ANY, request: ANY }, funcs: strings });
+const env = celEnv({ variables: { principal: ANY, tool: ANY, args: ANY, request: ANY }, funcs: strings, re2 });
 
 export interface ConditionInput {
   readonly principal: {
@@ -53,10 +67,17 @@ export interface ConditionInput {
   readonly request: { readonly protocolVersion: string | undefined; readonly timeMs: number };
 }
 
-/** One request's variables, converted once and shared by every condition evaluated for it. */
+/**
+ * One request's variables, shared by every condition evaluated for it. Each
+ * is converted on first use only, so a call whose conditions read only `args`
+ * never converts the caller's claims.
+ */
 export interface ConditionBindings {
   readonly values: Record<string, CelInput>;
-  /** Some list or map holds more than MAX_ITERATIONS entries: conditions that iterate refuse to run. */
+  /**
+   * Some list or map holds more than MAX_ITERATIONS entries: conditions that
+   * iterate refuse to run. Reading it converts every variable.
+   */
   readonly oversized: boolean;
 }
 
@@ -131,32 +152,64 @@ function failed(source: string, message: string, offset: number): CompiledCondit
 /**
  * Converts the request's variables to CEL values: JSON objects become maps,
  * whole numbers ints (so `args.count + 1` type-checks as it reads) and other
- * numbers doubles.
+ * numbers doubles. Tool metadata and annotations are frozen per policy and
+ * catalogue, so their conversions are kept.
  */
 export function conditionBindings(input: ConditionInput): ConditionBindings {
   const state = { oversized: false };
-  const p = input.principal;
-  return {
-    values: {
-      principal: new Map<string, CelInput>([
-        ['id', p.id],
-        ['scopes', [...p.scopes].sort()],
-        ['strength', p.credentialStrength],
-        ['claims', toCel(p.claims ?? {}, state)],
-      ]),
-      tool: new Map<string, CelInput>([
-        ['name', input.tool.name],
-        ['metadata', toCel(input.tool.metadata, state)],
-        ['annotations', toCel(input.tool.annotations ?? {}, state)],
-      ]),
-      args: toCel(input.args ?? {}, state),
-      request: new Map<string, CelInput>([
-        ['protocolVersion', input.request.protocolVersion ?? ''],
-        ['time', timestampFromMs(input.request.timeMs)],
-      ]),
+  const memo = new Map<string, CelInput>();
+  const lazy = (name: string, make: () => CelInput) => ({
+    enumerable: true,
+    get(): CelInput {
+      let v = memo.get(name);
+      if (v === undefined) {
+        v = make();
+        memo.set(name, v);
+      }
+      return v;
     },
-    oversized: state.oversized,
+  });
+  const p = input.principal;
+  const values = Object.defineProperties({} as Record<string, CelInput>, {
+    principal: lazy('principal', () => celMap(new Map<string, CelInput>([
+      ['id', p.id],
+      ['scopes', [...p.scopes].sort()],
+      ['strength', p.credentialStrength],
+      ['claims', toCel(p.claims ?? {}, state)],
+    ]))),
+    tool: lazy('tool', () => celMap(new Map<string, CelInput>([
+      ['name', input.tool.name],
+      ['metadata', frozenToCel(input.tool.metadata, state)],
+      ['annotations', frozenToCel(input.tool.annotations ?? EMPTY_OBJECT, state)],
+    ]))),
+    args: lazy('args', () => toCel(input.args ?? EMPTY_OBJECT, state)),
+    request: lazy('request', () => celMap(new Map<string, CelInput>([
+      ['protocolVersion', input.request.protocolVersion ?? ''],
+      ['time', timestampFromMs(input.request.timeMs)],
+    ]))),
+  });
+  return {
+    values,
+    get oversized() {
+      for (const name of Object.keys(values)) void values[name];
+      return state.oversized;
+    },
   };
+}
+
+const EMPTY_OBJECT = Object.freeze({});
+const frozenConversions = new WeakMap<object, { readonly value: CelInput; readonly oversized: boolean }>();
+
+function frozenToCel(v: unknown, state: { oversized: boolean }): CelInput {
+  if (typeof v !== 'object' || v === null || !Object.isFrozen(v)) return toCel(v, state);
+  let hit = frozenConversions.get(v);
+  if (hit === undefined) {
+    const own = { oversized: false };
+    hit = { value: toCel(v, own), oversized: own.oversized };
+    frozenConversions.set(v, hit);
+  }
+  if (hit.oversized) state.oversized = true;
+  return hit.value;
 }
 
 function toCel(v: unknown, state: { oversized: boolean }): CelInput {
@@ -164,12 +217,12 @@ function toCel(v: unknown, state: { oversized: boolean }): CelInput {
   if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
   if (Array.isArray(v)) {
     if (v.length > MAX_ITERATIONS) state.oversized = true;
-    return v.map((x) => toCel(x, state));
+    return celList(v.map((x) => toCel(x, state)));
   }
   if (typeof v === 'object') {
     const entries = Object.entries(v as object);
     if (entries.length > MAX_ITERATIONS) state.oversized = true;
-    return new Map(entries.map(([k, x]) => [k, toCel(x, state)] as const));
+    return celMap(new Map(entries.map(([k, x]) => [k, toCel(x, state)] as const)));
   }
   return null;
 }
