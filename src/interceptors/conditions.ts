@@ -1,4 +1,4 @@
-import { compileCondition, conditionBindings, type ConditionBindings } from '../config/policy/conditions.ts';
+import { compileCondition, conditionBindings, type Condition, type ConditionBindings } from '../config/policy/conditions.ts';
 import { toolMetadata } from '../config/policy.ts';
 import { decideMatching } from '../grants/rules.ts';
 import { WILDCARD, type Decision, type GrantRow } from '../grants/types.ts';
@@ -26,35 +26,66 @@ export function decideCall(ex: Exchange): CallDecision | undefined {
   const rows = tool === undefined ? undefined : ex.snapshot.conditional.get(tool);
   if (tool === undefined || rows === undefined) return undefined;
   let bindings: ConditionBindings | undefined;
-  const holds = (row: GrantRow): boolean | undefined => {
-    if (row.when === undefined) return true;
-    bindings ??= conditionBindings({
-      principal: ex.principal,
-      tool: { name: tool, metadata: toolMetadata(ex.policy, tool), annotations: ex.catalogue.get(tool)?.tool.annotations },
-      args: ex.message.params?.arguments,
-      request: { protocolVersion: ex.message.protocolVersion, timeMs: Date.now() },
-    });
-    const compiled = compileCondition(row.when);
-    return compiled.ok ? compiled.condition.evaluate(bindings) : undefined;
-  };
   let failed = false;
-  for (const exact of [true, false]) {
-    const level = rows.filter((r) => (r.principal !== WILDCARD) === exact);
-    for (const row of level) {
-      if (row.effect !== 'deny') continue;
-      const h = holds(row);
+  for (const { exact, denies, allows } of levelsOf(rows)) {
+    for (const row of denies) {
+      const h = row.condition === undefined ? true : row.condition.evaluate((bindings ??= bind(ex, tool)));
       if (h === false) continue;
-      const decision: Decision = { effect: 'deny', reason: exact ? 'exact_deny' : 'wildcard_deny', rows: Object.freeze([row]) };
-      return { decision: Object.freeze(row.enforcement === 'audit' ? { ...decision, audit: true as const } : decision), failed: h === undefined };
+      const decision: Decision = { effect: 'deny', reason: exact ? 'exact_deny' : 'wildcard_deny', rows: Object.freeze([row.row]) };
+      return { decision: Object.freeze(row.row.enforcement === 'audit' ? { ...decision, audit: true as const } : decision), failed: h === undefined };
     }
-    for (const row of level) {
-      if (row.effect !== 'allow') continue;
-      const h = holds(row);
-      if (h === true) return { decision: Object.freeze({ effect: 'allow', reason: exact ? 'exact_allow' : 'wildcard_allow', rows: Object.freeze([row]) }), failed: false };
+    for (const row of allows) {
+      const h = row.condition === undefined ? true : row.condition.evaluate((bindings ??= bind(ex, tool)));
+      if (h === true) return { decision: Object.freeze({ effect: 'allow', reason: exact ? 'exact_allow' : 'wildcard_allow', rows: Object.freeze([row.row]) }), failed: false };
       if (h === undefined) failed = true;
     }
   }
   return { decision: decideMatching([], rows), failed };
+}
+
+function bind(ex: Exchange, tool: string): ConditionBindings {
+  return conditionBindings({
+    principal: ex.principal,
+    tool: { name: tool, metadata: toolMetadata(ex.policy, tool), annotations: ex.catalogue.get(tool)?.tool.annotations },
+    args: ex.message.params?.arguments,
+    request: { protocolVersion: ex.message.protocolVersion, timeMs: Date.now() },
+  });
+}
+
+interface Checked {
+  readonly row: GrantRow;
+  /** Undefined: the row always applies. */
+  readonly condition: Condition | undefined;
+}
+
+interface Level {
+  readonly exact: boolean;
+  readonly denies: readonly Checked[];
+  readonly allows: readonly Checked[];
+}
+
+/** A snapshot's rows for a tool, split once into the order the rules read them, conditions resolved. */
+const levels = new WeakMap<readonly GrantRow[], readonly Level[]>();
+
+function levelsOf(rows: readonly GrantRow[]): readonly Level[] {
+  let out = levels.get(rows);
+  if (out === undefined) {
+    const checked = (r: GrantRow): Checked => ({ row: r, condition: r.when === undefined ? undefined : conditionOf(r.when) });
+    out = [true, false].map((exact) => {
+      const level = rows.filter((r) => (r.principal !== WILDCARD) === exact);
+      return { exact, denies: level.filter((r) => r.effect === 'deny').map(checked), allows: level.filter((r) => r.effect === 'allow').map(checked) };
+    });
+    levels.set(rows, out);
+  }
+  return out;
+}
+
+/** Rows reach a snapshot only when their condition compiles; should one not, it fails like an evaluation error. */
+const FAILING: Condition = Object.freeze({ source: '', evaluate: () => undefined });
+
+function conditionOf(source: string): Condition {
+  const compiled = compileCondition(source);
+  return compiled.ok ? compiled.condition : FAILING;
 }
 
 /**

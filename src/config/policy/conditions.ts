@@ -156,45 +156,63 @@ function failed(source: string, message: string, offset: number): CompiledCondit
  * catalogue, so their conversions are kept.
  */
 export function conditionBindings(input: ConditionInput): ConditionBindings {
-  const state = { oversized: false };
-  const memo = new Map<string, CelInput>();
-  const lazy = (name: string, make: () => CelInput) => ({
-    enumerable: true,
-    get(): CelInput {
-      let v = memo.get(name);
-      if (v === undefined) {
-        v = make();
-        memo.set(name, v);
-      }
-      return v;
-    },
-  });
-  const p = input.principal;
-  const values = Object.defineProperties({} as Record<string, CelInput>, {
-    principal: lazy('principal', () => celMap(new Map<string, CelInput>([
+  return new LazyBindings(input);
+}
+
+/** Getters on the prototype: CEL reads `values[name]`, and a variable no condition reads is never built. */
+class LazyBindings implements ConditionBindings {
+  readonly #input: ConditionInput;
+  readonly #state = { oversized: false };
+  #principal: CelInput | undefined;
+  #tool: CelInput | undefined;
+  #args: CelInput | undefined;
+  #request: CelInput | undefined;
+
+  constructor(input: ConditionInput) {
+    this.#input = input;
+  }
+
+  get values(): Record<string, CelInput> {
+    return this as unknown as Record<string, CelInput>;
+  }
+
+  get oversized(): boolean {
+    void this.principal;
+    void this.tool;
+    void this.args;
+    return this.#state.oversized;
+  }
+
+  get principal(): CelInput {
+    const p = this.#input.principal;
+    return (this.#principal ??= celMap(new Map<string, CelInput>([
       ['id', p.id],
       ['scopes', [...p.scopes].sort()],
       ['strength', p.credentialStrength],
-      ['claims', toCel(p.claims ?? {}, state)],
-    ]))),
-    tool: lazy('tool', () => celMap(new Map<string, CelInput>([
-      ['name', input.tool.name],
-      ['metadata', frozenToCel(input.tool.metadata, state)],
-      ['annotations', frozenToCel(input.tool.annotations ?? EMPTY_OBJECT, state)],
-    ]))),
-    args: lazy('args', () => toCel(input.args ?? EMPTY_OBJECT, state)),
-    request: lazy('request', () => celMap(new Map<string, CelInput>([
-      ['protocolVersion', input.request.protocolVersion ?? ''],
-      ['time', timestampFromMs(input.request.timeMs)],
-    ]))),
-  });
-  return {
-    values,
-    get oversized() {
-      for (const name of Object.keys(values)) void values[name];
-      return state.oversized;
-    },
-  };
+      ['claims', toCel(p.claims ?? EMPTY_OBJECT, this.#state)],
+    ])));
+  }
+
+  get tool(): CelInput {
+    const t = this.#input.tool;
+    return (this.#tool ??= celMap(new Map<string, CelInput>([
+      ['name', t.name],
+      ['metadata', frozenToCel(t.metadata, this.#state)],
+      ['annotations', frozenToCel(t.annotations ?? EMPTY_OBJECT, this.#state)],
+    ])));
+  }
+
+  get args(): CelInput {
+    return (this.#args ??= toCel(this.#input.args ?? EMPTY_OBJECT, this.#state));
+  }
+
+  get request(): CelInput {
+    const r = this.#input.request;
+    return (this.#request ??= celMap(new Map<string, CelInput>([
+      ['protocolVersion', r.protocolVersion ?? ''],
+      ['time', timestampFromMs(r.timeMs)],
+    ])));
+  }
 }
 
 const EMPTY_OBJECT = Object.freeze({});
