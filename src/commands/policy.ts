@@ -47,6 +47,15 @@ function findings(io: PolicyIo, file: string, errors: readonly ConfigError[], ki
   for (const e of errors) io.stdout.write(`${file}: ${e.path || '/'}: ${kind}${e.message}\n`);
 }
 
+/** The tools of the `--catalog` file, if one was named; a file that cannot be read is reported as findings. */
+async function catalogueOption(path: string | undefined, io: PolicyIo): Promise<{ ok: true; tools: readonly unknown[] | undefined } | { ok: false }> {
+  if (path === undefined) return { ok: true, tools: undefined };
+  const loaded = await loadCatalogue(path);
+  if (loaded.ok) return { ok: true, tools: loaded.value };
+  findings(io, path, loaded.errors);
+  return { ok: false };
+}
+
 async function validate(argv: readonly string[], io: PolicyIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
@@ -55,15 +64,9 @@ async function validate(argv: readonly string[], io: PolicyIo): Promise<number> 
     strict: true,
   });
   if (positionals.length === 0) throw new UsageError('name at least one policy file');
-  let tools: readonly unknown[] | undefined;
-  if (values.catalog !== undefined) {
-    const loaded = await loadCatalogue(values.catalog);
-    if (!loaded.ok) {
-      findings(io, values.catalog, loaded.errors);
-      return 1;
-    }
-    tools = loaded.value;
-  }
+  const catalogue = await catalogueOption(values.catalog, io);
+  if (!catalogue.ok) return 1;
+  const tools = catalogue.tools;
   let failed = false;
   for (const file of positionals) {
     const loaded = await loadEnforcement(file, !values['skip-files']);
@@ -131,16 +134,9 @@ async function explain(argv: readonly string[], io: PolicyIo): Promise<number> {
     findings(io, policyFile, loaded.errors);
     return 1;
   }
-  let tools: readonly unknown[] | undefined;
-  if (values.catalog !== undefined) {
-    const catalogue = await loadCatalogue(values.catalog);
-    if (!catalogue.ok) {
-      findings(io, values.catalog, catalogue.errors);
-      return 1;
-    }
-    tools = catalogue.value;
-  }
-  const response = await decideOffline(offlineDeps(loaded.value, tools), { id: values.principal, scopes, strength, ...(claims !== undefined && { claims }) }, values.tool, args);
+  const catalogue = await catalogueOption(values.catalog, io);
+  if (!catalogue.ok) return 1;
+  const response = await decideOffline(offlineDeps(loaded.value, catalogue.tools), { id: values.principal, scopes, strength, ...(claims !== undefined && { claims }) }, values.tool, args);
   io.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
   return 0;
 }
