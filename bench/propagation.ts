@@ -11,7 +11,7 @@ import type { Principal } from '../src/auth/types.ts';
 import { createRedisClient, parseRedisConfig } from '../src/cache/redis.ts';
 import { createRedisSource } from '../src/grants/sources/redis.ts';
 import { decide } from '../src/grants/snapshot.ts';
-import { createRedisGrantStore } from '../src/grants/store.ts';
+import { createRedisGrantStore } from '../src/grants/redis-store.ts';
 import type { GrantStore } from '../src/grants/store.ts';
 import { startRedis } from '../test/helpers/redis.ts';
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileToolSchema } from '../src/validation/index.ts';
+import { compileToolSchema } from '../src/validation/compile.ts';
+import { corpus } from '../test/helpers/testdata.ts';
 
 /**
  * Real-world checks of the argument validator: how many inputSchemas of real
@@ -8,9 +9,8 @@ import { compileToolSchema } from '../src/validation/index.ts';
  * regexes known for catastrophic backtracking. Prints one JSON line last.
  */
 
-const TESTDATA = join(import.meta.dirname, '..', '..', 'shared', 'testdata');
-export const CATALOG_PATH = join(TESTDATA, 'tool-retrieval', 'livemcpbench', 'catalog.json');
-export const REDOS_PATH = join(TESTDATA, 'redos', 'regexlib-attacks.json');
+export const CATALOG_PATH = join(corpus('livemcpbench').path, 'catalog.json');
+export const REDOS_PATH = corpus('redos').path;
 /** How many times each attack's pump is repeated. */
 export const PUMP_REPEATS = 1_000;
 

@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { compileToolSchema, createSchemaRegistry, type SchemaRegistry, type UnsupportedReason } from '../src/validation/index.ts';
+import { corpus } from '../test/helpers/testdata.ts';
+import { type UnsupportedReason } from '../src/validation/types.ts';
+import { createSchemaRegistry, type SchemaRegistry } from '../src/validation/registry.ts';
+import { compileToolSchema } from '../src/validation/compile.ts';
 
 /**
  * Runs toolgate's real validation path over the JSON Schema Test Suite
@@ -10,7 +13,7 @@ import { compileToolSchema, createSchemaRegistry, type SchemaRegistry, type Unsu
  * does, the suite's `remotes/` are made available, here as registered schemas.
  */
 
-const SUITE_ROOT = join(import.meta.dirname, '..', '..', 'shared', 'testdata', 'json-schema-test-suite');
+const SUITE_ROOT = corpus('json-schema-test-suite').path;
 export const SUITE_DIR = join(SUITE_ROOT, 'tests');
 export const REMOTES_DIR = join(SUITE_ROOT, 'remotes');
 /** Where the suite says its remotes are served. */
@@ -142,7 +145,7 @@ function main(): void {
     const reasons = new Map<string, number>();
     for (const c of cases) if (c.reason !== undefined) reasons.set(c.reason, (reasons.get(c.reason) ?? 0) + 1);
     console.log(`${draft}: ${counts.agree}/${counts.total} agree (${share}% of all required tests), ${counts.refused} refused, ${counts.wrong_accept} wrong accepts, ${counts.wrong_reject} wrong rejects`);
-    console.log(`  refused by reason: ${JSON.stringify(Object.fromEntries([...reasons].sort()))}`);
+    console.log(`  refused by reason: ${JSON.stringify(Object.fromEntries([...reasons].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))}`);
     for (const c of cases) {
       if (c.outcome === 'wrong_accept' || c.outcome === 'wrong_reject' || (verbose && c.outcome === 'refused')) {
         console.log(`  ${c.outcome}: ${c.file} | ${c.group} | ${c.test}`);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-import { loadSettings, SettingError } from './config/settings.ts';
-import { StartupError } from './enforcement.ts';
+import { loadSettings } from './config/settings.ts';
+import { SettingError } from './errors.ts';
+import { StartupError } from './errors.ts';
 import { start } from './main.ts';
 import { log } from './telemetry/log.ts';
 

@@ -2,7 +2,7 @@
  * The one registry of errors toolgate itself produces. Codes, statuses and
  * JSON-RPC numbers are a public contract: agents branch on them, so they never
  * change once released. The README's error table is kept equal to this list by
- * test/unit/errors.test.ts.
+ * test/unit/docs.test.ts.
  *
  * JSON-RPC reserves -32768…-32000 (MCP claims -32020…-32099), so toolgate's own
  * errors use -31xxx where the last three digits repeat the HTTP status.
@@ -23,7 +23,7 @@ export interface ErrorDef {
   readonly when: string;
 }
 
-export type Hint =
+type Hint =
   | 'fix_request'
   | 'fix_headers'
   | 'fix_arguments'
@@ -210,3 +210,23 @@ export const errors = Object.freeze({
 });
 
 export type ErrorId = keyof typeof errors;
+
+/**
+ * Errors that stop the process before it serves: they are printed as one
+ * line and the process exits 2. Neither is ever sent to a client.
+ */
+
+/** A process setting (flag or environment variable) that is invalid; names only the setting. */
+export class SettingError extends Error {
+  readonly setting: string;
+  constructor(setting: string, problem: string) {
+    super(`invalid setting ${setting}: ${problem}`);
+    this.name = 'SettingError';
+    this.setting = setting;
+  }
+}
+
+/** A start-up failure other than one setting: an invalid policy, grant store settings, a port in use. */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}

@@ -6,6 +6,7 @@
 
 import net from 'node:net';
 
+// oxlint-disable-next-line typescript/unbound-method -- kept to be called with the server as `this` below
 const listen = net.Server.prototype.listen;
 
 net.Server.prototype.listen = function loopbackListen(this: net.Server, ...args: unknown[]): net.Server {

@@ -98,6 +98,7 @@ function registerContentTools(server: McpServer): void {
         },
         allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
         if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        // oxlint-disable-next-line unicorn/no-thenable -- `then` is a JSON Schema keyword, not a promise
         then: { required: ['phone'] },
         else: { required: ['email'] },
         additionalProperties: false,

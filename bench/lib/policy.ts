@@ -25,7 +25,7 @@ export function writeBenchPolicy(): string {
  * kinds real policies test: string prefixes and suffixes, membership, sizes,
  * numbers, lists and the caller.
  */
-export const BENCH_CONDITIONS: readonly string[] = [
+const BENCH_CONDITIONS: readonly string[] = [
   'args.repository.startsWith("acme/")',
   'args.state in ["open", "closed", "all"]',
   'args.limit <= 50',

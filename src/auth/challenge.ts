@@ -5,7 +5,7 @@
  * limited to the RFC 6749 scope-token grammar, and anything outside visible
  * ASCII is dropped, so configuration or token content cannot inject a header.
  */
-import { isScope } from '../grants/rules.ts';
+import { isScope } from '../config/policy/grant-row.ts';
 import type { VerifyFailure } from './types.ts';
 
 /**

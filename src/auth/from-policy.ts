@@ -4,7 +4,7 @@
  * credentials (opaque bearer or X-Api-Key / JWT-shaped bearer / none), so the
  * order only matters in that anonymous must come last.
  */
-import type { AuthenticationConfig } from '../config/policy.ts';
+import type { AuthenticationConfig } from '../config/policy/policy.ts';
 import type { ConfigError } from '../config/policy/validate.ts';
 import { createAnonymousVerifier } from './anonymous.ts';
 import { jwksFromFile, jwksFromUrl } from './jwks.ts';

@@ -8,8 +8,8 @@
  */
 import { jwtVerify } from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
-import { isPrincipalId } from '../grants/rules.ts';
-import { WILDCARD } from '../grants/types.ts';
+import { isPrincipalId } from '../config/policy/grant-row.ts';
+import { WILDCARD } from '../config/policy/grant-row.ts';
 import { isJwtShaped, readCredential } from './credentials.ts';
 import { makePrincipal } from './principal.ts';
 import type { ReplayStore } from './replay-store.ts';

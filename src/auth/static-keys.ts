@@ -13,14 +13,14 @@
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN } from '../grants/rules.ts';
+import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN } from '../config/policy/grant-row.ts';
 import { compileSchema, parseYaml, pointer, validateWith } from '../config/policy/validate.ts';
 import type { ConfigError } from '../config/policy/validate.ts';
 import { isJwtShaped, readCredential } from './credentials.ts';
 import { makePrincipal } from './principal.ts';
 import type { Principal, Verifier, VerifyResult } from './types.ts';
 
-export interface StaticKeyEntry {
+interface StaticKeyEntry {
   readonly hash: Buffer;
   readonly principal: Principal;
 }
@@ -30,7 +30,7 @@ export type StaticKeyTable = ReadonlyMap<string, StaticKeyEntry>;
 
 export type StaticKeysResult = { ok: true; table: StaticKeyTable } | { ok: false; errors: ConfigError[] };
 
-export const MAX_KEY_FILE_BYTES = 4 * 1024 * 1024;
+const MAX_KEY_FILE_BYTES = 4 * 1024 * 1024;
 
 const schema = {
   type: 'object',

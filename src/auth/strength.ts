@@ -3,7 +3,7 @@
  * any principal, `elevated` a short-lived or one-time token, `strict` a
  * one-time token. Grants are checked separately; this only ranks strength.
  */
-import type { SecurityLevel } from '../config/policy.ts';
+import type { SecurityLevel } from '../config/policy/raw.ts';
 import type { CredentialStrength } from './types.ts';
 
 const RANK: Readonly<Record<CredentialStrength, number>> = { anonymous: 0, static: 1, short_lived: 2, one_time: 3 };

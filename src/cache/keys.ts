@@ -4,10 +4,9 @@
  * can update rows, indexes and the revision in one script.
  */
 import { createHash } from 'node:crypto';
-import type { Principal } from '../auth/types.ts';
 
 /** Policy domain names: safe inside a hash tag and a key. */
-export const DOMAIN_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+const DOMAIN_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function isDomain(v: unknown): v is string {
   return typeof v === 'string' && DOMAIN_PATTERN.test(v);
@@ -54,19 +53,4 @@ export function subjectHash(id: string, sortedScopes: readonly string[]): string
 /** Names a principal id in shared keys and messages (activations, list-change relays): any id fits, none is stored as given. */
 export function principalDigest(id: string): string {
   return createHash('sha256').update(id).digest('hex');
-}
-
-const subjectKeys = new WeakMap<Principal, string>();
-
-/**
- * The in-process (L1) key of a principal with its scope set, remembered per
- * principal object so a repeat caller costs one WeakMap lookup.
- */
-export function l1Key(principal: Principal): string {
-  let key = subjectKeys.get(principal);
-  if (key === undefined) {
-    key = principal.scopes.size === 0 ? principal.id : `${principal.id}\u0000${[...principal.scopes].sort().join(' ')}`;
-    subjectKeys.set(principal, key);
-  }
-  return key;
 }

@@ -11,7 +11,7 @@ import { createRedisClient, parseRedisConfig, REDIS_SETTINGS } from '../cache/re
 import type { RedisClient, RedisConfig } from '../cache/redis.ts';
 import { createRedisSource } from '../grants/sources/redis.ts';
 import type { ChangeResult, RedisGrantSource } from '../grants/sources/redis.ts';
-import type { GrantRow } from '../grants/types.ts';
+import type { GrantRow } from '../config/policy/grant-row.ts';
 
 const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny [--scopes a,b] | list [--principal P] [--tool T] | revision [--bump]'
   + ' (all with --redis-url URL --domain D)';

@@ -1,4 +1,4 @@
-import type { ConfigError, Policy } from '../config/policy.ts';
+import type { ConfigError, Policy } from '../config/policy/policy.ts';
 import { pointer } from '../config/policy/validate.ts';
 import { isRecord } from '../json/record.ts';
 

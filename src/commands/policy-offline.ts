@@ -9,16 +9,17 @@
 import { readFile } from 'node:fs/promises';
 import type { CredentialStrength, Principal } from '../auth/types.ts';
 import { buildCatalogue } from '../catalogue/catalogue.ts';
-import type { Enforcement } from '../config/enforcement.ts';
-import { loadPolicyFile, type ConfigError } from '../config/policy.ts';
-import { enforcementLoader } from '../config/reload/enforcement-loader.ts';
-import { createFileGrantStore } from '../grants/store.ts';
+import type { PolicyInForce } from '../auth/policy-in-force.ts';
+import { loadPolicyFile, type ConfigError } from '../config/policy/policy.ts';
+import { policyLoader } from '../config/reload/policy-loader.ts';
+import { createFileGrantStore } from '../grants/file-store.ts';
 import type { GrpcPolicyDeps } from '../grpc/deps.ts';
 import { explainFor } from '../grpc/explain.ts';
 import type { ExplainResponse } from '../grpc/generated/toolgate/v1/ExplainResponse.ts';
 import { isRecord } from '../json/record.ts';
-import type { CatalogueEntry, CatalogueView } from '../pipeline/catalogue-view.ts';
-import { policyChecks, schemaCaches } from '../pipeline/policy-interceptors.ts';
+import type { CatalogueEntry, CatalogueView } from '../catalogue/view.ts';
+import { policyChecks } from '../pipeline/policy-interceptors.ts';
+import { schemaCaches } from '../validation/schema-caches.ts';
 
 export const STRENGTHS: readonly CredentialStrength[] = ['anonymous', 'static', 'short_lived', 'one_time'];
 
@@ -30,12 +31,12 @@ export type Loaded<T> = { readonly ok: true; readonly value: T } | { readonly ok
  * they come from Secrets a CI job does not have, and deciding for a given
  * principal never needs a verifier.
  */
-export async function loadEnforcement(path: string, files: boolean): Promise<Loaded<Enforcement>> {
+export async function loadPolicyInForce(path: string, files: boolean): Promise<Loaded<PolicyInForce>> {
   if (!files) {
     const p = await loadPolicyFile(path);
     return p.ok ? { ok: true, value: Object.freeze({ policy: p.policy, verifiers: [] }) } : p;
   }
-  const r = await enforcementLoader()(path, 0);
+  const r = await policyLoader()(path, 0);
   return r.ok ? { ok: true, value: r.value } : { ok: false, errors: r.errors };
 }
 
@@ -63,7 +64,7 @@ export async function loadCatalogue(path: string): Promise<Loaded<readonly unkno
  * taken to accept any object of arguments (`{"type":"object"}`), so only
  * grants, conditions, security levels and rate limits decide.
  */
-export function offlineDeps(enforcement: Enforcement, tools: readonly unknown[] | undefined): GrpcPolicyDeps {
+export function offlineDeps(inForce: PolicyInForce, tools: readonly unknown[] | undefined): GrpcPolicyDeps {
   const { catalogue } = buildCatalogue(tools ?? [], Date.now());
   const permissive = new Map<string, CatalogueEntry>();
   const get = (name: string): CatalogueEntry | undefined => {
@@ -85,8 +86,8 @@ export function offlineDeps(enforcement: Enforcement, tools: readonly unknown[] 
     refresh: () => Promise.resolve(),
   };
   return {
-    current: () => enforcement,
-    grants: createFileGrantStore({ rows: enforcement.policy.grants, revision: 1 }),
+    current: () => inForce,
+    grants: createFileGrantStore({ rows: inForce.policy.grants, revision: 1 }),
     catalogue: view,
     interceptors: policyChecks(schemaCaches()).checks,
   };

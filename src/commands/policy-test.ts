@@ -6,13 +6,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { ConfigError } from '../config/policy.ts';
+import type { ConfigError } from '../config/policy/policy.ts';
 import { compileSchema, parseYaml, validateWith } from '../config/policy/validate.ts';
-import { PRINCIPAL_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from '../grants/rules.ts';
+import { PRINCIPAL_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from '../config/policy/grant-row.ts';
 import type { GrpcPolicyDeps } from '../grpc/deps.ts';
 import type { ExplainResponse } from '../grpc/generated/toolgate/v1/ExplainResponse.ts';
 import { decideOffline, loadCatalogue, offlineDeps, STRENGTHS, type Loaded, type Subject } from './policy-offline.ts';
-import type { Enforcement } from '../config/enforcement.ts';
+import type { PolicyInForce } from '../auth/policy-in-force.ts';
 
 export type Expectation = 'allow' | 'audit_deny' | { readonly deny: string };
 
@@ -85,7 +85,7 @@ export interface CaseResult {
 }
 
 /** Runs every case of one test file; a file that cannot be read or validated is reported as errors. */
-export async function runTestFile(enforcement: Enforcement, path: string): Promise<Loaded<CaseResult[]>> {
+export async function runTestFile(inForce: PolicyInForce, path: string): Promise<Loaded<CaseResult[]>> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -108,7 +108,7 @@ export async function runTestFile(enforcement: Enforcement, path: string): Promi
       if (!loaded.ok) return loaded;
       tools = loaded.value;
     }
-    const deps = offlineDeps(enforcement, tools);
+    const deps = offlineDeps(inForce, tools);
     catalogues.set(key, deps);
     return { ok: true, value: deps };
   };

@@ -5,11 +5,11 @@
  * stdout, one per line, as `file: pointer: message`; usage errors to stderr.
  */
 import { parseArgs } from 'node:util';
-import type { ConfigError } from '../config/policy.ts';
-import { isPrincipalId, isScope } from '../grants/rules.ts';
+import type { ConfigError } from '../config/policy/policy.ts';
+import { isPrincipalId, isScope } from '../config/policy/grant-row.ts';
 import { parseArguments } from '../grpc/explain.ts';
 import { isRecord } from '../json/record.ts';
-import { decideOffline, loadCatalogue, loadEnforcement, offlineDeps, STRENGTHS } from './policy-offline.ts';
+import { decideOffline, loadCatalogue, loadPolicyInForce, offlineDeps, STRENGTHS } from './policy-offline.ts';
 import { junitReport, runTestFile, tapReport, type CaseResult } from './policy-test.ts';
 import { catalogueFindings } from './policy-catalogue.ts';
 
@@ -34,7 +34,8 @@ export async function run(argv: readonly string[], io: PolicyIo = process): Prom
       case 'validate': return await validate(rest, io);
       case 'test': return await test(rest, io);
       case 'explain': return await explain(rest, io);
-      default: throw new UsageError(action === undefined ? 'name a subcommand' : `unknown subcommand ${JSON.stringify(action)}`);
+      case undefined: throw new UsageError('name a subcommand');
+      default: throw new UsageError(`unknown subcommand ${JSON.stringify(action)}`);
     }
   } catch (err) {
     if (!(err instanceof UsageError) && !(err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw err;
@@ -69,7 +70,7 @@ async function validate(argv: readonly string[], io: PolicyIo): Promise<number> 
   const tools = catalogue.tools;
   let failed = false;
   for (const file of positionals) {
-    const loaded = await loadEnforcement(file, !values['skip-files']);
+    const loaded = await loadPolicyInForce(file, !values['skip-files']);
     if (!loaded.ok) {
       findings(io, file, loaded.errors);
       failed = true;
@@ -86,7 +87,7 @@ async function test(argv: readonly string[], io: PolicyIo): Promise<number> {
   if (values.format !== 'tap' && values.format !== 'junit') throw new UsageError('--format is tap or junit');
   const [policyFile, ...testFiles] = positionals;
   if (policyFile === undefined || testFiles.length === 0) throw new UsageError('name a policy file and at least one test file');
-  const loaded = await loadEnforcement(policyFile, false);
+  const loaded = await loadPolicyInForce(policyFile, false);
   if (!loaded.ok) {
     findings(io, policyFile, loaded.errors);
     return 1;
@@ -129,7 +130,7 @@ async function explain(argv: readonly string[], io: PolicyIo): Promise<number> {
   const claims = values.claims === undefined ? undefined : parseArguments(values.claims);
   if (values.claims !== undefined && !isRecord(claims)) throw new UsageError('--claims is a JSON object');
 
-  const loaded = await loadEnforcement(policyFile, false);
+  const loaded = await loadPolicyInForce(policyFile, false);
   if (!loaded.ok) {
     findings(io, policyFile, loaded.errors);
     return 1;

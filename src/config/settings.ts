@@ -4,8 +4,9 @@
  * start-up with one line naming the setting (never echoing secrets). The README
  * configuration table is kept equal to this list by a test.
  */
-import { isIdentityHeaderName } from '../http/headers.ts';
-import { parsePrefixes } from '../http/target.ts';
+import { SettingError } from '../errors.ts';
+import { isIdentityHeaderName } from '../mcp/headers.ts';
+import { parsePrefixes } from '../mcp/target.ts';
 
 export interface Settings {
   readonly upstream: URL;
@@ -55,15 +56,6 @@ export interface Settings {
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-
-export class SettingError extends Error {
-  readonly setting: string;
-  constructor(setting: string, problem: string) {
-    super(`invalid setting ${setting}: ${problem}`);
-    this.name = 'SettingError';
-    this.setting = setting;
-  }
-}
 
 type Parsed<T> = { readonly value: T; readonly warning?: string } | { readonly problem: string };
 

@@ -1,52 +1,52 @@
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { loadSettings, SettingError } from '../config/settings.ts';
-import { start } from '../main.ts';
-import { createDemoServer } from './server.ts';
+import { relative } from 'node:path';
+import { SettingError } from '../errors.ts';
+import { stepCommand } from './commands.ts';
+import { startDemo, type Demo } from './start.ts';
+import { DEMO_KEYS, STEPS } from './steps.ts';
+import { runTour } from './tour.ts';
 
 /**
- * `npm run demo`: the demo MCP server on a free loopback port with toolgate in
- * front of it on embedded defaults (no Redis, no cluster). Flags and TOOLGATE_*
- * variables work as for `toolgate` itself, except the upstream.
+ * `npm run demo [-- --tour] [toolgate flags]`: the demo MCP server with
+ * toolgate in front of it enforcing examples/demo/policy.yaml, and the
+ * commands that show what the policy does. `--tour` takes those steps itself
+ * and prints what each showed; the demo keeps running either way.
  */
-const upstream = createDemoServer();
-upstream.listen(0, '127.0.0.1');
-await once(upstream, 'listening');
-const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+const argv = process.argv.slice(2);
+const tour = argv.includes('--tour');
 
-let settings;
+let demo: Demo;
 try {
-  settings = loadSettings(['--host', '127.0.0.1', ...process.argv.slice(2), '--upstream', upstreamUrl], process.env);
+  demo = await startDemo(argv.filter((a) => a !== '--tour'), process.env);
 } catch (err) {
   if (!(err instanceof SettingError)) throw err;
   process.stderr.write(`toolgate demo: ${err.message}\n`);
   process.exit(2);
 }
-const gate = await start(settings);
-await gate.ready;
-const mcp = `http://127.0.0.1:${gate.port}${settings.mcpPath}`;
-const admin = `http://127.0.0.1:${gate.adminPort}`;
-process.stdout.write(`
-toolgate is running in front of the demo MCP server.
 
-  MCP endpoint   ${mcp}
-  admin          ${admin}/healthz  ${admin}/readyz  ${admin}/metrics
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+const keys = Object.entries(DEMO_KEYS).map(([who, k]) => `  ${who.padEnd(6)} key ${k.key}  scopes: ${k.scopes.join(', ') || 'none'}`);
+out(`
+toolgate is running in front of the demo MCP server, enforcing ${relative(process.cwd(), demo.settings.policyFile ?? '')}.
 
-Try:
-  curl -si ${mcp} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\
-    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
-  (then repeat with -H 'mcp-session-id: <the Mcp-Session-Id it returned>' and a tools/list or tools/call body)
+  MCP endpoint   ${demo.mcp}   (2026-07-28 requests need no session; 2025 clients work too)
+  admin          ${demo.admin}/healthz  ${demo.admin}/readyz  ${demo.admin}/metrics
 
-  curl -s ${mcp} -d '[{"jsonrpc":"2.0","id":1,"method":"ping"}]'     # a batch: refused with -32600
-  curl -s ${admin}/metrics | grep toolgate_requests_total
-
-Or point any MCP client (e.g. npx @modelcontextprotocol/inspector) at ${mcp}.
-Ctrl-C stops both.
+Principals (static agent keys, sent as Authorization: Bearer <key>):
+${keys.join('\n')}
 `);
+if (tour) {
+  out('The tour: each step against the running demo, with its status and the part worth seeing.\n');
+  await runTour(demo, out);
+} else {
+  for (const [i, step] of STEPS.entries()) out(`${i + 1}. ${step.title}\n   shows: ${step.promise}\n${stepCommand(step, demo)}\n`);
+  out('npm run demo -- --tour takes these steps for you.');
+}
+out(`\nOr point any MCP client (e.g. npx @modelcontextprotocol/inspector) at ${demo.mcp}. Ctrl-C stops both.`);
+
 await new Promise<void>((resolve) => {
   process.once('SIGINT', resolve);
   process.once('SIGTERM', resolve);
 });
-await gate.close();
-upstream.closeAllConnections();
-upstream.close();
+await demo.close();

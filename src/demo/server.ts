@@ -1,22 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /**
- * A small sessionful MCP server (v1 SDK, 2025-11-25) with tools of different
- * shapes and side effects, for trying toolgate locally.
+ * A small stateless MCP server (v2 SDK, speaks 2026-07-28) for trying
+ * toolgate locally: a read-only tool, a write tool, a tool that is only found
+ * through discovery and a destructive one. What each may do is toolgate's
+ * business (examples/demo/policy.yaml), never the server's.
  */
 function demoTools(): McpServer {
-  const server = new McpServer({ name: 'toolgate-demo', version: '1.0.0' });
+  const server = new McpServer({ name: 'toolgate-demo', version: '2.0.0' });
   server.registerTool(
     'get_weather',
     {
       title: 'Current weather',
       description: 'Current weather for a city',
-      inputSchema: { city: z.string().min(1).max(100), units: z.enum(['metric', 'imperial']).default('metric') },
+      inputSchema: z.object({ city: z.string().min(1).max(100), units: z.enum(['metric', 'imperial']).default('metric') }),
       annotations: { readOnlyHint: true },
     },
     async ({ city, units }) => ({ content: [{ type: 'text', text: `${city}: 21°${units === 'metric' ? 'C' : 'F'}, clear` }] }),
@@ -26,55 +27,40 @@ function demoTools(): McpServer {
     {
       title: 'Create support ticket',
       description: 'Open a support ticket with a title and priority',
-      inputSchema: { title: z.string().min(3).max(200), priority: z.enum(['low', 'normal', 'high']) },
+      inputSchema: z.object({ title: z.string().min(3).max(200), priority: z.enum(['low', 'normal', 'high']) }),
     },
     async ({ title, priority }) => ({ content: [{ type: 'text', text: `ticket ${randomUUID().slice(0, 8)} (${priority}): ${title}` }] }),
   );
   server.registerTool(
-    'count',
-    { description: 'Count to n, reporting progress on the way', inputSchema: { n: z.number().int().min(1).max(50) } },
-    async ({ n }, extra) => {
-      const token = extra._meta?.progressToken;
-      for (let i = 1; i <= n; i++) {
-        if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: n } });
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return { content: [{ type: 'text', text: `counted to ${n}` }] };
+    'convert_currency',
+    {
+      title: 'Convert currency',
+      description: 'Convert an amount of money from one currency to another at today\'s exchange rate',
+      inputSchema: z.object({ amount: z.number().positive(), from: z.string().length(3), to: z.string().length(3) }),
+      annotations: { readOnlyHint: true },
     },
+    async ({ amount, from, to }) => ({ content: [{ type: 'text', text: `${amount} ${from} = ${(amount * 1.08).toFixed(2)} ${to}` }] }),
+  );
+  server.registerTool(
+    'delete_ticket',
+    {
+      title: 'Delete support ticket',
+      description: 'Delete a support ticket for good',
+      inputSchema: z.object({ id: z.string().min(1).max(64) }),
+      annotations: { destructiveHint: true },
+    },
+    async ({ id }) => ({ content: [{ type: 'text', text: `ticket ${id} deleted` }] }),
   );
   return server;
 }
 
 export function createDemoServer(): Server {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  return createServer(async (req, res) => {
+  const handler = toNodeHandler(createMcpHandler(demoTools));
+  return createServer((req, res) => {
     if (!req.url?.startsWith('/mcp')) {
       res.writeHead(404).end();
       return;
     }
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    const sid = req.headers['mcp-session-id'];
-    let transport = typeof sid === 'string' ? transports.get(sid) : undefined;
-    if (transport === undefined) {
-      if (req.method !== 'POST' || !isInitializeRequest(body)) {
-        res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'No valid session; send initialize first' } }));
-        return;
-      }
-      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          transports.set(id, created);
-        },
-      });
-      created.onclose = () => {
-        if (created.sessionId !== undefined) transports.delete(created.sessionId);
-      };
-      await demoTools().connect(created);
-      transport = created;
-    }
-    await transport.handleRequest(req, res, body);
+    void handler(req, res);
   });
 }

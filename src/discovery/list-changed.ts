@@ -1,5 +1,5 @@
 import { principalDigest } from '../cache/keys.ts';
-import type { JsonRpcId } from '../http/jsonrpc.ts';
+import type { JsonRpcId } from '../mcp/jsonrpc.ts';
 import { isRecord } from '../json/record.ts';
 
 /**

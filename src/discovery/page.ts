@@ -1,4 +1,4 @@
-import type { JsonRpcId } from '../http/jsonrpc.ts';
+import type { JsonRpcId } from '../mcp/jsonrpc.ts';
 
 /** The whole response, JSON-RPC envelope included, never exceeds this. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;

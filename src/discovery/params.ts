@@ -7,6 +7,7 @@ export const MAX_LIMIT = 16;
 export const DEFAULT_LIMIT = 16;
 
 // C0, DEL and C1 controls; a query is one line of text.
+// oxlint-disable-next-line no-control-regex -- a query with control characters is refused
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 export interface DiscoverParams {

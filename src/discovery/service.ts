@@ -1,11 +1,11 @@
+import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { toolMetadata } from '../config/policy.ts';
+import { toolMetadata } from '../config/policy/policy.ts';
 import type { ErrorId } from '../errors.ts';
-import type { ErrorData } from '../http/jsonrpc.ts';
-import { mayList } from '../interceptors/visibility.ts';
-import type { CatalogueView } from '../pipeline/catalogue-view.ts';
-import type { Exchange } from '../pipeline/types.ts';
-import { discovery } from '../telemetry/discovery-channel.ts';
+import type { ErrorData, JsonRpcId } from '../mcp/jsonrpc.ts';
+import { mayList } from '../grants/visibility.ts';
+import type { CatalogueView } from '../catalogue/view.ts';
+import { discovery } from '../telemetry/channels.ts';
 import type { ResultEdit } from '../upstream/rewrite.ts';
 import { ActivationStore, type Activations } from './activations.ts';
 import { CatalogueIndex } from './catalogue-index.ts';
@@ -13,20 +13,26 @@ import { CursorCodec, type CursorBinding } from './cursor.ts';
 import type { ListChangedStreams } from './list-changed.ts';
 import { fitPage, type DiscoveredTool } from './page.ts';
 import { readDiscoverParams, type DiscoverParams } from './params.ts';
-import { keepTools } from './tools-list.ts';
+import { keepTools, type Viewer } from './tools-list.ts';
 import { SEARCH_TOOL, SEARCH_TOOL_NAME } from './search-tool.ts';
 
-export type DoorResult =
+type DoorResult =
   | { readonly ok: true; readonly result: unknown }
   | { readonly ok: false; readonly error: ErrorId; readonly data?: ErrorData };
 
+/** What discovery needs of one request: who asks, under which policy and grants, and the id to answer. */
+interface Caller extends Viewer {
+  readonly request: IncomingMessage;
+  readonly message: { readonly id: JsonRpcId };
+}
+
 export interface DiscoveryService {
   /** The `toolgate/discover` method: `{query, limit?, cursor?}` → `{tools, total, nextCursor?}`. */
-  discover(ex: Exchange, params: unknown): Promise<DoorResult>;
+  discover(ex: Caller, params: unknown): Promise<DoorResult>;
   /** The `search_tools` tool: `{query, limit?}` → a CallToolResult with structuredContent and a text rendering. */
-  searchTool(ex: Exchange, args: unknown): Promise<DoorResult>;
+  searchTool(ex: Caller, args: unknown): Promise<DoorResult>;
   /** Deferred tools/list: critical, base, alwaysInclude and activated tools the caller may call, plus search_tools. */
-  deferredList(ex: Exchange, firstPage: boolean): Promise<ResultEdit>;
+  deferredList(ex: Caller, firstPage: boolean): Promise<ResultEdit>;
 }
 
 export interface DiscoveryDeps {
@@ -50,7 +56,7 @@ export const ACTIVATION_TTL_MS = 600_000;
 const DEFERRED_TIERS = new Set(['critical', 'base']);
 
 /** Tools a deferred tools/list shows whether or not discovery returned them. */
-function alwaysListed(policy: Exchange['policy'], name: string): boolean {
+function alwaysListed(policy: Caller['policy'], name: string): boolean {
   const meta = toolMetadata(policy, name);
   return DEFERRED_TIERS.has(meta.tier) || meta.alwaysInclude;
 }
@@ -68,7 +74,7 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
   const catalogueIndex = deps.index ?? new CatalogueIndex();
 
   /** Ranks and pages; `render` shapes the result for one door. */
-  async function run<R>(ex: Exchange, p: DiscoverParams, render: (page: readonly DiscoveredTool[], complete: boolean, next: number, total: number) => R): Promise<DoorResult> {
+  async function run<R>(ex: Caller, p: DiscoverParams, render: (page: readonly DiscoveredTool[], complete: boolean, next: number, total: number) => R): Promise<DoorResult> {
     const began = performance.now();
     const cat = deps.catalogue.current();
     if (cat === undefined) return { ok: false, error: 'upstream_unavailable' };
@@ -121,7 +127,7 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
    * other replicas. The active set is read first only when someone may be
    * listening, since it may be a Redis round trip.
    */
-  async function activate(ex: Exchange, names: readonly string[]): Promise<void> {
+  async function activate(ex: Caller, names: readonly string[]): Promise<void> {
     const { revision } = ex.snapshot;
     const principal = ex.principal.id;
     const { listChanged: streams, relay } = deps;

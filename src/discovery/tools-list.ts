@@ -1,9 +1,10 @@
 import type { Principal } from '../auth/types.ts';
-import type { Policy } from '../config/policy.ts';
-import type { GrantRow, GrantSnapshot } from '../grants/types.ts';
-import { mayList, notGranted, scopesThatWouldHelp } from '../interceptors/visibility.ts';
-import type { CatalogueView } from '../pipeline/catalogue-view.ts';
-import type { Verdict } from '../pipeline/types.ts';
+import type { Policy } from '../config/policy/policy.ts';
+import type { GrantSnapshot } from '../grants/types.ts';
+import type { GrantRow } from '../config/policy/grant-row.ts';
+import { mayList, notGranted, scopesThatWouldHelp } from '../grants/visibility.ts';
+import type { CatalogueView } from '../catalogue/view.ts';
+import type { Refusal } from '../mcp/jsonrpc.ts';
 import type { ResultEdit } from '../upstream/rewrite.ts';
 
 export interface Viewer {
@@ -42,7 +43,7 @@ export function keepTools(result: Record<string, unknown>, keep: (name: string) 
  * asks for more access; when the caller may see no tool of the catalogue at
  * all, it gets a 403 naming scopes that would grant some, instead.
  */
-export async function refuseEmptyListing(viewer: Viewer, catalogue: CatalogueView): Promise<Verdict | undefined> {
+export async function refuseEmptyListing(viewer: Viewer, catalogue: CatalogueView): Promise<Refusal | undefined> {
   const names = [...catalogue.names()];
   if (names.length === 0) return undefined;
   for (const name of names) if (mayList(viewer.policy, viewer.snapshot, viewer.principal, name)) return undefined;

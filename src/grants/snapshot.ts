@@ -5,12 +5,15 @@
  * `grants_unavailable`; callers never get a partial snapshot.
  */
 import { createHash } from 'node:crypto';
-import { NO_GRANT, applies, decideRows, isPrincipalId, isScope, normalizeRow, toScopeSet } from './rules.ts';
-import { MAX_SNAPSHOT_ROWS, WILDCARD } from './types.ts';
-import type { Decision, GrantRow, GrantSnapshot, GrantSubject, SnapshotResult, StoredSnapshot } from './types.ts';
+import { NO_GRANT, applies, decideRows, toScopeSet } from './rules.ts';
+import { isPrincipalId, isScope, normalizeRow } from '../config/policy/grant-row.ts';
+import { MAX_SNAPSHOT_ROWS } from './types.ts';
+import { WILDCARD } from '../config/policy/grant-row.ts';
+import type { Decision, GrantSnapshot, GrantSubject, SnapshotResult, StoredSnapshot } from './types.ts';
+import type { GrantRow } from '../config/policy/grant-row.ts';
 
 /** Stored snapshot text larger than this is refused before parsing. */
-export const MAX_SNAPSHOT_TEXT_BYTES = 16 * 1024 * 1024;
+const MAX_SNAPSHOT_TEXT_BYTES = 16 * 1024 * 1024;
 
 const UNAVAILABLE: SnapshotResult = Object.freeze({ ok: false, code: 'grants_unavailable' });
 

@@ -1,44 +1,13 @@
 /**
- * The grant model shared by the policy file, snapshot storage and the grants
- * interceptor. Rows are plain data so they can be written to and read back
- * from storage; everything that is derived (maps for `decide`) lives on the
- * snapshot only.
+ * The grant decision model shared by snapshot storage and the grants
+ * interceptor. Rows (config/policy/grant-row.ts) are plain data so they can be
+ * written to and read back from storage; everything that is derived (maps for
+ * `decide`) lives on the snapshot only.
  */
-
-export type GrantEffect = 'allow' | 'deny';
-
-/** The principal value that matches every principal holding the row's scopes. */
-export const WILDCARD = '*';
+import type { GrantEffect, GrantRow } from '../config/policy/grant-row.ts';
 
 /** The most rows one principal's snapshot may hold; more fails closed. */
 export const MAX_SNAPSHOT_ROWS = 4096;
-
-export interface GrantRow {
-  /** An exact principal id, or `*`. */
-  readonly principal: string;
-  /** An exact tool name; never a pattern. */
-  readonly tool: string;
-  /**
-   * Scopes a principal must hold, all of them, for a `*` row to apply. Always
-   * empty on exact-principal rows: naming the principal is the whole condition.
-   * Sorted and free of duplicates.
-   */
-  readonly scopes: readonly string[];
-  readonly effect: GrantEffect;
-  /** The control revision the row was written at, when the source tracks one. */
-  readonly revision?: number;
-  /**
-   * A CEL condition (see config/policy/conditions.ts): the row applies only
-   * when it evaluates to true for the call. Absent: the row always applies.
-   */
-  readonly when?: string;
-  /** `audit`: a refusal this row decides is recorded and the call forwarded (shadow mode). */
-  readonly enforcement?: Enforcement;
-  /** The row's name in decisions and metrics; policy rows without one are named by their JSON pointer. */
-  readonly name?: string;
-}
-
-export type Enforcement = 'enforce' | 'audit';
 
 export type DecisionReason = 'exact_allow' | 'exact_deny' | 'wildcard_allow' | 'wildcard_deny' | 'no_grant';
 

@@ -1,14 +1,14 @@
 import type { Principal } from '../auth/types.ts';
-import type { Enforcement } from '../config/enforcement.ts';
+import type { PolicyInForce } from '../auth/policy-in-force.ts';
 import type { Settings } from '../config/settings.ts';
 import type { GrantStore } from '../grants/store.ts';
-import type { CatalogueView } from '../pipeline/catalogue-view.ts';
-import type { Interceptor } from '../pipeline/types.ts';
+import type { CatalogueView } from '../catalogue/view.ts';
+import type { Interceptor } from '../interceptors/contract.ts';
 
 /** What the policy-backed services read from the running enforcement. */
 export interface GrpcPolicyDeps {
   /** The enforcement in force; read once per call. */
-  readonly current: () => Enforcement;
+  readonly current: () => PolicyInForce;
   readonly grants: GrantStore;
   readonly catalogue: CatalogueView;
   /** The interceptor chain of the MCP path, in order (Explain runs it as a dry run). */

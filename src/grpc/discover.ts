@@ -5,7 +5,7 @@
  * needed: one answer holds up to `limit` candidates.
  */
 import type { Principal } from '../auth/types.ts';
-import { toolMetadata } from '../config/policy.ts';
+import { toolMetadata } from '../config/policy/policy.ts';
 import { CatalogueIndex } from '../discovery/catalogue-index.ts';
 import { readDiscoverParams } from '../discovery/params.ts';
 import type { ErrorId } from '../errors.ts';

@@ -9,7 +9,7 @@ import { createRedisClient, parseRedisConfig, type RedisClient } from '../cache/
 import type { Settings } from '../config/settings.ts';
 import type { ErrorId } from '../errors.ts';
 import { createRedisSource, type ChangeResult, type RedisGrantSource } from '../grants/sources/redis.ts';
-import type { GrantRow } from '../grants/types.ts';
+import type { GrantRow } from '../config/policy/grant-row.ts';
 import type { GrpcPolicyDeps } from './deps.ts';
 import type { GrantRow as WireRow, GrantRow__Output } from './generated/toolgate/v1/GrantRow.ts';
 
@@ -35,7 +35,7 @@ export class GrantAdmin {
       connectTimeoutMs: settings.redisConnectTimeoutMs,
       commandTimeoutMs: settings.redisCommandTimeoutMs,
     });
-    // Enforcement already started with these settings, so they parse.
+    // PolicyInForce already started with these settings, so they parse.
     if (!parsed.ok) return;
     this.#client = createRedisClient(parsed.config, { name: 'toolgate-grpc-grants' });
     this.#source = createRedisSource(this.#client, settings.policyDomain);

@@ -54,7 +54,7 @@ export class HealthService {
 
   /** Ends every open Watch stream (shutdown). */
   close(): void {
-    for (const stop of [...this.#watches]) stop();
+    for (const stop of Array.from(this.#watches)) stop();
   }
 
   #status(): 'SERVING' | 'NOT_SERVING' {

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { StartupError } from '../enforcement.ts';
+import { StartupError } from '../errors.ts';
 import type { GrpcServerOptions } from './deps.ts';
 import { HealthService } from './health.ts';
 import { DiscoveryService, GrantAdminService, POLICY_SERVICES, PolicyService } from './services.ts';

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { errors, type ErrorId } from '../errors.ts';
-import { errorBody } from './jsonrpc.ts';
+import { errorBody } from '../mcp/jsonrpc.ts';
 import { requestEnd } from '../telemetry/channels.ts';
 
 /**

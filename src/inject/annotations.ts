@@ -3,7 +3,7 @@
  * options. Pure: a value it cannot accept becomes a skip reason naming the
  * annotation (never echoing the value), so the pod is admitted unchanged.
  */
-import { parsePrefixes } from '../http/target.ts';
+import { parsePrefixes } from '../mcp/target.ts';
 import { isPortName, isQuantity, stringMap } from './k8s.ts';
 
 export const PREFIX = 'toolgate.dev/';

@@ -1,8 +1,8 @@
-import type { Policy } from '../config/policy.ts';
-import type { CatalogueEntry } from '../pipeline/catalogue-view.ts';
-import { paramHeadersDisagree } from '../http/param-headers.ts';
-import { isDryRun } from '../pipeline/dry-run.ts';
-import { deny, PASS, type Exchange, type Interceptor, type Verdict } from '../pipeline/types.ts';
+import type { Policy } from '../config/policy/policy.ts';
+import type { CatalogueEntry } from '../catalogue/view.ts';
+import { paramHeadersDisagree } from '../mcp/param-headers.ts';
+import { isDryRun } from './dry-run.ts';
+import { deny, PASS, type Exchange, type Interceptor, type Verdict } from './contract.ts';
 import type { SchemaCache } from '../validation/cache.ts';
 
 /**

@@ -1,8 +1,9 @@
 import { compileCondition, conditionBindings, type Condition, type ConditionBindings } from '../config/policy/conditions.ts';
-import { toolMetadata } from '../config/policy.ts';
+import { toolMetadata } from '../config/policy/policy.ts';
 import { decideMatching } from '../grants/rules.ts';
-import { WILDCARD, type Decision, type GrantRow } from '../grants/types.ts';
-import { deny, type Exchange, type Interceptor, type Verdict } from '../pipeline/types.ts';
+import { WILDCARD, type GrantRow } from '../config/policy/grant-row.ts';
+import type { Decision } from '../grants/types.ts';
+import { deny, type Exchange, type Interceptor, type Verdict } from './contract.ts';
 
 export interface CallDecision {
   readonly decision: Decision;

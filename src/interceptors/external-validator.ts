@@ -9,12 +9,28 @@
  *    logged by validator name and closed code only).
  * A validator's message never crosses to the caller or to the logs.
  */
-import type { ValidatorConfig } from '../config/policy.ts';
-import type { Exchange, Interceptor, Verdict } from '../pipeline/types.ts';
-import { isDryRun } from '../pipeline/dry-run.ts';
-import { deny, PASS } from '../pipeline/types.ts';
+import type { ValidatorConfig } from '../config/policy/policy.ts';
+import type { Exchange, Interceptor, Verdict } from './contract.ts';
+import { isDryRun } from './dry-run.ts';
+import { deny, PASS } from './contract.ts';
 import { log } from '../telemetry/log.ts';
-import { ValidatorClients, type ValidatorOutcome } from './external/client.ts';
+
+export type ValidatorOutcome =
+  | { readonly kind: 'valid' }
+  | { readonly kind: 'invalid'; readonly severity: 'info' | 'warning' | 'error'; readonly code: string | undefined }
+  | { readonly kind: 'failed'; readonly reason: 'timeout' | 'unavailable' | 'malformed' };
+
+/** What is sent to one validator: the toolgate.v1 ValidateRequest fields. */
+type ValidationPayload = ReturnType<typeof validateRequest> & { readonly validator: string };
+
+/**
+ * How validators are asked: the gRPC clients (grpc/validator-client.ts),
+ * passed in by the wiring so the chain does not depend on the transport.
+ */
+export interface ValidatorCaller {
+  validate(target: string, payload: ValidationPayload, timeoutMs: number): Promise<ValidatorOutcome>;
+  close(): void;
+}
 
 export interface ExternalValidators {
   readonly interceptor: Interceptor;
@@ -23,7 +39,7 @@ export interface ExternalValidators {
 
 const PHASE = 'request';
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
-export function createExternalValidators(clients: ValidatorClients = new ValidatorClients()): ExternalValidators {
+export function createExternalValidators(clients: ValidatorCaller): ExternalValidators {
   return {
     interceptor: {
       name: 'external_validators',

@@ -1,7 +1,7 @@
 import { decide } from '../grants/snapshot.ts';
 import type { Decision } from '../grants/types.ts';
-import { deny, PASS, type Interceptor, type Verdict } from '../pipeline/types.ts';
-import { mayCall, notGranted, scopesThatWouldHelp } from './visibility.ts';
+import { deny, PASS, refuse, type Interceptor, type Verdict } from './contract.ts';
+import { mayCall, notGranted, scopesThatWouldHelp } from '../grants/visibility.ts';
 
 /**
  * Default deny: a call passes only with an allowing grant for this exact
@@ -19,7 +19,7 @@ export function grantsInterceptor(): Interceptor {
       if (tool === undefined) return deny('unknown_tool');
       const d = decide(ex.snapshot, tool);
       if (mayCall(ex.policy, ex.snapshot, ex.principal, tool)) return d.pending === true ? PASS : decided(PASS, d);
-      return ex.rowsForTool(tool).then((rows) => decided(notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool, rows)), d));
+      return ex.rowsForTool(tool).then((rows) => decided(refuse(notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool, rows))), d));
     },
   };
 }

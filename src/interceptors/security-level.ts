@@ -1,6 +1,6 @@
 import { strengthSatisfies } from '../auth/strength.ts';
-import { toolMetadata } from '../config/policy.ts';
-import { deny, PASS, type Interceptor } from '../pipeline/types.ts';
+import { toolMetadata } from '../config/policy/policy.ts';
+import { deny, PASS, type Interceptor } from './contract.ts';
 
 /** `elevated` tools need a short-lived or one-time credential, `strict` ones a one-time credential. */
 export function securityLevelInterceptor(): Interceptor {

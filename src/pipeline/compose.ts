@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { decision } from '../telemetry/channels.ts';
 import { shadowed } from './shadow.ts';
-import { PASS, type Exchange, type Interceptor, type Verdict } from './types.ts';
+import { PASS, type Exchange, type Interceptor, type Verdict } from '../interceptors/contract.ts';
 
 export interface Chain {
   /** The interceptors in order, for the method of this exchange. */

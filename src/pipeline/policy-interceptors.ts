@@ -1,12 +1,11 @@
-import type { Policy } from '../config/policy.ts';
+import type { Policy } from '../config/policy/policy.ts';
 import { argumentsInterceptor } from '../interceptors/arguments.ts';
 import { conditionsInterceptor } from '../interceptors/conditions.ts';
+import type { Interceptor } from '../interceptors/contract.ts';
 import { grantsInterceptor } from '../interceptors/grants.ts';
-import { rateLimitInterceptor } from '../interceptors/rate-limit.ts';
+import { rateLimitInterceptor } from '../interceptors/rate-limit/interceptor.ts';
 import { securityLevelInterceptor } from '../interceptors/security-level.ts';
-import { SchemaCache } from '../validation/cache.ts';
-import { createSchemaRegistry } from '../validation/registry.ts';
-import type { Interceptor } from './types.ts';
+import type { SchemaCache } from '../validation/cache.ts';
 
 export interface PolicyChecks {
   /** toolgate's own checks of a tools/call, in order. */
@@ -27,26 +26,5 @@ export function policyChecks(cacheFor: (policy: Policy) => SchemaCache): PolicyC
   return {
     checks: [grantsInterceptor(), securityLevelInterceptor(), rateLimit, argumentsInterceptor(cacheFor), conditionsInterceptor()],
     rateLimit,
-  };
-}
-
-/**
- * One validator cache per set of registered schemas: a validator compiled
- * against one registry must never serve another. Policies without registered
- * schemas share one cache, so a reload does not recompile every tool.
- */
-export function schemaCaches(): (policy: Policy) => SchemaCache {
-  const plain = new SchemaCache();
-  const byPolicy = new WeakMap<Policy, SchemaCache>();
-  return (policy) => {
-    if (Object.keys(policy.schemas).length === 0) return plain;
-    let cache = byPolicy.get(policy);
-    if (cache === undefined) {
-      const registry = createSchemaRegistry(policy.schemas);
-      // Policy loading already refused registries that cannot be built.
-      cache = registry.ok ? new SchemaCache(4096, { registry: registry.registry }) : plain;
-      byPolicy.set(policy, cache);
-    }
-    return cache;
   };
 }

@@ -1,6 +1,6 @@
-import { enforcementFor } from '../config/policy.ts';
+import { enforcementFor } from '../config/policy/policy.ts';
 import type { ErrorId } from '../errors.ts';
-import type { Exchange, Verdict } from './types.ts';
+import type { Exchange, Verdict } from '../interceptors/contract.ts';
 
 /**
  * Shadow mode (`enforcement: audit`): which refusals it turns into records.
@@ -25,5 +25,3 @@ export function shadowed(ex: Exchange, stage: string, v: Extract<Verdict, { kind
   return v.audit === true || enforcementFor(ex.policy, ex.message.name) === 'audit';
 }
 
-/** The stages that honour shadow mode, for documentation and tests. */
-export const SHADOW_STAGES: readonly string[] = Object.freeze(Object.keys(HONOURED));

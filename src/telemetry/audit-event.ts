@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { canonicalize, sha256Hex } from '../catalogue/digest.ts';
-import type { SideEffect } from '../config/policy.ts';
+import { canonicalize, sha256Hex } from '../json/canonical.ts';
+import type { SideEffect } from '../config/policy/raw.ts';
 import { errors, type ErrorId } from '../errors.ts';
 
 /**
@@ -10,7 +10,7 @@ import { errors, type ErrorId } from '../errors.ts';
  * never echoed.
  */
 
-export const OCSF_VERSION = '1.4.0';
+const OCSF_VERSION = '1.4.0';
 
 export interface AuditInput {
   readonly timeMs: number;

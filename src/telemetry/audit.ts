@@ -1,14 +1,14 @@
 import type { IncomingMessage } from 'node:http';
-import type { SideEffect } from '../config/policy.ts';
+import type { SideEffect } from '../config/policy/raw.ts';
 import type { ErrorId } from '../errors.ts';
-import type { Classified } from '../http/classify.ts';
-import { methodLabel } from '../http/methods.ts';
+import type { Classified } from '../mcp/classify.ts';
+import { methodLabel } from '../mcp/methods.ts';
 import { auditEvent } from './audit-event.ts';
 import type { AuditSink } from './audit-sink.ts';
 import { decision, requestClassified, requestEnd, upstreamEnd, type Decision, type RequestClassified, type RequestEnd, type UpstreamEnd } from './channels.ts';
 import { guard } from './guard.ts';
 import { requestSlot } from './request-slot.ts';
-import { auditRecord } from './hooks.ts';
+import { auditRecord } from './channels.ts';
 import { safeName, safeRequestId } from './span-attributes.ts';
 
 /**

@@ -2,13 +2,14 @@ import { channel } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../auth/types.ts';
 import type { ErrorId } from '../errors.ts';
-import type { Classified } from '../http/classify.ts';
+import type { Classified } from '../mcp/classify.ts';
 
 /**
- * Telemetry is published here and subscribed to elsewhere (metrics, later
- * tracing and audit), so the request path never depends on who listens.
+ * Every diagnostics channel toolgate publishes, defined once, here. Telemetry
+ * is published by the layers that know what happened and subscribed to by
+ * metrics, tracing and audit, so no publisher depends on who listens.
  * Publishers check `hasSubscribers` first, so an unobserved channel costs
- * nothing.
+ * nothing; messages carry counts, codes and timings, never content.
  */
 
 /**
@@ -99,3 +100,43 @@ export const requestEnd = channel('toolgate:request:end');
 export const catalogueState = channel('toolgate:catalogue:state');
 export const sseStream = channel('toolgate:sse:stream');
 export const inflight = channel('toolgate:request:inflight');
+
+/** The grant store confirmed the control revision in force (publish on every confirmation, not only on change). */
+export interface GrantState {
+  readonly revision: number;
+  /** When the store last confirmed it, in ms since the epoch. */
+  readonly confirmedAtMs: number;
+}
+export const grantState = channel('toolgate:grants:state');
+
+/** One grant snapshot lookup. */
+export interface SnapshotLookup {
+  readonly result: 'hit' | 'miss';
+}
+export const snapshotLookup = channel('toolgate:grants:snapshot');
+
+/** One policy reload attempt (not the load at start), as config/reload/watch.ts publishes it. */
+export interface PolicyReload {
+  readonly outcome: 'applied' | 'rejected' | 'unchanged';
+  /** Generation in force after this attempt (0: the version loaded at start). */
+  readonly generation: number;
+  readonly durationSeconds: number;
+}
+export const policyReload = channel('toolgate:policy:reload');
+
+/** One audit event: written to the sink's queue, or dropped because the queue was full. */
+export interface AuditRecord {
+  readonly outcome: 'queued' | 'dropped';
+}
+export const auditRecord = channel('toolgate:audit');
+
+/** One discovery search: counts and latency, never the query text. */
+export interface DiscoveryDone {
+  readonly request: IncomingMessage;
+  readonly results: number;
+  /** Matching tools the caller may call (never counts other tools). */
+  readonly total: number;
+  readonly durationSeconds: number;
+}
+
+export const discovery = channel('toolgate:discovery');

@@ -13,8 +13,8 @@ import {
   type StreamChange,
   type UpstreamEnd,
 } from './channels.ts';
-import { discovery, type DiscoveryDone } from './discovery-channel.ts';
-import { auditRecord, grantState, policyReload, snapshotLookup, type AuditRecord, type GrantState, type PolicyReloadAttempt, type SnapshotLookup } from './hooks.ts';
+import { discovery, type DiscoveryDone } from './channels.ts';
+import { auditRecord, grantState, policyReload, snapshotLookup, type AuditRecord, type GrantState, type PolicyReload, type SnapshotLookup } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 
 /**
@@ -213,7 +213,7 @@ export function createMetrics(): Metrics {
     grantConfirmedAtMs = g.confirmedAtMs;
   };
   const onReload = (m: unknown) => {
-    const o = (m as PolicyReloadAttempt).outcome;
+    const o = (m as PolicyReload).outcome;
     if (o !== 'applied' && o !== 'rejected' && o !== 'unchanged') return;
     reloads.labels(o).inc();
     lastReloadOk.set(o === 'rejected' ? 0 : 1);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Attributes } from '@opentelemetry/api';
-import type { Classified } from '../http/classify.ts';
-import { methodLabel } from '../http/methods.ts';
+import type { Classified } from '../mcp/classify.ts';
+import { methodLabel } from '../mcp/methods.ts';
 
 /**
  * Names and attributes of the server span of one MCP message, after the
@@ -11,7 +11,7 @@ import { methodLabel } from '../http/methods.ts';
  */
 
 /** MCP tool and prompt names (SEP-986): anything else cannot name a real tool and may carry anything. */
-const NAME = /^[A-Za-z0-9_.\/-]{1,128}$/;
+const NAME = /^[A-Za-z0-9_./-]{1,128}$/;
 const VERSION = /^\d{4}-\d{2}-\d{2}$/;
 /** Session ids are visible ASCII by the transport spec. */
 const SESSION = /^[\x21-\x7e]{1,256}$/;
@@ -29,7 +29,7 @@ export function safeRequestId(id: string | number | null): string | undefined {
   return ID.test(text) ? text : undefined;
 }
 
-export function uriScheme(uri: string | undefined): string | undefined {
+function uriScheme(uri: string | undefined): string | undefined {
   const m = uri === undefined ? null : SCHEME.exec(uri);
   return m?.[1]?.toLowerCase();
 }

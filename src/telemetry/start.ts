@@ -1,9 +1,9 @@
 import { createWriteStream, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
-import type { SideEffect } from '../config/policy.ts';
+import type { SideEffect } from '../config/policy/raw.ts';
 import type { Settings } from '../config/settings.ts';
-import { StartupError } from '../enforcement.ts';
+import { StartupError } from '../errors.ts';
 import { startAudit, type Audit } from './audit.ts';
 import { createAuditSink, type AuditSink } from './audit-sink.ts';
 import { log } from './log.ts';
@@ -17,7 +17,7 @@ import { subscribeTracing, type Tracing } from './tracing.ts';
  */
 
 /** Read at run time: src/ and dist/ both sit two levels below package.json. */
-export const VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+const VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 export interface TelemetryHooks {
   /** The tool's side effect from the policy in force; audit treats undefined as not read-only. */

@@ -3,10 +3,10 @@ import { performance } from 'node:perf_hooks';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { TraceState, parseTraceParent } from '@opentelemetry/core';
 import { errors, type ErrorId } from '../errors.ts';
-import type { Classified } from '../http/classify.ts';
-import { requestPath } from '../http/path.ts';
+import type { Classified } from '../mcp/classify.ts';
+import { requestPath } from '../mcp/request-path.ts';
 import { decision, requestClassified, requestEnd, requestStart, upstreamEnd, upstreamStart, type Decision, type RequestClassified, type RequestEnd, type RequestStart, type UpstreamEnd, type UpstreamStart } from './channels.ts';
-import { discovery, type DiscoveryDone } from './discovery-channel.ts';
+import { discovery, type DiscoveryDone } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 import { guard } from './guard.ts';
 import { requestSlot } from './request-slot.ts';
@@ -40,7 +40,7 @@ export interface TracingOptions {
 
 export interface Tracing {
   /** The trace a request belongs to, once its span exists. */
-  traceIdOf(request: IncomingMessage): string | undefined;
+  readonly traceIdOf: (request: IncomingMessage) => string | undefined;
   dispose(): void;
 }
 

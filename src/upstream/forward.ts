@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher, Pool } from 'undici';
 import type { ErrorId } from '../errors.ts';
-import { clientResponseHeaders } from '../http/headers.ts';
-import { sendError, type JsonRpcId } from '../http/jsonrpc.ts';
+import { clientResponseHeaders } from '../mcp/headers.ts';
+import { sendError, type JsonRpcId } from '../mcp/jsonrpc.ts';
 import { sseStream } from '../telemetry/channels.ts';
 import { announceUpstream, withMetaFields, type UpstreamTiming } from './observe.ts';
 import { SseInjector } from './sse-injector.ts';
@@ -61,7 +61,7 @@ export interface ForwardOptions {
 
 export type ResponseHeadHook = (status: number, headers: Record<string, string | string[] | undefined>) => void;
 
-interface Exchange {
+interface UpstreamCall {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly requestHeaders: string[];
@@ -89,8 +89,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #settled = false;
   #streaming = false;
 
-  constructor(pool: Pool, exchange: Exchange, done: (outcome: ForwardOutcome) => void) {
-    const { req, res, requestHeaders, body, rpcId, headersTimeoutMs, onEventStream, onResponseHead } = exchange;
+  constructor(pool: Pool, call: UpstreamCall, done: (outcome: ForwardOutcome) => void) {
+    const { req, res, requestHeaders, body, rpcId, headersTimeoutMs, onEventStream, onResponseHead } = call;
     this.#res = res;
     this.#rpcId = rpcId;
     this.#onEventStream = onEventStream;

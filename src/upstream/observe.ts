@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { ErrorId } from '../errors.ts';
 import { upstreamEnd, upstreamStart, type UpstreamStart } from '../telemetry/channels.ts';
-import { spliceMetaFields } from '../telemetry/meta-splice.ts';
+import { spliceMetaFields } from '../json/meta-splice.ts';
 
 export interface UpstreamTiming {
   /** The upstream's response head arrived. */
@@ -19,7 +19,7 @@ export interface UpstreamTiming {
  * its methods on the prototype, since it exists for every forwarded request
  * while anyone listens.
  */
-class Exchange implements UpstreamStart, UpstreamTiming {
+class UpstreamObservation implements UpstreamStart, UpstreamTiming {
   readonly request: IncomingMessage;
   readonly #headers: string[];
   readonly #began = performance.now();
@@ -63,7 +63,7 @@ class Exchange implements UpstreamStart, UpstreamTiming {
  */
 export function announceUpstream(request: IncomingMessage, headers: string[]): UpstreamTiming | undefined {
   if (!upstreamStart.hasSubscribers && !upstreamEnd.hasSubscribers) return undefined;
-  const exchange = new Exchange(request, headers);
+  const exchange = new UpstreamObservation(request, headers);
   if (upstreamStart.hasSubscribers) upstreamStart.publish(exchange);
   return exchange;
 }

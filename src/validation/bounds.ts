@@ -1,4 +1,4 @@
-import { childPointer } from './pointer.ts';
+import { childPointer } from '../json/pointer.ts';
 
 /**
  * Size bounds on arguments, checked before the compiled validator runs so
@@ -16,7 +16,7 @@ export interface ArgumentBounds {
   readonly maxStringCodeUnits: number;
 }
 
-export const DEFAULT_BOUNDS: ArgumentBounds = Object.freeze({
+const DEFAULT_BOUNDS: ArgumentBounds = Object.freeze({
   maxDepth: MAX_ARGUMENT_DEPTH,
   maxNodes: MAX_ARGUMENT_NODES,
   maxStringCodeUnits: MAX_STRING_CODE_UNITS,

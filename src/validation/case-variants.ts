@@ -1,6 +1,6 @@
 import { foldName } from '../json/fold-name.ts';
 import { isRecord } from '../json/record.ts';
-import { childPointer } from './pointer.ts';
+import { childPointer } from '../json/pointer.ts';
 import type { SchemaNode } from './walk.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { checkBounds } from './bounds.ts';
 import { declaredNames, findCaseVariant, type DeclaredNames } from './case-variants.ts';
-import { paramHeaders } from './param-headers.ts';
+import { paramHeaders } from './header-declarations.ts';
 import { staticiseDynamicRefs } from './dynamic-refs.ts';
 import { metaSchemaAccepts, newCompiler } from './engine.ts';
 import type { SchemaRegistry } from './registry.ts';
@@ -9,7 +9,7 @@ import type { CompileResult, ValidationError, ValidationResult } from './types.t
 import { walkSchema, type SchemaNode } from './walk.ts';
 
 /** Enough for an agent to fix its call; more would only grow the response. */
-export const MAX_REPORTED_ERRORS = 32;
+const MAX_REPORTED_ERRORS = 32;
 
 interface AjvError {
   readonly instancePath: string;

@@ -1,5 +1,5 @@
 import { isRecord } from '../json/record.ts';
-import type { SchemaObject } from './walk.ts';
+import type { SchemaObject } from './types.ts';
 
 /**
  * Rewrites, in toolgate's private copy, two shapes ajv cannot take as they

@@ -34,6 +34,7 @@ const shared: Record<string, KeywordKind> = {
   minLength: 'value', pattern: 'pattern', maxItems: 'value', minItems: 'value', uniqueItems: 'value',
   contains: 'schema', maxProperties: 'value', minProperties: 'value', required: 'value',
   properties: 'schemaMap', patternProperties: 'patternMap', additionalProperties: 'schema',
+  // oxlint-disable-next-line unicorn/no-thenable -- `then` is a JSON Schema keyword, not a promise
   propertyNames: 'schema', if: 'schema', then: 'schema', else: 'schema', allOf: 'schemaArray',
   anyOf: 'schemaArray', oneOf: 'schemaArray', not: 'schema',
   // Annotations real tool schemas carry; `format` is deliberately not asserted.

@@ -1,4 +1,4 @@
-import type { ParamHeader } from './param-headers.ts';
+import type { ParamHeader } from './header-declarations.ts';
 
 /**
  * Shared types of the argument validator. Results carry only closed codes,
@@ -64,5 +64,8 @@ export type CompileResult =
     readonly paramHeaders: readonly ParamHeader[];
   }
   | { readonly ok: false; readonly reason: UnsupportedReason };
+
+/** One schema object, as the walker and the rewrites see it. */
+export type SchemaObject = Record<string, unknown>;
 
 export type Dialect = '2020-12' | 'draft-07';

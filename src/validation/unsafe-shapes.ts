@@ -1,5 +1,5 @@
 import { keywordKind } from './keywords.ts';
-import { childPointer } from './pointer.ts';
+import { childPointer } from '../json/pointer.ts';
 import type { Dialect } from './types.ts';
 import { isRecord } from '../json/record.ts';
 import { resolveUri, type SchemaNode } from './walk.ts';

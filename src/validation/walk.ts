@@ -1,10 +1,10 @@
 import { isRecord } from '../json/record.ts';
 import { CANONICAL_URI, dialectOf } from './dialect.ts';
 import { keywordKind } from './keywords.ts';
-import { childPointer } from './pointer.ts';
+import { childPointer } from '../json/pointer.ts';
 import { rewriteEquivalents } from './equivalents.ts';
 import { compilePattern } from './regex.ts';
-import type { Dialect, UnsupportedReason } from './types.ts';
+import type { Dialect, SchemaObject, UnsupportedReason } from './types.ts';
 
 /**
  * One pass over every subschema, without recursion (schemas come from
@@ -16,9 +16,7 @@ import type { Dialect, UnsupportedReason } from './types.ts';
  */
 
 export const MAX_SCHEMA_DEPTH = 64;
-export const MAX_SCHEMA_NODES = 10_000;
-
-export type SchemaObject = Record<string, unknown>;
+const MAX_SCHEMA_NODES = 10_000;
 
 export interface SchemaNode {
   readonly schema: SchemaObject;
@@ -31,7 +29,7 @@ export interface SchemaNode {
 }
 
 /** Base URI for a root without `$id`; never dereferenced. */
-export const ROOT_BASE = 'urn:toolgate:root';
+const ROOT_BASE = 'urn:toolgate:root';
 
 export type WalkResult =
   | { readonly ok: true; readonly dialect: Dialect; readonly nodes: readonly SchemaNode[] }

@@ -28,7 +28,7 @@ export interface CatalogueServer {
   /** Hold each tools/list answer this long. */
   delayMs: number;
   /** Sends notifications/tools/list_changed to every open session or subscription. */
-  notifyChanged(): Promise<void>;
+  readonly notifyChanged: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -91,7 +91,7 @@ type ListPage = (cursor: string | undefined) => Promise<{ tools: never[]; nextCu
 
 interface Era {
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
-  notifyChanged(): Promise<void>;
+  readonly notifyChanged: () => Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Listening {
@@ -9,8 +9,11 @@ export interface Listening {
 }
 
 /** A node:http server on a free loopback port that closes all its sockets on close(). */
-export async function listenOnLoopback(handler: RequestListener<typeof IncomingMessage, typeof ServerResponse>): Promise<Listening> {
-  const server = createServer(handler);
+export async function listenOnLoopback(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<Listening> {
+  // A handler that fails cuts its exchange, so the test that sent it fails on it.
+  const server = createServer((req, res) => {
+    Promise.resolve(handler(req, res)).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err))));
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

@@ -36,12 +36,14 @@ export function rawExchange(port: number, chunks: readonly (string | Buffer)[], 
     socket.on('data', (d) => received.push(d));
     socket.on('close', done);
     socket.on('error', () => {});
-    socket.on('connect', async () => {
-      for (const c of chunks) {
-        if (socket.destroyed) return;
-        socket.write(c);
-        if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
-      }
+    socket.on('connect', () => {
+      void (async () => {
+        for (const c of chunks) {
+          if (socket.destroyed) return;
+          socket.write(c);
+          if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+        }
+      })();
     });
   });
 }

@@ -138,7 +138,7 @@ describe('grant conditions through a real toolgate and a real MCP server', () =>
   it('a reload whose condition does not compile is refused and the last good policy stays', async () => {
     const bad = policy().replace('args.amount <= 100', "args.amount <= 'a' + 1");
     const lines: Record<string, unknown>[] = [];
-    const original = process.stderr.write;
+    const original = process.stderr.write.bind(process.stderr);
     process.stderr.write = ((chunk: string | Uint8Array) => {
       for (const line of String(chunk).split('\n')) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
       return true;

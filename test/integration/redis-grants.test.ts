@@ -9,7 +9,7 @@ import { run } from '../../src/commands/grants.ts';
 import { createRedisSource } from '../../src/grants/sources/redis.ts';
 import type { RedisGrantSource } from '../../src/grants/sources/redis.ts';
 import { decide } from '../../src/grants/snapshot.ts';
-import { createRedisGrantStore } from '../../src/grants/store.ts';
+import { createRedisGrantStore } from '../../src/grants/redis-store.ts';
 import type { GrantStore } from '../../src/grants/store.ts';
 import { MAX_SNAPSHOT_ROWS } from '../../src/grants/types.ts';
 import type { SnapshotResult } from '../../src/grants/types.ts';

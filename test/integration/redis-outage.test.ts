@@ -7,7 +7,7 @@ import type { RedisClient, RedisConfig } from '../../src/cache/redis.ts';
 import { createRedisSource } from '../../src/grants/sources/redis.ts';
 import type { RedisGrantSource } from '../../src/grants/sources/redis.ts';
 import { decide } from '../../src/grants/snapshot.ts';
-import { createRedisGrantStore } from '../../src/grants/store.ts';
+import { createRedisGrantStore } from '../../src/grants/redis-store.ts';
 import type { GrantStore } from '../../src/grants/store.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 

@@ -157,7 +157,9 @@ describe('upstream failures become upstream_unavailable carrying the request id'
   });
 
   it('answers 502 when the upstream resets the connection', async () => {
-    const upstream = await listenOnLoopback((req) => req.socket.destroy());
+    const upstream = await listenOnLoopback((req) => {
+      req.socket.destroy();
+    });
     const gate = await startToolgate(upstream.origin);
     try {
       const res = await post(gate.url, '{"jsonrpc":"2.0","id":7,"method":"ping"}');

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { authenticate } from '../../src/auth/chain.ts';
-import type { Enforcement } from '../../src/config/enforcement.ts';
-import { enforcementLoader } from '../../src/config/reload/enforcement-loader.ts';
-import { createFileGrantStore, type FileGrantStore } from '../../src/grants/store.ts';
+import type { PolicyInForce } from '../../src/auth/policy-in-force.ts';
+import { policyLoader } from '../../src/config/reload/policy-loader.ts';
+import { createFileGrantStore, type FileGrantStore } from '../../src/grants/file-store.ts';
 import { ConfigMapMount } from '../helpers/configmap-mount.ts';
-import { policyReload, watchPolicy, type PolicyLoader, type PolicyReload, type PolicyWatcher, type ReloadOutcome } from '../../src/config/watch.ts';
+import { watchPolicy, type PolicyLoader, type PolicyWatcher, type ReloadOutcome } from '../../src/config/reload/watch.ts';
+import { policyReload, type PolicyReload } from '../../src/telemetry/channels.ts';
 import { sha256 } from '../helpers/static-keys.ts';
 
 const WAIT_MS = 5000;
@@ -41,8 +42,8 @@ function bounded<T>(p: Promise<T>, what: string): Promise<T> {
 describe('policy hot reload through a kubelet-style ConfigMap mount, with the real policy and verifier loader', () => {
   let root: string;
   let mount: ConfigMapMount;
-  let watcher: PolicyWatcher<Enforcement>;
-  let current: Enforcement;
+  let watcher: PolicyWatcher<PolicyInForce>;
+  let current: PolicyInForce;
   let grants: FileGrantStore;
   let loads: number;
   const seen: PolicyReload[] = [];
@@ -78,7 +79,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
     await mount.publish({ 'policy.yaml': policy(['search_docs']), 'keys.yaml': keys(OLD_KEY) });
     seen.length = 0;
     logLines = [];
-    const original = process.stderr.write;
+    const original = process.stderr.write.bind(process.stderr);
     process.stderr.write = ((chunk: string | Uint8Array) => {
       for (const line of String(chunk).split('\n')) if (line !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
       return true;
@@ -89,8 +90,8 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
     policyReload.subscribe(onReload);
 
     loads = 0;
-    const load = enforcementLoader();
-    const counted: PolicyLoader<Enforcement> = (path, generation) => {
+    const load = policyLoader();
+    const counted: PolicyLoader<PolicyInForce> = (path, generation) => {
       loads++;
       return load(path, generation);
     };
@@ -99,7 +100,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
       load: counted,
       debounceMs: 100,
       pollIntervalMs: 50,
-      // As src/enforcement.ts wires it: grant rows first (a refusal throws,
+      // As src/main.ts wires it: grant rows first (a refusal throws,
       // so the watcher rejects the version), then the policy and verifiers.
       onApply: (v) => {
         if (grants.replaceRows(v.value.policy.grants) === undefined) throw new Error('grant rows refused');
@@ -164,7 +165,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
     assert.deepEqual(grantedTools(), ['search_docs', 'fetch_page']);
   });
 
-  it('reports a re-save with identical content as unchanged, keeping the same Enforcement', async () => {
+  it('reports a re-save with identical content as unchanged, keeping the same PolicyInForce', async () => {
     const before = current;
     await mount.publish({ 'policy.yaml': policy(['search_docs']), 'keys.yaml': keys(OLD_KEY) });
     await until('unchanged', 0);

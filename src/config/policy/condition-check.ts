@@ -114,7 +114,7 @@ function infer(env: CelEnv, e: Expr, scope: Scope, weight: number, state: { node
       const args = call.args.map((x) => sub(x));
       return callType(env, call.function, target, args, e.id, call.args.map((x) => x.id));
     }
-    default:
+    case undefined:
       throw new CheckError('unsupported expression', e.id);
   }
 }
@@ -218,6 +218,7 @@ function constantType(kind: string | undefined): CelType {
     case 'stringValue': return CelScalar.STRING;
     case 'bytesValue': return CelScalar.BYTES;
     case 'nullValue': return CelScalar.NULL;
+    case undefined:
     default: return DYN;
   }
 }

@@ -9,16 +9,38 @@ import { celEnv, celList, celMap, CelScalar, isCelError, listType, mapType, pars
 import { strings } from '@bufbuild/cel/ext';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { RE2JS } from 're2js';
-import type { CredentialStrength } from '../../auth/types.ts';
-import { Lru } from '../../cache/lru.ts';
 import { checkCondition, MAX_ITERATIONS, type RecordType } from './condition-check.ts';
 
 /** Longest condition source accepted, in characters. */
 export const MAX_CONDITION_LENGTH = 2048;
 /** Most expression nodes (after macro expansion) in one condition. */
-export const MAX_CONDITION_NODES = 256;
+const MAX_CONDITION_NODES = 256;
 /** Bound on the estimated cost: nodes, each node inside a comprehension counted MAX_ITERATIONS times per level. */
-export const MAX_CONDITION_COST = 100_000;
+const MAX_CONDITION_COST = 100_000;
+
+/**
+ * A memo that forgets everything once full: the keys are condition and
+ * pattern sources from policy and storage, few and repeated, so a rare
+ * refill is cheaper than tracking recency on every read.
+ */
+class BoundedMemo<V> {
+  readonly #max: number;
+  readonly #entries = new Map<string, V>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get(key: string, make: (key: string) => V): V {
+    let v = this.#entries.get(key);
+    if (v === undefined) {
+      v = make(key);
+      if (this.#entries.size >= this.#max) this.#entries.clear();
+      this.#entries.set(key, v);
+    }
+    return v;
+  }
+}
 
 /** What a condition may read. Everything else is a compile error. */
 const PRINCIPAL: RecordType = {
@@ -39,17 +61,8 @@ const REQUEST: RecordType = {
 const VARIABLES = { principal: PRINCIPAL, tool: TOOL, args: mapType(CelScalar.STRING, CelScalar.DYN), request: REQUEST };
 
 /** `matches` compiles each pattern once (RE2: linear in the input), not once per evaluation. */
-const patterns = new Lru<string, RE2JS>(256);
-const re2 = {
-  compile(pattern: string) {
-    let re = patterns.get(pattern);
-    if (re === undefined) {
-      re = RE2JS.compile(pattern);
-      patterns.set(pattern, re);
-    }
-    return re;
-  },
-};
+const patterns = new BoundedMemo<RE2JS>(256);
+const re2 = { compile: (pattern: string) => patterns.get(pattern, (p) => RE2JS.compile(p)) };
 
 const ANY = mapType(CelScalar.STRING, CelScalar.DYN);
 const env = celEnv({ variables: { principal: ANY, tool: ANY, args: ANY, request: ANY }, funcs: strings, re2 });
@@ -58,7 +71,8 @@ export interface ConditionInput {
   readonly principal: {
     readonly id: string;
     readonly scopes: Iterable<string>;
-    readonly credentialStrength: CredentialStrength;
+    /** anonymous, static, short_lived or one_time. */
+    readonly credentialStrength: string;
     readonly claims?: Readonly<Record<string, unknown>>;
   };
   readonly tool: { readonly name: string; readonly metadata: object; readonly annotations: unknown };
@@ -92,15 +106,10 @@ export type CompiledCondition =
   | { readonly ok: false; readonly message: string; readonly line: number; readonly column: number };
 
 /** Rows from storage are compiled when first used; the same source is compiled once. */
-const compiled = new Lru<string, CompiledCondition>(4096);
+const compiled = new BoundedMemo<CompiledCondition>(4096);
 
 export function compileCondition(source: string): CompiledCondition {
-  let hit = compiled.get(source);
-  if (hit === undefined) {
-    hit = compile(source);
-    compiled.set(source, hit);
-  }
-  return hit;
+  return compiled.get(source, compile);
 }
 
 function compile(source: string): CompiledCondition {

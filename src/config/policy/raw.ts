@@ -2,8 +2,11 @@
  * The policy document exactly as the schema admits it: optional fields still
  * optional, before defaults are applied.
  */
-import type { Enforcement } from '../../grants/types.ts';
-import type { SecurityLevel, SideEffect, Tier } from '../policy.ts';
+import type { Enforcement } from './grant-row.ts';
+
+export type Tier = 'critical' | 'base' | 'onDemand';
+export type SideEffect = 'read_only' | 'idempotent_write' | 'non_idempotent_write';
+export type SecurityLevel = 'standard' | 'elevated' | 'strict';
 
 export interface RawMetadata {
   tier?: Tier;

@@ -2,7 +2,7 @@
  * Policy rules that span fields, checked after the JSON Schema passed. Each
  * returns errors in the same pointer + rule form as schema errors.
  */
-import { WILDCARD } from '../../grants/types.ts';
+import { WILDCARD } from './grant-row.ts';
 import { compileCondition } from './conditions.ts';
 import { createSchemaRegistry } from '../../validation/registry.ts';
 import type { ConfigError } from './validate.ts';

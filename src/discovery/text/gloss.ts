@@ -22,6 +22,7 @@ const SENSES = 3;
 const REFERENCE = /^(CL:|variant|old variant|surname|see |used in|abbr)/;
 const NOTES = /\([^)]*\)/g;
 const PINYIN = /\[[^\]]*\]/g;
+// oxlint-disable-next-line no-control-regex -- the class is everything outside ASCII, NUL included by design
 const NON_ASCII = /[^\x00-\x7f]+/g;
 
 const EMPTY: Glossary = new Map();

@@ -15,6 +15,7 @@ const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script
 const LATIN_ACCENTED = /[\u00C0-\u024F]/;
 const MARKS = /\p{M}/gu;
 
+// oxlint-disable-next-line no-control-regex -- the class is all of ASCII, NUL included by design
 const ASCII = /^[\x00-\x7f]*$/;
 
 /** ASCII is already in normal form; skipping it keeps index builds fast. */

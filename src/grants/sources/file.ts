@@ -2,9 +2,9 @@
  * The policy file as a grant source: rows from the loaded policy, in process,
  * with a revision that only moves when the caller swaps in new rows.
  */
-import { normalizeRow } from '../rules.ts';
-import { WILDCARD } from '../types.ts';
-import type { GrantRow } from '../types.ts';
+import { normalizeRow } from '../../config/policy/grant-row.ts';
+import { WILDCARD } from '../../config/policy/grant-row.ts';
+import type { GrantRow } from '../../config/policy/grant-row.ts';
 import type { GrantSource, SourceRead } from './types.ts';
 
 export interface FileGrantSource extends GrantSource {

@@ -3,7 +3,7 @@
  * control revision they were read at, so a snapshot can never pair rows from
  * one revision with the number of another.
  */
-import type { GrantRow } from '../types.ts';
+import type { GrantRow } from '../../config/policy/grant-row.ts';
 
 export type SourceRead =
   | { readonly ok: true; readonly rows: readonly GrantRow[]; readonly revision: number }

@@ -27,6 +27,7 @@ const injections: [string, string][] = [
 for (const [name, url] of injections) {
   test(`header injection through the URL is impossible: ${name}`, () => {
     for (const h of [unauthorizedChallenge('bad_credential', url), insufficientScopeChallenge(['a'], url)]) {
+      // oxlint-disable-next-line no-control-regex -- a challenge must hold no control characters
       assert.doesNotMatch(h, /[\r\n\t\u0000\u0080-\uffff]/);
       const inner = h.match(/resource_metadata="(.*)"$/)?.[1];
       assert.ok(inner !== undefined);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { authenticate } from '../../../src/auth/chain.ts';
 import { buildVerifiers } from '../../../src/auth/from-policy.ts';
-import { loadPolicyFile } from '../../../src/config/policy.ts';
+import { loadPolicyFile } from '../../../src/config/policy/policy.ts';
 import { AUDIENCE, ISSUER, bearer, keyPair, sign } from './fixtures.ts';
 
 test('a policy file with every verifier builds a chain that authenticates each credential kind', async () => {

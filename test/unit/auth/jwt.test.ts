@@ -10,7 +10,7 @@ import { SignJWT, UnsecuredJWT, base64url } from 'jose';
 import { createJwtVerifier } from '../../../src/auth/jwt.ts';
 import type { JwtVerifierOptions } from '../../../src/auth/jwt.ts';
 import { jwksFromFile, jwksFromText, jwksFromUrl } from '../../../src/auth/jwks.ts';
-import { DEFAULT_JWT_ALGORITHMS } from '../../../src/config/policy.ts';
+import { DEFAULT_JWT_ALGORITHMS } from '../../../src/config/policy/policy.ts';
 import type { Verifier } from '../../../src/auth/types.ts';
 import { AUDIENCE, ISSUER, bearer, keyPair, sign } from './fixtures.ts';
 import type { KeyPair } from './fixtures.ts';

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { parseStaticKeys } from '../../../src/auth/static-keys.ts';
-import { parsePolicy } from '../../../src/config/policy.ts';
+import { parsePolicy } from '../../../src/config/policy/policy.ts';
 import { parseInjectorConfig } from '../../../src/inject/config.ts';
 import { planInjection } from '../../../src/inject/inject.ts';
 import { applyPatch } from '../inject/json-patch.ts';

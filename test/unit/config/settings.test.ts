@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadSettings, SettingError } from '../../../src/config/settings.ts';
+import { loadSettings } from '../../../src/config/settings.ts';
+import { SettingError } from '../../../src/errors.ts';
 
 describe('settings', () => {
   it('has working defaults and is frozen', () => {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ConfigMapMount } from '../../helpers/configmap-mount.ts';
-import { policyReload, watchPolicy, type AppliedVersion, type Candidate, type PolicyReload, type PolicyWatchOptions, type PolicyWatcher, type ReloadOutcome } from '../../../src/config/watch.ts';
+import { watchPolicy, type AppliedVersion, type Candidate, type PolicyWatchOptions, type PolicyWatcher, type ReloadOutcome } from '../../../src/config/reload/watch.ts';
+import { policyReload, type PolicyReload } from '../../../src/telemetry/channels.ts';
 import { sha256 } from '../../helpers/static-keys.ts';
 
 const WAIT_MS = 5000;
@@ -90,7 +91,7 @@ function reloads() {
 
 function captureLog() {
   const lines: Record<string, unknown>[] = [];
-  const original = process.stderr.write;
+  const original = process.stderr.write.bind(process.stderr);
   process.stderr.write = ((chunk: string | Uint8Array) => {
     for (const line of String(chunk).split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
     return true;

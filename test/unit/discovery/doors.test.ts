@@ -79,7 +79,7 @@ describe('discovery cursors', () => {
     const signature = c.slice(c.indexOf('.') + 1);
     const last = signature.at(-1) as string;
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-    const sameBits = [...alphabet].filter((ch) => ch !== last && (alphabet.indexOf(ch) >> 2) === (alphabet.indexOf(last) >> 2));
+    const sameBits = Array.from(alphabet).filter((ch) => ch !== last && (alphabet.indexOf(ch) >> 2) === (alphabet.indexOf(last) >> 2));
     assert.equal(sameBits.length, 3);
     for (const ch of sameBits) assert.equal(codec.decode(c.slice(0, -1) + ch, binding), undefined, `last character ${ch}`);
     const [payload] = c.split('.');

@@ -1,8 +1,10 @@
 import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideMatching, decideRows, normalizeRow, scopesThatWouldGrant } from '../../../src/grants/rules.ts';
+import { decideMatching, decideRows, scopesThatWouldGrant } from '../../../src/grants/rules.ts';
+import { normalizeRow } from '../../../src/config/policy/grant-row.ts';
 import { decide, grantedTools, snapshotFor } from '../../../src/grants/snapshot.ts';
-import type { DecisionReason, GrantEffect, GrantRow, GrantSubject } from '../../../src/grants/types.ts';
+import type { DecisionReason, GrantSubject } from '../../../src/grants/types.ts';
+import type { GrantEffect, GrantRow } from '../../../src/config/policy/grant-row.ts';
 
 function row(principal: string, tool: string, effect: GrantEffect, scopes: string[] = []): GrantRow {
   const r = normalizeRow({ principal, tool, effect, scopes });

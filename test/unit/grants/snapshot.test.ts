@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { normalizeRow } from '../../../src/grants/rules.ts';
+import { normalizeRow } from '../../../src/config/policy/grant-row.ts';
 import {
   decide, parseSnapshot, rowsDigest, snapshotFor, snapshotMatches, toStored, validateSnapshot,
 } from '../../../src/grants/snapshot.ts';
 import { MAX_SNAPSHOT_ROWS } from '../../../src/grants/types.ts';
-import type { GrantRow } from '../../../src/grants/types.ts';
+import type { GrantRow } from '../../../src/config/policy/grant-row.ts';
 
 function rows(n: number, principal = 'alice'): GrantRow[] {
   return Array.from({ length: n }, (_, i) => normalizeRow({ principal, tool: `tool_${i}`, effect: 'allow' }) as GrantRow);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { status } from '@grpc/grpc-js';
 import { errors, type ErrorId } from '../../../src/errors.ts';
 import { grpcError, grpcStatusOf } from '../../../src/grpc/status.ts';
-import { interpret } from '../../../src/interceptors/external/client.ts';
+import { interpret } from '../../../src/grpc/validator-client.ts';
 
 test('every registry error maps to a gRPC status other than OK or UNKNOWN', () => {
   for (const id of Object.keys(errors) as ErrorId[]) {

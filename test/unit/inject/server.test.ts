@@ -100,7 +100,7 @@ describe('toolgate inject-webhook as a process', () => {
   });
   it('stops with status 2 and one line naming the setting when a flag is bad', async () => {
     const { run } = await import('../../../src/commands/inject-webhook.ts');
-    const write = process.stderr.write;
+    const write = process.stderr.write.bind(process.stderr);
     let text = '';
     process.stderr.write = ((chunk: string) => { text += chunk; return true; }) as typeof process.stderr.write;
     try {

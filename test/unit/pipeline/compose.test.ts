@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
 import { composeChain } from '../../../src/pipeline/compose.ts';
-import { deny, PASS, type Exchange, type Interceptor } from '../../../src/pipeline/types.ts';
+import { deny, PASS, type Exchange, type Interceptor } from '../../../src/interceptors/contract.ts';
 import { decision, type Decision } from '../../../src/telemetry/channels.ts';
 
 const exchange = (method: string) => ({ request: {} as IncomingMessage, message: { method }, principal: { id: 'p', scopes: new Set(), credentialStrength: 'static' } }) as unknown as Exchange;
@@ -46,8 +46,8 @@ describe('composeChain', () => {
   it('routes by method: other methods skip the chain', () => {
     const seen: string[] = [];
     const chain = composeChain([recorder('calls', seen), recorder('lists', seen, PASS, ['tools/list'])]);
-    chain.run(exchange('tools/list'));
-    chain.run(exchange('ping'));
+    void chain.run(exchange('tools/list'));
+    void chain.run(exchange('ping'));
     assert.deepEqual(seen, ['lists']);
   });
 

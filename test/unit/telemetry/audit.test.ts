@@ -3,11 +3,11 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import type { Classified } from '../../../src/http/classify.ts';
+import type { Classified } from '../../../src/mcp/classify.ts';
 import { startAudit } from '../../../src/telemetry/audit.ts';
 import { createAuditSink, type AuditSink } from '../../../src/telemetry/audit-sink.ts';
 import { decision, requestClassified, requestEnd, upstreamEnd } from '../../../src/telemetry/channels.ts';
-import { auditRecord } from '../../../src/telemetry/hooks.ts';
+import { auditRecord } from '../../../src/telemetry/channels.ts';
 
 const SECRET = 'sk-live-4f9c2b7e1d3a5c8e0b6f';
 const principal = { id: 'alice', scopes: new Set(['docs']), credentialStrength: 'static' as const };

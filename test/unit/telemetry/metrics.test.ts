@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
 import { decision, upstreamEnd } from '../../../src/telemetry/channels.ts';
-import { discovery } from '../../../src/telemetry/discovery-channel.ts';
-import { auditRecord, grantState, policyReload, snapshotLookup } from '../../../src/telemetry/hooks.ts';
+import { discovery } from '../../../src/telemetry/channels.ts';
+import { auditRecord, grantState, policyReload, snapshotLookup } from '../../../src/telemetry/channels.ts';
 import { createMetrics } from '../../../src/telemetry/metrics.ts';
 import { parsePrometheusText, sampleValue } from './prom-text.ts';
 

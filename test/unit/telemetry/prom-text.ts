@@ -142,7 +142,7 @@ function checkHistogram(f: Family): void {
   const series = new Map<string, { buckets: [number, number][]; count?: number }>();
   for (const s of f.samples) {
     const { le, ...rest } = s.labels;
-    const key = JSON.stringify(Object.entries(rest).sort());
+    const key = JSON.stringify(Object.entries(rest).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     let entry = series.get(key);
     if (entry === undefined) series.set(key, (entry = { buckets: [] }));
     if (s.name === `${f.name}_bucket`) {

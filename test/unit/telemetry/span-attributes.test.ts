@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import type { Classified } from '../../../src/http/classify.ts';
+import type { Classified } from '../../../src/mcp/classify.ts';
 import { serverSpanAttributes, serverSpanName } from '../../../src/telemetry/span-attributes.ts';
 
 const req = (headers: Record<string, string> = {}) => ({ headers, socket: {} }) as unknown as IncomingMessage;

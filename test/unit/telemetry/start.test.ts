@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadSettings } from '../../../src/config/settings.ts';
 import * as channels from '../../../src/telemetry/channels.ts';
-import { discovery } from '../../../src/telemetry/discovery-channel.ts';
+import { discovery } from '../../../src/telemetry/channels.ts';
 import { tracingRequested } from '../../../src/telemetry/otel-sdk.ts';
 import { startTelemetry } from '../../../src/telemetry/start.ts';
 

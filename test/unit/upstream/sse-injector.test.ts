@@ -38,7 +38,7 @@ describe('SSE injector', () => {
     sse.send(OURS);
     sse.write(Buffer.from('id: 1\ndata: a\n\n'));
     sse.send(OURS);
-    assert.equal(sink.text(), `${OURS}id: 1\ndata: a\n\n${OURS}`);
+    assert.equal(sink.text(), `${OURS.toString()}id: 1\ndata: a\n\n${OURS.toString()}`);
   });
 
   it('holds an added event until the upstream event in progress is complete', () => {
@@ -83,7 +83,7 @@ describe('SSE injector', () => {
     sse.send(OURS);
     sse.send(OURS);
     sse.write(Buffer.from('\n\n'));
-    assert.equal(sink.text(), `data: x\n\n${OURS}`);
+    assert.equal(sink.text(), `data: x\n\n${OURS.toString()}`);
   });
 
   it('never splits or alters an upstream event, however the stream is chunked (seeded random streams)', () => {

@@ -1,16 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  compileToolSchema,
-  MAX_ARGUMENT_DEPTH,
-  MAX_ARGUMENT_NODES,
-  MAX_PATTERN_LENGTH,
-  MAX_SCHEMA_DEPTH,
-  MAX_STRING_CODE_UNITS,
-  UNSUPPORTED_REASONS,
-  type UnsupportedReason,
-  type Validate,
-} from '../../../src/validation/index.ts';
+import { UNSUPPORTED_REASONS, type Validate } from '../../../src/validation/types.ts';
+import { MAX_SCHEMA_DEPTH } from '../../../src/validation/walk.ts';
+import { MAX_PATTERN_LENGTH } from '../../../src/validation/regex.ts';
+import { MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_NODES, MAX_STRING_CODE_UNITS } from '../../../src/validation/bounds.ts';
+import { type UnsupportedReason } from '../../../src/validation/types.ts';
+import { compileToolSchema } from '../../../src/validation/compile.ts';
 
 function compiled(schema: unknown): Validate {
   const c = compileToolSchema(schema);
@@ -185,8 +180,8 @@ test('bounds: depth, node count and string code units, each at and over its limi
   // Far deeper than any recursive validator could survive: refused without recursion.
   assert.deepEqual(validate(deep(200_000)), { ok: false, code: 'bounds_exceeded' });
 
-  assert.deepEqual(validate(new Array(MAX_ARGUMENT_NODES - 1).fill(0)), { ok: true });
-  assert.deepEqual(validate(new Array(MAX_ARGUMENT_NODES).fill(0)), { ok: false, code: 'bounds_exceeded' });
+  assert.deepEqual(validate(Array.from({ length: MAX_ARGUMENT_NODES - 1 }, () => 0)), { ok: true });
+  assert.deepEqual(validate(Array.from({ length: MAX_ARGUMENT_NODES }, () => 0)), { ok: false, code: 'bounds_exceeded' });
 
   assert.deepEqual(validate({ k: 'x'.repeat(MAX_STRING_CODE_UNITS - 1) }), { ok: true });
   assert.deepEqual(validate({ k: 'x'.repeat(MAX_STRING_CODE_UNITS) }), { ok: false, code: 'bounds_exceeded' });
@@ -241,7 +236,7 @@ test('$dynamicRef is enforced only where the spec makes it a $ref', () => {
 
 test('errors are capped and deduplicated', () => {
   const validate = compiled({ type: 'array', items: { type: 'string' } });
-  const r = validate(new Array(100).fill(1));
+  const r = validate(Array.from({ length: 100 }, () => 1));
   if (r.ok || r.code !== 'invalid_arguments') throw new Error('expected invalid_arguments');
   assert.equal(r.errors.length, 32);
 });

@@ -1,0 +1,103 @@
+/**
+ * The shape and grammar of a grant row, as a policy file, storage and tokens
+ * write them: principal ids, tool names, scopes. It sits with the policy
+ * model, below everything that reads rows (auth, grants, the policy schema),
+ * because a row is policy data before it is a grant decision.
+ */
+import { compileCondition } from './conditions.ts';
+
+export type GrantEffect = 'allow' | 'deny';
+
+/** The principal value that matches every principal holding the row's scopes. */
+export const WILDCARD = '*';
+
+export interface GrantRow {
+  /** An exact principal id, or `*`. */
+  readonly principal: string;
+  /** An exact tool name; never a pattern. */
+  readonly tool: string;
+  /**
+   * Scopes a principal must hold, all of them, for a `*` row to apply. Always
+   * empty on exact-principal rows: naming the principal is the whole condition.
+   * Sorted and free of duplicates.
+   */
+  readonly scopes: readonly string[];
+  readonly effect: GrantEffect;
+  /** The control revision the row was written at, when the source tracks one. */
+  readonly revision?: number;
+  /**
+   * A CEL condition (see conditions.ts): the row applies only when it
+   * evaluates to true for the call. Absent: the row always applies.
+   */
+  readonly when?: string;
+  /** `audit`: a refusal this row decides is recorded and the call forwarded (shadow mode). */
+  readonly enforcement?: Enforcement;
+  /** The row's name in decisions and metrics; policy rows without one are named by their JSON pointer. */
+  readonly name?: string;
+}
+
+export type Enforcement = 'enforce' | 'audit';
+
+/** Principal ids: 1–256 characters, no control characters. Shared with the policy schema. */
+export const PRINCIPAL_PATTERN = '^[^\\u0000-\\u001f\\u007f]{1,256}$';
+/** Tool names: 1–256 characters, no whitespace or control characters. */
+export const TOOL_PATTERN = '^[^\\s\\u0000-\\u001f\\u007f]{1,256}$';
+/** OAuth scope-token (RFC 6749 §3.3), at most 128 characters: safe inside a quoted challenge. */
+export const SCOPE_PATTERN = '^[\\u0021\\u0023-\\u005b\\u005d-\\u007e]{1,128}$';
+/** Most scopes one row may require. */
+export const MAX_ROW_SCOPES = 64;
+/** Row names: 1–128 characters, no control characters; they become metric label values. */
+export const ROW_NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f]{1,128}$';
+
+const principalRe = new RegExp(PRINCIPAL_PATTERN, 'u');
+const toolRe = new RegExp(TOOL_PATTERN, 'u');
+const scopeRe = new RegExp(SCOPE_PATTERN, 'u');
+const rowNameRe = new RegExp(ROW_NAME_PATTERN, 'u');
+const ROW_KEYS = new Set(['principal', 'tool', 'scopes', 'effect', 'revision', 'when', 'enforcement', 'name']);
+
+export function isPrincipalId(v: unknown): v is string {
+  return typeof v === 'string' && principalRe.test(v);
+}
+
+function isToolName(v: unknown): v is string {
+  return typeof v === 'string' && v !== WILDCARD && toolRe.test(v);
+}
+
+export function isScope(v: unknown): v is string {
+  return typeof v === 'string' && scopeRe.test(v);
+}
+
+/**
+ * Checks one row read from anywhere (policy file, storage) and returns it in
+ * canonical form (scopes sorted and unique, frozen), or undefined when any
+ * field is malformed. Exact-principal rows must not carry scopes: a scope
+ * condition on a named principal would let a missing scope skip a deny.
+ */
+export function normalizeRow(v: unknown): GrantRow | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const r = v as Record<string, unknown>;
+  for (const k of Object.keys(r)) if (!ROW_KEYS.has(k)) return undefined;
+  const { principal, tool, effect, revision, when, enforcement, name } = r;
+  const rawScopes = r.scopes ?? [];
+  if (!isPrincipalId(principal) || !isToolName(tool)) return undefined;
+  if (effect !== 'allow' && effect !== 'deny') return undefined;
+  if (revision !== undefined && !(Number.isSafeInteger(revision) && (revision as number) >= 0)) return undefined;
+  if (!Array.isArray(rawScopes) || rawScopes.length > MAX_ROW_SCOPES || !rawScopes.every(isScope)) return undefined;
+  const scopes = [...new Set(rawScopes as string[])].sort();
+  if (principal !== WILDCARD && scopes.length > 0) return undefined;
+  // A condition that does not compile makes the row malformed, wherever it was read from.
+  if (when !== undefined && !(typeof when === 'string' && compileCondition(when).ok)) return undefined;
+  if (enforcement !== undefined && enforcement !== 'enforce' && enforcement !== 'audit') return undefined;
+  if (name !== undefined && !(typeof name === 'string' && rowNameRe.test(name))) return undefined;
+  const row: GrantRow = {
+    principal,
+    tool,
+    scopes: Object.freeze(scopes),
+    effect,
+    ...(revision !== undefined && { revision: revision as number }),
+    ...(when !== undefined && { when: when as string }),
+    ...(enforcement === 'audit' && { enforcement: 'audit' as const }),
+    ...(name !== undefined && { name: name as string }),
+  };
+  return Object.freeze(row);
+}

@@ -1,0 +1,309 @@
+/**
+ * The policy file: grants, per-tool metadata, defaults and authentication
+ * settings, loaded from YAML (or JSON), validated once, and handed out as one
+ * deep-frozen `Policy`. A load either yields a whole new policy or errors and
+ * nothing else, so a watcher can swap snapshots atomically and keep the last
+ * good one when a new version is invalid.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { normalizeRow } from './grant-row.ts';
+import type { Enforcement, GrantRow } from './grant-row.ts';
+import { policySchema } from './schema.ts';
+import type { RawMetadata, RawPolicy, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
+import { checkSemantics } from './semantics.ts';
+import { compileSchema, parseYaml, validateWith } from './validate.ts';
+import type { ConfigError } from './validate.ts';
+
+export type { ConfigError } from './validate.ts';
+
+
+/** Metadata every tool has once defaults are applied. */
+export interface ToolDefaults {
+  readonly tier: Tier;
+  readonly alwaysInclude: boolean;
+  readonly sideEffect: SideEffect;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  /** Scopes a principal must hold, all of them, in addition to a grant. */
+  readonly requiredScopes: readonly string[];
+  readonly securityLevel: SecurityLevel;
+}
+
+export interface ToolMetadata extends ToolDefaults {
+  /** Shadow mode for this tool's refusals; undefined: the policy's `enforcement`. */
+  readonly enforcement?: Enforcement;
+  /** Extra search terms for discovery; never callable names. */
+  readonly aliases: readonly string[];
+  /** Example queries for discovery. */
+  readonly examples: readonly string[];
+}
+
+interface OneTimeConfig {
+  /** Tokens from these issuers are one-time. */
+  readonly issuers: readonly string[];
+  /** Tokens whose claim of this name is `true` are one-time. */
+  readonly claim: string | undefined;
+  readonly maxLifetimeSeconds: number;
+  /** Bound of the in-process replay store. */
+  readonly maxEntries: number;
+}
+
+interface JwtConfig {
+  readonly issuer: readonly string[];
+  readonly audience: readonly string[];
+  readonly jwksFile: string | undefined;
+  readonly jwksUrl: string | undefined;
+  readonly algorithms: readonly string[];
+  readonly clockSkewSeconds: number;
+  readonly jwksTimeoutMs: number;
+  readonly jwksCooldownMs: number;
+  readonly jwksCacheMaxAgeMs: number;
+  readonly oneTime: OneTimeConfig | undefined;
+}
+
+export interface AuthenticationConfig {
+  /** The protected-resource metadata URL named in every challenge. */
+  readonly resourceMetadataUrl: string | undefined;
+  readonly staticKeys: { readonly file: string; readonly apiKeyHeader: boolean } | undefined;
+  readonly jwt: JwtConfig | undefined;
+  readonly anonymous: { readonly enabled: boolean; readonly scopes: readonly string[] };
+}
+
+/** An external validator called over gRPC (SEP-1763 shape); see docs/policy.md. */
+export interface ValidatorConfig {
+  readonly name: string;
+  readonly target: string;
+  readonly hooks: readonly { readonly event: 'tools/call'; readonly phase: 'request' }[];
+  /** Lower first: orders the results, and the first blocking one decides. */
+  readonly priority: number;
+  /** `audit` never blocks: results are only logged. */
+  readonly mode: 'active' | 'audit';
+  /** When the validator cannot be asked (timeout, crash, malformed answer), pass instead of refusing. */
+  readonly failOpen: boolean;
+  readonly timeoutMs: number;
+}
+
+/**
+ * A rate limit on tools/call: `requests` per `per`, up to `burst` at once,
+ * counted per principal for every principal it names (`*`: each one).
+ */
+export interface RateLimitRule {
+  readonly principal: string;
+  /** A tool name, or `*` for one bucket over all of the principal's calls. */
+  readonly tool: string;
+  readonly requests: number;
+  readonly per: 'second' | 'minute' | 'hour';
+  readonly burst: number;
+  /** Milliseconds to earn one call back. */
+  readonly msPerCall: number;
+  /** The rule's identity across reloads: an unchanged rule keeps its buckets. */
+  readonly key: string;
+}
+
+export interface Policy {
+  readonly version: 1;
+  /** `audit`: refusals by the stages that honour shadow mode are recorded and the call is forwarded. */
+  readonly enforcement: Enforcement;
+  readonly authentication: AuthenticationConfig;
+  readonly defaults: ToolDefaults;
+  /** Tools with their own metadata, defaults applied; a null-prototype record. */
+  readonly tools: Readonly<Record<string, ToolMetadata>>;
+  /** Canonical rows, identical duplicates combined, in file order. */
+  readonly grants: readonly GrantRow[];
+  /** External validators, by priority then name. */
+  readonly validators: readonly ValidatorConfig[];
+  /** In file order; identical rules combined. */
+  readonly rateLimits: readonly RateLimitRule[];
+  /** Registered JSON Schemas by URI, for tool schemas that $ref them (never fetched). */
+  readonly schemas: Readonly<Record<string, unknown>>;
+  /** SHA-256 hex of the source text, to tell a real change from a re-save. */
+  readonly sourceDigest: string;
+}
+
+export type PolicyResult = { ok: true; policy: Policy } | { ok: false; errors: ConfigError[] };
+
+const MAX_POLICY_BYTES = 8 * 1024 * 1024;
+
+export const BUILTIN_DEFAULTS: ToolDefaults = Object.freeze({
+  tier: 'onDemand',
+  alwaysInclude: false,
+  sideEffect: 'non_idempotent_write',
+  timeoutMs: 30_000,
+  maxRetries: 0,
+  requiredScopes: Object.freeze([]),
+  securityLevel: 'standard',
+});
+
+/** Asymmetric algorithms only: HS* must be listed explicitly, `none` never. */
+export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze([
+  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
+]);
+
+const validatePolicy = compileSchema(policySchema);
+const EMPTY: readonly string[] = Object.freeze([]);
+
+export interface ParseOptions {
+  /** Relative file paths in `authentication` are resolved against this directory. */
+  readonly baseDir?: string;
+}
+
+export function parsePolicy(text: string, options: ParseOptions = {}): PolicyResult {
+  const parsed = parseYaml(text, MAX_POLICY_BYTES);
+  if (!parsed.ok) return parsed;
+  // An empty file is an empty policy: every tool denied, no verifier on.
+  const doc = parsed.value === null || parsed.value === undefined ? {} : parsed.value;
+  const checked = validateWith<RawPolicy>(validatePolicy, doc);
+  if (!checked.ok) return checked;
+  const semantic = checkSemantics(checked.value);
+  if (semantic.length > 0) return { ok: false, errors: semantic };
+  return { ok: true, policy: build(checked.value, text, options.baseDir) };
+}
+
+export async function loadPolicyFile(path: string): Promise<PolicyResult> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { ok: false, errors: [{ path: '', message: `read: cannot read the policy file${typeof code === 'string' ? ` (${code})` : ''}` }] };
+  }
+  return parsePolicy(text, { baseDir: dirname(resolve(path)) });
+}
+
+/** Whether refusals for this tool are enforced or only recorded: the tool's own setting, else the policy's. */
+export function enforcementFor(policy: Policy, tool: string | undefined): Enforcement {
+  const own = tool !== undefined && Object.hasOwn(policy.tools, tool) ? (policy.tools[tool] as ToolMetadata).enforcement : undefined;
+  return own ?? policy.enforcement;
+}
+
+/** The metadata for a tool: its own entry, else the defaults with no aliases or examples. */
+export function toolMetadata(policy: Policy, name: string): ToolMetadata {
+  return Object.hasOwn(policy.tools, name) ? (policy.tools[name] as ToolMetadata) : defaultsAsTool(policy.defaults);
+}
+
+const defaultsCache = new WeakMap<ToolDefaults, ToolMetadata>();
+
+function defaultsAsTool(d: ToolDefaults): ToolMetadata {
+  let t = defaultsCache.get(d);
+  if (t === undefined) {
+    t = Object.freeze({ ...d, aliases: EMPTY, examples: EMPTY });
+    defaultsCache.set(d, t);
+  }
+  return t;
+}
+
+function build(raw: RawPolicy, text: string, baseDir: string | undefined): Policy {
+  const defaults = resolveMetadata(raw.defaults ?? {}, BUILTIN_DEFAULTS);
+  const tools: Record<string, ToolMetadata> = Object.create(null) as Record<string, ToolMetadata>;
+  for (const [name, t] of Object.entries(raw.tools ?? {})) tools[name] = resolveTool(t, defaults);
+
+  const seen = new Set<string>();
+  const grants: GrantRow[] = [];
+  for (const [i, g] of (raw.grants ?? []).entries()) {
+    // Unnamed rows are named by where they are, so a decision can point at the line to read.
+    const row = normalizeRow({ ...g, name: g.name ?? `/grants/${i}` });
+    // The schema and semantic checks admit only rows normalizeRow accepts.
+    if (row === undefined) continue;
+    const key = JSON.stringify([row.principal, row.tool, row.effect, row.scopes, row.revision ?? null, row.when ?? null, row.enforcement ?? null]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    grants.push(row);
+  }
+
+  return deepFreeze({
+    version: 1,
+    enforcement: raw.enforcement ?? 'enforce',
+    authentication: resolveAuthentication(raw.authentication ?? {}, baseDir),
+    defaults,
+    tools,
+    grants,
+    validators: resolveValidators(raw.validators ?? []),
+    rateLimits: resolveRateLimits(raw.rateLimits ?? []),
+    schemas: raw.schemas ?? {},
+    sourceDigest: createHash('sha256').update(text).digest('hex'),
+  });
+}
+
+function resolveValidators(raw: NonNullable<RawPolicy['validators']>): ValidatorConfig[] {
+  return raw
+    .map((v) => ({
+      name: v.name,
+      target: v.target,
+      hooks: v.hooks.map((h) => ({ event: h.event, phase: h.phase })),
+      priority: v.priority ?? 100,
+      mode: v.mode ?? 'active',
+      failOpen: v.failOpen ?? false,
+      timeoutMs: v.timeoutMs ?? 1000,
+    }))
+    .sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : 1));
+}
+
+const PERIOD_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as const;
+
+function resolveRateLimits(raw: NonNullable<RawPolicy['rateLimits']>): RateLimitRule[] {
+  const byKey = new Map<string, RateLimitRule>();
+  for (const r of raw) {
+    const burst = r.burst ?? r.requests;
+    const key = JSON.stringify([r.principal, r.tool, r.requests, r.per, burst]);
+    if (!byKey.has(key)) {
+      byKey.set(key, { principal: r.principal, tool: r.tool, requests: r.requests, per: r.per, burst, msPerCall: PERIOD_MS[r.per] / r.requests, key });
+    }
+  }
+  return [...byKey.values()];
+}
+
+function resolveMetadata(m: RawMetadata, base: ToolDefaults): ToolDefaults {
+  return {
+    tier: m.tier ?? base.tier,
+    alwaysInclude: m.alwaysInclude ?? base.alwaysInclude,
+    sideEffect: m.sideEffect ?? base.sideEffect,
+    timeoutMs: m.timeoutMs ?? base.timeoutMs,
+    maxRetries: m.maxRetries ?? base.maxRetries,
+    requiredScopes: m.requiredScopes === undefined ? base.requiredScopes : [...m.requiredScopes].sort(),
+    securityLevel: m.securityLevel ?? base.securityLevel,
+  };
+}
+
+function resolveTool(t: RawTool, defaults: ToolDefaults): ToolMetadata {
+  return { ...resolveMetadata(t, defaults), ...(t.enforcement !== undefined && { enforcement: t.enforcement }), aliases: t.aliases ?? EMPTY, examples: t.examples ?? EMPTY };
+}
+
+function resolveAuthentication(a: NonNullable<RawPolicy['authentication']>, baseDir: string | undefined): AuthenticationConfig {
+  const path = (p: string) => (baseDir === undefined || isAbsolute(p) ? p : resolve(baseDir, p));
+  const list = (v: string | string[]) => (typeof v === 'string' ? [v] : v);
+  const jwt = a.jwt;
+  const oneTime = jwt?.oneTime;
+  return {
+    resourceMetadataUrl: a.resourceMetadataUrl,
+    staticKeys: a.staticKeys === undefined ? undefined : { file: path(a.staticKeys.file), apiKeyHeader: a.staticKeys.apiKeyHeader ?? false },
+    jwt: jwt === undefined ? undefined : {
+      issuer: list(jwt.issuer),
+      audience: list(jwt.audience),
+      jwksFile: jwt.jwksFile === undefined ? undefined : path(jwt.jwksFile),
+      jwksUrl: jwt.jwksUrl,
+      algorithms: jwt.algorithms ?? DEFAULT_JWT_ALGORITHMS,
+      clockSkewSeconds: jwt.clockSkewSeconds ?? 30,
+      jwksTimeoutMs: jwt.jwksTimeoutMs ?? 5000,
+      jwksCooldownMs: jwt.jwksCooldownMs ?? 30_000,
+      jwksCacheMaxAgeMs: jwt.jwksCacheMaxAgeMs ?? 600_000,
+      oneTime: oneTime === undefined ? undefined : {
+        issuers: oneTime.issuers ?? EMPTY,
+        claim: oneTime.claim,
+        maxLifetimeSeconds: oneTime.maxLifetimeSeconds ?? 3600,
+        maxEntries: oneTime.maxEntries ?? 100_000,
+      },
+    },
+    anonymous: { enabled: a.anonymous?.enabled ?? false, scopes: a.anonymous?.scopes ?? EMPTY },
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+

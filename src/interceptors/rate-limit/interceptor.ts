@@ -1,0 +1,36 @@
+import { performance } from 'node:perf_hooks';
+import type { RateLimitRule } from '../../config/policy/policy.ts';
+import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../../discovery/search-tool.ts';
+import { isDryRun } from '../dry-run.ts';
+import { deny, PASS, type Interceptor } from '../contract.ts';
+import { TokenBuckets } from './buckets.ts';
+
+/**
+ * The policy's `rateLimits` for tools/call. Every rule naming the caller (or
+ * `*`) and the tool (or `*`) applies, each with a bucket per principal, and
+ * all must admit the call: 429 `rate_limited` with Retry-After otherwise.
+ * It runs after grants and security level, so only calls toolgate would
+ * allow use up a quota; a dry run (Explain) says whether a call would pass
+ * without taking anything. Discovery, which toolgate answers itself, counts
+ * as calls of `search_tools` through either door.
+ */
+export function rateLimitInterceptor(buckets = new TokenBuckets(() => performance.now())): Interceptor {
+  return {
+    name: 'rate_limit',
+    methods: ['tools/call', DISCOVER_METHOD],
+    applies: (ex) => ex.policy.rateLimits.length > 0,
+    intercept(ex) {
+      const tool = ex.message.method === DISCOVER_METHOD ? SEARCH_TOOL_NAME : (ex.message.name as string);
+      const id = ex.principal.id;
+      const limits: RateLimitRule[] = [];
+      for (const rule of ex.policy.rateLimits) {
+        if ((rule.principal === '*' || rule.principal === id) && (rule.tool === '*' || rule.tool === tool)) limits.push(rule);
+      }
+      if (limits.length === 0) return PASS;
+      const admission = buckets.take(limits, id, !isDryRun(ex.request));
+      if (admission.ok) return PASS;
+      const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
+      return deny('rate_limited', { retryAfterMs: admission.retryAfterMs }, { 'retry-after': String(seconds) });
+    },
+  };
+}

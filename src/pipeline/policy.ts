@@ -1,0 +1,158 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Pool } from 'undici';
+import type { PolicyInForce } from '../auth/policy-in-force.ts';
+import type { SessionBindings } from '../auth/session-bindings.ts';
+import type { Principal } from '../auth/types.ts';
+import type { CatalogueView } from '../catalogue/view.ts';
+import type { Settings } from '../config/settings.ts';
+import { listChangedEvent, listensForToolChanges, type ListChangedStreams } from '../discovery/list-changed.ts';
+import { DISCOVER_METHOD } from '../discovery/search-tool.ts';
+import type { DiscoveryService } from '../discovery/service.ts';
+import type { GrantStore } from '../grants/store.ts';
+import type { Exchange } from '../interceptors/contract.ts';
+import type { Classified } from '../mcp/classify.ts';
+import { sendError } from '../mcp/jsonrpc.ts';
+import { methodLabel } from '../mcp/methods.ts';
+import { underPrefix } from '../mcp/target.ts';
+import { forward, type EventStreamHook } from '../upstream/forward.ts';
+import type { Chain } from './compose.ts';
+import type { Outcome } from './outcome.ts';
+import type { RequestPath } from './request-path.ts';
+import { authenticator } from './stages/authenticate.ts';
+import { chainStage } from './stages/chain.ts';
+import { discoveryStage, isDiscovery } from './stages/discovery.ts';
+import { passThrough } from './stages/pass-through.ts';
+import { readMessage } from './stages/read-message.ts';
+import { refusedRepeatedFields } from './stages/repeated-fields.ts';
+import { sessionGuard } from './stages/session.ts';
+import { grantSnapshot } from './stages/snapshot.ts';
+import { toolsListStage } from './stages/tools-list.ts';
+import { upstreamHeaders } from './stages/upstream-headers.ts';
+
+export interface PolicyPathDeps {
+  readonly settings: Settings;
+  readonly pool: Pool;
+  /** The policy in force and its verifiers; read once per request. */
+  readonly current: () => PolicyInForce;
+  readonly catalogue: CatalogueView;
+  readonly chain: Chain;
+  /** What toolgate checks before answering discovery itself. */
+  readonly discoveryChain: Chain;
+  readonly grants: GrantStore;
+  readonly sessions: SessionBindings;
+  /** Largest upstream tools/list response toolgate will buffer to filter. */
+  readonly maxRewriteBytes: number;
+  /** Present when deferred tool listing is on: discovery answers its two doors locally. */
+  readonly discovery?: DiscoveryService | undefined;
+  /** Open notification streams by principal, told when grants or discovery change a caller's tools/list. */
+  readonly listChanged?: ListChangedStreams | undefined;
+}
+
+/** The notification as a 2025 session's GET stream carries it. */
+const SESSION_EVENT = listChangedEvent();
+const LISTEN_METHOD = 'subscriptions/listen';
+
+/**
+ * Policy mode, in request order: refuse repeated MCP headers → authenticate
+ * (before the body is read) → read and classify → session ownership → route:
+ * toolgate's own plumbing (listen streams, initialize) is forwarded with its
+ * hooks; a policed method takes the grant snapshot and goes to the tools/list
+ * rewrite, the local discovery answer, or the interceptor chain → forward.
+ */
+export function policyPath(deps: PolicyPathDeps): RequestPath {
+  const { settings, pool, current, catalogue, grants, listChanged } = deps;
+  const authenticate = authenticator(current);
+  const session = sessionGuard(deps.sessions);
+  const headers = upstreamHeaders(settings, true);
+  const pass = passThrough(pool, settings.maxBodyBytes);
+  const snapshot = grantSnapshot(grants);
+  const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery });
+  const discovery = deps.discovery === undefined ? undefined : discoveryStage(deps.discovery, deps.discoveryChain);
+  const decide = chainStage(deps.chain, pool);
+  const policed = new Set(['tools/call', 'tools/list', ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);
+  const rowsForTool = (tool: string) => grants.rowsForTool(tool);
+  const passthroughPaths = settings.passthroughPaths;
+
+  /** Registers a caller's event stream to receive `event` whenever its tools/list changes for toolgate's reasons. */
+  const tellOnChange = (streams: ListChangedStreams, principal: Principal, event: Buffer): EventStreamHook => (injector) => streams.open(principal.id, () => injector.send(event));
+
+  const unauthenticated = (res: ServerResponse, challenge: string): Outcome => {
+    sendError(res, null, 'unauthenticated', undefined, { 'www-authenticate': challenge });
+    return 'unauthenticated';
+  };
+
+  async function route(req: IncomingMessage, res: ServerResponse, upstream: string[], body: Buffer, message: Classified, principal: Principal): Promise<Outcome> {
+    const method = message.method;
+    if (listChanged !== undefined && method === LISTEN_METHOD && message.kind === 'request' && listensForToolChanges(message.params)) {
+      // 2026-07-28 has no GET stream: list changes go on the caller's listen stream, stamped with its subscription.
+      return forward(pool, req, res, upstream, body, message.id, { onEventStream: tellOnChange(listChanged, principal, listChangedEvent(message.id)) });
+    }
+    if (method === 'initialize' && message.kind === 'request') {
+      return forward(pool, req, res, upstream, body, message.id, { onResponseHead: session.bindOnInitialize(principal) });
+    }
+    if (message.kind === 'notification' && method !== undefined && policed.has(method)) {
+      // A request method without an id: a generic JSON-RPC server runs such
+      // a notification all the same, and it would have passed unchecked.
+      sendError(res, null, 'invalid_request');
+      return 'invalid_request';
+    }
+    if (message.kind !== 'request' || method === undefined || !policed.has(method)) {
+      return forward(pool, req, res, upstream, body, message.id);
+    }
+    const inForce = current();
+    const held = snapshot(req, principal);
+    const snap = held instanceof Promise ? await held : held;
+    if (snap === undefined) {
+      sendError(res, message.id, 'grants_unavailable');
+      return 'grants_unavailable';
+    }
+    const ex: Exchange = { request: req, message, principal, policy: inForce.policy, snapshot: snap, catalogue, rowsForTool };
+    if (method === 'tools/list') return toolsList(ex, res, upstream, body);
+    if (discovery !== undefined && isDiscovery(ex)) return discovery(ex, res);
+    return decide(ex, res, upstream, body);
+  }
+
+  return {
+    async message(req, res) {
+      if (refusedRepeatedFields(req, res)) return { label: 'unclassified', outcome: 'header_mismatch' };
+      const who = await authenticate(req);
+      if (!who.ok) return { label: 'unclassified', outcome: unauthenticated(res, who.challenge) };
+      const read = await readMessage(req, res, settings.maxBodyBytes);
+      if (!read.ok) return { label: 'unclassified', outcome: read.outcome };
+      const { message, body } = read;
+      const label = methodLabel(message.method);
+      if (!session.owns(req, who.principal)) {
+        sendError(res, message.id, 'session_not_found');
+        return { label, outcome: 'session_not_found' };
+      }
+      return { label, outcome: await route(req, res, headers.message(req, message, who.principal), body, message, who.principal) };
+    },
+
+    async sessionOperation(req, res) {
+      const label = `http_${req.method?.toLowerCase()}`;
+      if (refusedRepeatedFields(req, res)) return { label, outcome: 'header_mismatch' };
+      // CORS preflights carry no credentials by design.
+      if (req.method === 'OPTIONS') return { label, outcome: await pass(req, res, null, headers.plain(req, undefined)) };
+      const who = await authenticate(req);
+      if (!who.ok) return { label, outcome: unauthenticated(res, who.challenge) };
+      if (!session.owns(req, who.principal)) {
+        sendError(res, null, 'session_not_found');
+        return { label, outcome: 'session_not_found' };
+      }
+      // The GET stream is where a 2025 session's server-initiated messages go.
+      const onEventStream = req.method === 'GET' && listChanged !== undefined ? tellOnChange(listChanged, who.principal, SESSION_EVENT) : undefined;
+      const options = { onEventStream, onResponseHead: session.endOnDelete(req) };
+      return { label, outcome: await pass(req, res, null, headers.plain(req, who.principal), options) };
+    },
+
+    async otherPath(req, res, path) {
+      // Only the listed prefixes (OAuth metadata and the like, reachable
+      // without a credential by design) bypass the checks.
+      if (!passthroughPaths.some((prefix) => underPrefix(path, prefix))) {
+        sendError(res, null, 'not_found');
+        return { label: 'http', outcome: 'not_found' };
+      }
+      return { label: 'passthrough', outcome: await pass(req, res, null, headers.unverified(req)) };
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { authenticate } from '../../auth/chain.ts';
+import { unauthorizedChallenge } from '../../auth/challenge.ts';
+import type { PolicyInForce } from '../../auth/policy-in-force.ts';
+import type { Principal } from '../../auth/types.ts';
+import { decision } from '../../telemetry/channels.ts';
+
+export type Authenticated = { readonly ok: true; readonly principal: Principal } | { readonly ok: false; readonly challenge: string };
+
+/**
+ * Who is calling, by the verifiers of the policy in force. It runs on the
+ * headers alone, before a body byte is read, so an unauthenticated client
+ * cannot make toolgate buffer megabytes.
+ */
+export function authenticator(current: () => PolicyInForce): (req: IncomingMessage) => Promise<Authenticated> {
+  return async (req) => {
+    const inForce = current();
+    const began = decision.hasSubscribers ? performance.now() : 0;
+    const r = await authenticate(inForce.verifiers, { headers: req.headers });
+    if (decision.hasSubscribers) {
+      decision.publish({
+        request: req,
+        stage: 'authentication',
+        allowed: r.ok,
+        ...(r.ok ? { principal: r.principal } : { error: 'unauthenticated' }),
+        durationSeconds: (performance.now() - began) / 1000,
+      });
+    }
+    if (r.ok) return { ok: true, principal: r.principal };
+    return { ok: false, challenge: unauthorizedChallenge(r.code, inForce.policy.authentication.resourceMetadataUrl) };
+  };
+}

@@ -1,0 +1,27 @@
+import type { ServerResponse } from 'node:http';
+import type { DiscoveryService } from '../../discovery/service.ts';
+import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../../discovery/search-tool.ts';
+import type { Exchange } from '../../interceptors/contract.ts';
+import type { Chain } from '../compose.ts';
+import type { Outcome } from '../outcome.ts';
+import { answer, refuse } from './reply.ts';
+
+export type DiscoveryStage = (ex: Exchange, res: ServerResponse) => Promise<Outcome>;
+
+/** Whether an exchange is for one of discovery's two doors: the method, or the injected tool. */
+export function isDiscovery(ex: Exchange): boolean {
+  return ex.message.method === DISCOVER_METHOD || ex.message.name === SEARCH_TOOL_NAME;
+}
+
+/**
+ * Discovery is answered by toolgate and never forwarded; of the chain only
+ * what `chain` holds (the rate limits) applies to it.
+ */
+export function discoveryStage(discovery: DiscoveryService, chain: Chain): DiscoveryStage {
+  return async (ex, res) => {
+    const limited = await chain.run(ex);
+    if (limited.kind === 'deny') return refuse(res, ex.message, limited);
+    const door = ex.message.method === DISCOVER_METHOD ? await discovery.discover(ex, ex.message.params) : await discovery.searchTool(ex, ex.message.params?.arguments);
+    return door.ok ? answer(res, ex.message, door.result) : refuse(res, ex.message, { error: door.error, ...(door.data !== undefined && { data: door.data }) });
+  };
+}

@@ -1,0 +1,38 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { classify, type Classified } from '../../mcp/classify.ts';
+import { sendError } from '../../mcp/jsonrpc.ts';
+import { requestClassified } from '../../telemetry/channels.ts';
+import type { Outcome } from '../outcome.ts';
+import { readBody } from './body.ts';
+
+export type Read =
+  | { readonly ok: true; readonly body: Buffer; readonly message: Classified }
+  | { readonly ok: false; readonly outcome: Outcome };
+
+/**
+ * Reads the POST body within the size limit and classifies the one JSON-RPC
+ * message it holds, headers checked against the body. Every failure has
+ * already been answered when this returns.
+ */
+export async function readMessage(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number): Promise<Read> {
+  const read = await readBody(req, maxBodyBytes);
+  if (!read.ok) {
+    if (read.code === 'payload_too_large') sendError(res, null, 'payload_too_large', undefined, { connection: 'close' });
+    return { ok: false, outcome: read.code };
+  }
+  const h = req.headers;
+  const c = classify(
+    {
+      protocolVersion: h['mcp-protocol-version'] as string | undefined,
+      method: h['mcp-method'] as string | undefined,
+      name: h['mcp-name'] as string | undefined,
+    },
+    read.body,
+  );
+  if (!c.ok) {
+    sendError(res, c.id, c.code);
+    return { ok: false, outcome: c.code };
+  }
+  if (requestClassified.hasSubscribers) requestClassified.publish({ request: req, message: c });
+  return { ok: true, body: read.body, message: c };
+}

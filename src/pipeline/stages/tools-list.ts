@@ -1,0 +1,59 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Pool } from 'undici';
+import type { CatalogueView } from '../../catalogue/view.ts';
+import type { DiscoveryService } from '../../discovery/service.ts';
+import { refuseEmptyListing, toolsListEdit } from '../../discovery/tools-list.ts';
+import type { Exchange } from '../../interceptors/contract.ts';
+import { clientResponseHeaders } from '../../mcp/headers.ts';
+import { sendError } from '../../mcp/jsonrpc.ts';
+import { decision } from '../../telemetry/channels.ts';
+import { requestBuffered } from '../../upstream/buffered.ts';
+import { rewriteResult } from '../../upstream/rewrite.ts';
+import type { Outcome } from '../outcome.ts';
+import { refuse } from './reply.ts';
+
+export interface ToolsListDeps {
+  readonly pool: Pool;
+  readonly catalogue: CatalogueView;
+  /** Largest upstream tools/list response toolgate will buffer to filter. */
+  readonly maxRewriteBytes: number;
+  /** Present when deferred tool listing is on: it decides what the first page carries. */
+  readonly discovery?: DiscoveryService | undefined;
+}
+
+export type ToolsListStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
+
+/**
+ * tools/list is forwarded, buffered, and rewritten to what this caller may
+ * call. A list toolgate cannot read is never passed on unfiltered.
+ */
+export function toolsListStage(deps: ToolsListDeps): ToolsListStage {
+  const { pool, catalogue, maxRewriteBytes, discovery } = deps;
+  return async (ex, res, headers, body) => {
+    const req: IncomingMessage = ex.request;
+    const empty = await refuseEmptyListing(ex, catalogue);
+    if (decision.hasSubscribers) {
+      decision.publish({ request: req, stage: 'tools_list', allowed: empty === undefined, principal: ex.principal, ...(empty !== undefined && { error: empty.error }), durationSeconds: 0 });
+    }
+    if (empty !== undefined) return refuse(res, ex.message, empty);
+    const up = await requestBuffered(pool, req, res, headers, body, maxRewriteBytes);
+    if (!up.ok) {
+      if (up.error === 'client_closed') return 'client_closed';
+      sendError(res, ex.message.id, up.error);
+      return up.error;
+    }
+    const contentType = up.headers['content-type'];
+    const firstPage = (ex.message.params as { cursor?: unknown } | undefined)?.cursor === undefined;
+    const edit = discovery === undefined ? toolsListEdit(ex) : await discovery.deferredList(ex, firstPage);
+    const rewritten = up.status === 200 ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, edit) : up.body;
+    if (rewritten === undefined) {
+      sendError(res, ex.message.id, 'upstream_unavailable');
+      return 'upstream_unavailable';
+    }
+    const out = clientResponseHeaders(up.headers);
+    delete out['content-length'];
+    res.writeHead(up.status, { ...out, 'content-length': String(rewritten.length) });
+    res.end(rewritten);
+    return 'forwarded';
+  };
+}

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { parse } from 'yaml';
+import { stepCommand } from '../../src/demo/commands.ts';
+import { startDemo, type Demo } from '../../src/demo/start.ts';
+import { DEMO_KEYS, requestBody, requestHeaders, STEPS } from '../../src/demo/steps.ts';
+import { runTour, type StepResult } from '../../src/demo/tour.ts';
+import { sha256 } from '../helpers/static-keys.ts';
+
+describe('npm run demo: the demo policy, its printed commands and the tour', () => {
+  let demo: Demo;
+  let results: StepResult[];
+  const printed: string[] = [];
+  const result = (id: string): StepResult => {
+    const found = results.find((r) => r.step.id === id);
+    assert.ok(found, `the tour has a step ${id}`);
+    return found;
+  };
+
+  before(async () => {
+    demo = await startDemo(['--port', '0', '--admin-port', '0', '--log-level', 'error'], {});
+    results = await runTour(demo, (line) => printed.push(line));
+  });
+  after(() => demo.close());
+
+  it('takes every step with the outcome its line promised', () => {
+    assert.equal(results.length, STEPS.length);
+    assert.deepEqual(results.filter((r) => !r.ok).map((r) => r.step.id), [], printed.join('\n'));
+    assert.equal(printed.filter((l) => l.includes('NOT as promised')).length, 0);
+  });
+
+  it('shows an allowed call, a denied call with its scope challenge, invalid arguments and a rate limit', () => {
+    assert.equal(result('allowed').status, 200);
+    assert.match(result('allowed').shown, /Paris: 21°C/);
+    assert.equal(result('denied').status, 403);
+    assert.match(result('denied').shown, /^tool_not_granted; WWW-Authenticate: Bearer error="insufficient_scope", scope="tickets.write"/);
+    assert.equal(result('elevated').status, 403);
+    assert.equal(result('elevated').shown, 'credential_too_weak');
+    assert.equal(result('invalid').status, 400);
+    assert.equal(result('invalid').shown, 'invalid_arguments: /title minLength, /priority enum');
+    assert.equal(result('rate-limited').status, 429);
+    assert.match(result('rate-limited').shown, /^rate_limited, Retry-After: \d+ \(statuses before it: (200 ?)+\)$/);
+  });
+
+  it('lists only what the caller may call, and finds a deferred tool through search_tools', () => {
+    assert.equal(result('list').shown, 'tools: get_weather, search_tools');
+    assert.equal(result('search').shown, 'found: convert_currency');
+  });
+
+  it('counts each decision in /metrics', () => {
+    const shown = result('metrics').shown;
+    for (const line of ['stage="grants",outcome="tool_not_granted"} 1', 'stage="security_level",outcome="credential_too_weak"} 1', 'stage="arguments",outcome="invalid_arguments"} 1', 'stage="rate_limit",outcome="rate_limited"} 1']) {
+      assert.ok(shown.includes(line), line);
+    }
+  });
+
+  it('prints commands that send what the tour sent, and that a shell can take as they are', () => {
+    for (const step of STEPS) {
+      const command = stepCommand(step, demo);
+      if (step.kind === 'metrics') {
+        assert.equal(command, `curl -s ${demo.admin}/metrics | grep toolgate_decisions_total`);
+        continue;
+      }
+      assert.ok(!requestBody(step).includes("'"), `${step.id}: the body fits in single quotes`);
+      assert.ok(command.includes(`-d '${requestBody(step)}'`), step.id);
+      for (const [name, value] of Object.entries(requestHeaders(step))) assert.ok(command.includes(`-H '${name}: ${value}'`), `${step.id} ${name}`);
+      assert.ok(!command.includes('mcp-session-id'), 'no session id is needed');
+    }
+  });
+
+  it('prints keys that examples/demo/keys.yaml lists, with their principals and scopes', () => {
+    const file = parse(readFileSync(join(import.meta.dirname, '../../examples/demo/keys.yaml'), 'utf8')) as { keys: { sha256: string; principal: string; scopes?: string[] }[] };
+    const listed = file.keys.map((k) => ({ sha256: k.sha256, principal: k.principal, scopes: k.scopes ?? [] }));
+    const printedKeys = Object.entries(DEMO_KEYS).map(([principal, k]) => ({ sha256: sha256(k.key), principal, scopes: [...k.scopes] }));
+    assert.deepEqual(listed, printedKeys);
+  });
+
+  it('serves 2025-11-25 clients too (v1 SDK, with a session)', async () => {
+    const client = new Client({ name: 'demo-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(demo.mcp), { requestInit: { headers: { authorization: `Bearer ${DEMO_KEYS.alice.key}` } } }));
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), ['get_weather', 'create_ticket', 'search_tools']);
+      const answer = await client.callTool({ name: 'create_ticket', arguments: { title: 'Printer on fire', priority: 'high' } });
+      assert.match(JSON.stringify(answer.content), /\(high\): Printer on fire/);
+    } finally {
+      await client.close();
+    }
+  });
+});
