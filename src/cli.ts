@@ -12,6 +12,7 @@ import { log } from './telemetry/log.ts';
 const commands: Readonly<Record<string, () => Promise<{ run(argv: readonly string[]): Promise<number> }>>> = {
   'discover-eval': () => import('./commands/discover-eval.ts'),
   grants: () => import('./commands/grants.ts'),
+  inject: () => import('./commands/inject.ts'),
   'inject-webhook': () => import('./commands/inject-webhook.ts'),
   policy: () => import('./commands/policy.ts'),
 };
