@@ -161,16 +161,15 @@ interface RunningPolicy {
 async function startPolicy(settings: Settings, file: string, pool: Pool): Promise<RunningPolicy> {
   const [
     { MemoryReplayStore }, { SessionBindings }, { reportEnforceability }, { CatalogueSync }, { toolMetadata }, { policyLoader },
-    { watchPolicy }, { ListChangedStreams }, { openGrantStore }, { lazyValidatorClients }, { argumentsInterceptor },
-    { createExternalValidators }, { grantsInterceptor }, { rateLimitInterceptor }, { securityLevelInterceptor }, { composeChain },
+    { watchPolicy }, { ListChangedStreams }, { openGrantStore }, { lazyValidatorClients }, { policyChecks },
+    { createExternalValidators }, { composeChain },
     { policyPath }, { schemaCaches }, { ContractGuard }, { MemoryPinStore, RedisPinStore }, { visibleCatalogue },
     { contractQuarantineInterceptor }, { createRedisSource },
   ] = await Promise.all([
     import('./auth/replay-store.ts'), import('./auth/session-bindings.ts'), import('./catalogue/enforceability.ts'),
     import('./catalogue/sync.ts'), import('./config/policy/policy.ts'), import('./config/reload/policy-loader.ts'),
     import('./config/reload/watch.ts'), import('./discovery/list-changed.ts'), import('./grants/open-store.ts'),
-    import('./grpc/lazy-validator-clients.ts'), import('./interceptors/arguments.ts'), import('./interceptors/external-validator.ts'),
-    import('./interceptors/grants.ts'), import('./interceptors/rate-limit/interceptor.ts'), import('./interceptors/security-level.ts'),
+    import('./grpc/lazy-validator-clients.ts'), import('./pipeline/policy-interceptors.ts'), import('./interceptors/external-validator.ts'),
     import('./pipeline/compose.ts'), import('./pipeline/policy.ts'), import('./validation/schema-caches.ts'),
     import('./catalogue/contracts/guard.ts'), import('./catalogue/contracts/pins.ts'), import('./catalogue/contracts/visible.ts'),
     import('./interceptors/contract-quarantine.ts'), import('./grants/sources/redis.ts'),
@@ -240,8 +239,8 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     },
   };
   const validators = createExternalValidators(callers);
-  const rateLimit = rateLimitInterceptor();
-  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), contractQuarantineInterceptor(guard), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
+  const { checks, rateLimit } = policyChecks(schemas, contractQuarantineInterceptor(guard));
+  const interceptors = [...checks, validators.interceptor];
   // What each caller may see was decided under the old grants: every open stream is told to list again.
   // An approval bumps the revision too, so pins are read again.
   grants.onRevision(() => {
