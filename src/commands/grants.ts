@@ -13,7 +13,7 @@ import { createRedisSource } from '../grants/sources/redis.ts';
 import type { ChangeResult, RedisGrantSource } from '../grants/sources/redis.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
 
-const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny [--scopes a,b] | list [--principal P] [--tool T] | revision [--bump]'
+export const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny [--scopes a,b] | list [--principal P] [--tool T] | revision [--bump]'
   + ' (all with --redis-url URL --domain D)';
 
 const VALUE_FLAGS = new Set([
