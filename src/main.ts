@@ -36,6 +36,7 @@ import { closeServer, drain, listen } from './http/lifecycle.ts';
 import { argumentsInterceptor } from './interceptors/arguments.ts';
 import { createExternalValidators } from './interceptors/external-validator.ts';
 import { grantsInterceptor } from './interceptors/grants.ts';
+import { knownToolInterceptor } from './interceptors/known-tool.ts';
 import { rateLimitInterceptor } from './interceptors/rate-limit/interceptor.ts';
 import { securityLevelInterceptor } from './interceptors/security-level.ts';
 import { composeChain } from './pipeline/compose.ts';
@@ -156,7 +157,8 @@ interface RunningPolicy {
 
 /**
  * Policy mode: the policy in force (hot-reloaded), the grant store, the
- * upstream catalogue, and the interceptor chain. Order matters: who may call,
+ * upstream catalogue, and the interceptor chain. Order matters: whether the
+ * tool exists (for every caller the same answer), who may call,
  * with what credential, how often, with which arguments; external
  * validators last, so they see only calls toolgate itself would forward.
  */
@@ -206,7 +208,14 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   };
   const validators = createExternalValidators(new ValidatorClients());
   const rateLimit = rateLimitInterceptor();
-  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
+  const interceptors = [
+    knownToolInterceptor(),
+    grantsInterceptor({ hideUngranted: settings.hideUngranted }),
+    securityLevelInterceptor(),
+    rateLimit,
+    argumentsInterceptor(schemas),
+    validators.interceptor,
+  ];
   const listChanged = new ListChangedStreams();
   // What each caller may see was decided under the old grants: every open stream is told to list again.
   grants.onRevision(() => listChanged.notifyAll());

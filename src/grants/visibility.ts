@@ -1,4 +1,5 @@
 import { insufficientScopeChallenge } from '../auth/challenge.ts';
+import { strengthCanReach } from '../auth/strength.ts';
 import type { Principal } from '../auth/types.ts';
 import { toolMetadata, type Policy } from '../config/policy/policy.ts';
 import { holdsAll, scopesThatWouldGrant } from './rules.ts';
@@ -14,6 +15,18 @@ import type { Refusal } from '../mcp/jsonrpc.ts';
  */
 export function mayCall(policy: Policy, snapshot: GrantSnapshot, principal: Principal, tool: string): boolean {
   return decide(snapshot, tool).effect === 'allow' && holdsAll(principal.scopes, toolMetadata(policy, tool).requiredScopes);
+}
+
+/**
+ * Whether a tool belongs in this principal's tools/list and discovery
+ * results: it may call it, and its credential can meet the tool's security
+ * level now or after a step-up. A tool whose calls could only ever fail
+ * with credential_too_weak is not offered.
+ */
+export function mayList(policy: Policy, snapshot: GrantSnapshot, principal: Principal, tool: string): boolean {
+  if (!mayCall(policy, snapshot, principal, tool)) return false;
+  const oneTime = policy.authentication.jwt?.oneTime !== undefined;
+  return strengthCanReach(toolMetadata(policy, tool).securityLevel, principal.credentialStrength, oneTime);
 }
 
 /**
@@ -38,11 +51,11 @@ export function scopesThatWouldHelp(
   return all.some((s) => !principal.scopes.has(s)) ? all : undefined;
 }
 
-/** 403 tool_not_granted, with an insufficient_scope challenge when scopes would help. */
-export function notGranted(policy: Policy, scopes: readonly string[] | undefined): Refusal {
-  if (scopes === undefined || scopes.length === 0) return { error: 'tool_not_granted' };
+/** 403 tool_not_granted (or no_tool_granted, for a listing), with an insufficient_scope challenge when scopes would help. */
+export function notGranted(policy: Policy, scopes: readonly string[] | undefined, error: 'tool_not_granted' | 'no_tool_granted' = 'tool_not_granted'): Refusal {
+  if (scopes === undefined || scopes.length === 0) return { error };
   return {
-    error: 'tool_not_granted',
+    error,
     data: { requiredScopes: scopes },
     headers: { 'www-authenticate': insufficientScopeChallenge(scopes, policy.authentication.resourceMetadataUrl) },
   };
