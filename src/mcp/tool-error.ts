@@ -62,7 +62,7 @@ const NEXT: Partial<Record<ErrorId, string>> = {
 };
 
 function where(pointer: string): string {
-  return pointer === '' ? 'the arguments' : `argument ${pointer}`;
+  return pointer === '' ? 'the arguments object' : `argument ${pointer}`;
 }
 
 const PHRASES: Readonly<Record<string, string>> = {
