@@ -135,7 +135,7 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     const res = await post(gate.url, '{"jsonrpc":"2.0","id":7,"method":"tools/list"}', { authorization: `Bearer ${daveToken}` });
     assert.equal(res.status, 403);
     assert.equal(res.json().error?.data?.code, 'no_tool_granted');
-    assert.match(res.json().error?.message, /No tool is granted/);
+    assert.match(String(res.json().error?.message), /No tool is granted/);
     assert.match(String(res.headers['www-authenticate']), /error="insufficient_scope", scope="docs:read"/);
     for (const tool of ['search_docs', 'rotate_keys', 'delete_repo', 'weird_schema']) assert.ok(!res.text.includes(tool));
   });
