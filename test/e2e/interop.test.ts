@@ -290,7 +290,7 @@ describe('the v2 client on 2026-07-28 through toolgate in front of the v2-SDK fi
       assert.equal(r.isError, true);
       assert.match(text(r), /argument \/text has the wrong type/);
       assert.doesNotMatch(JSON.stringify(r), new RegExp(`${CANARY}|"extra"`));
-      assert.equal((r._meta?.['io.toolgate/error'] as { code?: string }).code, 'invalid_arguments');
+      assert.equal((r._meta?.['io.toolgate/error'] as { code?: string } | undefined)?.code, 'invalid_arguments');
     } finally {
       await c.close();
     }
