@@ -20,6 +20,7 @@ interface Command {
 const commands: Readonly<Record<string, () => Promise<Command>>> = {
   'discover-eval': () => import('./commands/discover-eval.ts'),
   grants: () => import('./commands/grants.ts'),
+  inject: () => import('./commands/inject.ts'),
   'inject-webhook': () => import('./commands/inject-webhook.ts'),
 };
 

@@ -30,7 +30,7 @@ export interface ErrorDef {
   readonly toolResult?: true;
 }
 
-export type Hint =
+type Hint =
   | 'fix_request'
   | 'fix_headers'
   | 'fix_arguments'

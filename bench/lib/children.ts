@@ -30,7 +30,7 @@ let installed = false;
  * normal exit so the 'exit' hook runs). Only a SIGKILL of the orchestrator
  * itself can leave children behind.
  */
-export function installCleanup(): void {
+function installCleanup(): void {
   if (installed) return;
   installed = true;
   process.on('exit', () => {

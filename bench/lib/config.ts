@@ -28,7 +28,7 @@ interface Knob {
   readonly max: number;
 }
 
-export const knobs: readonly Knob[] = [
+const knobs: readonly Knob[] = [
   { key: 'seconds', env: 'BENCH_SECONDS', default: 2, integer: false, max: 600 },
   { key: 'warmupSeconds', env: 'BENCH_WARMUP_SECONDS', default: 1, integer: false, max: 600 },
   { key: 'latencySeconds', env: 'BENCH_LATENCY_SECONDS', default: 1.5, integer: false, max: 600 },

@@ -11,7 +11,7 @@ import { startStub, type Launcher, type Target } from './targets.ts';
  * target's CPU time per request over that run; 'latency' is p50/p99 at one
  * connection; 'sse' is the median time to the first event of STREAM_CALL.
  */
-export type Measure = 'throughput' | 'latency' | 'sse';
+type Measure = 'throughput' | 'latency' | 'sse';
 
 export interface Case {
   readonly id: string;
@@ -36,7 +36,7 @@ export interface Figures {
 }
 
 /** Best figures over all rounds, by case id; only cases that ran cleanly. */
-export type Results = ReadonlyMap<string, Figures>;
+type Results = ReadonlyMap<string, Figures>;
 
 export interface Outcome {
   readonly rounds: ReadonlyMap<string, readonly Figures[]>;

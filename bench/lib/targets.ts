@@ -15,7 +15,7 @@ export interface Target {
   stop(): Promise<number | string>;
 }
 
-export interface StartContext {
+interface StartContext {
   /** The stub upstream every proxy forwards to. */
   readonly stub: Target;
 }

@@ -9,7 +9,7 @@ import type { RedisClient } from '../cache/redis.ts';
 import type { ReplayStore } from './replay-store.ts';
 
 /** Longest token id accepted; longer ids are refused rather than stored. */
-export const MAX_JTI_LENGTH = 512;
+const MAX_JTI_LENGTH = 512;
 
 export interface RedisReplayStoreOptions {
   readonly client: RedisClient;

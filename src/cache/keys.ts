@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 
 /** Policy domain names: safe inside a hash tag and a key. */
-export const DOMAIN_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+const DOMAIN_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function isDomain(v: unknown): v is string {
   return typeof v === 'string' && DOMAIN_PATTERN.test(v);

@@ -10,9 +10,9 @@ import { Cluster, Redis } from 'ioredis';
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 
 export type RedisClient = Redis | Cluster;
-export type RedisMode = 'standalone' | 'sentinel' | 'cluster';
+type RedisMode = 'standalone' | 'sentinel' | 'cluster';
 
-export interface RedisNode {
+interface RedisNode {
   readonly host: string;
   readonly port: number;
 }
@@ -56,8 +56,8 @@ export const REDIS_SETTINGS = Object.freeze({
   commandTimeoutMs: 'TOOLGATE_REDIS_COMMAND_TIMEOUT_MS',
 });
 
-export const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
-export const DEFAULT_COMMAND_TIMEOUT_MS = 500;
+const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 500;
 /** Longest pause between reconnect attempts, so recovery follows Redis within about a second. */
 const MAX_RECONNECT_DELAY_MS = 1000;
 

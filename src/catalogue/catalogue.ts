@@ -2,7 +2,7 @@ import { catalogueDigest, toolDigest } from './digest.ts';
 import { isRecord } from '../json/record.ts';
 
 /** One upstream tool: the object exactly as listed, deep-frozen, with its contract digest. */
-export interface CatalogueTool {
+interface CatalogueTool {
   readonly name: string;
   readonly tool: Readonly<Record<string, unknown>>;
   readonly digest: string;

@@ -7,7 +7,7 @@ import { canonicalize, sha256Hex, type CanonicalResult } from '../json/canonical
  */
 
 /** The contract fields, in no particular order: canonical JSON sorts them. */
-export const CONTRACT_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;
+const CONTRACT_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;
 
 export type DigestResult =
   | { readonly ok: true; readonly digest: string }

@@ -16,12 +16,12 @@ import { readDiscoverParams, type DiscoverParams } from './params.ts';
 import { keepTools, type Viewer } from './tools-list.ts';
 import { SEARCH_TOOL, SEARCH_TOOL_NAME } from './search-tool.ts';
 
-export type DoorResult =
+type DoorResult =
   | { readonly ok: true; readonly result: unknown }
   | { readonly ok: false; readonly error: ErrorId; readonly data?: ErrorData };
 
 /** What discovery needs of one request: who asks, under which policy and grants, and the id to answer. */
-export interface Caller extends Viewer {
+interface Caller extends Viewer {
   readonly request: IncomingMessage;
   readonly message: { readonly id: JsonRpcId };
 }

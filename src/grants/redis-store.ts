@@ -37,9 +37,9 @@ export interface RedisGrantStoreOptions {
   readonly clientName?: string;
 }
 
-export const DEFAULT_STALENESS_MS = 5000;
-export const DEFAULT_CHECK_INTERVAL_MS = 1000;
-export const DEFAULT_L2_TTL_SECONDS = 300;
+const DEFAULT_STALENESS_MS = 5000;
+const DEFAULT_CHECK_INTERVAL_MS = 1000;
+const DEFAULT_L2_TTL_SECONDS = 300;
 const TOOL_CACHE_ENTRIES = 1024;
 
 type FailureKind = 'staleFailures' | 'storageFailures' | 'malformedFailures';

@@ -12,7 +12,7 @@ import type { Principal } from '../auth/types.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
 import type { SnapshotResult } from './types.ts';
 
-export interface GrantStoreStats {
+interface GrantStoreStats {
   readonly l1Hits: number;
   readonly l1Misses: number;
   readonly l2Hits: number;

@@ -10,7 +10,7 @@ import { errors, type ErrorId } from '../errors.ts';
  * never echoed.
  */
 
-export const OCSF_VERSION = '1.4.0';
+const OCSF_VERSION = '1.4.0';
 
 export interface AuditInput {
   readonly timeMs: number;

@@ -17,7 +17,7 @@ import { subscribeTracing, type Tracing } from './tracing.ts';
  */
 
 /** Read at run time: src/ and dist/ both sit two levels below package.json. */
-export const VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+const VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 export interface TelemetryHooks {
   /** The tool's side effect from the policy in force; audit treats undefined as not read-only. */

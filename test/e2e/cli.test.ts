@@ -27,6 +27,7 @@ test('every command answers --help with its usage and exit 0', () => {
   for (const [args, usage] of [
     [['inject-webhook', '--help'], /^usage: toolgate inject-webhook[\s\S]*TOOLGATE_INJECT_PORT/],
     [['grants', '-h'], /^usage: toolgate grants/],
+    [['inject', '--help'], /^usage: toolgate inject -f/],
     [['help', 'discover-eval'], /^usage: toolgate discover-eval/],
   ] as const) {
     const r = run(...args);

@@ -38,7 +38,7 @@ export interface ToolMetadata extends ToolDefaults {
   readonly examples: readonly string[];
 }
 
-export interface OneTimeConfig {
+interface OneTimeConfig {
   /** Tokens from these issuers are one-time. */
   readonly issuers: readonly string[];
   /** Tokens whose claim of this name is `true` are one-time. */
@@ -48,7 +48,7 @@ export interface OneTimeConfig {
   readonly maxEntries: number;
 }
 
-export interface JwtConfig {
+interface JwtConfig {
   readonly issuer: readonly string[];
   readonly audience: readonly string[];
   readonly jwksFile: string | undefined;
@@ -120,7 +120,7 @@ export interface Policy {
 
 export type PolicyResult = { ok: true; policy: Policy } | { ok: false; errors: ConfigError[] };
 
-export const MAX_POLICY_BYTES = 8 * 1024 * 1024;
+const MAX_POLICY_BYTES = 8 * 1024 * 1024;
 
 export const BUILTIN_DEFAULTS: ToolDefaults = Object.freeze({
   tier: 'onDemand',

@@ -7,20 +7,20 @@
  */
 import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from './grant-row.ts';
 
-export const TIERS = ['critical', 'base', 'onDemand'] as const;
-export const SIDE_EFFECTS = ['read_only', 'idempotent_write', 'non_idempotent_write'] as const;
-export const SECURITY_LEVELS = ['standard', 'elevated', 'strict'] as const;
+const TIERS = ['critical', 'base', 'onDemand'] as const;
+const SIDE_EFFECTS = ['read_only', 'idempotent_write', 'non_idempotent_write'] as const;
+const SECURITY_LEVELS = ['standard', 'elevated', 'strict'] as const;
 /** `none` is never accepted; HS* only when listed explicitly. */
-export const VALIDATOR_MODES = ['active', 'audit'] as const;
+const VALIDATOR_MODES = ['active', 'audit'] as const;
 /** Hooks toolgate can run an external validator at: the interceptor chain sees tools/call before it is forwarded. */
-export const VALIDATOR_EVENTS = ['tools/call'] as const;
-export const VALIDATOR_PHASES = ['request'] as const;
-export const MAX_VALIDATORS = 16;
-export const RATE_PERIODS = ['second', 'minute', 'hour'] as const;
-export const MAX_RATE_LIMITS = 1000;
-export const MAX_RATE = 1_000_000;
-export const MAX_VALIDATOR_TIMEOUT_MS = 30_000;
-export const JWT_ALGORITHMS = [
+const VALIDATOR_EVENTS = ['tools/call'] as const;
+const VALIDATOR_PHASES = ['request'] as const;
+const MAX_VALIDATORS = 16;
+const RATE_PERIODS = ['second', 'minute', 'hour'] as const;
+const MAX_RATE_LIMITS = 1000;
+const MAX_RATE = 1_000_000;
+const MAX_VALIDATOR_TIMEOUT_MS = 30_000;
+const JWT_ALGORITHMS = [
   'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
   'HS256', 'HS384', 'HS512',
 ] as const;

@@ -16,7 +16,7 @@ import type { GrantRow } from '../../config/policy/grant-row.ts';
 import type { GrantSource, RevisionRead, SourceRead } from './types.ts';
 
 /** Most rows one principal read may fetch (its exact rows plus every `*` row); more fails closed. */
-export const MAX_READ_ROWS = 65_536;
+const MAX_READ_ROWS = 65_536;
 
 export type ChangeResult =
   | { readonly ok: true; readonly revision: number; readonly changed: boolean }
@@ -144,7 +144,7 @@ export function createRedisSource(client: RedisClient, domain: string): RedisGra
 }
 
 /** The identity a row is upserted and deleted by: everything but its revision. */
-export function rowIdentity(row: GrantRow): string {
+function rowIdentity(row: GrantRow): string {
   return JSON.stringify([row.principal, row.tool, row.effect, row.scopes]);
 }
 
@@ -173,7 +173,7 @@ function interpretChange(reply: unknown): ChangeResult {
 }
 
 /** A revision as Redis returns it: a missing key is revision 0; anything not a safe whole number fails closed. */
-export function parseRevision(v: unknown): number | undefined {
+function parseRevision(v: unknown): number | undefined {
   if (v === null || v === undefined) return 0;
   if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? v : undefined;
   if (typeof v !== 'string' || !/^\d{1,16}$/.test(v)) return undefined;
