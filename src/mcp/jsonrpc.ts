@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { errors, type ErrorId } from '../errors.ts';
+import type { ValidationError } from '../validation/types.ts';
 
 export type JsonRpcId = string | number | null;
 
@@ -7,7 +8,8 @@ export type JsonRpcId = string | number | null;
 export interface ErrorData {
   readonly requiredScopes?: readonly string[];
   readonly retryAfterMs?: number;
-  readonly errors?: readonly { readonly instancePath: string; readonly keyword: string }[];
+  /** Failing JSON pointers and keywords (`required` with the `missing` names, `additionalProperties` with a `count`). */
+  readonly errors?: readonly ValidationError[];
   /** The quarantined tool, and the first 12 hex digits of a digest the operator approved for it (if any). */
   readonly tool?: string;
   readonly approvedDigest?: string;

@@ -7,6 +7,16 @@ import { rateLimitInterceptor } from '../interceptors/rate-limit/interceptor.ts'
 import { securityLevelInterceptor } from '../interceptors/security-level.ts';
 import type { SchemaCache } from '../validation/cache.ts';
 
+/** What only the proxy adds: it holds the synced catalogue the offline commands do not have. */
+export interface ProxyChecks {
+  /** Refuses a tool the catalogue lacks as unknown_tool, before any grant question; runs first. */
+  readonly knownTool?: Interceptor;
+  /** Answer an ungranted tool as unknown_tool too (TOOLGATE_HIDE_UNGRANTED). */
+  readonly hideUngranted?: boolean;
+  /** The contract quarantine, after the security level. */
+  readonly quarantine?: Interceptor;
+}
+
 export interface PolicyChecks {
   /** toolgate's own checks of a tools/call, in order. */
   readonly checks: readonly Interceptor[];
@@ -19,13 +29,22 @@ export interface PolicyChecks {
  * offline `toolgate policy` commands so both decide with the same code: who
  * may call, with what credential, how often, with which arguments, and then
  * the grant conditions, which read the arguments once the schema accepted
- * them. The proxy adds the contract quarantine (it holds the synced
- * catalogue the offline commands do not have) and, last, external validators.
+ * them. The proxy adds what needs its catalogue (ProxyChecks) and, last,
+ * external validators.
  */
-export function policyChecks(cacheFor: (policy: Policy) => SchemaCache, quarantine?: Interceptor): PolicyChecks {
+export function policyChecks(cacheFor: (policy: Policy) => SchemaCache, proxy: ProxyChecks = {}): PolicyChecks {
   const rateLimit = rateLimitInterceptor();
+  const optional = (i: Interceptor | undefined) => (i === undefined ? [] : [i]);
   return {
-    checks: [grantsInterceptor(), securityLevelInterceptor(), ...(quarantine === undefined ? [] : [quarantine]), rateLimit, argumentsInterceptor(cacheFor), conditionsInterceptor()],
+    checks: [
+      ...optional(proxy.knownTool),
+      grantsInterceptor({ hideUngranted: proxy.hideUngranted ?? false }),
+      securityLevelInterceptor(),
+      ...optional(proxy.quarantine),
+      rateLimit,
+      argumentsInterceptor(cacheFor),
+      conditionsInterceptor(),
+    ],
     rateLimit,
   };
 }
