@@ -244,7 +244,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     current: visible,
     get: (name) => visible()?.tools.get(name),
     names: () => visible()?.tools.keys() ?? [],
-    refresh: synced.refresh,
+    refresh: () => synced.refresh(),
   };
   const validators = createExternalValidators(callers);
   const { checks, rateLimit } = policyChecks(schemas, {
