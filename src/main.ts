@@ -165,7 +165,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     { watchPolicy }, { ListChangedStreams }, { openGrantStore }, { lazyValidatorClients }, { policyChecks },
     { createExternalValidators }, { composeChain },
     { policyPath }, { schemaCaches }, { ContractGuard }, { MemoryPinStore, RedisPinStore }, { visibleCatalogue },
-    { contractQuarantineInterceptor }, { createRedisSource }, { knownToolInterceptor },
+    { contractQuarantineInterceptor }, { knownToolInterceptor },
   ] = await Promise.all([
     import('./auth/replay-store.ts'), import('./auth/session-bindings.ts'), import('./catalogue/enforceability.ts'),
     import('./catalogue/sync.ts'), import('./config/policy/policy.ts'), import('./config/reload/policy-loader.ts'),
@@ -173,7 +173,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     import('./grpc/lazy-validator-clients.ts'), import('./pipeline/policy-interceptors.ts'), import('./interceptors/external-validator.ts'),
     import('./pipeline/compose.ts'), import('./pipeline/policy.ts'), import('./validation/schema-caches.ts'),
     import('./catalogue/contracts/guard.ts'), import('./catalogue/contracts/pins.ts'), import('./catalogue/contracts/visible.ts'),
-    import('./interceptors/contract-quarantine.ts'), import('./grants/sources/redis.ts'), import('./interceptors/known-tool.ts'),
+    import('./interceptors/contract-quarantine.ts'), import('./interceptors/known-tool.ts'),
   ]);
   const shared = settings.redisUrl === undefined ? undefined : await connectRedis(settings, settings.redisUrl);
   // One replay store for every policy version: a one-time token spent before
@@ -287,7 +287,10 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   // An approval bumps the revision like a grant change, so cursors and cached lists made before it are refused.
   const bumpRevision = async (): Promise<number | undefined> => {
     if (fileGrants !== undefined) return fileGrants.replaceRows(current.policy.grants);
-    const bumped = shared === undefined ? undefined : await createRedisSource(shared.client, settings.policyDomain)?.bump();
+    if (shared === undefined) return undefined;
+    // Loaded here: the Redis grant source pulls in ioredis, which only a Redis URL may load.
+    const { createRedisSource } = await import('./grants/sources/redis.ts');
+    const bumped = await createRedisSource(shared.client, settings.policyDomain)?.bump();
     return bumped?.ok === true ? bumped.revision : undefined;
   };
   let isSynced = false;
