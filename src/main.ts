@@ -37,6 +37,16 @@ import { argumentsInterceptor } from './interceptors/arguments.ts';
 import { createExternalValidators } from './interceptors/external-validator.ts';
 import { grantsInterceptor } from './interceptors/grants.ts';
 import { rateLimitInterceptor } from './interceptors/rate-limit/interceptor.ts';
+import { TokenBuckets } from './interceptors/rate-limit/buckets.ts';
+import { SharedBuckets } from './interceptors/rate-limit/shared-buckets.ts';
+import { idempotencyInterceptor } from './interceptors/idempotency.ts';
+import { UpstreamBreaker } from './execution/breaker.ts';
+import { ConcurrencyLimits } from './execution/concurrency.ts';
+import { RedisIdempotencyStore } from './execution/idempotency-redis.ts';
+import { MemoryIdempotencyStore } from './execution/idempotency-store.ts';
+import { RetryBudget } from './execution/retry-budget.ts';
+import type { ExecuteDeps } from './pipeline/stages/execute.ts';
+import { performance } from 'node:perf_hooks';
 import { securityLevelInterceptor } from './interceptors/security-level.ts';
 import { composeChain } from './pipeline/compose.ts';
 import { policyPath } from './pipeline/policy.ts';
@@ -205,8 +215,9 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     },
   };
   const validators = createExternalValidators(new ValidatorClients());
-  const rateLimit = rateLimitInterceptor();
-  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
+  const local = new TokenBuckets(() => performance.now());
+  const rateLimit = rateLimitInterceptor(shared === undefined ? local : new SharedBuckets({ client: shared.client, domain: settings.policyDomain, fallback: local }));
+  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), idempotencyInterceptor(), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
   const listChanged = new ListChangedStreams();
   // What each caller may see was decided under the old grants: every open stream is told to list again.
   grants.onRevision(() => listChanged.notifyAll());
@@ -226,6 +237,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     maxRewriteBytes: MAX_REWRITE_BYTES,
     discovery,
     listChanged,
+    execution: execution(settings, pool, shared?.client),
   });
   let isSynced = false;
   const firstSync = sync.start().then(() => {
@@ -253,6 +265,29 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
       relay?.close();
       shared?.close();
     },
+  };
+}
+
+/** How allowed calls run: one breaker and one retry budget for the upstream, idempotency records shared when Redis is. */
+function execution(settings: Settings, pool: Pool, redis: RedisClient | undefined): ExecuteDeps {
+  const now = () => performance.now();
+  return {
+    upstream: {
+      pool,
+      breaker: new UpstreamBreaker({
+        consecutiveFailures: settings.breakerConsecutiveFailures,
+        failurePercent: settings.breakerFailurePercent,
+        windowCalls: settings.breakerWindowCalls,
+        openMs: settings.breakerOpenMs,
+      }),
+      budget: new RetryBudget({ percent: settings.retryBudgetPercent, min: settings.retryBudgetMin, windowMs: settings.retryBudgetWindowMs, now }),
+      backoffMs: settings.retryBackoffMs,
+    },
+    idempotency: redis === undefined
+      ? new MemoryIdempotencyStore(settings.idempotencyRetentionMs)
+      : new RedisIdempotencyStore({ client: redis, domain: settings.policyDomain, retentionMs: settings.idempotencyRetentionMs }),
+    concurrency: new ConcurrencyLimits(),
+    maxResultBytes: settings.idempotencyMaxResultBytes,
   };
 }
 

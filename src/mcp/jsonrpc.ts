@@ -7,6 +7,8 @@ export type JsonRpcId = string | number | null;
 export interface ErrorData {
   readonly requiredScopes?: readonly string[];
   readonly retryAfterMs?: number;
+  /** Whether a side-effecting call may have run (`unknown`) or certainly did not (`not_started`). */
+  readonly outcome?: 'unknown' | 'not_started';
   readonly errors?: readonly { readonly instancePath: string; readonly keyword: string }[];
 }
 

@@ -21,6 +21,7 @@ import type { RequestPath } from './request-path.ts';
 import { authenticator } from './stages/authenticate.ts';
 import { chainStage } from './stages/chain.ts';
 import { discoveryStage, isDiscovery } from './stages/discovery.ts';
+import { executeStage, type ExecuteDeps } from './stages/execute.ts';
 import { passThrough } from './stages/pass-through.ts';
 import { readMessage } from './stages/read-message.ts';
 import { refusedRepeatedFields } from './stages/repeated-fields.ts';
@@ -46,6 +47,8 @@ export interface PolicyPathDeps {
   readonly discovery?: DiscoveryService | undefined;
   /** Open notification streams by principal, told when grants or discovery change a caller's tools/list. */
   readonly listChanged?: ListChangedStreams | undefined;
+  /** How allowed tools/call requests run: deadline, idempotency, breaker, retries. */
+  readonly execution: ExecuteDeps;
 }
 
 /** The notification as a 2025 session's GET stream carries it. */
@@ -68,7 +71,7 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   const snapshot = grantSnapshot(grants);
   const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery });
   const discovery = deps.discovery === undefined ? undefined : discoveryStage(deps.discovery, deps.discoveryChain);
-  const decide = chainStage(deps.chain, pool);
+  const decide = chainStage(deps.chain, executeStage(deps.execution));
   const policed = new Set(['tools/call', 'tools/list', ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);
   const rowsForTool = (tool: string) => grants.rowsForTool(tool);
   const passthroughPaths = settings.passthroughPaths;

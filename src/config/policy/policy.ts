@@ -11,7 +11,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { normalizeRow } from './grant-row.ts';
 import type { GrantRow } from './grant-row.ts';
 import { policySchema } from './schema.ts';
-import type { RawMetadata, RawPolicy, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
+import type { Idempotency, RawMetadata, RawPolicy, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
 import { checkSemantics } from './semantics.ts';
 import { compileSchema, parseYaml, validateWith } from './validate.ts';
 import type { ConfigError } from './validate.ts';
@@ -25,7 +25,13 @@ export interface ToolDefaults {
   readonly alwaysInclude: boolean;
   readonly sideEffect: SideEffect;
   readonly timeoutMs: number;
+  /** Attempts after the first; honoured only where a repeat is safe (see src/upstream/retry.ts). */
   readonly maxRetries: number;
+  /** Whether a progress notification restarts the deadline of a streamed call. */
+  readonly resetTimeoutOnProgress: boolean;
+  readonly idempotency: Idempotency;
+  /** Calls of this tool in flight at once on one replica; undefined: no limit. */
+  readonly maxConcurrent: number | undefined;
   /** Scopes a principal must hold, all of them, in addition to a grant. */
   readonly requiredScopes: readonly string[];
   readonly securityLevel: SecurityLevel;
@@ -128,6 +134,9 @@ export const BUILTIN_DEFAULTS: ToolDefaults = Object.freeze({
   sideEffect: 'non_idempotent_write',
   timeoutMs: 30_000,
   maxRetries: 0,
+  resetTimeoutOnProgress: false,
+  idempotency: 'optional',
+  maxConcurrent: undefined,
   requiredScopes: Object.freeze([]),
   securityLevel: 'standard',
 });
@@ -249,6 +258,9 @@ function resolveMetadata(m: RawMetadata, base: ToolDefaults): ToolDefaults {
     sideEffect: m.sideEffect ?? base.sideEffect,
     timeoutMs: m.timeoutMs ?? base.timeoutMs,
     maxRetries: m.maxRetries ?? base.maxRetries,
+    resetTimeoutOnProgress: m.resetTimeoutOnProgress ?? base.resetTimeoutOnProgress,
+    idempotency: m.idempotency ?? base.idempotency,
+    maxConcurrent: m.maxConcurrent ?? base.maxConcurrent,
     requiredScopes: m.requiredScopes === undefined ? base.requiredScopes : [...m.requiredScopes].sort(),
     securityLevel: m.securityLevel ?? base.securityLevel,
   };

@@ -4,6 +4,8 @@
  */
 export type Tier = 'critical' | 'base' | 'onDemand';
 export type SideEffect = 'read_only' | 'idempotent_write' | 'non_idempotent_write';
+/** `required`: a non_idempotent_write call without an idempotency key is refused. */
+export type Idempotency = 'optional' | 'required';
 export type SecurityLevel = 'standard' | 'elevated' | 'strict';
 
 export interface RawMetadata {
@@ -12,6 +14,9 @@ export interface RawMetadata {
   sideEffect?: SideEffect;
   timeoutMs?: number;
   maxRetries?: number;
+  resetTimeoutOnProgress?: boolean;
+  idempotency?: Idempotency;
+  maxConcurrent?: number;
   requiredScopes?: string[];
   securityLevel?: SecurityLevel;
 }
