@@ -9,7 +9,7 @@ export const KEY_HEADER = 'idempotency-key';
 export const KEY_META = 'io.toolgate/idempotencyKey';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
-const QUOTED = /^"([\x20\x21\x23-\x5b\x5d-\x7e]{1,255})"$/;
+const QUOTED = /^"([\x21\x23-\x5b\x5d-\x7e]{1,255})"$/;
 
 export type KeyRead =
   | { readonly kind: 'none' }
@@ -31,9 +31,8 @@ export function readKey(req: IncomingMessage, message: Classified): KeyRead {
   if (header !== undefined) {
     if (typeof header !== 'string') return INVALID;
     const trimmed = header.trim();
-    const quoted = QUOTED.exec(trimmed);
-    const key = quoted !== null ? quoted[1] : trimmed;
-    if (key === undefined || !KEY.test(key.trim()) || key !== key.trim()) return INVALID;
+    const key = trimmed.startsWith('"') ? QUOTED.exec(trimmed)?.[1] : trimmed;
+    if (key === undefined || !KEY.test(key)) return INVALID;
     found.push(key);
   }
   const params = message.params;

@@ -10,6 +10,7 @@ export const EXECUTION_TOOLS: Tool[] = [
   { name: 'read_status', description: 'Read a status', inputSchema: OBJECT },
   { name: 'update_record', description: 'Set a record to a value', inputSchema: OBJECT },
   { name: 'refund_payment', description: 'Refund a payment', inputSchema: OBJECT },
+  { name: 'send_mail', description: 'Send an email', inputSchema: OBJECT },
   { name: 'stream_report', description: 'Build a report, telling progress', inputSchema: OBJECT },
   { name: 'stream_export', description: 'Export data, telling progress', inputSchema: OBJECT },
 ];

@@ -14,12 +14,14 @@ tools:
   read_status: { sideEffect: read_only, maxRetries: 3, timeoutMs: 3000 }
   update_record: { sideEffect: idempotent_write, maxRetries: 2, timeoutMs: 3000 }
   refund_payment: { sideEffect: non_idempotent_write, timeoutMs: 3000 }
+  send_mail: { sideEffect: non_idempotent_write, idempotency: required, maxRetries: 2, timeoutMs: 3000 }
   stream_report: { sideEffect: read_only, timeoutMs: 400, resetTimeoutOnProgress: true }
   stream_export: { sideEffect: read_only, timeoutMs: 400 }
 grants:
   - { principal: "*", tool: read_status, scopes: [ops], effect: allow }
   - { principal: "*", tool: update_record, scopes: [ops], effect: allow }
   - { principal: "*", tool: refund_payment, scopes: [ops], effect: allow }
+  - { principal: "*", tool: send_mail, scopes: [ops], effect: allow }
   - { principal: "*", tool: stream_report, scopes: [ops], effect: allow }
   - { principal: "*", tool: stream_export, scopes: [ops], effect: allow }
 ${extra}`;

@@ -132,11 +132,11 @@ const NOT_RUN_STATUSES = new Set([429, 502, 503, 504]);
 
 /** How a keyed call ended, for its record. */
 function settlement(outcome: Outcome, record: AttemptRecord, capture: ResponseCapture, meta: ToolMetadata): Settlement {
+  // Refused by the breaker, a refused connection, or an upstream that said it was unavailable: nothing ran.
+  if (outcome === 'upstream_circuit_open' || record.refused || (NOT_RUN_STATUSES.has(record.status) && outcome !== 'deadline_exceeded')) return { kind: 'released' };
   const seen = capture.result();
   if (seen.kind === 'response') return { kind: 'completed', response: seen.response };
   if (seen.kind === 'too_large') return { kind: 'completed', response: undefined };
-  // Refused by the breaker, a refused connection, or an upstream that said it was unavailable: nothing ran.
-  if (outcome === 'upstream_circuit_open' || record.refused || (record.status !== 0 && NOT_RUN_STATUSES.has(record.status) && outcome !== 'deadline_exceeded')) return { kind: 'released' };
   // A read-only call that ended without a result may simply run again.
   return meta.sideEffect === 'read_only' ? { kind: 'released' } : { kind: 'unknown' };
 }
