@@ -19,11 +19,9 @@ export const EXECUTION_TOOLS: Tool[] = [
 export interface Behaviour {
   /** How long a tool takes before answering. */
   delayMs: number;
-  /** Answer this tools/call (numbered from 1) 503 without running it. */
-  fail: (n: number) => boolean;
-  /** Cut the connection of every tools/call without answering (and without running it). */
-  dead: boolean;
-  /** Retry-After sent with each 503, in seconds. */
+  /** For tools/call number n (from 1): 0 runs it; an HTTP status answers it with that status, unrun; -1 cuts the connection, unrun. */
+  fail: (n: number) => number;
+  /** Retry-After sent with each failure status, in seconds. */
   retryAfter: string | undefined;
   /** stream_* tools: progress notifications, one every delayMs / progress. */
   progress: number;
@@ -45,11 +43,11 @@ export interface CountingUpstream extends Listening {
 
 /**
  * A real MCP server (v1 SDK, stateless, 2025-11-25) whose tools count their
- * executions and can be made slow, failing (503) or dead (connection cut),
+ * executions and can be made slow, failing (any status) or dead (connection cut),
  * and which notices when toolgate aborts a call mid-way.
  */
 export async function startCountingUpstream(): Promise<CountingUpstream> {
-  const behaviour: Behaviour = { delayMs: 0, fail: () => false, dead: false, retryAfter: undefined, progress: 0 };
+  const behaviour: Behaviour = { delayMs: 0, fail: () => 0, retryAfter: undefined, progress: 0 };
   let attempts = 0;
   let executions = 0;
   let aborted = 0;
@@ -64,12 +62,13 @@ export async function startCountingUpstream(): Promise<CountingUpstream> {
     if (body.method === 'tools/call') {
       const n = ++attempts;
       lastHeaders = { ...req.headers };
-      if (behaviour.dead) {
+      const status = behaviour.fail(n);
+      if (status === -1) {
         res.socket?.destroy();
         return;
       }
-      if (behaviour.fail(n)) {
-        res.writeHead(503, { 'content-type': 'application/json', ...(behaviour.retryAfter !== undefined && { 'retry-after': behaviour.retryAfter }) });
+      if (status > 0) {
+        res.writeHead(status, { 'content-type': 'application/json', ...(behaviour.retryAfter !== undefined && { 'retry-after': behaviour.retryAfter }) });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32603, message: 'overloaded' } }));
         return;
       }

@@ -20,7 +20,7 @@ describe('deadlines on tools/call, in front of a real upstream that counts', () 
     url = setup.gate.url;
   });
   beforeEach(() => {
-    Object.assign(upstream.behaviour, { delayMs: 0, fail: () => false, dead: false, retryAfter: undefined, progress: 0 });
+    Object.assign(upstream.behaviour, { delayMs: 0, fail: () => 0, retryAfter: undefined, progress: 0 });
   });
   after(() => setup.close());
 

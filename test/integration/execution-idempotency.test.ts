@@ -22,7 +22,7 @@ describe('idempotency keys on tools/call (in-process records), in front of a rea
     url = setup.gate.url;
   });
   beforeEach(() => {
-    Object.assign(upstream.behaviour, { delayMs: 0, fail: () => false, dead: false, retryAfter: undefined, progress: 0 });
+    Object.assign(upstream.behaviour, { delayMs: 0, fail: () => 0, retryAfter: undefined, progress: 0 });
   });
   after(() => setup.close());
 
@@ -108,11 +108,11 @@ describe('idempotency keys on tools/call (in-process records), in front of a rea
   });
 
   it('frees the key when the upstream said it did not run the call (503), so the repeat runs', async () => {
-    upstream.behaviour.fail = () => true;
+    upstream.behaviour.fail = () => 503;
     const key = freshKey();
     const refused = await post(url, toolCall(11, 'refund_payment', { n: 11 }), { ...agent, 'idempotency-key': key });
     assert.equal(refused.status, 503);
-    upstream.behaviour.fail = () => false;
+    upstream.behaviour.fail = () => 0;
     const repeat = await post(url, toolCall(12, 'refund_payment', { n: 11 }), { ...agent, 'idempotency-key': key });
     assert.equal(repeat.status, 200, repeat.text);
     assert.equal(repeat.headers['idempotent-replayed'], undefined);
