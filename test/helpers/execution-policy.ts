@@ -12,7 +12,7 @@ authentication:
   staticKeys: { file: keys.yaml }
 tools:
   read_status: { sideEffect: read_only, maxRetries: 3, timeoutMs: 3000 }
-  update_record: { sideEffect: idempotent_write, maxRetries: 2, timeoutMs: 3000 }
+  update_record: { sideEffect: idempotent_write, maxRetries: 2, timeoutMs: 3000, maxConcurrent: 2 }
   refund_payment: { sideEffect: non_idempotent_write, timeoutMs: 3000 }
   send_mail: { sideEffect: non_idempotent_write, idempotency: required, maxRetries: 2, timeoutMs: 3000 }
   stream_report: { sideEffect: read_only, timeoutMs: 400, resetTimeoutOnProgress: true }

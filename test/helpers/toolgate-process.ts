@@ -30,7 +30,7 @@ export async function startToolgateProcess(upstream: string, flags: readonly str
   running.add(child);
   const exited = once(child, 'exit').then(() => running.delete(child));
   const adminUrl = `http://127.0.0.1:${adminPort}`;
-  await waitFor(async () => child.exitCode === null && (await fetch(`${adminUrl}/readyz`).then((r) => r.status === 200, () => false)), 'toolgate process ready', 20_000);
+  await waitFor(async () => child.exitCode === null && (await fetch(`${adminUrl}/readyz`).then((r) => r.status === 200, () => false)), 'toolgate process ready', 60_000);
   const stop = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;

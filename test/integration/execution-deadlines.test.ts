@@ -90,4 +90,18 @@ describe('deadlines on tools/call, in front of a real upstream that counts', () 
     assert.ok(cut === undefined || !cut.text.includes('ran stream_export'), cut?.text);
     await waitFor(() => upstream.aborted() === aborted + 1, 'the upstream to see the streamed call aborted');
   });
+
+  it('answers calls past maxConcurrent in flight with 429 rate_limited and Retry-After, and frees the slots after', async () => {
+    upstream.behaviour.delayMs = 500;
+    const attempts = upstream.attempts();
+    const answers = await Promise.all([1, 2, 3, 4].map((i) => post(url, toolCall(20 + i, 'update_record', { n: i }), agent)));
+    const statuses = answers.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [200, 200, 429, 429]);
+    const refused = answers.find((r) => r.status === 429);
+    assert.equal(refused?.json().error?.data?.code, 'rate_limited');
+    assert.equal(refused?.headers['retry-after'], '1');
+    assert.equal(upstream.attempts(), attempts + 2);
+    upstream.behaviour.delayMs = 0;
+    assert.equal((await post(url, toolCall(30, 'update_record'), agent)).status, 200);
+  });
 });
