@@ -55,7 +55,8 @@ export function readKey(req: IncomingMessage, message: Classified): KeyRead {
  * upstream is sent, so two callers' keys never collide there either.
  */
 export function scopedKey(principal: string, tool: string, key: string): string {
-  return createHash('sha256').update(principal).update('\u0000').update(tool).update('\u0000').update(key).digest('hex');
+  // JSON keeps the three apart whatever characters they hold.
+  return createHash('sha256').update(JSON.stringify([principal, tool, key])).digest('hex');
 }
 
 /** RFC 8785 digest of the call's arguments: the same call in any key order or number spelling has one digest. */
