@@ -9,8 +9,8 @@ export const BENCH_KEY = 'bench-agent-5d0c7e1f9a3b8c2d4e6f';
 
 /**
  * A policy that makes every request of the policy case pass all checks:
- * static-key authentication, a wildcard grant by scope, and validation of the
- * stub's realistic inputSchema. Written to a fresh temporary directory.
+ * static-key authentication, a wildcard grant by scope, validation of the
+ * stub's realistic inputSchema, and the execution stages of a read-only tool. Written to a fresh temporary directory.
  */
 export function writeBenchPolicy(): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
@@ -23,6 +23,9 @@ export function writeBenchPolicy(): string {
       'version: 1',
       'authentication:',
       '  staticKeys: { file: keys.yaml }',
+      // The execution stages on: a deadline, retries (read-only), the breaker and a concurrency slot per call.
+      'tools:',
+      `  ${search?.name}: { sideEffect: read_only, maxRetries: 2, timeoutMs: 10000, maxConcurrent: 100000 }`,
       'grants:',
       `  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`,
       `  - { principal: "*", tool: ${SSE_TOOL_NAME}, scopes: [ci.run], effect: allow }`,

@@ -52,7 +52,7 @@ export function claimOf(record: RecordShape, digest: string, leaseLeftMs: number
       return { kind: 'not_stored' };
     case 'U':
       return { kind: 'unknown' };
-    default:
+    case 'P':
       return leaseLeftMs > 0 ? { kind: 'in_progress', retryAfterMs: leaseLeftMs } : { kind: 'unknown' };
   }
 }

@@ -104,7 +104,7 @@ export function parseInjectorConfig(text: string): ConfigResult {
   if (!isPortName(config.portName)) errors.push({ path: '/portName', message: 'must be a Kubernetes port name (IANA_SVC_NAME)' });
   if (config.proxyPort === config.adminPort) errors.push({ path: '/adminPort', message: 'must differ from proxyPort' });
   config.env.forEach((e, i) => {
-    if (MANAGED_ENV.has(String(e.name))) errors.push({ path: `/env/${i}/name`, message: 'is set by the injector from pod annotations' });
+    if (typeof e.name === 'string' && MANAGED_ENV.has(e.name)) errors.push({ path: `/env/${i}/name`, message: 'is set by the injector from pod annotations' });
   });
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, config: deepFreeze(config) };

@@ -106,7 +106,7 @@ export function planInjection(pod: unknown, config: InjectorConfig): Injection {
   if (spec.volumes !== undefined && !Array.isArray(spec.volumes)) return skip('the pod spec is not understood');
   const volumeNames = new Set(existingVolumes.map((v) => (isRecord(v) ? v.name : undefined)));
   const clashingVolume = volumes.find((v) => volumeNames.has(v.name as string));
-  if (clashingVolume !== undefined) return skip(`the volume name ${String(clashingVolume.name)} is already used in the pod`);
+  if (clashingVolume !== undefined) return skip(`the volume name ${clashingVolume.name as string} is already used in the pod`);
 
   const patch: PatchOp[] = [];
   if (target !== undefined) {

@@ -95,7 +95,7 @@ describe('deadlines on tools/call, in front of a real upstream that counts', () 
     upstream.behaviour.delayMs = 500;
     const attempts = upstream.attempts();
     const answers = await Promise.all([1, 2, 3, 4].map((i) => post(url, toolCall(20 + i, 'update_record', { n: i }), agent)));
-    const statuses = answers.map((r) => r.status).sort();
+    const statuses = answers.map((r) => r.status).sort((a, b) => a - b);
     assert.deepEqual(statuses, [200, 200, 429, 429]);
     const refused = answers.find((r) => r.status === 429);
     assert.equal(refused?.json().error?.data?.code, 'rate_limited');

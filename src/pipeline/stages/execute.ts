@@ -100,7 +100,7 @@ export function executeStage(deps: ExecuteDeps): ExecuteStage {
       case 'reused':
         tell('reused');
         return refuse(res, message, { error: 'idempotency_key_reused' });
-      default:
+      case 'acquired':
         break;
     }
     tell('executed');
