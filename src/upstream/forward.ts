@@ -46,6 +46,32 @@ function isEventStream(contentType: string | string[] | undefined): boolean {
   return typeof contentType === 'string' && contentType.toLowerCase().startsWith('text/event-stream');
 }
 
+type Send<O, R> = (
+  pool: Pool,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestHeaders: string[],
+  body: Buffer | Readable | null,
+  rpcId: JsonRpcId,
+  options?: O,
+) => Promise<R>;
+
+/**
+ * One upstream attempt: forward() with a deadline over the whole exchange
+ * and a say in transient failures. When `onTransient` accepts one, nothing
+ * is written to the client and the outcome is `retry`.
+ */
+export const attempt: Send<AttemptOptions, AttemptOutcome> = (pool, req, res, requestHeaders, body, rpcId, options = {}) => {
+  // A client that left while the request waited (for a validator, a grant
+  // lookup) already fired 'close', which the handler would never hear: its
+  // upstream request would be sent for nobody and, once its answer filled the
+  // dead socket, paused forever, holding a pool connection.
+  if (res.destroyed) return Promise.resolve('client_closed');
+  return new Promise((resolve) => {
+    new ForwardHandler(pool, { req, res, requestHeaders, body, rpcId, ...options }, resolve);
+  });
+};
+
 /**
  * Sends the request upstream and streams the response back as it arrives,
  * through a dispatch handler of its own rather than undici's stream(): each
@@ -53,42 +79,11 @@ function isEventStream(contentType: string | string[] | undefined): boolean {
  * paused while the client's socket is full, so SSE events pass through
  * unbuffered with backpressure. A client that goes away aborts the upstream
  * request, before or after its response started.
+ *
+ * Without `onTransient` an attempt never ends in `retry`: forward() is an
+ * attempt with the plain options.
  */
-export function forward(
-  pool: Pool,
-  req: IncomingMessage,
-  res: ServerResponse,
-  requestHeaders: string[],
-  body: Buffer | Readable | null,
-  rpcId: JsonRpcId,
-  options: ForwardOptions = {},
-): Promise<ForwardOutcome> {
-  // A client that left while the request waited (for a validator, a grant
-  // lookup) already fired 'close', which the handler would never hear: its
-  // upstream request would be sent for nobody and, once its answer filled the
-  // dead socket, paused forever, holding a pool connection.
-  return attempt(pool, req, res, requestHeaders, body, rpcId, options) as Promise<ForwardOutcome>;
-}
-
-/**
- * One upstream attempt: forward() with a deadline over the whole exchange
- * and a say in transient failures. When `onTransient` accepts one, nothing
- * is written to the client and the outcome is `retry`.
- */
-export function attempt(
-  pool: Pool,
-  req: IncomingMessage,
-  res: ServerResponse,
-  requestHeaders: string[],
-  body: Buffer | Readable | null,
-  rpcId: JsonRpcId,
-  options: AttemptOptions = {},
-): Promise<AttemptOutcome> {
-  if (res.destroyed) return Promise.resolve('client_closed');
-  return new Promise((resolve) => {
-    new ForwardHandler(pool, { req, res, requestHeaders, body, rpcId, ...options }, resolve);
-  });
-}
+export const forward = attempt as Send<ForwardOptions, ForwardOutcome>;
 
 export interface AttemptOptions extends ForwardOptions {
   /**

@@ -1,3 +1,6 @@
+import { beforeEach, after, before } from 'node:test';
+import { startCountingUpstream, type CountingUpstream } from './counting-upstream.ts';
+import { startGateWith, type PolicyGate } from './policy-gate.ts';
 import { sha256 } from './static-keys.ts';
 
 export const AGENT_KEY = 'agent-exec-5c1e9a7b3d2f4e6a8c0b';
@@ -30,4 +33,27 @@ ${extra}`;
 /** A tools/call body; `meta` goes to params._meta. */
 export function toolCall(id: number, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...(meta !== undefined && { _meta: meta }) } });
+}
+
+export interface ExecutionGate {
+  setup: PolicyGate<CountingUpstream>;
+  upstream: CountingUpstream;
+  url: string;
+}
+
+/**
+ * For a describe block: toolgate in process enforcing executionPolicy() in
+ * front of a counting upstream, started before its tests, reset to a quiet
+ * upstream before each, closed after. Read the fields inside tests.
+ */
+export function useExecutionGate(flags: readonly string[] = []): ExecutionGate {
+  const gate = {} as ExecutionGate;
+  before(async () => {
+    gate.setup = await startGateWith(startCountingUpstream, { 'keys.yaml': KEYS_YAML, 'policy.yaml': executionPolicy() }, flags);
+    gate.upstream = gate.setup.upstream;
+    gate.url = gate.setup.gate.url;
+  });
+  beforeEach(() => Object.assign(gate.upstream.behaviour, { delayMs: 0, fail: () => 0, retryAfter: undefined, progress: 0 }));
+  after(() => gate.setup.close());
+  return gate;
 }

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import { startCountingUpstream, type CountingUpstream } from '../helpers/counting-upstream.ts';
-import { AGENT_KEY, executionPolicy, KEYS_YAML, toolCall } from '../helpers/execution-policy.ts';
-import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
+import { before, describe, it } from 'node:test';
+import type { CountingUpstream } from '../helpers/counting-upstream.ts';
+import { AGENT_KEY, toolCall, useExecutionGate } from '../helpers/execution-policy.ts';
 import { post } from '../helpers/raw.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -10,19 +9,10 @@ const CANARY = 'canary-deadline-7f3a';
 const agent = { authorization: `Bearer ${AGENT_KEY}` };
 
 describe('deadlines on tools/call, in front of a real upstream that counts', () => {
-  let setup: PolicyGate<CountingUpstream>;
+  const gate = useExecutionGate();
   let upstream: CountingUpstream;
   let url: string;
-
-  before(async () => {
-    setup = await startGateWith(startCountingUpstream, { 'keys.yaml': KEYS_YAML, 'policy.yaml': executionPolicy() });
-    ({ upstream } = setup);
-    url = setup.gate.url;
-  });
-  beforeEach(() => {
-    Object.assign(upstream.behaviour, { delayMs: 0, fail: () => 0, retryAfter: undefined, progress: 0 });
-  });
-  after(() => setup.close());
+  before(() => ({ upstream, url } = gate));
 
   it('answers 504 deadline_exceeded when the caller budget runs out, aborts the upstream, and says the outcome of a write is unknown', async () => {
     upstream.behaviour.delayMs = 2000;

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import { startCountingUpstream, type CountingUpstream } from '../helpers/counting-upstream.ts';
-import { AGENT_KEY, executionPolicy, KEYS_YAML, OTHER_KEY, toolCall } from '../helpers/execution-policy.ts';
-import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
+import { before, describe, it } from 'node:test';
+import type { CountingUpstream } from '../helpers/counting-upstream.ts';
+import { AGENT_KEY, OTHER_KEY, toolCall, useExecutionGate } from '../helpers/execution-policy.ts';
 import { post } from '../helpers/raw.ts';
 
 const CANARY = 'canary-idem-2b8d';
@@ -12,19 +11,10 @@ let serial = 0;
 const freshKey = () => `key-${process.pid}-${++serial}`;
 
 describe('idempotency keys on tools/call (in-process records), in front of a real upstream that counts', () => {
-  let setup: PolicyGate<CountingUpstream>;
+  const gate = useExecutionGate();
   let upstream: CountingUpstream;
   let url: string;
-
-  before(async () => {
-    setup = await startGateWith(startCountingUpstream, { 'keys.yaml': KEYS_YAML, 'policy.yaml': executionPolicy() });
-    ({ upstream } = setup);
-    url = setup.gate.url;
-  });
-  beforeEach(() => {
-    Object.assign(upstream.behaviour, { delayMs: 0, fail: () => 0, retryAfter: undefined, progress: 0 });
-  });
-  after(() => setup.close());
+  before(() => ({ upstream, url } = gate));
 
   it('runs a keyed call once and replays its stored result, marked as a replay, without reaching the upstream', async () => {
     const key = freshKey();

@@ -1,29 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import { startCountingUpstream, type CountingUpstream } from '../helpers/counting-upstream.ts';
-import { AGENT_KEY, executionPolicy, KEYS_YAML, toolCall } from '../helpers/execution-policy.ts';
+import { before, describe, it } from 'node:test';
+import type { CountingUpstream } from '../helpers/counting-upstream.ts';
+import { AGENT_KEY, toolCall, useExecutionGate } from '../helpers/execution-policy.ts';
 import { metricValue } from '../helpers/metrics.ts';
-import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
+import type { PolicyGate } from '../helpers/policy-gate.ts';
 import { post } from '../helpers/raw.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const agent = { authorization: `Bearer ${AGENT_KEY}` };
-const idle = { delayMs: 0, fail: () => 0, retryAfter: undefined, progress: 0 };
 /** The breaker stays out of the retry tests: nothing opens it. */
 const NO_BREAKER = ['--breaker-consecutive-failures', '0', '--breaker-failure-percent', '0'];
 
 describe('retries only when safe, within the retry budget', () => {
+  const gate = useExecutionGate([...NO_BREAKER, '--retry-budget-min', '5', '--retry-budget-percent', '10', '--retry-backoff-ms', '1']);
   let setup: PolicyGate<CountingUpstream>;
   let upstream: CountingUpstream;
   let url: string;
-
-  before(async () => {
-    setup = await startGateWith(startCountingUpstream, { 'keys.yaml': KEYS_YAML, 'policy.yaml': executionPolicy() }, [...NO_BREAKER, '--retry-budget-min', '5', '--retry-budget-percent', '10', '--retry-backoff-ms', '1']);
-    ({ upstream } = setup);
-    url = setup.gate.url;
-  });
-  beforeEach(() => Object.assign(upstream.behaviour, idle));
-  after(() => setup.close());
+  before(() => ({ setup, upstream, url } = gate));
 
   it('retries a read-only call after a 503 or a cut connection, and the caller sees only the success', async () => {
     for (const failure of [503, -1, 502, 504]) {
@@ -89,19 +82,13 @@ describe('retries only when safe, within the retry budget', () => {
 });
 
 describe('the upstream circuit breaker', () => {
+  const gate = useExecutionGate([
+    '--breaker-consecutive-failures', '3', '--breaker-failure-percent', '0', '--breaker-open-ms', '400', '--retry-budget-percent', '0', '--retry-budget-min', '0',
+  ]);
   let setup: PolicyGate<CountingUpstream>;
   let upstream: CountingUpstream;
   let url: string;
-
-  before(async () => {
-    setup = await startGateWith(startCountingUpstream, { 'keys.yaml': KEYS_YAML, 'policy.yaml': executionPolicy() }, [
-      '--breaker-consecutive-failures', '3', '--breaker-failure-percent', '0', '--breaker-open-ms', '400', '--retry-budget-percent', '0', '--retry-budget-min', '0',
-    ]);
-    ({ upstream } = setup);
-    url = setup.gate.url;
-  });
-  beforeEach(() => Object.assign(upstream.behaviour, idle));
-  after(() => setup.close());
+  before(() => ({ setup, upstream, url } = gate));
 
   const state = () => metricValue(setup.gate.adminUrl, 'toolgate_upstream_breaker_state');
 
