@@ -1,28 +1,39 @@
 /**
  * `npm run bench`: toolgate against direct access, the floor (the least any
  * policy proxy must do) and the peer (http-proxy), all in one process tree on
- * loopback. Prints a table, then as its last line one JSON object of figures.
- * Knobs: BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_LATENCY_SECONDS,
- * BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_SSE_SAMPLES, BENCH_CASES (see docs/benchmarks.md).
+ * loopback. Primary figures are CPU µs per request of the proxy process,
+ * measured in interleaved rounds against the floor, as median ratios with
+ * their spread; plus start-up time, idle and loaded RSS, throughput and
+ * latency. Prints a table, then as its last line one JSON object of figures.
+ * Knobs: BENCH_SECONDS, BENCH_RATE, BENCH_RATE_SECONDS, BENCH_WARMUP_SECONDS,
+ * BENCH_LATENCY_SECONDS, BENCH_ROUNDS, BENCH_STARTS, BENCH_CONNECTIONS,
+ * BENCH_SSE_SAMPLES, BENCH_CASES, BENCH_BASELINE (see docs/benchmarks.md).
  */
+import { compile, type Build } from './lib/build.ts';
 import { loadConfig } from './lib/config.ts';
 import { renderTable } from './lib/report.ts';
+import { toolgateWithCatalogue } from './lib/contracts.ts';
 import { BENCH_KEY, writeBenchPolicy } from './lib/policy.ts';
 import { l1HitRates, toolgateWithRedisGrants } from './lib/redis-policy.ts';
 import { SEARCH_CALL } from './lib/request.ts';
 import { fig, runBenchmark, type Case } from './lib/runner.ts';
+import { measureStartup } from './lib/startup.ts';
 import { toolgateWithValidator } from './lib/validator.ts';
 import { benchProxy, direct, toolgate, toolgateTracing, type Launcher } from './lib/targets.ts';
 
+const policyFile = writeBenchPolicy();
 const launchers: Record<string, Launcher> = {
   direct,
-  floor: benchProxy('floor', 'floor.ts'),
-  peer: benchProxy('peer', 'peer.ts'),
+  floor: benchProxy('floor'),
+  peer: benchProxy('peer'),
   toolgate: toolgate('toolgate'),
-  policy: toolgate('policy', { args: ['--policy-file', writeBenchPolicy()] }),
-  policy_redis: toolgateWithRedisGrants('policy_redis', writeBenchPolicy()),
-  tracing: toolgateTracing('tracing'),
-  validator: toolgateWithValidator('validator', writeBenchPolicy()),
+  policy: toolgate('policy', { args: ['--policy-file', policyFile] }),
+  policy_redis: toolgateWithRedisGrants('policy_redis', policyFile),
+  tracing_sampled: toolgateTracing('tracing_sampled', 'parentbased_traceidratio', '0.1'),
+  tracing_always: toolgateTracing('tracing_always', 'always_on'),
+  validator: toolgateWithValidator('validator', policyFile),
+  catalogue_1000: toolgateWithCatalogue('catalogue_1000', policyFile, false),
+  pinned_1000: toolgateWithCatalogue('pinned_1000', policyFile, true),
 };
 
 /** The same call, authenticated with the bench agent's static key. */
@@ -31,52 +42,69 @@ const AUTHENTICATED_CALL = { ...SEARCH_CALL, headers: { ...SEARCH_CALL.headers, 
 /**
  * One entry per measured configuration: which target, what request, which
  * measures, and the keys it adds to the JSON line (in this order). A report
- * may read other cases' figures: `r.get('floor')?.rps`.
+ * may read other cases' figures: `r.figures.get('floor')?.rps`.
  */
 const cases: readonly Case[] = [
   {
     id: 'direct', label: 'stub, no proxy', target: 'direct', request: SEARCH_CALL,
     measures: ['throughput', 'latency', 'sse'],
-    report: (r) => ({ direct_rps: fig.rps(r.get('direct')?.rps) }),
+    report: (r) => ({ direct_rps: fig.rps(r.figures.get('direct')?.rps) }),
   },
   {
     id: 'floor', label: 'minimal undici pass-through', target: 'floor', request: SEARCH_CALL,
     measures: ['throughput', 'latency', 'sse'],
-    report: (r) => ({ floor_rps: fig.rps(r.get('floor')?.rps) }),
+    report: (r) => ({
+      floor_rps: fig.rps(r.figures.get('floor')?.rps),
+      floor_cpu_us_at_rate: fig.us(r.figures.get('floor')?.cpuUsAtRate),
+      ...fig.spread('floor_rss_idle_mb', r.startup.floorRssIdleMb, fig.mb),
+    }),
   },
   {
     id: 'peer', label: 'http-proxy, keep-alive', target: 'peer', request: SEARCH_CALL,
     measures: ['throughput', 'latency'],
-    report: (r) => ({ peer_rps: fig.rps(r.get('peer')?.rps) }),
+    report: (r) => ({ peer_rps: fig.rps(r.figures.get('peer')?.rps) }),
   },
   {
     id: 'toolgate', label: 'toolgate, default settings', target: 'toolgate', request: SEARCH_CALL,
-    measures: ['throughput', 'latency', 'sse'],
+    measures: ['throughput', 'latency', 'sse'], cpuVsFloor: true,
     report: (r) => {
-      const t = r.get('toolgate');
-      const d = r.get('direct');
+      const t = r.figures.get('toolgate');
+      const d = r.figures.get('direct');
+      const floor = r.figures.get('floor');
       return {
+        ...fig.spread('cpu_ratio', r.cpuRatio.get('toolgate')),
+        ...fig.spread('cpu_ratio_saturated', r.cpuRatioSaturated.get('toolgate')),
+        ...fig.spread('toolgate_baseline_cpu_ratio', r.vsBaseline.get('toolgate')),
+        cpu_us_at_rate: fig.us(t?.cpuUsAtRate),
         toolgate_rps: fig.rps(t?.rps),
-        ratio_to_floor: fig.ratio(t?.rps, r.get('floor')?.rps),
-        ratio_to_peer: fig.ratio(t?.rps, r.get('peer')?.rps),
+        ratio_to_floor: fig.ratio(t?.rps, floor?.rps),
+        ratio_to_peer: fig.ratio(t?.rps, r.figures.get('peer')?.rps),
         p50_added_ms: fig.addedMs(t?.p50Ms, d?.p50Ms),
         p99_added_ms: fig.addedMs(t?.p99Ms, d?.p99Ms),
         cpu_us_per_req: fig.us(t?.cpuUsPerReq),
-        floor_cpu_us_per_req: fig.us(r.get('floor')?.cpuUsPerReq),
+        floor_cpu_us_per_req: fig.us(floor?.cpuUsPerReq),
         sse_first_event_added_ms: fig.addedMs(t?.sseFirstEventMs, d?.sseFirstEventMs),
+        ...fig.spread('rss_idle_mb', r.startup.rssIdleMb, fig.mb),
+        ...fig.spread('rss_idle_catalogue_mb', r.startup.catalogueRssIdleMb, fig.mb),
+        ...fig.spread('ready_ms', r.startup.readyMs, fig.ms),
+        rss_loaded_mb: fig.mb(t?.rssLoadedMb),
       };
     },
   },
   {
     id: 'policy', label: 'toolgate, key + grants + schema', target: 'policy', request: AUTHENTICATED_CALL,
-    measures: ['throughput', 'latency'],
+    measures: ['throughput', 'latency'], cpuVsFloor: true,
     report: (r) => {
-      const p = r.get('policy');
+      const p = r.figures.get('policy');
       return {
+        ...fig.spread('policy_cpu_ratio', r.cpuRatio.get('policy')),
+        ...fig.spread('policy_baseline_cpu_ratio', r.vsBaseline.get('policy')),
         policy_rps: fig.rps(p?.rps),
-        policy_ratio_to_floor: fig.ratio(p?.rps, r.get('floor')?.rps),
-        policy_p50_added_ms: fig.addedMs(p?.p50Ms, r.get('direct')?.p50Ms),
+        policy_ratio_to_floor: fig.ratio(p?.rps, r.figures.get('floor')?.rps),
+        policy_p50_added_ms: fig.addedMs(p?.p50Ms, r.figures.get('direct')?.p50Ms),
         policy_cpu_us_per_req: fig.us(p?.cpuUsPerReq),
+        policy_cpu_us_at_rate: fig.us(p?.cpuUsAtRate),
+        policy_rss_loaded_mb: fig.mb(p?.rssLoadedMb),
       };
     },
   },
@@ -84,8 +112,8 @@ const cases: readonly Case[] = [
     id: 'policy_redis', label: 'toolgate, policy with grants in Redis', target: 'policy_redis', request: AUTHENTICATED_CALL,
     measures: ['throughput', 'latency'],
     report: (r) => {
-      const withRedis = r.get('policy_redis');
-      const inProcess = r.get('policy');
+      const withRedis = r.figures.get('policy_redis');
+      const inProcess = r.figures.get('policy');
       return {
         redis_rps: fig.rps(withRedis?.rps),
         redis_ratio: fig.ratio(withRedis?.rps, inProcess?.rps),
@@ -95,29 +123,62 @@ const cases: readonly Case[] = [
     },
   },
   {
-    id: 'tracing', label: 'toolgate, tracing on (OTLP to a local stub)', target: 'tracing', request: SEARCH_CALL,
-    measures: ['throughput', 'latency'],
+    id: 'tracing_sampled', label: 'toolgate, tracing, parentbased_traceidratio 0.1', target: 'tracing_sampled', request: SEARCH_CALL,
+    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    report: (r) => ({
+      ...fig.spread('tracing_sampled_cpu_ratio', r.cpuRatio.get('tracing_sampled')),
+      ...fig.spread('tracing_sampled_baseline_cpu_ratio', r.vsBaseline.get('tracing_sampled')),
+      tracing_sampled_cpu_us_at_rate: fig.us(r.figures.get('tracing_sampled')?.cpuUsAtRate),
+    }),
+  },
+  {
+    id: 'tracing_always', label: 'toolgate, tracing, always_on', target: 'tracing_always', request: SEARCH_CALL,
+    measures: ['throughput', 'latency'], cpuVsFloor: true,
     report: (r) => {
-      const on = r.get('tracing');
-      const off = r.get('toolgate');
+      const on = r.figures.get('tracing_always');
+      const off = r.figures.get('toolgate');
       return {
+        ...fig.spread('tracing_always_cpu_ratio', r.cpuRatio.get('tracing_always')),
+        ...fig.spread('tracing_always_baseline_cpu_ratio', r.vsBaseline.get('tracing_always')),
         tracing_rps: fig.rps(on?.rps),
         tracing_ratio: fig.ratio(on?.rps, off?.rps),
         tracing_p50_added_ms: fig.addedMs(on?.p50Ms, off?.p50Ms),
         tracing_cpu_us_per_req: fig.us(on?.cpuUsPerReq),
+        tracing_cpu_us_at_rate: fig.us(on?.cpuUsAtRate),
       };
     },
   },
   {
     id: 'validator', label: 'toolgate, policy + one external gRPC validator', target: 'validator', request: AUTHENTICATED_CALL,
-    measures: ['throughput', 'latency'],
+    measures: ['throughput', 'latency'], cpuVsFloor: true,
     report: (r) => {
-      const withValidator = r.get('validator');
-      const without = r.get('policy');
+      const withValidator = r.figures.get('validator');
+      const without = r.figures.get('policy');
       return {
+        ...fig.spread('validator_cpu_ratio', r.cpuRatio.get('validator')),
+        ...fig.spread('validator_baseline_cpu_ratio', r.vsBaseline.get('validator')),
         validator_rps: fig.rps(withValidator?.rps),
         validator_ratio: fig.ratio(withValidator?.rps, without?.rps),
         validator_p50_added_ms: fig.addedMs(withValidator?.p50Ms, without?.p50Ms),
+        validator_cpu_us_at_rate: fig.us(withValidator?.cpuUsAtRate),
+      };
+    },
+  },
+  {
+    id: 'catalogue_1000', label: 'toolgate, policy, 1,000-tool catalogue', target: 'catalogue_1000', request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    report: (r) => ({ catalogue_1000_cpu_us_at_rate: fig.us(r.figures.get('catalogue_1000')?.cpuUsAtRate) }),
+  },
+  {
+    id: 'pinned_1000', label: 'toolgate, policy, 1,000 tools pinned (contracts + lint enforce)', target: 'pinned_1000', request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    report: (r) => {
+      const pinned = r.figures.get('pinned_1000');
+      const unpinned = r.figures.get('catalogue_1000');
+      return {
+        pinned_1000_cpu_us_at_rate: fig.us(pinned?.cpuUsAtRate),
+        pinned_cpu_ratio: fig.ratio(pinned?.cpuUsAtRate, unpinned?.cpuUsAtRate),
+        pinned_rps_ratio: fig.ratio(pinned?.rps, unpinned?.rps),
       };
     },
   },
@@ -131,9 +192,29 @@ if (!loaded.ok) {
 const config = loaded.config;
 const selected = config.cases === undefined ? cases : cases.filter((c) => config.cases?.includes(c.id));
 
-const outcome = await runBenchmark(selected, launchers, config, (line) => console.error(line));
+let builds: { own: Build; baseline?: Build };
+try {
+  console.error('compiling this checkout');
+  const own = compile();
+  if (config.baseline !== undefined) console.error(`compiling the baseline ${config.baseline}`);
+  builds = config.baseline === undefined ? { own } : { own, baseline: compile(config.baseline) };
+} catch (err) {
+  console.error(`invalid BENCH_BASELINE or build failure: ${(err as Error).message}`);
+  process.exit(2);
+}
+
+// Start-up figures belong to the toolgate case: measured when it is selected.
+const startup = selected.some((c) => c.id === 'toolgate')
+  ? (ctx: Parameters<Launcher>[0]) => measureStartup(ctx, config.starts, {
+    floor: launchers.floor as Launcher,
+    bare: toolgate('idle'),
+    catalogue: toolgate('idle-catalogue', { args: ['--policy-file', policyFile] }),
+  })
+  : undefined;
+
+const outcome = await runBenchmark(selected, launchers, config, builds, startup, (line) => console.error(line));
 // Every case reports, selected or not, so the JSON line always has the same keys (null when not measured).
-const keys = Object.assign({}, ...cases.map((c) => c.report(outcome.best)));
+const keys = Object.assign({}, ...cases.map((c) => c.report(outcome.summary)));
 console.log(renderTable(selected, outcome, config, keys));
 console.log(JSON.stringify(keys));
 process.exitCode = outcome.failed.size > 0 ? 1 : 0;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileToolSchema } from '../src/validation/index.ts';
+import { compileToolSchema } from '../src/validation/compile.ts';
 import { corpus } from '../test/helpers/testdata.ts';
 
 /**

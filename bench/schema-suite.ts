@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { corpus } from '../test/helpers/testdata.ts';
-import { compileToolSchema, createSchemaRegistry, type SchemaRegistry, type UnsupportedReason } from '../src/validation/index.ts';
+import { type UnsupportedReason } from '../src/validation/types.ts';
+import { createSchemaRegistry, type SchemaRegistry } from '../src/validation/registry.ts';
+import { compileToolSchema } from '../src/validation/compile.ts';
 
 /**
  * Runs toolgate's real validation path over the JSON Schema Test Suite

@@ -8,24 +8,27 @@
  *   hold makes a proxy that buffers the stream show up as a late first event.
  * - any other `tools/call`: a small JSON result echoing the id;
  * - `initialize`, `tools/list`, `ping`: what a real server would say, so a
- *   proxy that probes or syncs its catalogue at start gets real answers;
+ *   proxy that probes or syncs its catalogue at start gets real answers
+ *   (`--tools N` pads the list to N tools);
  * - notifications and responses: 202 with no body.
  * GET and DELETE /mcp get 405, as a server without standalone streams says.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
-import { SSE_TOOL_NAME, TOOLS } from './lib/request.ts';
+import { catalogueOf, SSE_TOOL_NAME, TOOLS } from './lib/request.ts';
 
 const { values } = parseArgs({
   options: {
     port: { type: 'string', default: '0' },
     'sse-first-ms': { type: 'string', default: '1' },
     'sse-hold-ms': { type: 'string', default: '5' },
+    // tools/list size: the bench tools padded with generated ones (contract-pinning cases).
+    tools: { type: 'string', default: String(TOOLS.length) },
   },
 });
+const listed = catalogueOf(Number(values.tools));
 const firstMs = Number(values['sse-first-ms']);
 const holdMs = Number(values['sse-hold-ms']);
-
 const CALL_TEXT = '3 open issues match: #4812 Checkout times out after second retry; '
   + '#4790 Card processor 504s under load; #4655 Retry budget ignores idempotency key.';
 const callResult = (id: string) =>
@@ -40,7 +43,7 @@ function results(method: string): unknown {
         serverInfo: { name: 'toolgate-bench-stub', version: '1.0.0' },
       };
     case 'tools/list':
-      return { tools: TOOLS };
+      return { tools: listed };
     default:
       return {};
   }

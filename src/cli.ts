@@ -10,8 +10,10 @@ import { log } from './telemetry/log.ts';
  * Commands load lazily so the sidecar never pays for their dependencies.
  */
 const commands: Readonly<Record<string, () => Promise<{ run(argv: readonly string[]): Promise<number> }>>> = {
+  contracts: () => import('./commands/contracts.ts'),
   'discover-eval': () => import('./commands/discover-eval.ts'),
   grants: () => import('./commands/grants.ts'),
+  inject: () => import('./commands/inject.ts'),
   'inject-webhook': () => import('./commands/inject-webhook.ts'),
 };
 

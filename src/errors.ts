@@ -23,7 +23,7 @@ export interface ErrorDef {
   readonly when: string;
 }
 
-export type Hint =
+type Hint =
   | 'fix_request'
   | 'fix_headers'
   | 'fix_arguments'
@@ -121,6 +121,11 @@ export const errors = Object.freeze({
     code: 'validator_denied', status: 403, rpcCode: -31403, retryable: false, hint: 'fix_arguments',
     message: "An external validator refused this call; change the call's content, or ask the operator which rule applies",
     when: 'an external validator in active mode answered invalid with severity error (its message is never passed on)',
+  }),
+  tool_contract_changed: def({
+    code: 'tool_contract_changed', status: 403, rpcCode: -31403, retryable: false, hint: 'contact_operator',
+    message: "The tool's contract (description or schema) changed from the one the operator approved, so it is quarantined; ask the operator to review and approve it",
+    when: 'contract pinning in enforce mode: the tool is quarantined because its digest is not approved (drift, an unpinned tool with `unknownTools: quarantine`, or a high-severity lint finding with `lint: enforce`); error.data names the tool and the approved digest prefix',
   }),
   admin_scope_required: def({
     code: 'admin_scope_required', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes',
@@ -230,7 +235,17 @@ export const errors = Object.freeze({
   deadline_exceeded: def({
     code: 'deadline_exceeded', status: 504, rpcCode: -31504, retryable: true, hint: 'retry_later',
     message: "The call's deadline passed; for a tool that changes state, error.data.outcome says whether it may have run. Retry with a larger budget",
-    when: "the call's deadline (the tool's `timeoutMs`, or less when the caller sent its remaining budget) passed before forwarding (not sent) or during the exchange (upstream aborted; `outcome: unknown` unless the tool is `read_only`)",
+    when: "the call's deadline (the tool's `timeoutMs`, else `TOOLGATE_UPSTREAM_TIMEOUT_MS`; less when the caller sent its remaining budget) passed before forwarding (not sent) or during the exchange (upstream aborted; `outcome: unknown` unless the tool is `read_only`)",
+  }),
+  credential_check_unavailable: def({
+    code: 'credential_check_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
+    message: 'A one-time credential could not be checked for reuse right now; send the same request again shortly',
+    when: 'a one-time token that verifies, while the store of used token ids is unreachable, answered by a replica, or lost data the token may have been recorded in (fails closed)',
+  }),
+  request_timeout: def({
+    code: 'request_timeout', status: 408, rpcCode: -31408, retryable: true, hint: 'retry_later',
+    message: 'The request head did not arrive in time; send the whole request promptly on a new connection',
+    when: 'the request line and headers took longer than TOOLGATE_CLIENT_HEADERS_TIMEOUT_MS (the connection is closed)',
   }),
   grants_unavailable: def({
     code: 'grants_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',

@@ -2,54 +2,33 @@
  * All wiring, and nothing else: settings → upstream pool → policy (policy in
  * force, grant store, catalogue, interceptor chain, discovery) → request path
  * → servers; and the reverse on SIGTERM, with a drain.
+ *
+ * What only a setting needs is imported where that setting is read, not at
+ * the top: policy mode with a policy file, the gRPC API with TOOLGATE_GRPC,
+ * Redis with a Redis URL, discovery with deferred tools, the validator
+ * clients with a policy that names validators. A transparent sidecar so
+ * never loads (or holds in memory) any of them.
  */
 import { createServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import type { Pool } from 'undici';
 import type { PolicyInForce } from './auth/policy-in-force.ts';
-import { RedisReplayStore } from './auth/redis-replay-store.ts';
-import { MemoryReplayStore, type ReplayStore } from './auth/replay-store.ts';
-import { SessionBindings } from './auth/session-bindings.ts';
-import { createRedisClient, parseRedisConfig, type RedisClient, type RedisConfig } from './cache/redis.ts';
-import { reportEnforceability } from './catalogue/enforceability.ts';
-import { CatalogueSync } from './catalogue/sync.ts';
+import type { ReplayStore } from './auth/replay-store.ts';
+import type { RedisClient, RedisConfig } from './cache/redis.ts';
 import type { CatalogueView } from './catalogue/view.ts';
-import { toolMetadata } from './config/policy/policy.ts';
 import type { SideEffect } from './config/policy/raw.ts';
-import { policyLoader } from './config/reload/policy-loader.ts';
-import { watchPolicy } from './config/reload/watch.ts';
 import type { Settings } from './config/settings.ts';
-import { RedisActivations } from './discovery/activations-redis.ts';
-import { ListChangedStreams } from './discovery/list-changed.ts';
-import { ListChangedRelay } from './discovery/list-changed-redis.ts';
-import { ACTIVATION_TTL_MS, createDiscovery } from './discovery/service.ts';
+import type { ListChangedRelay } from './discovery/list-changed-redis.ts';
+import type { DiscoveryService } from './discovery/service.ts';
 import { StartupError } from './errors.ts';
 import type { FileGrantStore } from './grants/file-store.ts';
-import { openGrantStore } from './grants/open-store.ts';
 import type { GrpcPolicyDeps } from './grpc/deps.ts';
-import { startGrpcServer, type RunningGrpc } from './grpc/server.ts';
-import { ValidatorClients } from './grpc/validator-client.ts';
+import type { RunningGrpc } from './grpc/server.ts';
 import { createAdminServer } from './http/admin.ts';
 import { installClientErrorHandler } from './http/client-error.ts';
 import { createTrafficHandler } from './http/handler.ts';
-import { closeServer, drain, listen } from './http/lifecycle.ts';
-import { argumentsInterceptor } from './interceptors/arguments.ts';
-import { createExternalValidators } from './interceptors/external-validator.ts';
-import { grantsInterceptor } from './interceptors/grants.ts';
-import { rateLimitInterceptor } from './interceptors/rate-limit/interceptor.ts';
-import { TokenBuckets } from './interceptors/rate-limit/buckets.ts';
-import { SharedBuckets } from './interceptors/rate-limit/shared-buckets.ts';
-import { idempotencyInterceptor } from './interceptors/idempotency.ts';
-import { UpstreamBreaker } from './execution/breaker.ts';
-import { ConcurrencyLimits } from './execution/concurrency.ts';
-import { RedisIdempotencyStore } from './execution/idempotency-redis.ts';
-import { MemoryIdempotencyStore } from './execution/idempotency-store.ts';
-import { RetryBudget } from './execution/retry-budget.ts';
-import type { ExecuteDeps } from './pipeline/stages/execute.ts';
-import { performance } from 'node:perf_hooks';
-import { securityLevelInterceptor } from './interceptors/security-level.ts';
-import { composeChain } from './pipeline/compose.ts';
-import { policyPath } from './pipeline/policy.ts';
+import { closeServer, countConnections, drain, listen } from './http/lifecycle.ts';
 import type { RequestPath } from './pipeline/request-path.ts';
 import { transparentPath } from './pipeline/transparent.ts';
 import { grantState } from './telemetry/channels.ts';
@@ -58,7 +37,6 @@ import { createMetrics } from './telemetry/metrics.ts';
 import { startTelemetry } from './telemetry/start.ts';
 import { createUpstreamPool } from './upstream/pool.ts';
 import { waitForUpstream } from './upstream/probe.ts';
-import { schemaCaches } from './validation/schema-caches.ts';
 
 /** Largest upstream tools/list response toolgate buffers to filter it. */
 const MAX_REWRITE_BYTES = 16 * 1024 * 1024;
@@ -101,7 +79,18 @@ export async function start(settings: Settings): Promise<Toolgate> {
 
   const telemetry = await startTelemetry(settings, { sideEffect: (tool) => policy?.sideEffect(tool) });
   const path: RequestPath = policy?.path ?? transparentPath(settings, pool);
-  const traffic = createServer({ maxHeaderSize: settings.maxHeaderBytes, requireHostHeader: false }, createTrafficHandler(settings, path));
+  const traffic = createServer(
+    {
+      maxHeaderSize: settings.maxHeaderBytes,
+      requireHostHeader: false,
+      headersTimeout: settings.clientHeadersTimeoutMs,
+      // Node checks the header timeout on this period; its default (30 s)
+      // let slow connections outlive the timeout by that much.
+      connectionsCheckingInterval: Math.min(1000, settings.clientHeadersTimeoutMs),
+    },
+    createTrafficHandler(settings, path),
+  );
+  countConnections(traffic, settings.maxConnections);
   // One more than the limit, so the handler can tell "at the limit" from
   // "over it" (Node silently drops fields past maxHeadersCount).
   traffic.maxHeadersCount = settings.maxHeaders + 1;
@@ -119,7 +108,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
   await Promise.all([listen(traffic, settings.host, settings.port), listen(admin, settings.host, settings.adminPort)]);
   let grpc: RunningGrpc | undefined;
   if (settings.grpcEnabled) {
-    grpc = await startGrpcServer({ settings, notReadyReasons: reasons, policy: policy?.grpc }).catch(async (err: unknown) => {
+    grpc = await import('./grpc/server.ts').then((m) => m.startGrpcServer({ settings, notReadyReasons: reasons, policy: policy?.grpc })).catch(async (err: unknown) => {
       await Promise.all([closeServer(traffic), closeServer(admin), pool.close(), policy?.close(), telemetry.close()]);
       metrics.dispose();
       throw err;
@@ -171,12 +160,32 @@ interface RunningPolicy {
  * validators last, so they see only calls toolgate itself would forward.
  */
 async function startPolicy(settings: Settings, file: string, pool: Pool): Promise<RunningPolicy> {
-  const shared = settings.redisUrl === undefined ? undefined : connectRedis(settings, settings.redisUrl);
+  const [
+    { MemoryReplayStore }, { SessionBindings }, { reportEnforceability }, { CatalogueSync }, { toolMetadata }, { policyLoader },
+    { watchPolicy }, { ListChangedStreams }, { openGrantStore }, { lazyValidatorClients }, { argumentsInterceptor },
+    { createExternalValidators }, { grantsInterceptor }, { rateLimitInterceptor }, { securityLevelInterceptor }, { composeChain },
+    { policyPath }, { schemaCaches }, { ContractGuard }, { MemoryPinStore, RedisPinStore }, { visibleCatalogue },
+    { contractQuarantineInterceptor }, { createRedisSource }, { TokenBuckets }, { SharedBuckets }, { idempotencyInterceptor }, { execution },
+  ] = await Promise.all([
+    import('./auth/replay-store.ts'), import('./auth/session-bindings.ts'), import('./catalogue/enforceability.ts'),
+    import('./catalogue/sync.ts'), import('./config/policy/policy.ts'), import('./config/reload/policy-loader.ts'),
+    import('./config/reload/watch.ts'), import('./discovery/list-changed.ts'), import('./grants/open-store.ts'),
+    import('./grpc/lazy-validator-clients.ts'), import('./interceptors/arguments.ts'), import('./interceptors/external-validator.ts'),
+    import('./interceptors/grants.ts'), import('./interceptors/rate-limit/interceptor.ts'), import('./interceptors/security-level.ts'),
+    import('./pipeline/compose.ts'), import('./pipeline/policy.ts'), import('./validation/schema-caches.ts'),
+    import('./catalogue/contracts/guard.ts'), import('./catalogue/contracts/pins.ts'), import('./catalogue/contracts/visible.ts'),
+    import('./interceptors/contract-quarantine.ts'), import('./grants/sources/redis.ts'), import('./interceptors/rate-limit/buckets.ts'),
+    import('./interceptors/rate-limit/shared-buckets.ts'), import('./interceptors/idempotency.ts'), import('./execution/wiring.ts'),
+  ]);
+  const shared = settings.redisUrl === undefined ? undefined : await connectRedis(settings, settings.redisUrl);
   // One replay store for every policy version: a one-time token spent before
   // a reload stays spent after it.
   const replayStore = shared?.replayStore ?? new MemoryReplayStore();
   let fileGrants: FileGrantStore | undefined;
   let current: PolicyInForce;
+  const callers = lazyValidatorClients();
+  // Assigned once the catalogue sync exists; a policy applied before that is read by the first evaluation.
+  let contracts: { evaluate(): Promise<void> } | undefined;
   const watcher = watchPolicy({
     path: file,
     load: policyLoader({ replayStore }),
@@ -184,6 +193,8 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     onApply: ({ value }) => {
       if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined) throw new Error('grant rows refused');
       current = value;
+      void contracts?.evaluate();
+      if (value.policy.validators.length > 0) callers.load(value.policy.validators.map((v) => v.target)).catch((err: unknown) => log.error('cannot load the gRPC client for external validators', { error: (err as Error).message }));
     },
   });
   const first = await watcher.start();
@@ -193,6 +204,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     throw new StartupError(`invalid policy ${file}: ${e?.path || '/'}: ${e?.message ?? 'invalid'}${first.errors.length > 1 ? ` (and ${first.errors.length - 1} more)` : ''}`);
   }
   current = first.value;
+  if (current.policy.validators.length > 0) await callers.load(current.policy.validators.map((v) => v.target));
   const opened = await openGrantStore(settings, current.policy, shared?.config).catch(async (err: unknown) => {
     shared?.close();
     await watcher.close();
@@ -201,29 +213,56 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   const grants = opened.store;
   if (opened.source === 'file') fileGrants = opened.store;
   const schemas = schemaCaches();
+  const listChanged = new ListChangedStreams();
   const sync = new CatalogueSync({
     url: new URL(settings.mcpPath, settings.upstream),
     refreshIntervalMs: settings.catalogueRefreshMs,
-    onChange: (c) => reportEnforceability(c, schemas(current.policy)),
+    onChange: (c) => {
+      void reportEnforceability(c, schemas(current.policy).registry, () => sync.current() === c);
+      void contracts?.evaluate();
+    },
   });
+  const guard = new ContractGuard({
+    store: shared === undefined ? new MemoryPinStore() : new RedisPinStore(shared.client, settings.policyDomain),
+    config: () => current.policy.contracts,
+    catalogue: () => sync.current(),
+    // A tool left or joined what callers may see: every open stream is told to list again.
+    onQuarantineChange: () => listChanged.notifyAll(),
+    refreshCatalogue: () => void sync.refresh(),
+  });
+  contracts = guard;
+  // Quarantined tools are neither listed, discovered nor described to callers.
+  const visible = visibleCatalogue(() => sync.current(), () => guard.quarantinedTools());
   const catalogue: CatalogueView = {
-    current: () => sync.current(),
-    get: (name) => sync.current()?.tools.get(name),
-    names: () => sync.current()?.tools.keys() ?? [],
+    current: visible,
+    get: (name) => visible()?.tools.get(name),
+    names: () => visible()?.tools.keys() ?? [],
     refresh: async () => {
       await sync.refresh();
     },
   };
-  const validators = createExternalValidators(new ValidatorClients());
+  const validators = createExternalValidators(callers);
   const local = new TokenBuckets(() => performance.now());
   const rateLimit = rateLimitInterceptor(shared === undefined ? local : new SharedBuckets({ client: shared.client, domain: settings.policyDomain, fallback: local }));
-  const interceptors = [grantsInterceptor(), securityLevelInterceptor(), idempotencyInterceptor(), rateLimit, argumentsInterceptor(schemas), validators.interceptor];
-  const listChanged = new ListChangedStreams();
+  const interceptors = [
+    grantsInterceptor(), securityLevelInterceptor(), contractQuarantineInterceptor(guard), idempotencyInterceptor(), rateLimit, argumentsInterceptor(schemas), validators.interceptor,
+  ];
   // What each caller may see was decided under the old grants: every open stream is told to list again.
-  grants.onRevision(() => listChanged.notifyAll());
-  const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS });
-  const relay = shared !== undefined && settings.deferredTools ? new ListChangedRelay({ config: shared.config, publisher: shared.client, domain: settings.policyDomain, streams: listChanged }) : undefined;
-  const discovery = settings.deferredTools ? createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged, relay }) : undefined;
+  // An approval bumps the revision too, so pins are read again.
+  grants.onRevision(() => {
+    listChanged.notifyAll();
+    void guard.evaluate();
+  });
+  let relay: ListChangedRelay | undefined;
+  let discovery: DiscoveryService | undefined;
+  if (settings.deferredTools) {
+    const [{ ACTIVATION_TTL_MS, createDiscovery }, { RedisActivations }, { ListChangedRelay: Relay }] = await Promise.all([
+      import('./discovery/service.ts'), import('./discovery/activations-redis.ts'), import('./discovery/list-changed-redis.ts'),
+    ]);
+    const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS, timeoutMs: shared.config.commandTimeoutMs });
+    relay = shared === undefined ? undefined : new Relay({ config: shared.config, publisher: shared.client, domain: settings.policyDomain, streams: listChanged });
+    discovery = createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged, relay });
+  }
   const path = policyPath({
     settings,
     pool,
@@ -237,57 +276,47 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     maxRewriteBytes: MAX_REWRITE_BYTES,
     discovery,
     listChanged,
+    mayList: (tool) => guard.mayList(tool),
     execution: execution(settings, pool, shared?.client),
   });
+  // An approval bumps the revision like a grant change, so cursors and cached lists made before it are refused.
+  const bumpRevision = async (): Promise<number | undefined> => {
+    if (fileGrants !== undefined) return fileGrants.replaceRows(current.policy.grants);
+    const bumped = shared === undefined ? undefined : await createRedisSource(shared.client, settings.policyDomain)?.bump();
+    return bumped?.ok === true ? bumped.revision : undefined;
+  };
   let isSynced = false;
   const firstSync = sync.start().then(() => {
     isSynced = true;
     log.info('catalogue synced', { tools: sync.current()?.tools.size ?? 0 });
   });
   firstSync.catch(() => {});
-  // Freshness for the revision gauges: published while the store trusts its
-  // revision, so the exported age grows as soon as it cannot confirm one.
+  // Freshness for the revision gauges: the time of the store's last
+  // confirmation, so the exported age grows from it whether or not the
+  // revision is still trusted (and stays 0 for grants held in process).
   const freshness = setInterval(() => {
     const revision = grants.revision();
-    if (revision !== undefined && grantState.hasSubscribers) grantState.publish({ revision, confirmedAtMs: Date.now() });
+    const confirmedAtMs = grants.confirmedAt();
+    if ((revision !== undefined || confirmedAtMs !== undefined) && grantState.hasSubscribers) grantState.publish({ revision, confirmedAtMs });
   }, 1000);
   freshness.unref();
+  // Pins approved elsewhere (another replica, the CLI) are read again even when no revision change announces them.
+  const recheck = setInterval(() => void guard.evaluate(), settings.catalogueRefreshMs);
+  recheck.unref();
   return {
     path,
-    grpc: { current: () => current, grants, catalogue, interceptors },
+    grpc: { current: () => current, grants, catalogue, interceptors, contracts: guard, bumpRevision },
     sideEffect: (tool) => toolMetadata(current.policy, tool).sideEffect,
     firstSync,
     synced: () => isSynced,
     close: async () => {
       clearInterval(freshness);
+      clearInterval(recheck);
       validators.close();
       await Promise.all([watcher.close(), sync.close(), grants.close()]);
       relay?.close();
       shared?.close();
     },
-  };
-}
-
-/** How allowed calls run: one breaker and one retry budget for the upstream, idempotency records shared when Redis is. */
-function execution(settings: Settings, pool: Pool, redis: RedisClient | undefined): ExecuteDeps {
-  const now = () => performance.now();
-  return {
-    upstream: {
-      pool,
-      breaker: new UpstreamBreaker({
-        consecutiveFailures: settings.breakerConsecutiveFailures,
-        failurePercent: settings.breakerFailurePercent,
-        windowCalls: settings.breakerWindowCalls,
-        openMs: settings.breakerOpenMs,
-      }),
-      budget: new RetryBudget({ percent: settings.retryBudgetPercent, min: settings.retryBudgetMin, windowMs: settings.retryBudgetWindowMs, now }),
-      backoffMs: settings.retryBackoffMs,
-    },
-    idempotency: redis === undefined
-      ? new MemoryIdempotencyStore(settings.idempotencyRetentionMs)
-      : new RedisIdempotencyStore({ client: redis, domain: settings.policyDomain, retentionMs: settings.idempotencyRetentionMs }),
-    concurrency: new ConcurrencyLimits(),
-    maxResultBytes: settings.idempotencyMaxResultBytes,
   };
 }
 
@@ -299,7 +328,10 @@ interface SharedRedis {
 }
 
 /** One connection for one-time-token records and discovery activations; the grant store opens its own. */
-function connectRedis(settings: Settings, url: string): SharedRedis {
+async function connectRedis(settings: Settings, url: string): Promise<SharedRedis> {
+  const [{ createRedisClient, parseRedisConfig }, { RedisReplayStore }] = await Promise.all([
+    import('./cache/redis.ts'), import('./auth/redis-replay-store.ts'),
+  ]);
   const parsed = parseRedisConfig({
     url,
     username: settings.redisUsername,
@@ -313,7 +345,12 @@ function connectRedis(settings: Settings, url: string): SharedRedis {
   return {
     config: parsed.config,
     client,
-    replayStore: new RedisReplayStore({ client, domain: settings.policyDomain }),
+    replayStore: new RedisReplayStore({
+      client,
+      domain: settings.policyDomain,
+      timeoutMs: parsed.config.commandTimeoutMs,
+      waitReplicas: settings.redisReplayWaitReplicas ?? (parsed.config.mode === 'sentinel' ? 1 : 0),
+    }),
     close: () => client.disconnect(),
   };
 }

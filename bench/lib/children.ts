@@ -30,7 +30,7 @@ let installed = false;
  * normal exit so the 'exit' hook runs). Only a SIGKILL of the orchestrator
  * itself can leave children behind.
  */
-export function installCleanup(): void {
+function installCleanup(): void {
   if (installed) return;
   installed = true;
   process.on('exit', () => {
@@ -91,7 +91,7 @@ export async function waitReady(child: Child, check: () => Promise<boolean>, tim
   while (Date.now() < deadline) {
     if (exit !== undefined) throw new Error(`${child.name} exited (${exit}) before it was ready:\n${child.logTail()}`);
     if (await check().catch(() => false)) return;
-    await sleep(50);
+    await sleep(10);
   }
   throw new Error(`${child.name} was not ready within ${timeoutMs} ms:\n${child.logTail()}`);
 }

@@ -1,38 +1,48 @@
 /**
  * Benchmark knobs from BENCH_* environment variables, validated once and
- * frozen. Defaults keep a full run (four cases, three rounds) near one minute:
- * more, shorter rounds catch more quiet moments on a shared machine than
- * fewer long ones.
+ * frozen. Defaults keep a full run near seven minutes on a 2-core machine:
+ * many short interleaved rounds catch more quiet moments, and their median
+ * moves less than any single long run.
  */
 export interface BenchConfig {
-  /** Length of each throughput run (BENCH_CONNECTIONS connections). */
+  /** Length of each saturation run (BENCH_CONNECTIONS connections, as fast as the target answers). */
   readonly seconds: number;
-  /** Load before each case's measurements, to warm the JIT and fill pools. */
+  /** Length of each fixed-rate run (BENCH_RATE requests per second offered, below every target's saturation). */
+  readonly rateSeconds: number;
+  readonly rate: number;
+  /** Load before each measurement, to warm the JIT and refill pools. */
   readonly warmupSeconds: number;
   /** Length of each serial (one connection) latency run. */
   readonly latencySeconds: number;
-  /** How many times every case is measured; the best round is reported. */
+  /** How many times every case is measured; medians over rounds are reported. */
   readonly rounds: number;
+  /** How many times the start-up figures (ready time, idle RSS) are taken. */
+  readonly starts: number;
   readonly connections: number;
   /** Serial SSE requests per case and round; the first tenth warms up and is dropped. */
   readonly sseSamples: number;
   /** Case ids to run; undefined runs all. */
   readonly cases: readonly string[] | undefined;
+  /** Another checkout whose toolgate is measured alternately with this one. */
+  readonly baseline: string | undefined;
 }
 
 interface Knob {
-  readonly key: keyof Omit<BenchConfig, 'cases'>;
+  readonly key: keyof Omit<BenchConfig, 'cases' | 'baseline'>;
   readonly env: string;
   readonly default: number;
   readonly integer: boolean;
   readonly max: number;
 }
 
-export const knobs: readonly Knob[] = [
+const knobs: readonly Knob[] = [
   { key: 'seconds', env: 'BENCH_SECONDS', default: 2, integer: false, max: 600 },
-  { key: 'warmupSeconds', env: 'BENCH_WARMUP_SECONDS', default: 1, integer: false, max: 600 },
-  { key: 'latencySeconds', env: 'BENCH_LATENCY_SECONDS', default: 1.5, integer: false, max: 600 },
-  { key: 'rounds', env: 'BENCH_ROUNDS', default: 3, integer: true, max: 100 },
+  { key: 'rateSeconds', env: 'BENCH_RATE_SECONDS', default: 2, integer: false, max: 600 },
+  { key: 'rate', env: 'BENCH_RATE', default: 600, integer: true, max: 1_000_000 },
+  { key: 'warmupSeconds', env: 'BENCH_WARMUP_SECONDS', default: 0.5, integer: false, max: 600 },
+  { key: 'latencySeconds', env: 'BENCH_LATENCY_SECONDS', default: 1, integer: false, max: 600 },
+  { key: 'rounds', env: 'BENCH_ROUNDS', default: 5, integer: true, max: 100 },
+  { key: 'starts', env: 'BENCH_STARTS', default: 3, integer: true, max: 100 },
   { key: 'connections', env: 'BENCH_CONNECTIONS', default: 32, integer: true, max: 1024 },
   { key: 'sseSamples', env: 'BENCH_SSE_SAMPLES', default: 100, integer: true, max: 100_000 },
 ];
@@ -64,5 +74,6 @@ export function loadConfig(
     }
     out.cases = Object.freeze(ids);
   }
+  out.baseline = env.BENCH_BASELINE === '' ? undefined : env.BENCH_BASELINE;
   return { ok: true, config: Object.freeze(out) as unknown as BenchConfig };
 }

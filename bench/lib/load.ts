@@ -14,6 +14,7 @@ interface AutocannonOptions {
   url: string;
   connections: number;
   duration: number;
+  overallRate?: number;
   pipelining: number;
   method: string;
   headers: Record<string, string>;
@@ -47,7 +48,7 @@ export interface LoadRun {
 export function load(
   url: string,
   req: BenchRequest,
-  opts: { connections: number; seconds: number; expectStatus: number; recordLatencies?: boolean },
+  opts: { connections: number; seconds: number; expectStatus: number; recordLatencies?: boolean; rate?: number },
 ): Promise<LoadRun> {
   const latencies: number[] = [];
   return new Promise((resolve, reject) => {
@@ -56,6 +57,7 @@ export function load(
         url,
         connections: opts.connections,
         duration: opts.seconds,
+        ...(opts.rate === undefined ? {} : { overallRate: opts.rate }),
         pipelining: 1,
         method: req.method,
         headers: { ...req.headers },

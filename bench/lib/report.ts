@@ -5,29 +5,34 @@ import type { Case, Figures, Outcome } from './runner.ts';
 export function renderTable(cases: readonly Case[], outcome: Outcome, config: BenchConfig, keys: Readonly<Record<string, number | null>>): string {
   const lines: string[] = [];
   lines.push(
-    `toolgate benchmark: ${config.rounds} round(s) per case of ${config.warmupSeconds} s warm-up, `
-    + `${config.seconds} s at ${config.connections} connections, ${config.latencySeconds} s serial, `
-    + `${config.sseSamples} serial SSE requests; best round shown (req/s: highest; times and CPU: lowest)`,
+    `toolgate benchmark: ${config.rounds} interleaved round(s); per measurement ${config.warmupSeconds} s warm-up, `
+    + `${config.rateSeconds} s at ${config.rate} req/s offered, ${config.seconds} s saturated at ${config.connections} connections; `
+    + `${config.latencySeconds} s serial, ${config.sseSamples} serial SSE requests; medians over rounds`
+    + (config.baseline === undefined ? '' : `; baseline ${config.baseline}`),
     '',
   );
   const rows = cases.map((c) => {
     const rounds = outcome.rounds.get(c.id) ?? [];
-    const best: Figures = outcome.best.get(c.id) ?? {};
+    const m: Figures = outcome.summary.figures.get(c.id) ?? {};
+    const ratio = outcome.summary.cpuRatio.get(c.id);
     const failure = outcome.failed.get(c.id);
     return [
       c.id,
       c.label,
-      rounds.map((r) => (r.rps === undefined ? '-' : String(Math.round(r.rps)))).join(' / ') || '-',
-      num(best.rps, 0),
-      num(best.cpuUsPerReq, 1),
-      num(best.p50Ms, 3),
-      num(best.p99Ms, 3),
-      num(best.sseFirstEventMs, 3),
+      rounds.map((r) => (r.cpuUsAtRate === undefined ? '-' : r.cpuUsAtRate.toFixed(0))).join(' / ') || '-',
+      num(m.cpuUsAtRate, 1),
+      ratio === undefined ? '-' : `${ratio.median.toFixed(3)} ±${ratio.spread.toFixed(3)}`,
+      num(m.cpuUsPerReq, 1),
+      num(m.rps, 0),
+      num(m.rssLoadedMb, 1),
+      num(m.p50Ms, 3),
+      num(m.p99Ms, 3),
+      num(m.sseFirstEventMs, 3),
       failure === undefined ? '' : `FAILED: ${failure.split('\n')[0]}`,
     ];
   });
   lines.push(...grid(
-    ['case', 'target', 'req/s by round', 'req/s', 'CPU µs/req', 'p50 ms', 'p99 ms', 'SSE 1st ms', ''],
+    ['case', 'target', 'CPU µs/req at rate by round', 'CPU µs/req', 'ratio to floor (IQR)', 'CPU µs saturated', 'req/s', 'RSS MB', 'p50 ms', 'p99 ms', 'SSE 1st ms', ''],
     rows,
   ));
   lines.push('');

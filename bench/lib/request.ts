@@ -12,7 +12,7 @@ export interface BenchRequest {
 }
 
 /** Headers a 2025-11-25 Streamable HTTP client sends with every POST. */
-export const MCP_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+const MCP_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
   'mcp-protocol-version': '2025-11-25',
@@ -56,6 +56,19 @@ export const TOOLS = Object.freeze([
     },
   },
 ]);
+
+/**
+ * TOOLS padded with generated tools up to `size`: the shape of a large
+ * catalogue (name, description, a small schema) for the contract-pinning cases.
+ */
+export function catalogueOf(size: number): readonly Record<string, unknown>[] {
+  const extra = Array.from({ length: Math.max(0, size - TOOLS.length) }, (_, i) => ({
+    name: `filler_tool_${String(i).padStart(4, '0')}`,
+    description: `Generated tool number ${i}: looks up record ${i} of the inventory and returns its fields.`,
+    inputSchema: { type: 'object', properties: { id: { type: 'string', maxLength: 64 }, verbose: { type: 'boolean' } }, required: ['id'] },
+  }));
+  return [...TOOLS, ...extra];
+}
 
 function toolCall(id: number, name: string, args: Record<string, unknown>): BenchRequest {
   const body = JSON.stringify({

@@ -1,17 +1,19 @@
+import type { Build } from './build.ts';
 import type { BenchConfig } from './config.ts';
 import { load, type LoadRun } from './load.ts';
-import { cpuMicros } from './procstat.ts';
+import { cpuMicros, rssMb } from './procstat.ts';
 import { STREAM_CALL, type BenchRequest } from './request.ts';
 import { firstEventTimes } from './sse.ts';
-import { median, percentile } from './stats.ts';
-import { startStub, type Launcher, type Target } from './targets.ts';
+import { median, percentile, spreadOf, type Spread } from './stats.ts';
+import { startStub, type Launcher, type StartContext, type Target } from './targets.ts';
 
 /**
  * What one case measures: 'throughput' is req/s at BENCH_CONNECTIONS plus the
- * target's CPU time per request over that run; 'latency' is p50/p99 at one
- * connection; 'sse' is the median time to the first event of STREAM_CALL.
+ * target's CPU time per request and its RSS after that run; 'latency' is
+ * p50/p99 at one connection; 'sse' is the median time to the first event of
+ * STREAM_CALL.
  */
-export type Measure = 'throughput' | 'latency' | 'sse';
+type Measure = 'throughput' | 'latency' | 'sse';
 
 export interface Case {
   readonly id: string;
@@ -22,52 +24,116 @@ export interface Case {
   /** Status every measured response must carry; 200 responses must also match direct's body. */
   readonly expectStatus?: number;
   readonly measures: readonly Measure[];
+  /**
+   * Measured in interleaved pairs with the floor (and, with BENCH_BASELINE,
+   * with the same case on the baseline build): each round runs both at the
+   * fixed rate and at saturation back to back, and the round's CPU ratio is
+   * taken between those neighbours.
+   */
+  readonly cpuVsFloor?: boolean;
   readonly sseRequest?: BenchRequest;
   /** Keys this case adds to the JSON line; may read any case's figures (absent if that case failed or was skipped). */
-  readonly report: (r: Results) => Readonly<Record<string, number | null>>;
+  readonly report: (r: Summary) => Readonly<Record<string, number | null>>;
 }
 
 export interface Figures {
   readonly rps?: number;
+  /** CPU µs per request at saturation. */
   readonly cpuUsPerReq?: number;
+  /** CPU µs per request at the fixed offered rate. */
+  readonly cpuUsAtRate?: number;
+  /** RSS right after the saturation run. */
+  readonly rssLoadedMb?: number;
   readonly p50Ms?: number;
   readonly p99Ms?: number;
   readonly sseFirstEventMs?: number;
 }
 
-/** Best figures over all rounds, by case id; only cases that ran cleanly. */
-export type Results = ReadonlyMap<string, Figures>;
+/** Start-up figures: one sample per start. */
+export interface Startup {
+  readonly readyMs: readonly number[];
+  readonly rssIdleMb: readonly number[];
+  readonly floorRssIdleMb: readonly number[];
+  readonly catalogueRssIdleMb: readonly number[];
+}
+
+interface Summary {
+  /** Per case, each figure's median over rounds. */
+  readonly figures: ReadonlyMap<string, Figures>;
+  /** Per cpuVsFloor case: CPU at the fixed rate ÷ the floor's, per round. */
+  readonly cpuRatio: ReadonlyMap<string, Spread>;
+  /** The same at saturation. */
+  readonly cpuRatioSaturated: ReadonlyMap<string, Spread>;
+  /** Per cpuVsFloor case: CPU at the fixed rate ÷ the baseline build's, per round (only with BENCH_BASELINE). */
+  readonly vsBaseline: ReadonlyMap<string, Spread>;
+  readonly startup: {
+    readonly readyMs?: Spread;
+    readonly rssIdleMb?: Spread;
+    readonly floorRssIdleMb?: Spread;
+    readonly catalogueRssIdleMb?: Spread;
+  };
+}
 
 export interface Outcome {
   readonly rounds: ReadonlyMap<string, readonly Figures[]>;
-  readonly best: Results;
+  readonly summary: Summary;
   readonly failed: ReadonlyMap<string, string>;
   readonly warnings: readonly string[];
 }
 
 type Log = (line: string) => void;
 
+const FIRST_WARMUP_SECONDS = 2;
+
+/** What one round of a cpuVsFloor case yields besides the case's own figures. */
+interface PairRatios {
+  rate: number[];
+  saturated: number[];
+  baseline: number[];
+}
+
 export async function runBenchmark(
   cases: readonly Case[],
   launchers: Readonly<Record<string, Launcher>>,
   config: BenchConfig,
+  builds: { readonly own: Build; readonly baseline?: Build },
+  startupPhase: ((ctx: StartContext) => Promise<Startup>) | undefined,
   log: Log,
 ): Promise<Outcome> {
   const rounds = new Map<string, Figures[]>(cases.map((c) => [c.id, []]));
+  const pairs = new Map<string, PairRatios>(cases.filter((c) => c.cpuVsFloor).map((c) => [c.id, { rate: [], saturated: [], baseline: [] }]));
   const failed = new Map<string, string>();
   const warnings: string[] = [];
   const targets = new Map<string, Target>();
   const stub = await startStub();
+  const ownCtx: StartContext = { stub, cli: builds.own.cli, floor: builds.own.floor };
+  const startTarget = async (key: string, launcherName: string, ctx: StartContext): Promise<void> => {
+    if (targets.has(key)) return;
+    const launch = launchers[launcherName];
+    if (launch === undefined) throw new Error(`no launcher named ${launcherName}`);
+    log(`starting ${key}`);
+    targets.set(key, await launch(ctx));
+  };
+  let startup: Startup | undefined;
   try {
+    if (startupPhase !== undefined) {
+      log('start-up figures');
+      // A start that fails (or is too slow on a starved machine) costs its figures, not the run.
+      startup = await startupPhase(ownCtx).catch((err: unknown) => {
+        warnings.push(`start-up figures not measured: ${(err as Error).message.split('\n')[0]}`);
+        return undefined;
+      });
+    }
+    const needFloor = cases.some((c) => c.cpuVsFloor);
+    if (needFloor) await startTarget('floor', 'floor', ownCtx);
     for (const c of cases) {
-      if (targets.has(c.target)) continue;
-      const launch = launchers[c.target];
-      if (launch === undefined) throw new Error(`case ${c.id}: no launcher named ${c.target}`);
-      log(`starting ${c.target}`);
       try {
-        targets.set(c.target, await launch({ stub }));
+        await startTarget(c.target, c.target, ownCtx);
+        if (c.cpuVsFloor && builds.baseline !== undefined) {
+          await startTarget(`${c.target}@baseline`, c.target, { ...ownCtx, cli: builds.baseline.cli });
+        }
       } catch (err) {
-        for (const d of cases) if (d.target === c.target) failed.set(d.id, `could not start ${c.target}: ${(err as Error).message}`);
+        failed.set(c.id, `could not start ${c.target}: ${(err as Error).message}`);
       }
     }
     for (const c of cases) {
@@ -76,6 +142,14 @@ export async function runBenchmark(
       const problem = await verify(c, stub, target);
       if (problem !== undefined) failed.set(c.id, problem);
     }
+    // A fresh process interprets before it compiles: one longer warm-up per case before round 1.
+    for (const c of cases) {
+      for (const key of [c.target, `${c.target}@baseline`]) {
+        const target = targets.get(key);
+        if (target === undefined || failed.has(c.id)) continue;
+        await load(target.origin + c.request.path, c.request, { connections: config.connections, seconds: FIRST_WARMUP_SECONDS, expectStatus: c.expectStatus ?? 200 });
+      }
+    }
     for (let round = 0; round < config.rounds; round++) {
       // Alternate the order so slow drift (thermal, neighbours) does not always favour the same case.
       const order = round % 2 === 0 ? cases : [...cases].reverse();
@@ -83,9 +157,24 @@ export async function runBenchmark(
         const target = targets.get(c.target);
         if (target === undefined || failed.has(c.id)) continue;
         try {
-          const f = await measureCase(c, target, config);
-          rounds.get(c.id)?.push(f);
-          log(`round ${round + 1}/${config.rounds} ${c.id}: ${describe(f)}`);
+          if (c.cpuVsFloor) {
+            const floor = targets.get('floor') as Target;
+            const baseline = targets.get(`${c.target}@baseline`);
+            const r = await measurePair(c, target, floor, baseline, round, config);
+            rounds.get('floor')?.push(r.floor);
+            const ratios = pairs.get(c.id) as PairRatios;
+            pushRatio(ratios.rate, r.own.cpuUsAtRate, r.floor.cpuUsAtRate);
+            pushRatio(ratios.saturated, r.own.cpuUsPerReq, r.floor.cpuUsPerReq);
+            if (r.baseline !== undefined) pushRatio(ratios.baseline, r.own.cpuUsAtRate, r.baseline.cpuUsAtRate);
+            const own = { ...r.own, ...(await measureCase(c, target, config, ['latency', 'sse'])) };
+            rounds.get(c.id)?.push(own);
+            log(`round ${round + 1}/${config.rounds} ${c.id}: ${describe(own)}; floor ${describe(r.floor)}`
+              + (r.baseline === undefined ? '' : `; baseline ${describe(r.baseline)}`));
+          } else {
+            const f = await measureCase(c, target, config, c.measures);
+            rounds.get(c.id)?.push(f);
+            log(`round ${round + 1}/${config.rounds} ${c.id}: ${describe(f)}`);
+          }
         } catch (err) {
           failed.set(c.id, (err as Error).message);
           log(`round ${round + 1}/${config.rounds} ${c.id}: FAILED ${(err as Error).message}`);
@@ -94,15 +183,68 @@ export async function runBenchmark(
     }
   } finally {
     for (const [name, t] of [...targets].reverse()) {
-      if (t === stub) continue;
       const exit = await t.stop();
       if (t.gracefulExit && exit !== 0) warnings.push(`${name} exited with ${exit} after SIGTERM (expected 0)`);
     }
     await stub.stop();
   }
-  const best = new Map<string, Figures>();
-  for (const [id, rs] of rounds) if (!failed.has(id) && rs.length > 0) best.set(id, bestOf(rs));
-  return { rounds, best, failed, warnings };
+  return { rounds, summary: summarise(rounds, pairs, failed, startup), failed, warnings };
+}
+
+function pushRatio(into: number[], a: number | undefined, b: number | undefined): void {
+  if (a !== undefined && b !== undefined && b > 0) into.push(a / b);
+}
+
+/**
+ * One round of a cpuVsFloor case: the case, the floor and (if any) the
+ * baseline. At the fixed rate all of them take their load at the same time,
+ * so whatever else the machine is doing in those seconds (neighbours, steal
+ * time, frequency changes) lands on each alike and cancels in the ratio; at
+ * saturation they run one after another (each would otherwise take the
+ * other's CPU), in an order that rotates with the round.
+ */
+async function measurePair(
+  c: Case, own: Target, floor: Target, baseline: Target | undefined, round: number, config: BenchConfig,
+): Promise<{ own: Figures; floor: Figures; baseline?: Figures }> {
+  const slots: Array<['own' | 'floor' | 'baseline', Target]> = [['own', own], ['floor', floor]];
+  if (baseline !== undefined) slots.push(['baseline', baseline]);
+  const shift = round % slots.length;
+  const order = [...slots.slice(shift), ...slots.slice(0, shift)];
+  const expectStatus = c.expectStatus ?? 200;
+  const out: Partial<Record<'own' | 'floor' | 'baseline', { -readonly [K in keyof Figures]: Figures[K] }>> = {};
+  for (const [, t] of order) {
+    checked(await load(t.origin + c.request.path, c.request, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
+  }
+  const atRate = await Promise.all(order.map(([, t]) => cpuOver(t, () => load(t.origin + c.request.path, c.request, {
+    connections: config.connections, seconds: config.rateSeconds, rate: config.rate, expectStatus,
+  }))));
+  order.forEach(([role], i) => {
+    const us = atRate[i]?.usPerReq;
+    out[role] = us === undefined ? {} : { cpuUsAtRate: us };
+  });
+  for (const [role, target] of order) Object.assign(out[role] ?? {}, await measureSaturated(c, target, config));
+  return { own: out.own as Figures, floor: out.floor as Figures, ...(out.baseline === undefined ? {} : { baseline: out.baseline }) };
+}
+
+async function measureSaturated(c: Case, target: Target, config: BenchConfig): Promise<Figures> {
+  const url = target.origin + c.request.path;
+  const expectStatus = c.expectStatus ?? 200;
+  checked(await load(url, c.request, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
+  const saturated = await cpuOver(target, () => load(url, c.request, { connections: config.connections, seconds: config.seconds, expectStatus }));
+  const rss = rssMb(target.pid);
+  return {
+    rps: saturated.run.rps,
+    ...(saturated.usPerReq === undefined ? {} : { cpuUsPerReq: saturated.usPerReq }),
+    ...(rss === undefined ? {} : { rssLoadedMb: rss }),
+  };
+}
+
+async function cpuOver(target: Target, run: () => Promise<LoadRun>): Promise<{ run: LoadRun; usPerReq?: number }> {
+  const before = cpuMicros(target.pid);
+  const r = checked(await run());
+  const after = cpuMicros(target.pid);
+  if (before === undefined || after === undefined || r.requests === 0) return { run: r };
+  return { run: r, usPerReq: (after - before) / r.requests };
 }
 
 /** One answer through the target must equal the stub's own answer, before anything is timed. */
@@ -130,26 +272,19 @@ async function send(origin: string, req: BenchRequest): Promise<{ status: number
   }
 }
 
-async function measureCase(c: Case, target: Target, config: BenchConfig): Promise<Figures> {
+async function measureCase(c: Case, target: Target, config: BenchConfig, measures: readonly Measure[]): Promise<Figures> {
   const url = target.origin + c.request.path;
   const expectStatus = c.expectStatus ?? 200;
   const f: { -readonly [K in keyof Figures]: Figures[K] } = {};
-  checked(await load(url, c.request, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
-  if (c.measures.includes('throughput')) {
-    const before = cpuMicros(target.pid);
-    const run = checked(await load(url, c.request, { connections: config.connections, seconds: config.seconds, expectStatus }));
-    const after = cpuMicros(target.pid);
-    f.rps = run.rps;
-    if (before !== undefined && after !== undefined && run.requests > 0) f.cpuUsPerReq = (after - before) / run.requests;
-  }
-  if (c.measures.includes('latency')) {
+  if (measures.includes('throughput')) Object.assign(f, await measureSaturated(c, target, config));
+  if (measures.includes('latency') && c.measures.includes('latency')) {
     const run = checked(await load(url, c.request, {
       connections: 1, seconds: config.latencySeconds, expectStatus, recordLatencies: true,
     }));
     f.p50Ms = percentile(run.latenciesMs, 50);
     f.p99Ms = percentile(run.latenciesMs, 99);
   }
-  if (c.measures.includes('sse')) {
+  if (measures.includes('sse') && c.measures.includes('sse')) {
     const req = c.sseRequest ?? STREAM_CALL;
     const run = await firstEventTimes(target.origin + req.path, req, config.sseSamples);
     if (run.failures > 0) throw new Error(`${run.failures} of ${config.sseSamples} SSE requests failed`);
@@ -165,29 +300,56 @@ function checked(run: LoadRun): LoadRun {
   return run;
 }
 
-/**
- * Noise on a shared machine only ever takes throughput away and adds time, so
- * each figure's best round (highest req/s, lowest times) is the least
- * disturbed estimate of what the code itself costs.
- */
-function bestOf(rounds: readonly Figures[]): Figures {
-  const pick = (key: keyof Figures, choose: (...xs: number[]) => number) => {
-    const xs = rounds.map((r) => r[key]).filter((x): x is number => x !== undefined && Number.isFinite(x));
-    return xs.length > 0 ? choose(...xs) : undefined;
+const FIGURE_KEYS = ['rps', 'cpuUsPerReq', 'cpuUsAtRate', 'rssLoadedMb', 'p50Ms', 'p99Ms', 'sseFirstEventMs'] as const;
+
+/** Medians over rounds: a shared machine's noise goes both ways once rounds are interleaved. */
+function summarise(
+  rounds: ReadonlyMap<string, readonly Figures[]>,
+  pairs: ReadonlyMap<string, PairRatios>,
+  failed: ReadonlyMap<string, string>,
+  startup: Startup | undefined,
+): Summary {
+  const figures = new Map<string, Figures>();
+  for (const [id, rs] of rounds) {
+    if (failed.has(id) || rs.length === 0) continue;
+    const f: Record<string, number> = {};
+    for (const key of FIGURE_KEYS) {
+      const m = spreadOf(rs.map((r) => r[key]).filter((x): x is number => x !== undefined));
+      if (m !== undefined) f[key] = m.median;
+    }
+    figures.set(id, f);
+  }
+  const ratios = (pick: (p: PairRatios) => number[]) => {
+    const out = new Map<string, Spread>();
+    for (const [id, p] of pairs) {
+      const s = failed.has(id) ? undefined : spreadOf(pick(p));
+      if (s !== undefined) out.set(id, s);
+    }
+    return out;
   };
   return {
-    rps: pick('rps', Math.max),
-    cpuUsPerReq: pick('cpuUsPerReq', Math.min),
-    p50Ms: pick('p50Ms', Math.min),
-    p99Ms: pick('p99Ms', Math.min),
-    sseFirstEventMs: pick('sseFirstEventMs', Math.min),
+    figures,
+    cpuRatio: ratios((p) => p.rate),
+    cpuRatioSaturated: ratios((p) => p.saturated),
+    vsBaseline: ratios((p) => p.baseline),
+    startup: startup === undefined ? {} : {
+      ...optional('readyMs', spreadOf(startup.readyMs)),
+      ...optional('rssIdleMb', spreadOf(startup.rssIdleMb)),
+      ...optional('floorRssIdleMb', spreadOf(startup.floorRssIdleMb)),
+      ...optional('catalogueRssIdleMb', spreadOf(startup.catalogueRssIdleMb)),
+    },
   };
+}
+
+function optional<K extends string>(key: K, v: Spread | undefined): Partial<Record<K, Spread>> {
+  return v === undefined ? {} : ({ [key]: v } as Record<K, Spread>);
 }
 
 function describe(f: Figures): string {
   const parts: string[] = [];
+  if (f.cpuUsAtRate !== undefined) parts.push(`${f.cpuUsAtRate.toFixed(1)} µs CPU/req at rate`);
   if (f.rps !== undefined) parts.push(`${Math.round(f.rps)} req/s`);
-  if (f.cpuUsPerReq !== undefined) parts.push(`${f.cpuUsPerReq.toFixed(1)} µs CPU/req`);
+  if (f.cpuUsPerReq !== undefined) parts.push(`${f.cpuUsPerReq.toFixed(1)} µs CPU/req saturated`);
   if (f.p50Ms !== undefined && f.p99Ms !== undefined) parts.push(`p50 ${f.p50Ms.toFixed(3)} ms, p99 ${f.p99Ms.toFixed(3)} ms`);
   if (f.sseFirstEventMs !== undefined) parts.push(`SSE first event ${f.sseFirstEventMs.toFixed(3)} ms`);
   return parts.join(', ');
@@ -197,8 +359,19 @@ function describe(f: Figures): string {
 export const fig = {
   rps: (v: number | undefined): number | null => (v === undefined ? null : Math.round(v)),
   us: (v: number | undefined): number | null => (v === undefined ? null : Math.round(v * 10) / 10),
+  mb: (v: number | undefined): number | null => (v === undefined ? null : Math.round(v * 10) / 10),
+  ms: (v: number | undefined): number | null => (v === undefined ? null : Math.round(v)),
   ratio: (a: number | undefined, b: number | undefined): number | null =>
     a === undefined || b === undefined || b === 0 ? null : Math.round((a / b) * 1000) / 1000,
   addedMs: (a: number | undefined, b: number | undefined): number | null =>
     a === undefined || b === undefined ? null : Math.round((a - b) * 1000) / 1000,
+  /** `<key>` (the median) and `<key>_spread` (its interquartile range), three decimals unless `round` says otherwise. */
+  spread: (key: string, s: Spread | undefined, round: (v: number | undefined) => number | null = r3): Record<string, number | null> => ({
+    [key]: round(s?.median),
+    [`${key}_spread`]: round(s?.spread),
+  }),
 };
+
+function r3(v: number | undefined): number | null {
+  return v === undefined ? null : Math.round(v * 1000) / 1000;
+}

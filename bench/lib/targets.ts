@@ -12,12 +12,18 @@ export interface Target {
   readonly gracefulExit: boolean;
   /** toolgate's admin origin (/metrics), for cases that report what it counted. */
   readonly adminOrigin?: string;
+  /** Milliseconds from spawning the process to its first ready answer. */
+  readonly readyMs?: number;
   stop(): Promise<number | string>;
 }
 
 export interface StartContext {
   /** The stub upstream every proxy forwards to. */
   readonly stub: Target;
+  /** The compiled toolgate entry point to run (this checkout's, or the baseline's). */
+  readonly cli: string;
+  /** The compiled floor. */
+  readonly floor: string;
 }
 
 export type Launcher = (ctx: StartContext) => Promise<Target>;
@@ -35,18 +41,19 @@ export async function startStub(args: readonly string[] = []): Promise<Target> {
 /** Sends straight to the stub: the baseline every "added" figure subtracts. */
 export const direct: Launcher = async (ctx) => ctx.stub;
 
-/** One of the bench proxies (floor.ts, peer.ts): `--upstream <origin> --port <p>`. */
-export function benchProxy(name: string, file: string): Launcher {
+/** The floor (compiled) or the peer: `--upstream <origin> --port <p>`. */
+export function benchProxy(name: 'floor' | 'peer'): Launcher {
   return async (ctx) => {
     const port = await freePort();
-    const child = spawnNode(name, benchScript(file), ['--upstream', ctx.stub.origin, '--port', String(port)]);
+    const script = name === 'floor' ? ctx.floor : benchScript('peer.ts');
+    const child = spawnNode(name, script, ['--upstream', ctx.stub.origin, '--port', String(port)]);
     await waitReady(child, () => accepts(port));
     return { name, origin: `http://127.0.0.1:${port}`, pid: child.pid, gracefulExit: false, stop: () => child.stop() };
   };
 }
 
 /**
- * toolgate itself (src/cli.ts) in front of the stub, ready once its admin
+ * toolgate itself (compiled, as the image runs it) in front of the stub, ready once its admin
  * /readyz says 200. `args` and `env` add configuration (policy, auth) for
  * cases that measure more than the plain forward path.
  */
@@ -54,16 +61,19 @@ export function toolgate(name: string, opts: { args?: readonly string[]; env?: R
   return async (ctx) => {
     const port = await freePort();
     const adminPort = await freePort();
-    const child = spawnNode(name, resolve(repoRoot, 'src', 'cli.ts'), [
+    const started = performance.now();
+    const child = spawnNode(name, ctx.cli, [
       '--upstream', ctx.stub.origin,
       '--host', '127.0.0.1',
       '--port', String(port),
       '--admin-port', String(adminPort),
       ...(opts.args ?? []),
     ], opts.env);
-    await waitReady(child, () => answers200(`http://127.0.0.1:${adminPort}/readyz`));
+    // Generous: a policy start on a starved shared machine can take tens of seconds.
+    await waitReady(child, () => answers200(`http://127.0.0.1:${adminPort}/readyz`), 60_000);
     return {
       name,
+      readyMs: performance.now() - started,
       origin: `http://127.0.0.1:${port}`,
       adminOrigin: `http://127.0.0.1:${adminPort}`,
       pid: child.pid,
@@ -74,11 +84,12 @@ export function toolgate(name: string, opts: { args?: readonly string[]; env?: R
 }
 
 /**
- * toolgate with tracing on, exporting every span over OTLP/HTTP to a local
- * receiver stub (started here and stopped with it), in the SDK's default
- * encoding (protobuf): what an operator who sets only the endpoint gets.
+ * toolgate with tracing on, exporting spans over OTLP/HTTP to a local
+ * receiver stub (started here and stopped with it), in the default encoding
+ * (protobuf): what an operator who sets only the endpoint gets. `sampler` is
+ * the standard OTEL_TRACES_SAMPLER value, `ratio` its argument.
  */
-export function toolgateTracing(name: string): Launcher {
+export function toolgateTracing(name: string, sampler: string, ratio?: string): Launcher {
   return async (ctx) => {
     const port = await freePort();
     const receiver = spawnNode(`${name}-otlp`, benchScript('otlp-stub.ts'), ['--port', String(port)]);
@@ -88,6 +99,8 @@ export function toolgateTracing(name: string): Launcher {
         OTEL_TRACES_EXPORTER: 'otlp',
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
         OTEL_SERVICE_NAME: 'toolgate-bench',
+        OTEL_TRACES_SAMPLER: sampler,
+        ...(ratio === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: ratio }),
       },
     })(ctx);
     return {

@@ -7,7 +7,7 @@ import { hasCredential } from './credentials.ts';
 import { makePrincipal } from './principal.ts';
 import type { Verifier, VerifyResult } from './types.ts';
 
-export const ANONYMOUS_ID = 'anonymous';
+const ANONYMOUS_ID = 'anonymous';
 
 export function createAnonymousVerifier(scopes: readonly string[]): Verifier {
   const scopeList = [...scopes];

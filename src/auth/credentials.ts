@@ -13,9 +13,9 @@ export type Credential =
   | { readonly kind: 'malformed' };
 
 /** Longest token looked at; longer ones are refused unread. */
-export const MAX_TOKEN_LENGTH = 16 * 1024;
+const MAX_TOKEN_LENGTH = 16 * 1024;
 
-export const API_KEY_HEADER = 'x-api-key';
+const API_KEY_HEADER = 'x-api-key';
 
 // RFC 6750 allows one or more spaces after the scheme; the token itself is
 // visible ASCII with no spaces.

@@ -17,7 +17,7 @@ export interface RemoteJwksOptions {
   readonly cacheMaxAgeMs: number;
 }
 
-export const MAX_JWKS_FILE_BYTES = 1024 * 1024;
+const MAX_JWKS_FILE_BYTES = 1024 * 1024;
 
 export function jwksFromUrl(url: string, options: RemoteJwksOptions): KeySourceResult {
   if (!URL.canParse(url)) return { ok: false, errors: [{ path: '', message: 'url: the JWKS URL is not an absolute URL' }] };

@@ -12,7 +12,7 @@ import { isPrincipalId } from '../config/policy/grant-row.ts';
 import { WILDCARD } from '../config/policy/grant-row.ts';
 import { isJwtShaped, readCredential } from './credentials.ts';
 import { makePrincipal } from './principal.ts';
-import type { ReplayStore } from './replay-store.ts';
+import type { ClaimResult, ReplayStore } from './replay-store.ts';
 import type { Verifier, VerifyResult } from './types.ts';
 
 export interface OneTimeOptions {
@@ -40,6 +40,7 @@ export interface JwtVerifierOptions {
 const MAX_TOKEN_SCOPES = 256;
 const BAD: VerifyResult = Object.freeze({ ok: false, code: 'bad_credential' });
 const NOT_MINE: VerifyResult = Object.freeze({ ok: false, code: 'no_credential' });
+const UNAVAILABLE: VerifyResult = Object.freeze({ ok: false, code: 'unavailable' });
 
 export function createJwtVerifier(options: JwtVerifierOptions): Verifier {
   const oneTime = options.oneTime;
@@ -75,14 +76,17 @@ export function createJwtVerifier(options: JwtVerifierOptions): Verifier {
     const nowSec = at.getTime() / 1000;
     const start = typeof iat === 'number' ? Math.min(iat, nowSec) : nowSec;
     if (exp - start > maxLifetime + skew) return BAD;
-    let fresh: boolean;
+    // Without iat the token may have been issued as early as its lifetime allows.
+    const issuedAt = typeof iat === 'number' ? start : exp - maxLifetime - skew;
+    let claimed: ClaimResult;
     try {
       // Ids are scoped by issuer; the entry lives as long as the token could still verify.
-      fresh = await (oneTime as OneTimeOptions).store.claim(JSON.stringify([payload.iss, jti]), (exp + skew) * 1000);
+      claimed = await (oneTime as OneTimeOptions).store.claim(JSON.stringify([payload.iss, jti]), (exp + skew) * 1000, issuedAt * 1000);
     } catch {
-      return BAD;
+      claimed = 'unavailable';
     }
-    return fresh ? { ok: true, principal: makePrincipal(sub, scopes, 'one_time') } : BAD;
+    if (claimed === 'claimed') return { ok: true, principal: makePrincipal(sub, scopes, 'one_time') };
+    return claimed === 'unavailable' ? UNAVAILABLE : BAD;
   }
 
   return {

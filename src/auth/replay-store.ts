@@ -4,12 +4,20 @@
  * because an expired token fails verification anyway.
  */
 
+/**
+ * `claimed`: first use, recorded. `refused`: a replay, or an id or expiry that
+ * cannot be valid. `unavailable`: the store cannot say (unreachable, full, or
+ * not trustworthy for this token): the caller may retry later.
+ */
+export type ClaimResult = 'claimed' | 'refused' | 'unavailable';
+
 export interface ReplayStore {
   /**
-   * Records `jti` as used until `expiresAtMs`. True the first time; false for
-   * a replay, and false when the id cannot be recorded (fail closed).
+   * Records `jti` as used until `expiresAtMs`. `issuedAtMs` is the earliest
+   * the token can have been issued: a store that lost its records refuses to
+   * vouch for tokens that may have been used before the loss.
    */
-  claim(jti: string, expiresAtMs: number): Promise<boolean>;
+  claim(jti: string, expiresAtMs: number, issuedAtMs: number): Promise<ClaimResult>;
 }
 
 export interface MemoryReplayStoreOptions {
@@ -40,19 +48,19 @@ export class MemoryReplayStore implements ReplayStore {
     return this.#entries.size;
   }
 
-  claim(jti: string, expiresAtMs: number): Promise<boolean> {
+  claim(jti: string, expiresAtMs: number): Promise<ClaimResult> {
     const now = this.#now();
     this.#sweepOldest(now);
     const seen = this.#entries.get(jti);
-    if (seen !== undefined && seen > now) return Promise.resolve(false);
+    if (seen !== undefined && seen > now) return Promise.resolve('refused');
     if (seen !== undefined) this.#entries.delete(jti);
-    if (!(expiresAtMs > now)) return Promise.resolve(false);
+    if (!(expiresAtMs > now)) return Promise.resolve('refused');
     if (this.#entries.size >= this.#max) {
       this.#sweepAll(now);
-      if (this.#entries.size >= this.#max) return Promise.resolve(false);
+      if (this.#entries.size >= this.#max) return Promise.resolve('unavailable');
     }
     this.#entries.set(jti, expiresAtMs);
-    return Promise.resolve(true);
+    return Promise.resolve('claimed');
   }
 
   #sweepOldest(now: number): void {

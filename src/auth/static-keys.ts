@@ -20,7 +20,7 @@ import { isJwtShaped, readCredential } from './credentials.ts';
 import { makePrincipal } from './principal.ts';
 import type { Principal, Verifier, VerifyResult } from './types.ts';
 
-export interface StaticKeyEntry {
+interface StaticKeyEntry {
   readonly hash: Buffer;
   readonly principal: Principal;
 }
@@ -30,7 +30,7 @@ export type StaticKeyTable = ReadonlyMap<string, StaticKeyEntry>;
 
 export type StaticKeysResult = { ok: true; table: StaticKeyTable } | { ok: false; errors: ConfigError[] };
 
-export const MAX_KEY_FILE_BYTES = 4 * 1024 * 1024;
+const MAX_KEY_FILE_BYTES = 4 * 1024 * 1024;
 
 const schema = {
   type: 'object',

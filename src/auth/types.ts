@@ -23,8 +23,11 @@ export interface AuthRequest {
 /**
  * `no_credential`: this verifier found no credential of its kind (the chain
  * moves on). `bad_credential`: it recognised its kind and refused it (final).
+ * `unavailable`: it recognised a credential that verifies but could not
+ * finish checking it (a one-time token whose reuse cannot be ruled out right
+ * now): final, and retryable.
  */
-export type VerifyFailure = 'no_credential' | 'bad_credential';
+export type VerifyFailure = 'no_credential' | 'bad_credential' | 'unavailable';
 
 export type VerifyResult = { ok: true; principal: Principal } | { ok: false; code: VerifyFailure };
 

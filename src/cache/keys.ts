@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 
 /** Policy domain names: safe inside a hash tag and a key. */
-export const DOMAIN_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+const DOMAIN_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function isDomain(v: unknown): v is string {
   return typeof v === 'string' && DOMAIN_PATTERN.test(v);
@@ -27,6 +27,8 @@ export interface DomainKeys {
   tool(name: string): string;
   /** String with a TTL: one computed snapshot (L2). */
   snapshot(revision: number, subjectHash: string): string;
+  /** Hash: tool name → its pinned contract (JSON), first-seen or approved by an operator. */
+  readonly contractPins: string;
 }
 
 export function domainKeys(domain: string): DomainKeys {
@@ -39,6 +41,7 @@ export function domainKeys(domain: string): DomainKeys {
     principal: (id: string) => `${tag}:p:${id}`,
     tool: (name: string) => `${tag}:t:${name}`,
     snapshot: (revision: number, subjectHash: string) => `${tag}:snap:${revision}:${subjectHash}`,
+    contractPins: `${tag}:contracts:pins`,
   });
 }
 

@@ -10,9 +10,9 @@ import { Cluster, Redis } from 'ioredis';
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 
 export type RedisClient = Redis | Cluster;
-export type RedisMode = 'standalone' | 'sentinel' | 'cluster';
+type RedisMode = 'standalone' | 'sentinel' | 'cluster';
 
-export interface RedisNode {
+interface RedisNode {
   readonly host: string;
   readonly port: number;
 }
@@ -56,8 +56,8 @@ export const REDIS_SETTINGS = Object.freeze({
   commandTimeoutMs: 'TOOLGATE_REDIS_COMMAND_TIMEOUT_MS',
 });
 
-export const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
-export const DEFAULT_COMMAND_TIMEOUT_MS = 500;
+const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 500;
 /** Longest pause between reconnect attempts, so recovery follows Redis within about a second. */
 const MAX_RECONNECT_DELAY_MS = 1000;
 
@@ -220,6 +220,11 @@ export function redisOptions(config: RedisConfig, options: ClientOptions = {}): 
     commandTimeout: config.commandTimeoutMs,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
+    // Subscribers subscribe again themselves on 'ready', with the failure
+    // handled; ioredis' own resubscription leaves a rejected promise nobody
+    // handles when the connection drops again at once (a replica answered and
+    // toolgate reconnected), which would end the process.
+    autoResubscribe: false,
     // Auto-pipelining batches the concurrent L2 reads of many first requests into one round trip.
     enableAutoPipelining: true,
     connectionName: options.name,
@@ -240,6 +245,10 @@ export function createRedisClient(config: RedisConfig, options: ClientOptions = 
       sentinelPassword: config.password,
       enableTLSForSentinelMode: config.tls,
       sentinelCommandTimeout: config.commandTimeoutMs,
+      // Sentinel announces a new master on +switch-master; without listening,
+      // the client stays on the old master until Sentinel reconfigures it
+      // (about 10 s later) and keeps reading revisions it no longer writes.
+      failoverDetector: true,
     }
     : { ...base, host: config.nodes[0]?.host, port: config.nodes[0]?.port });
   // ioredis reports connection trouble as 'error' events; without a listener
@@ -256,6 +265,40 @@ function createCluster(config: RedisConfig, base: RedisOptions): Cluster {
     enableAutoPipelining: true,
     clusterRetryStrategy: (times) => (retryStrategy as (n: number) => number)(times),
     slotsRefreshTimeout: config.connectTimeoutMs,
+    // Cluster retries CLUSTERDOWN, TRYAGAIN and redirections on its own, past
+    // any per-node command timeout; callers bound each command with
+    // `withDeadline`, and these keep the retries inside that bound.
+    maxRedirections: 3,
+    retryDelayOnClusterDown: Math.min(100, config.commandTimeoutMs),
+    retryDelayOnTryAgain: Math.min(100, config.commandTimeoutMs),
+    retryDelayOnFailover: Math.min(100, config.commandTimeoutMs),
   };
   return new Cluster(config.nodes.map((n) => ({ host: n.host, port: n.port })), options);
+}
+
+/** Raised by `withDeadline` when Redis did not answer in time. */
+class RedisDeadlineError extends Error {
+  override readonly name = 'RedisDeadlineError';
+}
+
+/**
+ * Bounds one Redis command (or a few in sequence) by the command timeout.
+ * ioredis' own `commandTimeout` is per node and attempt: Cluster retries
+ * CLUSTERDOWN and closed connections, and Sentinel re-resolves the master,
+ * outside it. The request path never waits longer than this.
+ */
+export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new RedisDeadlineError('redis command deadline passed')), ms);
+    work.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }

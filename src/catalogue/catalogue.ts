@@ -65,6 +65,21 @@ export function buildCatalogue(entries: readonly unknown[], syncedAt: number): {
   return { catalogue, stats };
 }
 
+/**
+ * The catalogue without the tools `hide` names (quarantined ones), with the
+ * digest of what remains, so caches keyed by catalogue digest (the discovery
+ * index, cursors) never serve a hidden tool.
+ */
+export function withoutTools(catalogue: Catalogue, hide: ReadonlyMap<string, unknown>): Catalogue {
+  if (hide.size === 0) return catalogue;
+  const tools = new Map([...catalogue.tools].filter(([name]) => !hide.has(name)));
+  return Object.freeze({
+    digest: catalogueDigest([...tools.values()].map((t) => t.digest)),
+    tools: new FrozenMap(tools),
+    syncedAt: catalogue.syncedAt,
+  });
+}
+
 /** Iterative, so a deeply nested upstream value cannot exhaust the stack. */
 function deepFreeze<T extends object>(root: T): Readonly<T> {
   const stack: object[] = [root];

@@ -1,17 +1,32 @@
+import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers/promises';
 import { catalogueState } from '../telemetry/channels.ts';
 import { log } from '../telemetry/log.ts';
-import type { SchemaCache } from '../validation/cache.ts';
+import { compileToolSchema, type CompileOptions } from '../validation/compile.ts';
 import type { Catalogue } from './catalogue.ts';
 
+/** Longest stretch the check runs before it lets requests in. */
+const SLICE_MS = 5;
+
 /**
- * Compiles every schema as soon as a catalogue arrives (warming the cache
- * the calls use) and names, in one log line, the tools whose calls will be
- * refused because their schema cannot be enforced.
+ * Names, in one log line and a gauge, the tools whose calls will be refused
+ * because their schema cannot be enforced. It runs in the background, a few
+ * milliseconds at a time, and gives up when `current()` says a newer
+ * catalogue has arrived, so a catalogue of thousands of tools neither delays
+ * readiness nor stalls requests. What it compiles is not kept: calls compile
+ * (and cache) the schemas of the tools actually called, so memory grows with
+ * what is used, not with the size of the catalogue.
  */
-export function reportEnforceability(c: Catalogue, schemas: SchemaCache): void {
+export async function reportEnforceability(c: Catalogue, registry: CompileOptions['registry'], current: () => boolean): Promise<void> {
   const refused: string[] = [];
+  let sliceStart = performance.now();
   for (const t of c.tools.values()) {
-    const compiled = schemas.get(t.digest, t.tool.inputSchema);
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await setImmediate();
+      if (!current()) return;
+      sliceStart = performance.now();
+    }
+    const compiled = compileToolSchema(t.tool.inputSchema, { registry });
     if (!compiled.ok) refused.push(`${t.name}:${compiled.reason}`);
   }
   if (refused.length > 0) log.warn('tools with unenforceable input schemas; their calls are refused', { count: refused.length, tools: refused.join(',') });

@@ -15,7 +15,7 @@ export interface WalkLimits {
 
 export const DEFAULT_WALK_LIMITS: WalkLimits = Object.freeze({ maxPages: 1000, maxEntries: 100_000 });
 
-export type WalkFailure = 'request_failed' | 'malformed_page' | 'cursor_repeated' | 'page_cap' | 'entry_cap';
+type WalkFailure = 'request_failed' | 'malformed_page' | 'cursor_repeated' | 'page_cap' | 'entry_cap';
 
 export type WalkResult =
   | { readonly ok: true; readonly entries: readonly unknown[]; readonly pages: number }

@@ -5,30 +5,25 @@
  * what it cached for the old one. Output is JSON lines on stdout; any error is
  * one line on stderr and exit status 2.
  */
-import { once } from 'node:events';
-import { isDomain } from '../cache/keys.ts';
-import { createRedisClient, parseRedisConfig, REDIS_SETTINGS } from '../cache/redis.ts';
-import type { RedisClient, RedisConfig } from '../cache/redis.ts';
+import { createRedisClient, REDIS_SETTINGS } from '../cache/redis.ts';
+import type { RedisConfig } from '../cache/redis.ts';
 import { createRedisSource } from '../grants/sources/redis.ts';
 import type { ChangeResult, RedisGrantSource } from '../grants/sources/redis.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
+import { parseFlags, REDIS_FLAGS, redisTarget, whenReady, type Parsed } from './redis-flags.ts';
 
-const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny [--scopes a,b] | list [--principal P] [--tool T] | revision [--bump]'
+const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny [--scopes a,b] | list [--principal P] [--tool T] | revision [--bump | --reset]'
   + ' (all with --redis-url URL --domain D)';
 
-const VALUE_FLAGS = new Set([
-  '--redis-url', '--domain', '--principal', '--tool', '--effect', '--scopes',
-  '--redis-username', '--redis-password-file', '--redis-tls-ca-file', '--redis-connect-timeout-ms', '--redis-command-timeout-ms',
-]);
-const SWITCHES = new Set(['--bump']);
+const VALUE_FLAGS = new Set([...REDIS_FLAGS, '--principal', '--tool', '--effect', '--scopes']);
+const SWITCHES = new Set(['--bump', '--reset']);
 const ROW_FLAGS = ['--principal', '--tool', '--effect', '--scopes'];
 const ALLOWED: Readonly<Record<string, ReadonlySet<string>>> = {
   set: new Set(ROW_FLAGS),
   delete: new Set(ROW_FLAGS),
   list: new Set(['--principal', '--tool']),
-  revision: new Set(['--bump']),
+  revision: new Set(['--bump', '--reset']),
 };
-const COMMON = new Set(['--redis-url', '--domain', '--redis-username', '--redis-password-file', '--redis-tls-ca-file', '--redis-connect-timeout-ms', '--redis-command-timeout-ms']);
 
 export interface GrantsIo {
   readonly env: NodeJS.ProcessEnv;
@@ -36,7 +31,6 @@ export interface GrantsIo {
   readonly stderr: { write(text: string): unknown };
 }
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 interface Invocation {
   readonly action: string;
@@ -51,7 +45,7 @@ export async function run(argv: readonly string[], io: GrantsIo = process): Prom
   const { redis } = parsed.value;
   const client = createRedisClient(redis, { name: 'toolgate-grants-cli' });
   try {
-    if (!(await ready(client, redis.connectTimeoutMs))) return failure(io, 'cannot reach Redis');
+    if (!(await whenReady(client, redis.connectTimeoutMs))) return failure(io, 'cannot reach Redis');
     const source = createRedisSource(client, parsed.value.domain) as RedisGrantSource;
     const out = await execute(parsed.value, source);
     if (!out.ok) return failure(io, out.reason);
@@ -71,7 +65,10 @@ async function execute(inv: Invocation, source: RedisGrantSource): Promise<Parse
     return changeOutput(r, action === 'delete');
   }
   if (action === 'revision') {
+    if (flags.has('--bump') && flags.has('--reset')) return { ok: false, reason: '--bump and --reset exclude each other' };
     if (flags.has('--bump')) return changeOutput(await source.bump(), false);
+    // After Redis lost data: a revision no replica can have confirmed yet.
+    if (flags.has('--reset')) return changeOutput(await source.reset(Date.now()), false);
     const r = await source.readRevision();
     return r.ok ? { ok: true, value: [JSON.stringify({ revision: r.revision })] } : { ok: false, reason: 'Redis refused the command or did not answer in time' };
   }
@@ -107,55 +104,15 @@ function sortRows(rows: readonly GrantRow[]): GrantRow[] {
 function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Parsed<Invocation> {
   const [action, ...rest] = argv;
   if (action === undefined || !(action in ALLOWED)) return { ok: false, reason: USAGE };
-  const flags = new Map<string, string>();
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i] as string;
-    const eq = arg.indexOf('=');
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    if (SWITCHES.has(name) && eq < 0) {
-      flags.set(name, '');
-    } else if (VALUE_FLAGS.has(name)) {
-      const value = eq > 0 ? arg.slice(eq + 1) : rest[++i];
-      if (value === undefined) return { ok: false, reason: `${name} needs a value` };
-      flags.set(name, value);
-    } else {
-      return { ok: false, reason: `unknown argument ${JSON.stringify(name.slice(0, 64))}; ${USAGE}` };
-    }
-    if (!COMMON.has(name) && !(ALLOWED[action] as ReadonlySet<string>).has(name)) return { ok: false, reason: `${name} does not apply to grants ${action}` };
-  }
-  const fromEnv = (flag: string, variable: string) => flags.get(flag) ?? (env[variable] === '' ? undefined : env[variable]);
-  const url = fromEnv('--redis-url', REDIS_SETTINGS.url);
-  if (url === undefined) return { ok: false, reason: `--redis-url (or ${REDIS_SETTINGS.url}) is required` };
-  const domain = fromEnv('--domain', 'TOOLGATE_POLICY_DOMAIN');
-  if (domain === undefined || !isDomain(domain)) return { ok: false, reason: '--domain must be 1-64 letters, digits, dots, underscores or hyphens' };
-  const connectTimeoutMs = whole(fromEnv('--redis-connect-timeout-ms', REDIS_SETTINGS.connectTimeoutMs));
-  const commandTimeoutMs = whole(fromEnv('--redis-command-timeout-ms', REDIS_SETTINGS.commandTimeoutMs));
-  const config = parseRedisConfig({
-    url,
-    username: fromEnv('--redis-username', REDIS_SETTINGS.username),
-    passwordFile: fromEnv('--redis-password-file', REDIS_SETTINGS.passwordFile),
-    tlsCaFile: fromEnv('--redis-tls-ca-file', REDIS_SETTINGS.tlsCaFile),
-    connectTimeoutMs,
-    commandTimeoutMs,
-  });
-  if (!config.ok) return { ok: false, reason: `invalid setting ${config.setting}: ${config.problem}` };
-  return { ok: true, value: { action, flags, redis: config.config, domain } };
-}
-
-function whole(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  return /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
-}
-
-async function ready(client: RedisClient, timeoutMs: number): Promise<boolean> {
-  if (client.status === 'ready') return true;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  try {
-    await once(client, 'ready', { signal: timeout });
-    return true;
-  } catch {
-    return false;
-  }
+  const allowed = (name: string) => REDIS_FLAGS.has(name) || (ALLOWED[action] as ReadonlySet<string>).has(name);
+  const parsed = parseFlags(rest, VALUE_FLAGS, SWITCHES, allowed, USAGE);
+  if (!parsed.ok) return parsed;
+  const [stray] = parsed.value.positional;
+  if (stray !== undefined) return { ok: false, reason: `unknown argument ${JSON.stringify(stray.slice(0, 64))}; ${USAGE}` };
+  const target = redisTarget(parsed.value.flags, env);
+  if (!target.ok) return target;
+  if (target.value === undefined) return { ok: false, reason: `--redis-url (or ${REDIS_SETTINGS.url}) is required` };
+  return { ok: true, value: { action, flags: parsed.value.flags, ...target.value } };
 }
 
 function failure(io: GrantsIo, reason: string): number {

@@ -1,9 +1,14 @@
 /**
  * `toolgate inject-webhook [flags]`: the mutating admission webhook that adds
- * the toolgate sidecar to pods that opt in. Runs until SIGTERM/SIGINT, then
- * stops accepting connections and exits 0. Settings: src/inject/settings.ts.
+ * the toolgate sidecar to pods that opt in, with its metrics on a plain-HTTP
+ * port. Runs until SIGTERM/SIGINT, then stops accepting connections and exits
+ * 0. Settings: src/inject/settings.ts.
  */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdminServer } from '../http/admin.ts';
 import { loadInjectorConfig } from '../inject/config.ts';
+import { createInjectorMetrics } from '../inject/metrics.ts';
 import { CertificateError, startWebhookServer } from '../inject/server.ts';
 import { loadWebhookSettings } from '../inject/settings.ts';
 import { log, setLogLevel } from '../telemetry/log.ts';
@@ -21,22 +26,39 @@ export async function run(argv: readonly string[]): Promise<number> {
     for (const e of config.errors) process.stderr.write(`toolgate inject-webhook: invalid config ${e.path || '/'}  ${e.message}\n`);
     return 2;
   }
+  const metrics = createInjectorMetrics();
   let server;
+  let admin: Server | undefined;
   try {
     server = await startWebhookServer({
-      host: s.host, port: s.port, certFile: s.certFile, keyFile: s.keyFile, certReloadMs: s.certReloadMs, config: config.config,
+      host: s.host, port: s.port, certFile: s.certFile, keyFile: s.keyFile, certReloadMs: s.certReloadMs, config: config.config, metrics,
     });
+    if (s.metricsPort > 0) admin = await listen(createAdminServer(metrics.registry, { reasons: () => [] }), s.host, s.metricsPort);
   } catch (err) {
-    const why = err instanceof CertificateError ? err.message : 'cannot listen on the webhook port or load the certificate';
+    await server?.close();
+    const why = err instanceof CertificateError ? err.message : 'cannot listen on the webhook or metrics port, or load the certificate';
     process.stderr.write(`toolgate inject-webhook: ${why}\n`);
     return 2;
   }
-  log.info('inject webhook listening', { port: server.port, image: config.config.image });
+  log.info('inject webhook listening', {
+    port: server.port, metricsPort: admin === undefined ? 0 : (admin.address() as AddressInfo).port, image: config.config.image, sidecarMode: config.config.sidecarMode,
+  });
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
   });
   log.info('inject webhook shutting down');
   await server.close();
+  await new Promise<void>((resolve) => (admin === undefined ? resolve() : admin.close(() => resolve())));
   return 0;
+}
+
+function listen(server: Server, host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
 }

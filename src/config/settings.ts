@@ -20,8 +20,12 @@ export interface Settings {
   readonly maxHeaderBytes: number;
   readonly maxHeaders: number;
   readonly upstreamTimeoutMs: number;
+  readonly upstreamBodyIdleMs: number;
   readonly upstreamConnections: number;
   readonly drainTimeoutMs: number;
+  readonly clientHeadersTimeoutMs: number;
+  /** 0: no cap. */
+  readonly maxConnections: number;
   readonly logLevel: LogLevel;
   /** Absent: no policy, toolgate forwards everything (transparent mode). */
   readonly policyFile: string | undefined;
@@ -37,6 +41,8 @@ export interface Settings {
   readonly redisTlsCaFile: string | undefined;
   readonly redisConnectTimeoutMs: number;
   readonly redisCommandTimeoutMs: number;
+  /** Replicas that must acknowledge a one-time token id; undefined: 1 with Sentinel, else 0. */
+  readonly redisReplayWaitReplicas: number | undefined;
   readonly policyDomain: string;
   readonly grantSource: 'file' | 'redis';
   readonly grantsStalenessMs: number;
@@ -155,8 +161,13 @@ export const settingDefs = [
   }),
   setting({
     key: 'upstreamTimeoutMs', flag: '--upstream-timeout-ms', env: 'TOOLGATE_UPSTREAM_TIMEOUT_MS', default: '30000',
-    doc: 'How long to wait for the upstream to connect and send response headers (504 upstream_unavailable).',
+    doc: 'How long to wait for the upstream to connect and send response headers (504 upstream_unavailable); a tool whose policy sets timeoutMs (for the tool or in defaults) uses that instead for its tools/call.',
     parse: int(1, 3_600_000),
+  }),
+  setting({
+    key: 'upstreamBodyIdleMs', flag: '--upstream-body-idle-ms', env: 'TOOLGATE_UPSTREAM_BODY_IDLE_MS', default: '30000',
+    doc: 'Longest silence between chunks of an upstream response body once its headers arrived (the client connection is then cut, the upstream request aborted; 504 upstream_unavailable when nothing was sent yet). Event streams (SSE) are exempt: they end when either side closes. 0: no bound.',
+    parse: int(0, 3_600_000),
   }),
   setting({
     key: 'upstreamConnections', flag: '--upstream-connections', env: 'TOOLGATE_UPSTREAM_CONNECTIONS', default: '256',
@@ -167,6 +178,16 @@ export const settingDefs = [
     key: 'drainTimeoutMs', flag: '--drain-timeout-ms', env: 'TOOLGATE_DRAIN_TIMEOUT_MS', default: '25000',
     doc: 'On SIGTERM, how long in-flight requests and open SSE streams may take to finish.',
     parse: int(0, 3_600_000),
+  }),
+  setting({
+    key: 'clientHeadersTimeoutMs', flag: '--client-headers-timeout-ms', env: 'TOOLGATE_CLIENT_HEADERS_TIMEOUT_MS', default: '10000',
+    doc: 'How long a client may take to send a request head, counted from the connection or the previous response (408 request_timeout, connection closed); bounds slow and idle connections.',
+    parse: int(1000, 300_000),
+  }),
+  setting({
+    key: 'maxConnections', flag: '--max-connections', env: 'TOOLGATE_MAX_CONNECTIONS', default: '0',
+    doc: 'Most client connections open at once on the traffic port; further ones are closed on arrival and counted (toolgate_client_connections_refused_total). 0: no cap.',
+    parse: int(0, 1_000_000),
   }),
   setting({
     key: 'logLevel', flag: '--log-level', env: 'TOOLGATE_LOG_LEVEL', default: 'info',
@@ -238,6 +259,11 @@ export const settingDefs = [
   setting({
     key: 'redisCommandTimeoutMs', flag: '--redis-command-timeout-ms', env: 'TOOLGATE_REDIS_COMMAND_TIMEOUT_MS', default: '500',
     doc: 'Redis command timeout; a grant lookup that misses the in-process cache fails closed (503) after it.', parse: int(10, 60_000),
+  }),
+  setting({
+    key: 'redisReplayWaitReplicas', flag: '--redis-replay-wait-replicas', env: 'TOOLGATE_REDIS_REPLAY_WAIT_REPLICAS', default: 'auto',
+    doc: 'Replicas that must acknowledge (Redis WAIT) a used one-time token id before the token is accepted, so a failover cannot forget it; unacknowledged, the call gets 503 credential_check_unavailable (retryable). auto: 1 with redis+sentinel://, else 0.',
+    parse: (raw) => (raw === 'auto' ? ok(undefined) : int(0, 16)(raw)),
   }),
   setting({
     key: 'policyDomain', flag: '--policy-domain', env: 'TOOLGATE_POLICY_DOMAIN', default: 'default',

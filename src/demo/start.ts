@@ -6,7 +6,7 @@ import { start } from '../main.ts';
 import { createDemoServer } from './server.ts';
 import type { Endpoints } from './steps.ts';
 
-export const DEMO_POLICY = join(import.meta.dirname, '../../examples/demo/policy.yaml');
+const DEMO_POLICY = join(import.meta.dirname, '../../examples/demo/policy.yaml');
 
 export interface Demo extends Endpoints {
   readonly settings: Settings;

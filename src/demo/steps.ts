@@ -9,7 +9,7 @@ export const DEMO_KEYS = {
   alice: { key: 'alice-demo-key', scopes: ['tickets.write'] },
   bob: { key: 'bob-demo-key', scopes: [] },
 } as const;
-export type DemoPrincipal = keyof typeof DEMO_KEYS;
+type DemoPrincipal = keyof typeof DEMO_KEYS;
 
 export interface Endpoints {
   readonly mcp: string;
@@ -47,7 +47,7 @@ export interface McpStep extends StepBase {
   readonly until?: { readonly status: number; readonly times: number };
 }
 
-export interface MetricsStep extends StepBase {
+interface MetricsStep extends StepBase {
   readonly kind: 'metrics';
   readonly metric: string;
 }

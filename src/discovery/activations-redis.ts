@@ -1,5 +1,5 @@
 import { principalDigest } from '../cache/keys.ts';
-import type { RedisClient } from '../cache/redis.ts';
+import { withDeadline, type RedisClient } from '../cache/redis.ts';
 import { log } from '../telemetry/log.ts';
 import type { Activations } from './activations.ts';
 
@@ -10,40 +10,49 @@ const EMPTY: ReadonlySet<string> = new Set();
  * (revision, principal), tool name → expiry, living as long as its newest
  * activation. When Redis cannot answer, a caller simply sees no activated
  * tools (they stay callable and discoverable); nothing is granted by it.
+ * Both are on the request path (discovery, tools/list), so each waits at most
+ * the command timeout.
  */
 export class RedisActivations implements Activations {
   readonly #client: RedisClient;
   readonly #prefix: string;
   readonly #ttlMs: number;
   readonly #now: () => number;
+  readonly #timeoutMs: number;
 
-  constructor(opts: { client: RedisClient; domain: string; ttlMs: number; now?: () => number }) {
+  constructor(opts: { client: RedisClient; domain: string; ttlMs: number; timeoutMs: number; now?: () => number }) {
     this.#client = opts.client;
+    this.#timeoutMs = opts.timeoutMs;
     this.#prefix = `tg:${opts.domain}:act:`;
     this.#ttlMs = opts.ttlMs;
     this.#now = opts.now ?? Date.now;
   }
 
-  async activate(revision: number, principal: string, names: readonly string[]): Promise<void> {
-    if (names.length === 0) return;
+  async activate(revision: number, principal: string, names: readonly string[]): Promise<ReadonlySet<string>> {
+    if (names.length === 0) return EMPTY;
     const key = this.#key(revision, principal);
     const until = String(this.#now() + this.#ttlMs);
     const fields: string[] = [];
     for (const name of names) fields.push(name, until);
     try {
-      await this.#client.multi().hset(key, ...fields).pexpire(key, this.#ttlMs).exec();
+      const replies = await withDeadline(this.#client.multi().hgetall(key).hset(key, ...fields).pexpire(key, this.#ttlMs).exec(), this.#timeoutMs);
+      const before = replies?.[0];
+      return before !== undefined && before[0] === null ? this.#live(before[1] as Record<string, string>) : EMPTY;
     } catch {
       log.warn('discovery activations not recorded: storage unavailable');
+      return EMPTY;
     }
   }
 
   async active(revision: number, principal: string): Promise<ReadonlySet<string>> {
-    let all: Record<string, string>;
     try {
-      all = await this.#client.hgetall(this.#key(revision, principal));
+      return this.#live(await withDeadline(this.#client.hgetall(this.#key(revision, principal)), this.#timeoutMs));
     } catch {
       return EMPTY;
     }
+  }
+
+  #live(all: Record<string, string>): ReadonlySet<string> {
     const now = this.#now();
     const live = new Set<string>();
     for (const [name, until] of Object.entries(all)) if (Number(until) > now) live.add(name);

@@ -6,7 +6,8 @@
  * share grants, so a caller's list does not depend on which replica answers.
  */
 export interface Activations {
-  activate(revision: number, principal: string, names: readonly string[]): void | Promise<void>;
+  /** Records `names` as shown; answers what was active just before, in the same step (one round trip in Redis). */
+  activate(revision: number, principal: string, names: readonly string[]): ReadonlySet<string> | Promise<ReadonlySet<string>>;
   active(revision: number, principal: string): ReadonlySet<string> | Promise<ReadonlySet<string>>;
 }
 
@@ -23,7 +24,8 @@ export class ActivationStore implements Activations {
     this.#now = opts.now ?? Date.now;
   }
 
-  activate(revision: number, principal: string, names: readonly string[]): void {
+  activate(revision: number, principal: string, names: readonly string[]): ReadonlySet<string> {
+    const before = this.active(revision, principal);
     const key = `${revision}\u0000${principal}`;
     const tools = this.#byKey.get(key) ?? new Map<string, number>();
     this.#byKey.delete(key);
@@ -31,6 +33,7 @@ export class ActivationStore implements Activations {
     for (const name of names) tools.set(name, until);
     this.#byKey.set(key, tools);
     while (this.#byKey.size > this.#maxPrincipals) this.#byKey.delete(this.#byKey.keys().next().value as string);
+    return before;
   }
 
   /** The live activations of a principal at a revision (expired ones are pruned). */

@@ -10,13 +10,11 @@ import type { ToolDoc } from './engine/fields.ts';
 import { checkParams, DEFAULT_PARAMS, type RankParams } from './engine/params.ts';
 import { searchIndex, type Allowed, type SearchResult } from './engine/search.ts';
 
-export type { FieldName, ToolDoc } from './engine/fields.ts';
-export { FIELDS } from './engine/fields.ts';
-export type { Allowed, SearchHit, SearchResult } from './engine/search.ts';
+export type { ToolDoc } from './engine/fields.ts';
 export type { RankParams } from './engine/params.ts';
 export { DEFAULT_PARAMS } from './engine/params.ts';
 
-export interface SearchOptions {
+interface SearchOptions {
   /** Page size; non-positive or non-finite yields an empty page (total still counted). */
   readonly limit: number;
   /** Hits to skip before the page; default 0. */

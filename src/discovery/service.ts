@@ -16,12 +16,12 @@ import { readDiscoverParams, type DiscoverParams } from './params.ts';
 import { keepTools, type Viewer } from './tools-list.ts';
 import { SEARCH_TOOL, SEARCH_TOOL_NAME } from './search-tool.ts';
 
-export type DoorResult =
+type DoorResult =
   | { readonly ok: true; readonly result: unknown }
   | { readonly ok: false; readonly error: ErrorId; readonly data?: ErrorData };
 
 /** What discovery needs of one request: who asks, under which policy and grants, and the id to answer. */
-export interface Caller extends Viewer {
+interface Caller extends Viewer {
   readonly request: IncomingMessage;
   readonly message: { readonly id: JsonRpcId };
 }
@@ -124,17 +124,16 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
   /**
    * Records what the caller was shown. When a tool joins the caller's
    * tools/list, its streams are told, here and, through the relay, on the
-   * other replicas. The active set is read first only when someone may be
-   * listening, since it may be a Redis round trip.
+   * other replicas. Recording answers what was active before, in the same
+   * round trip, so a Redis outage costs one command timeout at most.
    */
   async function activate(ex: Caller, names: readonly string[]): Promise<void> {
     const { revision } = ex.snapshot;
     const principal = ex.principal.id;
     const { listChanged: streams, relay } = deps;
     const listening = relay !== undefined || streams?.watching(principal) === true;
-    const before = listening ? await activations.active(revision, principal) : undefined;
-    await activations.activate(revision, principal, names);
-    if (before === undefined || !names.some((n) => !before.has(n) && !alwaysListed(ex.policy, n))) return;
+    const before = await activations.activate(revision, principal, names);
+    if (!listening || !names.some((n) => !before.has(n) && !alwaysListed(ex.policy, n))) return;
     streams?.notify(principal);
     relay?.publish(principal);
   }

@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/types.ts';
+import { isRecord } from '../json/record.ts';
 import type { Policy } from '../config/policy/policy.ts';
 import type { GrantSnapshot } from '../grants/types.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
@@ -36,6 +37,18 @@ export function keepTools(result: Record<string, unknown>, keep: (name: string) 
     return typeof name === 'string' && keep(name);
   });
   return { ...result, tools: [...visible, ...appended], cacheScope: 'private' };
+}
+
+/**
+ * The edit with the tools `mayList` refuses dropped first (quarantined
+ * contracts), judged on the tool objects as the upstream listed them.
+ */
+export function hideUnlisted(edit: ResultEdit, mayList: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined): ResultEdit {
+  if (mayList === undefined) return edit;
+  return (result) => {
+    const tools = Array.isArray(result.tools) ? result.tools : [];
+    return edit({ ...result, tools: tools.filter((t: unknown) => isRecord(t) && typeof t.name === 'string' && mayList(t)) });
+  };
 }
 
 /**

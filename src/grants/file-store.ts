@@ -71,6 +71,7 @@ export function createFileGrantStore(options: FileGrantStoreOptions): FileGrantS
       return Promise.resolve(source?.current().rows.filter((r) => r.tool === tool));
     },
     revision: () => source?.current().revision,
+    confirmedAt: () => undefined,
     onRevision(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -4,7 +4,6 @@ import type { Settings } from '../config/settings.ts';
 import { StartupError } from '../errors.ts';
 import { log } from '../telemetry/log.ts';
 import { createFileGrantStore, type FileGrantStore } from './file-store.ts';
-import { createRedisGrantStore } from './redis-store.ts';
 import type { GrantStore } from './store.ts';
 
 export type OpenedGrantStore = { readonly source: 'file'; readonly store: FileGrantStore } | { readonly source: 'redis'; readonly store: GrantStore };
@@ -19,6 +18,8 @@ export async function openGrantStore(settings: Settings, policy: Policy, redis: 
   }
   if (redis === undefined) throw new StartupError('invalid setting TOOLGATE_GRANT_SOURCE: redis needs TOOLGATE_REDIS_URL');
   if (policy.grants.length > 0) log.warn('grant rows in the policy file are ignored: grants come from Redis', { setting: 'TOOLGATE_GRANT_SOURCE' });
+  // Imported here, so a sidecar whose grants come from the policy file never loads ioredis.
+  const { createRedisGrantStore } = await import('./redis-store.ts');
   const opened = await createRedisGrantStore({
     redis,
     domain: settings.policyDomain,

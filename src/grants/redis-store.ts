@@ -19,9 +19,11 @@ import type { GrantRow } from '../config/policy/grant-row.ts';
 import { subjectHash } from '../cache/keys.ts';
 import { l1Key } from './subject-key.ts';
 import { DEFAULT_L1_MAX_ENTRIES, Lru } from '../cache/lru.ts';
-import { createRedisClient } from '../cache/redis.ts';
+import { createRedisClient, withDeadline } from '../cache/redis.ts';
 import type { RedisConfig } from '../cache/redis.ts';
-import { RevisionWatcher } from './revision-watcher.ts';
+import { RevisionWatcher, type HealthChange } from './revision-watcher.ts';
+import { grantStoreHealth } from '../telemetry/channels.ts';
+import { log } from '../telemetry/log.ts';
 
 export interface RedisGrantStoreOptions {
   readonly redis: RedisConfig;
@@ -37,9 +39,9 @@ export interface RedisGrantStoreOptions {
   readonly clientName?: string;
 }
 
-export const DEFAULT_STALENESS_MS = 5000;
-export const DEFAULT_CHECK_INTERVAL_MS = 1000;
-export const DEFAULT_L2_TTL_SECONDS = 300;
+const DEFAULT_STALENESS_MS = 5000;
+const DEFAULT_CHECK_INTERVAL_MS = 1000;
+const DEFAULT_L2_TTL_SECONDS = 300;
 const TOOL_CACHE_ENTRIES = 1024;
 
 type FailureKind = 'staleFailures' | 'storageFailures' | 'malformedFailures';
@@ -81,7 +83,9 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
   }
   const source = created;
   const subscriber = createRedisClient(options.redis, { name: `${name}-revision` });
-  const watcher = new RevisionWatcher({ read: () => source.readRevision(), stalenessMs, checkIntervalMs });
+  // A miss may take two round trips (L2, then rows); together they get one command timeout.
+  const deadlineMs = options.redis.commandTimeoutMs;
+  const watcher = new RevisionWatcher({ read: () => withDeadline(source.readRevision(), deadlineMs), stalenessMs, checkIntervalMs });
   const l1 = new Lru<string, Tagged<SnapshotResult>>(options.l1MaxEntries ?? DEFAULT_L1_MAX_ENTRIES);
   const tools = new Lru<string, Tagged<readonly GrantRow[]>>(TOOL_CACHE_ENTRIES);
   const loading = new Map<string, Promise<SnapshotResult>>();
@@ -114,8 +118,16 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
     });
   }
 
-  // A miss may take two round trips (L2, then rows); together they get one command timeout.
-  const deadlineMs = options.redis.commandTimeoutMs;
+  watcher.onHealth((change) => {
+    reportHealth(options.domain, change);
+    // A demoted master keeps its connections until Sentinel reconfigures it;
+    // reconnecting asks Sentinel for the master now.
+    if (change.state === 'not_master') {
+      client.disconnect(true);
+      subscriber.disconnect(true);
+    }
+  });
+
   const fail = (kind: FailureKind): SnapshotResult => {
     counts[kind]++;
     return REFUSALS[kind];
@@ -176,7 +188,8 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
       const flightKey = `${revision}\u0000${key}`;
       let flight = loading.get(flightKey);
       if (flight === undefined) {
-        flight = withDeadline(load(principal, key, revision), deadlineMs, () => refusal('storageFailures'))
+        flight = withDeadline(load(principal, key, revision), deadlineMs)
+          .catch(() => refusal('storageFailures'))
           .then(counted)
           .finally(() => loading.delete(flightKey));
         loading.set(flightKey, flight);
@@ -188,13 +201,14 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
       if (revision === undefined) return undefined;
       const hit = tools.get(tool);
       if (hit !== undefined && hit.revision === revision) return hit.value;
-      const read = await source.readForTool(tool);
-      if (!read.ok) return undefined;
+      const read = await withDeadline(source.readForTool(tool), deadlineMs).catch(() => undefined);
+      if (read === undefined || !read.ok) return undefined;
       watcher.notify(read.revision);
       if (watcher.revision() === read.revision) tools.set(tool, { revision: read.revision, value: read.rows });
       return read.rows;
     },
     revision: () => watcher.revision(),
+    confirmedAt: () => watcher.confirmedAt(),
     onRevision: (listener) => watcher.onChange(listener),
     stats: () => ({ ...counts, revisionChanges: watcher.stats().changes, l1Entries: l1.size }),
     async close() {
@@ -209,21 +223,24 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
   return { ok: true, store };
 }
 
-/** Settles with `onTimeout()` when `work` takes longer than `ms`, or with it when it fails. */
-function withDeadline<T>(work: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(onTimeout()), ms);
-    work.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(onTimeout());
-      },
-    );
-  });
+/** One log line per transition, at the level an operator should act on; a metric for each. */
+function reportHealth(domain: string, change: HealthChange): void {
+  if (grantStoreHealth.hasSubscribers) grantStoreHealth.publish({ state: change.state });
+  const fields = { domain, confirmedRevision: change.confirmed, readRevision: change.read };
+  switch (change.state) {
+    case 'ok':
+      if (change.confirmed !== undefined) log.info('grant store confirmed the revision; grants are served', fields);
+      return;
+    case 'unreachable':
+      log.warn('grant store unreachable; calls fail closed once the revision is older than the staleness bound', { domain, confirmedRevision: change.confirmed });
+      return;
+    case 'not_master':
+      log.warn('grant store answered from a node that is not the master; calls fail closed until the master answers', { domain, confirmedRevision: change.confirmed });
+      return;
+    case 'fault':
+      log.error('grant store revision went backwards (data lost, or a failover to a replica that was behind); calls fail closed until it reaches the confirmed revision again or an operator runs toolgate grants revision --reset', fields);
+      return;
+  }
 }
 
 function firstConfirmation(watcher: RevisionWatcher, timeoutMs: number): Promise<void> {

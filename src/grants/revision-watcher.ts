@@ -6,10 +6,16 @@
  * read succeeds again, which needs no restart.
  *
  * Confirmation is dated from when the read was sent, not when it returned, so
- * a slow reply never stretches the bound. Notices and reads travel on
- * different connections and may arrive out of order, so a read lower than the
- * view is believed only when the next read says the same (Redis lost its data
- * and restarted): any change, up or down, is reported to listeners.
+ * a slow reply never stretches the bound. A node that says it is not the
+ * master confirms nothing, and withdraws the confirmation at once.
+ *
+ * The revision only ever grows. Reads travel on one connection, one at a
+ * time, so a read lower than one already confirmed (a missing key reads as 0)
+ * means the store lost data, or a failover promoted a replica that was
+ * behind: a store fault. Believing it would put an older or empty grant set in
+ * force, which callers would take for "not granted". During a fault nothing is
+ * trusted; it ends when a read returns at least the revision confirmed before
+ * (grants written again, or `toolgate grants revision --reset`).
  */
 import type { RevisionRead } from './sources/types.ts';
 
@@ -24,6 +30,19 @@ export interface RevisionWatcherStats {
   readonly checks: number;
   readonly checkFailures: number;
   readonly changes: number;
+  /** Times a read went below the confirmed revision. */
+  readonly faults: number;
+}
+
+/** What the last read said about the store. */
+export type StoreHealth = 'ok' | 'unreachable' | 'not_master' | 'fault';
+
+export interface HealthChange {
+  readonly state: StoreHealth;
+  /** The revision the read returned, when it returned one. */
+  readonly read: number | undefined;
+  /** The highest revision confirmed so far. */
+  readonly confirmed: number | undefined;
 }
 
 export class RevisionWatcher {
@@ -32,14 +51,18 @@ export class RevisionWatcher {
   readonly #checkIntervalMs: number;
   readonly #now: () => number;
   readonly #listeners = new Set<(revision: number) => void>();
+  readonly #healthListeners = new Set<(change: HealthChange) => void>();
   #current: number | undefined;
+  #confirmed: number | undefined;
   #confirmedAt = Number.NEGATIVE_INFINITY;
+  #health: StoreHealth | undefined;
   #lowerOnce = false;
   #inFlight: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #checks = 0;
   #checkFailures = 0;
   #changes = 0;
+  #faults = 0;
 
   constructor(options: RevisionWatcherOptions) {
     this.#read = options.read;
@@ -48,10 +71,15 @@ export class RevisionWatcher {
     this.#now = options.now ?? Date.now;
   }
 
-  /** The revision this replica trusts now; undefined when unconfirmed for longer than the staleness bound. */
+  /** The revision this replica trusts now; undefined when unconfirmed for longer than the staleness bound, or during a fault. */
   revision(): number | undefined {
-    if (this.#current === undefined || this.#now() - this.#confirmedAt > this.#stalenessMs) return undefined;
+    if (this.#current === undefined || this.#health === 'fault' || this.#now() - this.#confirmedAt > this.#stalenessMs) return undefined;
     return this.#current;
+  }
+
+  /** When the revision was last confirmed (ms since the epoch), or undefined before the first confirmation. */
+  confirmedAt(): number | undefined {
+    return Number.isFinite(this.#confirmedAt) ? this.#confirmedAt : undefined;
   }
 
   /** The last revision seen, trusted or not. */
@@ -64,9 +92,15 @@ export class RevisionWatcher {
     return () => this.#listeners.delete(listener);
   }
 
+  /** Told once per transition between health states (the first read is a transition too). */
+  onHealth(listener: (change: HealthChange) => void): () => void {
+    this.#healthListeners.add(listener);
+    return () => this.#healthListeners.delete(listener);
+  }
+
   /** A revision announced by Redis (pub/sub) or read alongside rows: believed when higher. */
   notify(revision: number): void {
-    if (this.#current !== undefined && revision > this.#current) this.#set(revision);
+    if (this.#current !== undefined && this.#health !== 'fault' && revision > this.#current) this.#set(revision);
   }
 
   /** Reads the revision once; concurrent calls share the read in flight. */
@@ -89,7 +123,7 @@ export class RevisionWatcher {
   }
 
   stats(): RevisionWatcherStats {
-    return { checks: this.#checks, checkFailures: this.#checkFailures, changes: this.#changes };
+    return { checks: this.#checks, checkFailures: this.#checkFailures, changes: this.#changes, faults: this.#faults };
   }
 
   async #checkOnce(): Promise<void> {
@@ -103,16 +137,47 @@ export class RevisionWatcher {
     }
     if (!r.ok) {
       this.#checkFailures++;
+      if (r.reason === 'not_master') {
+        this.#confirmedAt = Number.NEGATIVE_INFINITY;
+        this.#report('not_master', undefined);
+      } else if (this.#health !== 'fault') {
+        this.#report('unreachable', undefined);
+      }
       return;
     }
     const v = r.revision;
-    if (this.#current !== undefined && v < this.#current && !this.#lowerOnce) {
+    if (this.#confirmed !== undefined && v < this.#confirmed) {
+      if (this.#health !== 'fault') this.#faults++;
+      this.#report('fault', v);
+      return;
+    }
+    const recovering = this.#health === 'fault';
+    // Above everything confirmed but below a notice: the read may have been
+    // sent before the change it missed; believed when the next read agrees.
+    if (!recovering && this.#current !== undefined && v < this.#current && !this.#lowerOnce) {
       this.#lowerOnce = true;
       return;
     }
     this.#lowerOnce = false;
-    if (v !== this.#current) this.#set(v);
+    this.#confirmed = v;
     this.#confirmedAt = Math.max(this.#confirmedAt, sentAt);
+    this.#report('ok', v);
+    // After a fault the rows at this number may differ from the ones cached
+    // under it before: listeners drop everything either way.
+    if (recovering || v !== this.#current) this.#set(v);
+  }
+
+  #report(state: StoreHealth, read: number | undefined): void {
+    if (state === this.#health) return;
+    this.#health = state;
+    const change: HealthChange = { state, read, confirmed: this.#confirmed };
+    for (const listener of this.#healthListeners) {
+      try {
+        listener(change);
+      } catch {
+        // A failing observer must not change what the store trusts.
+      }
+    }
   }
 
   #set(revision: number): void {

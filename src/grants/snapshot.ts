@@ -13,7 +13,7 @@ import type { Decision, GrantSnapshot, GrantSubject, SnapshotResult, StoredSnaps
 import type { GrantRow } from '../config/policy/grant-row.ts';
 
 /** Stored snapshot text larger than this is refused before parsing. */
-export const MAX_SNAPSHOT_TEXT_BYTES = 16 * 1024 * 1024;
+const MAX_SNAPSHOT_TEXT_BYTES = 16 * 1024 * 1024;
 
 const UNAVAILABLE: SnapshotResult = Object.freeze({ ok: false, code: 'grants_unavailable' });
 

@@ -12,7 +12,7 @@ import type { Principal } from '../auth/types.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
 import type { SnapshotResult } from './types.ts';
 
-export interface GrantStoreStats {
+interface GrantStoreStats {
   readonly l1Hits: number;
   readonly l1Misses: number;
   readonly l2Hits: number;
@@ -37,6 +37,11 @@ export interface GrantStore {
   rowsForTool(tool: string): Promise<readonly GrantRow[] | undefined>;
   /** The revision this replica trusts now, or undefined when it is stale or unconfirmed. */
   revision(): number | undefined;
+  /**
+   * When the revision in force was last confirmed (ms since the epoch);
+   * undefined when the store is always current (in process) or never confirmed one.
+   */
+  confirmedAt(): number | undefined;
   /** Called after every revision change; returns an unsubscribe. */
   onRevision(listener: (revision: number) => void): () => void;
   stats(): GrantStoreStats;

@@ -8,7 +8,7 @@ import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor, 
 import { loadSync } from '@grpc/proto-loader';
 import { PROTO_FILES, PROTO_ROOT } from './proto-files.ts';
 
-export const LOADER_OPTIONS = Object.freeze({
+const LOADER_OPTIONS = Object.freeze({
   includeDirs: [PROTO_ROOT],
   longs: Number,
   enums: String,

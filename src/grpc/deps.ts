@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/types.ts';
+import type { ContractGuard } from '../catalogue/contracts/guard.ts';
 import type { PolicyInForce } from '../auth/policy-in-force.ts';
 import type { Settings } from '../config/settings.ts';
 import type { GrantStore } from '../grants/store.ts';
@@ -13,6 +14,10 @@ export interface GrpcPolicyDeps {
   readonly catalogue: CatalogueView;
   /** The interceptor chain of the MCP path, in order (Explain runs it as a dry run). */
   readonly interceptors: readonly Interceptor[];
+  /** Contract pins and quarantine (ContractService). */
+  readonly contracts: ContractGuard;
+  /** Spends a new grant revision (an approval changes what callers may see); undefined when it could not. */
+  bumpRevision(): Promise<number | undefined>;
 }
 
 export interface GrpcServerOptions {

@@ -6,23 +6,30 @@ import type { Server } from '@grpc/grpc-js';
 import type { Settings } from '../config/settings.ts';
 import type { GrpcPolicyDeps } from './deps.ts';
 import { serviceDefinition } from './definitions.ts';
+import { ContractAdmin } from './contracts.ts';
 import { Discoverer } from './discover.ts';
 import { explain } from './explain.ts';
 import { GrantAdmin } from './grant-admin.ts';
+import type { ApproveContractRequest__Output } from './generated/toolgate/v1/ApproveContractRequest.ts';
+import type { ApproveContractResponse } from './generated/toolgate/v1/ApproveContractResponse.ts';
 import type { ChangeResponse } from './generated/toolgate/v1/ChangeResponse.ts';
 import type { DeleteRowRequest__Output } from './generated/toolgate/v1/DeleteRowRequest.ts';
+import type { DiffContractRequest__Output } from './generated/toolgate/v1/DiffContractRequest.ts';
+import type { DiffContractResponse } from './generated/toolgate/v1/DiffContractResponse.ts';
 import type { DiscoverRequest__Output } from './generated/toolgate/v1/DiscoverRequest.ts';
 import type { DiscoverResponse } from './generated/toolgate/v1/DiscoverResponse.ts';
 import type { ExplainRequest__Output } from './generated/toolgate/v1/ExplainRequest.ts';
 import type { ExplainResponse } from './generated/toolgate/v1/ExplainResponse.ts';
 import type { GetRevisionRequest__Output } from './generated/toolgate/v1/GetRevisionRequest.ts';
+import type { ListContractsRequest__Output } from './generated/toolgate/v1/ListContractsRequest.ts';
+import type { ListContractsResponse } from './generated/toolgate/v1/ListContractsResponse.ts';
 import type { ListRowsRequest__Output } from './generated/toolgate/v1/ListRowsRequest.ts';
 import type { ListRowsResponse } from './generated/toolgate/v1/ListRowsResponse.ts';
 import type { RevisionResponse } from './generated/toolgate/v1/RevisionResponse.ts';
 import type { SetRowRequest__Output } from './generated/toolgate/v1/SetRowRequest.ts';
 import { unary, type Answer } from './unary.ts';
 
-export const POLICY_SERVICES = ['toolgate.v1.PolicyService', 'toolgate.v1.DiscoveryService', 'toolgate.v1.GrantAdmin'] as const;
+export const POLICY_SERVICES = ['toolgate.v1.PolicyService', 'toolgate.v1.DiscoveryService', 'toolgate.v1.GrantAdmin', 'toolgate.v1.ContractService'] as const;
 
 export class PolicyService {
   readonly #deps: GrpcPolicyDeps;
@@ -89,5 +96,27 @@ export class GrantAdminService {
 
   close(): void {
     this.#admin.close();
+  }
+}
+
+export class ContractService {
+  readonly #deps: GrpcPolicyDeps;
+  readonly #adminScope: string;
+  readonly #admin: ContractAdmin;
+
+  constructor(deps: GrpcPolicyDeps, adminScope: string) {
+    this.#deps = deps;
+    this.#adminScope = adminScope;
+    this.#admin = new ContractAdmin(deps);
+  }
+
+  addToServer(server: Server): void {
+    const options = { deps: this.#deps, adminScope: this.#adminScope };
+    const admin = this.#admin;
+    server.addService(serviceDefinition('toolgate.v1.ContractService'), {
+      ListContracts: unary<ListContractsRequest__Output, ListContractsResponse>('ListContracts', options, async (_c, req) => admin.list(req.tool)),
+      DiffContract: unary<DiffContractRequest__Output, DiffContractResponse>('DiffContract', options, async (_c, req) => admin.diff(req.tool)),
+      ApproveContract: unary<ApproveContractRequest__Output, ApproveContractResponse>('ApproveContract', options, (_c, req) => admin.approve(req)),
+    });
   }
 }

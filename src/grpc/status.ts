@@ -22,6 +22,7 @@ const BY_HTTP: Readonly<Record<number, status>> = {
   401: status.UNAUTHENTICATED,
   403: status.PERMISSION_DENIED,
   404: status.NOT_FOUND,
+  408: status.DEADLINE_EXCEEDED,
   409: status.ABORTED,
   413: status.RESOURCE_EXHAUSTED,
   429: status.RESOURCE_EXHAUSTED,

@@ -1,12 +1,13 @@
 /**
  * The pod's opt-in and its `toolgate.dev/*` annotations, read into injection
- * options. Pure: a value it cannot accept becomes a skip reason naming the
- * annotation (never echoing the value), so the pod is admitted unchanged.
+ * options. Pure: a value it cannot accept becomes a problem naming the
+ * annotation and what it must be (never echoing the value), and the injector
+ * refuses the pod rather than run it without toolgate.
  */
 import { parsePrefixes } from '../mcp/target.ts';
 import { isPortName, isQuantity, stringMap } from './k8s.ts';
 
-export const PREFIX = 'toolgate.dev/';
+const PREFIX = 'toolgate.dev/';
 export const ANNOTATIONS = Object.freeze({
   inject: `${PREFIX}inject`,
   status: `${PREFIX}status`,
@@ -14,6 +15,7 @@ export const ANNOTATIONS = Object.freeze({
   upstreamPort: `${PREFIX}upstream-port`,
   proxyPort: `${PREFIX}proxy-port`,
   adminPort: `${PREFIX}admin-port`,
+  mode: `${PREFIX}mode`,
   policyConfigMap: `${PREFIX}policy-configmap`,
   policyKey: `${PREFIX}policy-key`,
   keysSecret: `${PREFIX}keys-secret`,
@@ -27,21 +29,27 @@ export const ANNOTATIONS = Object.freeze({
   memoryLimit: `${PREFIX}memory-limit`,
 });
 
-export type OptIn = 'in' | 'out' | 'absent' | 'invalid';
+export type OptIn = 'in' | 'out' | 'absent' | 'invalid' | 'conflict';
 
 /**
  * The label is what the webhook's objectSelector matches; the annotation is
- * honoured too for clusters that run without that selector. "false" on either
- * wins, so a pod can always opt out.
+ * honoured too for clusters that run without that selector. A label and an
+ * annotation that disagree are a conflict, not an opt-out: a pod labelled for
+ * injection is never admitted without toolgate on the word of an annotation.
  */
 export function optIn(labels: unknown, annotations: unknown): OptIn {
   const values = [stringMap(labels).get(ANNOTATIONS.inject), stringMap(annotations).get(ANNOTATIONS.inject)];
-  if (values.includes('false')) return 'out';
-  if (values.some((v) => v !== undefined && v !== 'true')) return 'invalid';
-  return values.includes('true') ? 'in' : 'absent';
+  if (values.some((v) => v !== undefined && v !== 'true' && v !== 'false')) return 'invalid';
+  if (values.includes('true') && values.includes('false')) return 'conflict';
+  if (values.includes('true')) return 'in';
+  return values.includes('false') ? 'out' : 'absent';
 }
 
+/** `policy` needs a policy ConfigMap; `transparent` forwards everything and must be asked for by name. */
+type Mode = 'policy' | 'transparent';
+
 export interface PodOptions {
+  readonly mode: Mode | undefined;
   readonly portName: string | undefined;
   readonly upstreamPort: number | undefined;
   readonly proxyPort: number | undefined;
@@ -57,13 +65,19 @@ export interface PodOptions {
   readonly limits: Readonly<Record<string, string>>;
 }
 
-export type OptionsResult = { ok: true; options: PodOptions } | { ok: false; reason: string };
+/** An annotation the injector cannot accept, and what it has to be. */
+interface AnnotationProblem {
+  readonly annotation: string;
+  readonly expected: string;
+}
+
+export type OptionsResult = { ok: true; options: PodOptions } | ({ ok: false } & AnnotationProblem);
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]{1,253}$/;
 
 function bad(annotation: string, expected: string): OptionsResult {
-  return { ok: false, reason: `annotation ${annotation} must be ${expected}` };
+  return { ok: false, annotation, expected };
 }
 
 function portNumber(text: string): number | undefined {
@@ -73,6 +87,9 @@ function portNumber(text: string): number | undefined {
 export function readOptions(annotations: unknown): OptionsResult {
   const a = stringMap(annotations);
   const get = (key: string): string | undefined => a.get(key);
+
+  const mode = get(ANNOTATIONS.mode);
+  if (mode !== undefined && mode !== 'policy' && mode !== 'transparent') return bad(ANNOTATIONS.mode, 'policy or transparent');
 
   const portName = get(ANNOTATIONS.portName);
   if (portName !== undefined && !isPortName(portName)) return bad(ANNOTATIONS.portName, 'a Kubernetes port name');
@@ -121,7 +138,7 @@ export function readOptions(annotations: unknown): OptionsResult {
   return {
     ok: true,
     options: {
-      portName, ...ports, policyConfigMap, policyKey, keysSecret, mcpPath, passthroughPaths, logLevel, drainTimeoutMs, requests, limits,
+      mode, portName, ...ports, policyConfigMap, policyKey, keysSecret, mcpPath, passthroughPaths, logLevel, drainTimeoutMs, requests, limits,
     },
   };
 }

@@ -10,11 +10,27 @@ import type { ConfigError } from '../config/policy/validate.ts';
 import type { JsonObject } from './k8s.ts';
 import { isPortName } from './k8s.ts';
 
-export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
+type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
+
+/**
+ * `native`: toolgate is an init container with `restartPolicy: Always`
+ * (Kubernetes 1.29+), started before the app and stopped after it, and not
+ * counted for Job completion. `plain`: an ordinary container, for older
+ * clusters; pods that run to completion are refused in this mode.
+ */
+type SidecarMode = 'native' | 'plain';
+
+/** The optional init container that sends the app port's outside traffic to toolgate. */
+export interface RedirectConfig {
+  readonly image: string;
+  readonly imagePullPolicy: PullPolicy;
+}
 
 export interface InjectorConfig {
   readonly image: string;
   readonly imagePullPolicy: PullPolicy;
+  readonly sidecarMode: SidecarMode;
+  readonly redirect: RedirectConfig | undefined;
   /** Traffic port toolgate listens on inside the pod, unless a pod annotation says otherwise. */
   readonly proxyPort: number;
   readonly adminPort: number;
@@ -28,7 +44,7 @@ export interface InjectorConfig {
 }
 
 /** Variables the injector derives from the pod; the config may not set them. */
-export const MANAGED_ENV: ReadonlySet<string> = new Set([
+const MANAGED_ENV: ReadonlySet<string> = new Set([
   'TOOLGATE_UPSTREAM', 'TOOLGATE_PORT', 'TOOLGATE_ADMIN_PORT', 'TOOLGATE_POLICY_FILE',
   'TOOLGATE_MCP_PATH', 'TOOLGATE_PASSTHROUGH_PATHS', 'TOOLGATE_LOG_LEVEL', 'TOOLGATE_DRAIN_TIMEOUT_MS',
 ]);
@@ -46,13 +62,21 @@ const named = {
   properties: { name: { type: 'string', minLength: 1, maxLength: 253 } },
 };
 
+const image = { type: 'string', minLength: 1, maxLength: 512, pattern: '^\\S+$' };
+const pullPolicy = { enum: ['Always', 'IfNotPresent', 'Never'] };
+
 const schema = {
   type: 'object',
   additionalProperties: false,
   required: ['image'],
   properties: {
-    image: { type: 'string', minLength: 1, maxLength: 512, pattern: '^\\S+$' },
-    imagePullPolicy: { enum: ['Always', 'IfNotPresent', 'Never'] },
+    image,
+    imagePullPolicy: pullPolicy,
+    sidecarMode: { enum: ['native', 'plain'] },
+    redirect: {
+      type: 'object', additionalProperties: false, required: ['image'],
+      properties: { image, imagePullPolicy: pullPolicy },
+    },
     proxyPort: port,
     adminPort: port,
     portName: { type: 'string', minLength: 1, maxLength: 15 },
@@ -86,12 +110,15 @@ export type ConfigResult = { ok: true; config: InjectorConfig } | { ok: false; e
 export function parseInjectorConfig(text: string): ConfigResult {
   const parsed = parseYaml(text, MAX_CONFIG_BYTES);
   if (!parsed.ok) return { ok: false, errors: parsed.errors };
-  const checked = validateWith<Partial<InjectorConfig> & { image: string }>(validate, parsed.value ?? {});
+  type Raw = Partial<Omit<InjectorConfig, 'redirect'>> & { image: string; redirect?: { image: string; imagePullPolicy?: PullPolicy } };
+  const checked = validateWith<Raw>(validate, parsed.value ?? {});
   if (!checked.ok) return { ok: false, errors: checked.errors };
   const raw = checked.value;
   const config: InjectorConfig = {
     image: raw.image,
     imagePullPolicy: raw.imagePullPolicy ?? 'IfNotPresent',
+    sidecarMode: raw.sidecarMode ?? 'native',
+    redirect: raw.redirect === undefined ? undefined : { image: raw.redirect.image, imagePullPolicy: raw.redirect.imagePullPolicy ?? 'IfNotPresent' },
     proxyPort: raw.proxyPort ?? 8080,
     adminPort: raw.adminPort ?? 9090,
     portName: raw.portName ?? 'mcp',

@@ -1,7 +1,10 @@
 /**
- * Decides whether a pod gets the toolgate sidecar and builds the JSONPatch
- * that adds it. Pure and total: anything it does not understand is a skip
- * with a reason, so the pod is admitted unchanged rather than broken.
+ * Decides what happens to a pod at creation and assembles the JSONPatch that
+ * adds the sidecar. Pure and total. A pod that did not opt in is skipped; a
+ * pod that opted in either gets a patch that puts toolgate in front of its MCP
+ * port or is refused with the field at fault and how to fix it. It is never
+ * admitted without toolgate, since a Service and a NetworkPolicy that target
+ * the port by name would then reach the unprotected server.
  *
  * Port takeover: the app container's port named `mcp` (or the configured
  * name) is renamed `mcp-upstream`, and toolgate's container gets a port named
@@ -10,149 +13,110 @@
  * The app's probes that referenced the old name are pointed at the new one.
  */
 import { ANNOTATIONS, optIn, readOptions } from './annotations.ts';
+import type { PodOptions } from './annotations.ts';
 import type { InjectorConfig } from './config.ts';
 import { isRecord } from '../json/record.ts';
-import { isPortNumber, pointerToken } from './k8s.ts';
-import type { Json, PatchOp } from './k8s.ts';
+import { stringMap } from './k8s.ts';
+import type { PatchOp } from './k8s.ts';
+import { appendOps, markOps, renameOps } from './patch.ts';
+import { containerField, portField, readPodShape } from './pod.ts';
+import type { ContainerRef } from './pod.ts';
+import { REDIRECT_CONTAINER_NAME, redirectContainer } from './redirect.ts';
 import { ADMIN_PORT_NAME, CONTAINER_NAME, sidecarContainer, sidecarVolumes } from './sidecar.ts';
+import { choosePort, guards, UPSTREAM_PORT_NAME } from './takeover.ts';
+import { annotationField, deny, skip } from './decision.ts';
+import type { Injection } from './decision.ts';
 
-export const UPSTREAM_PORT_NAME = 'mcp-upstream';
+export type { Injection } from './decision.ts';
 
-export type Injection =
-  | { readonly kind: 'patch'; readonly patch: readonly PatchOp[]; readonly warnings: readonly string[] }
-  /** `warn`: the pod asked for injection (or is malformed) and the user should hear why it did not happen. */
-  | { readonly kind: 'skip'; readonly reason: string; readonly warn: boolean };
-
-interface PortRef {
-  readonly list: 'containers' | 'initContainers';
-  readonly container: number;
-  readonly containerName: string;
-  readonly index: number;
-  readonly name: string | undefined;
-  readonly number: number;
-  readonly protocol: string;
-}
-
-const skip = (reason: string, warn = true): Injection => ({ kind: 'skip', reason, warn });
 const DEFAULT_GRACE_SECONDS = 30;
-const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
+const OWN_CONTAINERS: ReadonlySet<string> = new Set([CONTAINER_NAME, REDIRECT_CONTAINER_NAME]);
 
 export function planInjection(pod: unknown, config: InjectorConfig): Injection {
-  if (!isRecord(pod) || !isRecord(pod.spec) || !Array.isArray(pod.spec.containers) || pod.spec.containers.length === 0) {
-    return skip('the object is not a pod with containers');
-  }
+  if (!isRecord(pod)) return skip('the object is not a pod');
   const metadata = isRecord(pod.metadata) ? pod.metadata : {};
   const opt = optIn(metadata.labels, metadata.annotations);
-  if (opt === 'absent') return skip('the pod did not opt in', false);
-  if (opt === 'out') return skip('the pod opted out', false);
-  if (opt === 'invalid') return skip(`${ANNOTATIONS.inject} must be "true" or "false"`);
+  if (opt === 'absent') return skip('the pod did not opt in');
+  if (opt === 'out') return skip('the pod opted out');
+  if (opt === 'conflict') {
+    return deny(`metadata.annotations[${ANNOTATIONS.inject}]`,
+      `the label and the annotation ${ANNOTATIONS.inject} disagree: to opt out, set the label to "false" or remove it; to opt in, remove the annotation`);
+  }
+  if (opt === 'invalid') {
+    const where = ['true', 'false', undefined].includes(stringMap(metadata.labels).get(ANNOTATIONS.inject)) ? 'annotations' : 'labels';
+    return deny(`metadata.${where}[${ANNOTATIONS.inject}]`, `${ANNOTATIONS.inject} must be "true" or "false"`);
+  }
 
   const spec = pod.spec;
-  if (spec.hostNetwork === true) return skip('pods on the host network are not injected: toolgate would bind node ports');
-  const lists = { containers: spec.containers as unknown[], initContainers: Array.isArray(spec.initContainers) ? spec.initContainers as unknown[] : [] };
-  if (spec.initContainers !== undefined && !Array.isArray(spec.initContainers)) return skip('the pod spec is not understood');
-  const ports: PortRef[] = [];
-  for (const list of ['containers', 'initContainers'] as const) {
-    for (const [ci, c] of lists[list].entries()) {
-      if (!isRecord(c) || typeof c.name !== 'string') return skip('the pod spec is not understood');
-      if (c.name === CONTAINER_NAME) return skip('toolgate is already injected', false);
-      if (c.ports === undefined) continue;
-      if (!Array.isArray(c.ports)) return skip('the pod spec is not understood');
-      for (const [pi, p] of c.ports.entries()) {
-        if (!isRecord(p) || !isPortNumber(p.containerPort)) return skip('the pod spec is not understood');
-        ports.push({
-          list, container: ci, containerName: c.name, index: pi, number: p.containerPort,
-          name: typeof p.name === 'string' ? p.name : undefined,
-          protocol: typeof p.protocol === 'string' ? p.protocol : 'TCP',
-        });
-      }
-    }
+  if (!isRecord(spec)) return deny('spec', 'the pod has no spec toolgate can read');
+  if (spec.hostNetwork === true) {
+    return deny('spec.hostNetwork', `toolgate cannot be injected into a pod on the host network (it would bind node ports): run the pod without hostNetwork or remove ${ANNOTATIONS.inject}`);
   }
+  const shape = readPodShape(spec);
+  if (!shape.ok) return deny(shape.field, `toolgate cannot read ${shape.field}: every container needs a name and every port a containerPort from 1 to 65535`);
 
   const read = readOptions(metadata.annotations);
-  if (!read.ok) return skip(read.reason);
+  if (!read.ok) return deny(annotationField(read.annotation), `annotation ${read.annotation} must be ${read.expected}: correct it or remove it`);
   const options = read.options;
+  if (options.mode === 'transparent' && options.policyConfigMap !== undefined) {
+    return deny(annotationField(ANNOTATIONS.mode), `${ANNOTATIONS.mode}: transparent contradicts ${ANNOTATIONS.policyConfigMap}: remove one of the two`);
+  }
+  if (options.mode !== 'transparent' && options.policyConfigMap === undefined) {
+    return deny(annotationField(ANNOTATIONS.policyConfigMap),
+      `the pod opts in to toolgate but names no policy: set ${ANNOTATIONS.policyConfigMap} to the ConfigMap holding its policy, or set ${ANNOTATIONS.mode}: transparent to forward every request unchecked`);
+  }
   const portName = options.portName ?? config.portName;
+  if (portName === UPSTREAM_PORT_NAME || portName === ADMIN_PORT_NAME) {
+    return deny(annotationField(ANNOTATIONS.portName), `${ANNOTATIONS.portName} names ${portName}, a port name toolgate reserves: name the MCP port something else`);
+  }
+
+  const own = shape.containers.filter((c) => OWN_CONTAINERS.has(c.name));
+  if (own.length > 0) {
+    if (guards(shape.containers, shape.ports, portName)) return skip('toolgate is already injected');
+    return deny(containerField(own[0] as ContainerRef),
+      `a container is named ${(own[0] as ContainerRef).name} but toolgate is not in front of the port named ${portName}: rename that container`);
+  }
+
+  if (config.sidecarMode === 'plain' && (spec.restartPolicy === 'Never' || spec.restartPolicy === 'OnFailure')) {
+    return deny('spec.restartPolicy',
+      'the pod runs to completion (restartPolicy Never or OnFailure, as Job and CronJob pods do) and a plain toolgate container never exits, so the pod would never complete: use native sidecars (chart value sidecar.mode: native, Kubernetes 1.29 or later)');
+  }
+
+  const takeover = choosePort(shape.ports, portName, config.portName, options);
+  if ('kind' in takeover) return takeover;
+  const { target, upstreamPort } = takeover;
   const proxyPort = options.proxyPort ?? config.proxyPort;
   const adminPort = options.adminPort ?? config.adminPort;
-
-  if (portName === UPSTREAM_PORT_NAME || portName === ADMIN_PORT_NAME) return skip(`${ANNOTATIONS.portName} names a port toolgate reserves`);
-  const named = ports.filter((p) => p.name === portName);
-  if (named.length > 1) return skip(`more than one container port is named ${portName}`);
-  const target = named[0];
-  if (target !== undefined && target.list !== 'containers') return skip(`the port named ${portName} belongs to an init container`);
-  if (target !== undefined && target.protocol !== 'TCP') return skip(`the port named ${portName} is not TCP`);
-  if (target !== undefined && options.upstreamPort !== undefined && options.upstreamPort !== target.number) {
-    return skip(`${ANNOTATIONS.upstreamPort} disagrees with the port named ${portName}`);
-  }
-  const upstreamPort = target?.number ?? options.upstreamPort;
-  if (upstreamPort === undefined) return skip(`no container port is named ${portName} and ${ANNOTATIONS.upstreamPort} is not set`);
-  if (proxyPort === adminPort) return skip(`${ANNOTATIONS.proxyPort} and ${ANNOTATIONS.adminPort} must differ`);
-
-  for (const taken of [UPSTREAM_PORT_NAME, ADMIN_PORT_NAME]) {
-    if (ports.some((p) => p.name === taken) && (taken !== UPSTREAM_PORT_NAME || target !== undefined)) {
-      return skip(`the port name ${taken} is already used in the pod`);
-    }
-  }
+  if (proxyPort === adminPort) return deny(annotationField(ANNOTATIONS.adminPort), `the proxy and admin ports are both ${proxyPort}: set ${ANNOTATIONS.adminPort} or ${ANNOTATIONS.proxyPort} to another port`);
   for (const [port, annotation] of [[proxyPort, ANNOTATIONS.proxyPort], [adminPort, ANNOTATIONS.adminPort]] as const) {
-    const clash = ports.find((p) => p.number === port);
+    const clash = shape.ports.find((p) => p.number === port);
     if (clash !== undefined || port === upstreamPort) {
-      return skip(`port ${port} is already used in the pod; choose another with ${annotation}`);
+      return deny(clash === undefined ? annotationField(annotation) : portField(clash), `port ${port} is already used in the pod: choose another with ${annotation}`);
     }
   }
 
   const volumes = sidecarVolumes(config, options);
-  const existingVolumes = Array.isArray(spec.volumes) ? spec.volumes : [];
-  if (spec.volumes !== undefined && !Array.isArray(spec.volumes)) return skip('the pod spec is not understood');
-  const volumeNames = new Set(existingVolumes.map((v) => (isRecord(v) ? v.name : undefined)));
-  const clashingVolume = volumes.find((v) => volumeNames.has(v.name as string));
-  if (clashingVolume !== undefined) return skip(`the volume name ${clashingVolume.name as string} is already used in the pod`);
+  if (spec.volumes !== undefined && !Array.isArray(spec.volumes)) return deny('spec.volumes', 'toolgate cannot read spec.volumes: it must be a list');
+  const existingVolumes: unknown[] = Array.isArray(spec.volumes) ? spec.volumes : [];
+  const clashIndex = existingVolumes.findIndex((v) => isRecord(v) && volumes.some((own) => own.name === v.name));
+  if (clashIndex >= 0) return deny(`spec.volumes[${clashIndex}].name`, 'that volume name is reserved for a volume toolgate mounts: rename the volume');
 
-  const patch: PatchOp[] = [];
-  if (target !== undefined) {
-    const base = `/spec/containers/${target.container}`;
-    patch.push({ op: 'replace', path: `${base}/ports/${target.index}/name`, value: UPSTREAM_PORT_NAME });
-    patch.push(...renameProbePorts(lists.containers[target.container] as Record<string, unknown>, base, portName));
-  }
-  patch.push({
-    op: 'add', path: '/spec/containers/-',
-    value: sidecarContainer(config, { portName, upstreamPort, proxyPort, adminPort, options }),
-  });
-  if (volumes.length > 0) {
-    if (spec.volumes === undefined) patch.push({ op: 'add', path: '/spec/volumes', value: volumes });
-    else for (const v of volumes) patch.push({ op: 'add', path: '/spec/volumes/-', value: v });
-  }
-  const status = `/metadata/annotations`;
-  if (isRecord(metadata.annotations)) patch.push({ op: 'add', path: `${status}/${pointerToken(ANNOTATIONS.status)}`, value: 'injected' });
-  else patch.push({ op: 'add', path: status, value: { [ANNOTATIONS.status]: 'injected' } });
-
-  const warnings: string[] = [];
-  if (options.policyConfigMap === undefined) {
-    warnings.push(`no ${ANNOTATIONS.policyConfigMap}: toolgate forwards every request without enforcing policy`);
-  }
-  const grace = typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : DEFAULT_GRACE_SECONDS;
-  if (options.drainTimeoutMs !== undefined && options.drainTimeoutMs >= grace * 1000) {
-    warnings.push(`${ANNOTATIONS.drainTimeoutMs} is not below terminationGracePeriodSeconds; drains will be cut short`);
-  }
-  return { kind: 'patch', patch, warnings };
+  const patch: PatchOp[] = [...renameOps(target), ...markOps(metadata)];
+  const sidecar = sidecarContainer(config, { portName, upstreamPort, proxyPort, adminPort, options });
+  const redirect = config.redirect === undefined ? [] : [redirectContainer(config.redirect, upstreamPort, proxyPort)];
+  const init = config.sidecarMode === 'native' ? [...redirect, sidecar] : redirect;
+  patch.push(...appendOps(spec, 'initContainers', init));
+  if (config.sidecarMode === 'plain') patch.push(...appendOps(spec, 'containers', [sidecar]));
+  patch.push(...appendOps(spec, 'volumes', volumes));
+  return { kind: 'patch', patch, warnings: warnings(spec, options) };
 }
 
-/** A probe or lifecycle hook that named the taken-over port would stop resolving; it follows the rename. */
-function renameProbePorts(container: Record<string, unknown>, base: string, portName: string): PatchOp[] {
-  const ops: PatchOp[] = [];
-  const visit = (handler: unknown, path: string) => {
-    if (!isRecord(handler)) return;
-    for (const kind of ['httpGet', 'tcpSocket'] as const) {
-      const action = handler[kind];
-      if (isRecord(action) && action.port === portName) {
-        ops.push({ op: 'replace', path: `${path}/${kind}/port`, value: UPSTREAM_PORT_NAME as Json });
-      }
-    }
-  };
-  for (const probe of PROBES) visit(container[probe], `${base}/${probe}`);
-  const lifecycle = container.lifecycle;
-  if (isRecord(lifecycle)) {
-    for (const hook of ['postStart', 'preStop'] as const) visit(lifecycle[hook], `${base}/lifecycle/${hook}`);
+function warnings(spec: Readonly<Record<string, unknown>>, options: PodOptions): string[] {
+  const out: string[] = [];
+  if (options.mode === 'transparent') out.push(`${ANNOTATIONS.mode} is transparent: toolgate forwards every request without enforcing policy`);
+  const grace = typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : DEFAULT_GRACE_SECONDS;
+  if (options.drainTimeoutMs !== undefined && options.drainTimeoutMs >= grace * 1000) {
+    out.push(`${ANNOTATIONS.drainTimeoutMs} is not below terminationGracePeriodSeconds; drains will be cut short`);
   }
-  return ops;
+  return out;
 }

@@ -1,36 +1,51 @@
 /**
  * AdmissionReview v1 in, AdmissionReview v1 out. Every review that carries a
- * request uid gets an answer, and the answer always admits the pod: with a
- * JSONPatch when the sidecar is injected, unchanged (with the reason as an
- * audit annotation, and as a warning when the user asked for injection)
- * otherwise. Only a body that is not an AdmissionReview at all is refused,
- * since there is no uid to answer to.
+ * request uid gets an answer: a JSONPatch when the sidecar is injected; a
+ * denial (422 Invalid, the field at fault in details.causes) when a pod opted
+ * in and cannot be injected; the pod unchanged otherwise, with the reason as an
+ * audit annotation. Only a body that is not an AdmissionReview at all is
+ * refused, since there is no uid to answer to.
  */
 import type { InjectorConfig } from './config.ts';
 import { planInjection } from './inject.ts';
 import { isRecord } from '../json/record.ts';
 
-export const API_VERSION = 'admission.k8s.io/v1';
+const API_VERSION = 'admission.k8s.io/v1';
+
+/** What the API server returns to the client that created the pod (metav1.Status). */
+interface AdmissionStatus {
+  readonly status: 'Failure';
+  readonly code: 422;
+  readonly reason: 'Invalid';
+  readonly message: string;
+  readonly details: { readonly kind: 'pods'; readonly causes: readonly [{ readonly reason: 'FieldValueInvalid'; readonly field: string; readonly message: string }] };
+}
 
 export interface AdmissionResponse {
   readonly uid: string;
-  readonly allowed: true;
+  readonly allowed: boolean;
+  readonly status?: AdmissionStatus;
   readonly patchType?: 'JSONPatch';
   readonly patch?: string;
   readonly warnings?: readonly string[];
   readonly auditAnnotations?: Readonly<Record<string, string>>;
 }
 
-export interface AdmissionReviewOut {
+interface AdmissionReviewOut {
   readonly apiVersion: typeof API_VERSION;
   readonly kind: 'AdmissionReview';
   readonly response: AdmissionResponse;
 }
 
-export type ReviewResult = { ok: true; review: AdmissionReviewOut; injected: boolean; reason: string } | { ok: false; reason: string };
+export const OUTCOMES = ['patched', 'denied', 'skipped'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export type ReviewResult = { ok: true; review: AdmissionReviewOut; outcome: Outcome } | { ok: false; reason: string };
 
 /** Kubernetes truncates longer warnings; ours are fixed text well below it. */
 const MAX_WARNING = 256;
+/** Denial messages are fixed text and field paths; this only bounds the pod-derived port and container names in them. */
+const MAX_MESSAGE = 1024;
 const UID = /^[A-Za-z0-9-]{1,128}$/;
 
 export function review(body: unknown, config: InjectorConfig): ReviewResult {
@@ -43,7 +58,7 @@ export function review(body: unknown, config: InjectorConfig): ReviewResult {
   }
   const uid = request.uid;
   const allow = (reason: string, warn: boolean): ReviewResult => ({
-    ok: true, injected: false, reason,
+    ok: true, outcome: 'skipped',
     review: envelope({
       uid, allowed: true,
       auditAnnotations: { injection: `skipped: ${reason}` },
@@ -58,9 +73,23 @@ export function review(body: unknown, config: InjectorConfig): ReviewResult {
   if (request.operation !== 'CREATE') return allow('only pod creation is injected', false);
 
   const plan = planInjection(request.object, config);
-  if (plan.kind === 'skip') return allow(plan.reason, plan.warn);
+  if (plan.kind === 'skip') return allow(plan.reason, false);
+  if (plan.kind === 'deny') {
+    const message = `toolgate: ${plan.message}`.slice(0, MAX_MESSAGE);
+    return {
+      ok: true, outcome: 'denied',
+      review: envelope({
+        uid, allowed: false,
+        status: {
+          status: 'Failure', code: 422, reason: 'Invalid', message,
+          details: { kind: 'pods', causes: [{ reason: 'FieldValueInvalid', field: plan.field, message }] },
+        },
+        auditAnnotations: { injection: `denied: ${plan.field}` },
+      }),
+    };
+  }
   return {
-    ok: true, injected: true, reason: 'injected',
+    ok: true, outcome: 'patched',
     review: envelope({
       uid, allowed: true, patchType: 'JSONPatch',
       patch: Buffer.from(JSON.stringify(plan.patch)).toString('base64'),

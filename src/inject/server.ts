@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { log } from '../telemetry/log.ts';
 import type { InjectorConfig } from './config.ts';
+import type { InjectorMetrics } from './metrics.ts';
 import { review } from './review.ts';
 
 export interface WebhookServerOptions {
@@ -20,6 +21,7 @@ export interface WebhookServerOptions {
   /** 0 turns reloading off. */
   readonly certReloadMs: number;
   readonly config: InjectorConfig;
+  readonly metrics: InjectorMetrics;
 }
 
 export interface WebhookServer {
@@ -53,7 +55,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   if (pair === undefined) throw new CertificateError();
   let current = pair;
   const server = createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, (req, res) => {
-    handle(req, res, options.config);
+    handle(req, res, options.config, options.metrics);
   });
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
@@ -96,7 +98,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   };
 }
 
-function handle(req: IncomingMessage, res: ServerResponse, config: InjectorConfig): void {
+function handle(req: IncomingMessage, res: ServerResponse, config: InjectorConfig, metrics: InjectorMetrics): void {
   const path = (req.url ?? '/').split('?')[0];
   if (req.method === 'GET' && (path === '/healthz' || path === '/readyz')) return send(res, 200, { status: 'ok' });
   if (path !== '/mutate') return send(res, 404, { error: 'not_found' });
@@ -130,7 +132,10 @@ function handle(req: IncomingMessage, res: ServerResponse, config: InjectorConfi
       log.warn('admission review refused', { code: result.reason });
       return send(res, 400, { error: result.reason });
     }
-    log.info('admission review', { uid: result.review.response.uid, injected: result.injected, reason: result.reason });
+    metrics.reviewed(result.outcome);
+    const line = { uid: result.review.response.uid, outcome: result.outcome };
+    if (result.outcome === 'denied') log.warn('admission review denied', line);
+    else log.info('admission review', line);
     send(res, 200, result.review);
   });
 }

@@ -8,6 +8,7 @@ import type { LogLevel } from '../config/settings.ts';
 export interface WebhookSettings {
   readonly host: string;
   readonly port: number;
+  readonly metricsPort: number;
   readonly certFile: string;
   readonly keyFile: string;
   readonly configFile: string;
@@ -26,19 +27,23 @@ interface Def {
   readonly parse: (raw: string) => unknown;
 }
 
+export const DEFAULT_CONFIG_FILE = '/etc/toolgate-injector/config/config.yaml';
+
 const path = (raw: string) => (raw !== '' && !/[\0\n\r]/.test(raw) ? raw : undefined);
 const int = (min: number, max: number) => (raw: string) =>
   /^\d{1,10}$/.test(raw) && Number(raw) >= min && Number(raw) <= max ? Number(raw) : undefined;
 
-export const webhookSettingDefs: readonly Def[] = [
+const webhookSettingDefs: readonly Def[] = [
   { key: 'host', flag: '--host', env: 'TOOLGATE_INJECT_HOST', default: '0.0.0.0', doc: 'Address the webhook listens on.',
     parse: (raw) => (raw !== '' && !/\s/.test(raw) ? raw : undefined) },
   { key: 'port', flag: '--port', env: 'TOOLGATE_INJECT_PORT', default: '8443', doc: 'HTTPS port for AdmissionReviews and probes.', parse: int(0, 65535) },
+  { key: 'metricsPort', flag: '--metrics-port', env: 'TOOLGATE_INJECT_METRICS_PORT', default: '9090',
+    doc: 'Plain-HTTP port for /metrics, /healthz and /readyz (0: off).', parse: int(0, 65535) },
   { key: 'certFile', flag: '--tls-cert-file', env: 'TOOLGATE_INJECT_TLS_CERT_FILE', default: '/etc/toolgate-injector/tls/tls.crt',
     doc: 'PEM certificate chain served to the API server.', parse: path },
   { key: 'keyFile', flag: '--tls-key-file', env: 'TOOLGATE_INJECT_TLS_KEY_FILE', default: '/etc/toolgate-injector/tls/tls.key',
     doc: 'PEM private key of that certificate.', parse: path },
-  { key: 'configFile', flag: '--config', env: 'TOOLGATE_INJECT_CONFIG', default: '/etc/toolgate-injector/config/config.yaml',
+  { key: 'configFile', flag: '--config', env: 'TOOLGATE_INJECT_CONFIG', default: DEFAULT_CONFIG_FILE,
     doc: 'Injector configuration (sidecar image, ports, resources, extra env and volumes).', parse: path },
   { key: 'certReloadMs', flag: '--cert-reload-ms', env: 'TOOLGATE_INJECT_CERT_RELOAD_MS', default: '60000',
     doc: 'How often the certificate and key are re-read (0: never).', parse: int(0, 86_400_000) },
@@ -49,6 +54,7 @@ export const webhookSettingDefs: readonly Def[] = [
 const PROBLEMS: Readonly<Record<keyof WebhookSettings, string>> = {
   host: 'expected an address',
   port: 'expected a whole number from 0 to 65535',
+  metricsPort: 'expected a whole number from 0 to 65535',
   certFile: 'expected a file path',
   keyFile: 'expected a file path',
   configFile: 'expected a file path',

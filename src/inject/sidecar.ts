@@ -2,6 +2,9 @@
  * The toolgate container as the injector adds it: upstream on loopback (a
  * pod's containers share one network namespace), the taken-over MCP port,
  * probes on the admin port, and a securityContext that needs no privilege.
+ * As a native sidecar it also restarts on its own (`restartPolicy: Always`)
+ * and has a startup probe, which the kubelet waits for before it starts the
+ * app's containers.
  */
 import type { PodOptions } from './annotations.ts';
 import type { InjectorConfig } from './config.ts';
@@ -10,10 +13,10 @@ import { isRecord } from '../json/record.ts';
 
 export const CONTAINER_NAME = 'toolgate';
 export const ADMIN_PORT_NAME = 'toolgate-admin';
-export const POLICY_VOLUME = 'toolgate-policy';
-export const KEYS_VOLUME = 'toolgate-keys';
-export const POLICY_DIR = '/etc/toolgate/policy';
-export const KEYS_DIR = '/etc/toolgate/keys';
+const POLICY_VOLUME = 'toolgate-policy';
+const KEYS_VOLUME = 'toolgate-keys';
+const POLICY_DIR = '/etc/toolgate/policy';
+const KEYS_DIR = '/etc/toolgate/keys';
 
 /** Applied to the sidecar whatever the config says: hardening is not optional. */
 export const SECURITY_CONTEXT: JsonObject = Object.freeze({
@@ -56,12 +59,15 @@ export function sidecarContainer(config: InjectorConfig, plan: SidecarPlan): Jso
     name: CONTAINER_NAME,
     image: config.image,
     imagePullPolicy: config.imagePullPolicy,
+    ...(config.sidecarMode === 'native' ? { restartPolicy: 'Always' } : {}),
     ports: [
       { name: plan.portName, containerPort: plan.proxyPort, protocol: 'TCP' },
       { name: ADMIN_PORT_NAME, containerPort: plan.adminPort, protocol: 'TCP' },
     ],
     env,
     resources: resources(config.resources, options),
+    // /healthz, not /readyz: toolgate is ready only once the app answers, and the app starts after this probe passes.
+    ...(config.sidecarMode === 'native' ? { startupProbe: probe('/healthz', 1, STARTUP_ATTEMPTS) } : {}),
     livenessProbe: probe('/healthz', 10),
     readinessProbe: probe('/readyz', 5),
     securityContext: SECURITY_CONTEXT,
@@ -79,8 +85,11 @@ export function sidecarVolumes(config: InjectorConfig, options: PodOptions): Jso
   return volumes;
 }
 
-function probe(path: string, periodSeconds: number): JsonObject {
-  return { httpGet: { path, port: ADMIN_PORT_NAME, scheme: 'HTTP' }, periodSeconds, timeoutSeconds: 2, failureThreshold: 3 };
+/** Two minutes for the image to start listening before the kubelet restarts it. */
+const STARTUP_ATTEMPTS = 120;
+
+function probe(path: string, periodSeconds: number, failureThreshold = 3): JsonObject {
+  return { httpGet: { path, port: ADMIN_PORT_NAME, scheme: 'HTTP' }, periodSeconds, timeoutSeconds: 2, failureThreshold };
 }
 
 /** Annotation values replace the config's, resource by resource. */

@@ -21,7 +21,7 @@ export type ValidatorOutcome =
   | { readonly kind: 'failed'; readonly reason: 'timeout' | 'unavailable' | 'malformed' };
 
 /** What is sent to one validator: the toolgate.v1 ValidateRequest fields. */
-export type ValidationPayload = ReturnType<typeof validateRequest> & { readonly validator: string };
+type ValidationPayload = ReturnType<typeof validateRequest> & { readonly validator: string };
 
 /**
  * How validators are asked: the gRPC clients (grpc/validator-client.ts),

@@ -18,8 +18,8 @@ import { nestsDeeperThan } from '../json/scan.ts';
  */
 
 /** The first revision that defines Mcp-Method / Mcp-Name and the _meta envelope. */
-export const MODERN_REVISION = '2026-07-28';
-export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+const MODERN_REVISION = '2026-07-28';
+const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 
 /** Which body field `Mcp-Name` mirrors, per method (SEP-2243 and SEP-2663). */
 const NAME_FIELD: ReadonlyMap<string, string> = new Map([
@@ -65,8 +65,8 @@ export interface McpHeaders {
   readonly name?: string | undefined;
 }
 
-export type Era = 'modern' | 'legacy';
-export type MessageKind = 'request' | 'notification' | 'response';
+type Era = 'modern' | 'legacy';
+type MessageKind = 'request' | 'notification' | 'response';
 
 export interface Classified {
   readonly ok: true;
@@ -86,7 +86,7 @@ export interface Classified {
   readonly inexactInteger?: string | undefined;
 }
 
-export interface Rejected {
+interface Rejected {
   readonly ok: false;
   readonly code: 'parse_error' | 'nesting_too_deep' | 'duplicate_key' | 'case_variant_key' | 'invalid_request' | 'header_mismatch';
   /** The request id when one was readable, so the error can carry it. */
@@ -162,7 +162,7 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
   return accept('modern', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params, inexactInteger);
 }
 
-export function isModern(version: string | undefined): boolean {
+function isModern(version: string | undefined): boolean {
   return version !== undefined && VERSION_SHAPE.test(version) && version >= MODERN_REVISION;
 }
 

@@ -10,6 +10,9 @@ export interface ErrorData {
   /** Whether a side-effecting call may have run (`unknown`) or certainly did not (`not_started`). */
   readonly outcome?: 'unknown' | 'not_started';
   readonly errors?: readonly { readonly instancePath: string; readonly keyword: string }[];
+  /** The quarantined tool, and the first 12 hex digits of a digest the operator approved for it (if any). */
+  readonly tool?: string;
+  readonly approvedDigest?: string;
 }
 
 /**
@@ -35,9 +38,13 @@ export function errorBody(id: JsonRpcId, errorId: ErrorId, data?: ErrorData): st
   });
 }
 
+/** What a retryable 503 tells the client to wait when its caller names nothing longer. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
 /**
  * Writes a toolgate error as the whole response. `headers` carries challenges
- * such as WWW-Authenticate or Retry-After.
+ * such as WWW-Authenticate or Retry-After; a retryable 503 always carries a
+ * Retry-After (and `retryAfterMs`), so clients back off instead of hammering.
  */
 export function sendError(
   res: ServerResponse,
@@ -50,10 +57,13 @@ export function sendError(
     res.destroy();
     return;
   }
-  const body = errorBody(id, errorId, data);
-  res.writeHead(errors[errorId].status, {
+  const e = errors[errorId];
+  const pause = e.status === 503 && e.retryable && headers?.['retry-after'] === undefined;
+  const body = errorBody(id, errorId, pause ? { retryAfterMs: UNAVAILABLE_RETRY_AFTER_SECONDS * 1000, ...data } : data);
+  res.writeHead(e.status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
+    ...(pause && { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }),
     ...headers,
   });
   res.end(body);

@@ -18,7 +18,7 @@ import { forward, type EventStreamHook } from '../upstream/forward.ts';
 import type { Chain } from './compose.ts';
 import type { Outcome } from './outcome.ts';
 import type { RequestPath } from './request-path.ts';
-import { authenticator } from './stages/authenticate.ts';
+import { authenticator, type Authenticated } from './stages/authenticate.ts';
 import { chainStage } from './stages/chain.ts';
 import { discoveryStage, isDiscovery } from './stages/discovery.ts';
 import { executeStage, type ExecuteDeps } from './stages/execute.ts';
@@ -47,6 +47,8 @@ export interface PolicyPathDeps {
   readonly discovery?: DiscoveryService | undefined;
   /** Open notification streams by principal, told when grants or discovery change a caller's tools/list. */
   readonly listChanged?: ListChangedStreams | undefined;
+  /** Whether a tool object from the upstream's live list may be shown at all (contract pinning). */
+  readonly mayList?: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined;
   /** How allowed tools/call requests run: deadline, idempotency, breaker, retries. */
   readonly execution: ExecuteDeps;
 }
@@ -69,7 +71,7 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   const headers = upstreamHeaders(settings, true);
   const pass = passThrough(pool, settings.maxBodyBytes);
   const snapshot = grantSnapshot(grants);
-  const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery });
+  const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery, mayList: deps.mayList });
   const discovery = deps.discovery === undefined ? undefined : discoveryStage(deps.discovery, deps.discoveryChain);
   const decide = chainStage(deps.chain, executeStage(deps.execution));
   const policed = new Set(['tools/call', 'tools/list', ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);
@@ -79,9 +81,10 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   /** Registers a caller's event stream to receive `event` whenever its tools/list changes for toolgate's reasons. */
   const tellOnChange = (streams: ListChangedStreams, principal: Principal, event: Buffer): EventStreamHook => (injector) => streams.open(principal.id, () => injector.send(event));
 
-  const unauthenticated = (res: ServerResponse, challenge: string): Outcome => {
-    sendError(res, null, 'unauthenticated', undefined, { 'www-authenticate': challenge });
-    return 'unauthenticated';
+  /** 401 with the challenge, or a retryable 503 when a credential could not be checked for reuse. */
+  const unauthenticated = (res: ServerResponse, who: Exclude<Authenticated, { ok: true }>): Outcome => {
+    sendError(res, null, who.error, undefined, who.error === 'unauthenticated' ? { 'www-authenticate': who.challenge } : undefined);
+    return who.error;
   };
 
   async function route(req: IncomingMessage, res: ServerResponse, upstream: string[], body: Buffer, message: Classified, principal: Principal): Promise<Outcome> {
@@ -119,7 +122,7 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
     async message(req, res) {
       if (refusedRepeatedFields(req, res)) return { label: 'unclassified', outcome: 'header_mismatch' };
       const who = await authenticate(req);
-      if (!who.ok) return { label: 'unclassified', outcome: unauthenticated(res, who.challenge) };
+      if (!who.ok) return { label: 'unclassified', outcome: unauthenticated(res, who) };
       const read = await readMessage(req, res, settings.maxBodyBytes);
       if (!read.ok) return { label: 'unclassified', outcome: read.outcome };
       const { message, body } = read;
@@ -137,7 +140,7 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
       // CORS preflights carry no credentials by design.
       if (req.method === 'OPTIONS') return { label, outcome: await pass(req, res, null, headers.plain(req, undefined)) };
       const who = await authenticate(req);
-      if (!who.ok) return { label, outcome: unauthenticated(res, who.challenge) };
+      if (!who.ok) return { label, outcome: unauthenticated(res, who) };
       if (!session.owns(req, who.principal)) {
         sendError(res, null, 'session_not_found');
         return { label, outcome: 'session_not_found' };

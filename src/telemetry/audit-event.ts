@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalize, sha256Hex } from '../json/canonical.ts';
 import type { SideEffect } from '../config/policy/raw.ts';
+import type { ContractEvent } from './channels.ts';
 import { errors, type ErrorId } from '../errors.ts';
 
 /**
@@ -10,7 +11,7 @@ import { errors, type ErrorId } from '../errors.ts';
  * never echoed.
  */
 
-export const OCSF_VERSION = '1.4.0';
+const OCSF_VERSION = '1.4.0';
 
 export interface AuditInput {
   readonly timeMs: number;
@@ -90,6 +91,40 @@ export function auditEvent(a: AuditInput): Record<string, unknown> {
       ...(a.sideEffect !== undefined && { side_effect: a.sideEffect }),
       ...(a.upstreamStatus !== undefined && { upstream_status: a.upstreamStatus }),
       ...(digest !== undefined && digest.ok && { arguments_sha256: sha256Hex(digest.text), arguments_bytes: Buffer.byteLength(digest.text) }),
+    },
+  };
+}
+
+/**
+ * A tool contract event (drift, unknown tool, release, lint findings) as an
+ * OCSF Detection Finding (class 2004): the tool, both digests, and which
+ * fields and pointers changed or which rules fired; never the texts.
+ */
+export function contractAuditEvent(e: ContractEvent, meta: { readonly timeMs: number; readonly pod: string; readonly version: string }): Record<string, unknown> {
+  const activityId = e.kind === 'release' ? 3 : 1;
+  const severe = e.action === 'quarantine';
+  return {
+    class_uid: 2004,
+    class_name: 'Detection Finding',
+    category_uid: 2,
+    category_name: 'Findings',
+    activity_id: activityId,
+    activity_name: activityId === 3 ? 'Close' : 'Create',
+    type_uid: 2004 * 100 + activityId,
+    time: meta.timeMs,
+    severity_id: severe ? 4 : e.kind === 'release' ? 1 : 3,
+    severity: severe ? 'High' : e.kind === 'release' ? 'Informational' : 'Medium',
+    status_code: e.kind === 'release' ? 'released' : `contract_${e.kind}`,
+    finding_info: { uid: randomUUID(), title: `tool contract ${e.kind}`, types: [e.kind] },
+    resources: [{ name: e.tool, type: 'mcp_tool' }],
+    device: { hostname: meta.pod, type_id: 0 },
+    metadata: { uid: randomUUID(), version: OCSF_VERSION, log_name: 'toolgate_audit', product: { name: 'toolgate', vendor_name: 'toolgate', version: meta.version } },
+    unmapped: {
+      action: e.action,
+      digest: e.digest,
+      ...(e.approvedDigest !== undefined && { approved_digest: e.approvedDigest }),
+      ...(e.fields !== undefined && { changed_fields: e.fields }),
+      ...(e.findings !== undefined && { findings: e.findings }),
     },
   };
 }

@@ -3,9 +3,11 @@ import type { SideEffect } from '../config/policy/raw.ts';
 import type { ErrorId } from '../errors.ts';
 import type { Classified } from '../mcp/classify.ts';
 import { methodLabel } from '../mcp/methods.ts';
-import { auditEvent } from './audit-event.ts';
+import { auditEvent, contractAuditEvent } from './audit-event.ts';
 import type { AuditSink } from './audit-sink.ts';
-import { decision, requestClassified, requestEnd, upstreamEnd, type Decision, type RequestClassified, type RequestEnd, type UpstreamEnd } from './channels.ts';
+import {
+  contractEvent, decision, requestClassified, requestEnd, upstreamEnd, type ContractEvent, type Decision, type RequestClassified, type RequestEnd, type UpstreamEnd,
+} from './channels.ts';
 import { guard } from './guard.ts';
 import { requestSlot } from './request-slot.ts';
 import { auditRecord } from './channels.ts';
@@ -13,7 +15,8 @@ import { safeName, safeRequestId } from './span-attributes.ts';
 
 /**
  * Audit from the request lifecycle channels: one event per `tools/call` of a
- * tool that is not read-only, and one per request any policy stage refused.
+ * tool that is not read-only, and one per request any policy stage refused;
+ * and one per tool contract event (drift, release, lint findings).
  * The event is built and queued when the request ends; writing happens
  * later, off the request path (see audit-sink.ts).
  */
@@ -91,15 +94,23 @@ export function startAudit(options: AuditOptions): Audit {
       traceId: traceIdOf?.(e.request) ?? incomingTraceId(e.request, message),
       version: options.version,
     });
+    record(event);
+  });
+  const onContract = guard('audit', (m: unknown) => {
+    record(contractAuditEvent(m as ContractEvent, { timeMs: Date.now(), pod: options.pod, version: options.version }));
+  });
+
+  function record(event: Record<string, unknown>): void {
     const queued = sink.write(JSON.stringify(event));
     if (auditRecord.hasSubscribers) auditRecord.publish({ outcome: queued ? 'queued' : 'dropped' });
-  });
+  }
 
   const subscriptions = [
     [requestClassified, onClassified],
     [decision, onDecision],
     [upstreamEnd, onUpstreamEnd],
     [requestEnd, onEnd],
+    [contractEvent, onContract],
   ] as const;
   for (const [c, f] of subscriptions) c.subscribe(f);
   return {

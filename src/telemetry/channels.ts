@@ -87,6 +87,29 @@ export interface CatalogueState {
   readonly unenforceable: number;
 }
 
+/**
+ * One tool contract event from the catalogue sync: drift from the approved
+ * digest, a tool no pin names, a drifted tool released, or lint findings on
+ * a new contract. Fields and pointers only, never description or schema text.
+ */
+export interface ContractEvent {
+  readonly kind: 'drift' | 'unknown' | 'release' | 'lint';
+  readonly tool: string;
+  /** What toolgate does about it: `alert` only, `quarantine` (enforce mode), or `release`. */
+  readonly action: 'alert' | 'quarantine' | 'release';
+  readonly digest: string;
+  /** A digest approved for the tool, when there is one. */
+  readonly approvedDigest?: string;
+  /** Which contract fields changed (drift), with JSON pointers inside the schemas and annotations. */
+  readonly fields?: readonly { readonly field: string; readonly pointers?: readonly string[] }[];
+  readonly findings?: readonly { readonly rule: string; readonly severity: string; readonly pointer: string }[];
+}
+
+/** Published after every contract evaluation. */
+export interface ContractState {
+  readonly quarantined: number;
+}
+
 export const requestStart = channel('toolgate:request:start');
 export const requestClassified = channel('toolgate:request:classified');
 export const decision = channel('toolgate:decision');
@@ -94,16 +117,29 @@ export const upstreamStart = channel('toolgate:upstream:start');
 export const upstreamEnd = channel('toolgate:upstream:end');
 export const requestEnd = channel('toolgate:request:end');
 export const catalogueState = channel('toolgate:catalogue:state');
+export const contractEvent = channel('toolgate:contracts:event');
+export const contractState = channel('toolgate:contracts:state');
 export const sseStream = channel('toolgate:sse:stream');
 export const inflight = channel('toolgate:request:inflight');
+/** A client connection opened (+1) or closed (-1) on the traffic port. */
+export const clientConnection = channel('toolgate:connection');
+/** A client connection refused because TOOLGATE_MAX_CONNECTIONS were open. */
+export const connectionRefused = channel('toolgate:connection:refused');
 
-/** The grant store confirmed the control revision in force (publish on every confirmation, not only on change). */
+/** The control revision in force and its freshness, as the grant store reports it. */
 export interface GrantState {
-  readonly revision: number;
-  /** When the store last confirmed it, in ms since the epoch. */
-  readonly confirmedAtMs: number;
+  /** Undefined while the store trusts none (the gauge keeps the last one). */
+  readonly revision: number | undefined;
+  /** When the store last confirmed it, in ms since the epoch; undefined when it is always current (grants from the policy file). */
+  readonly confirmedAtMs: number | undefined;
 }
 export const grantState = channel('toolgate:grants:state');
+
+/** The shared grant store changed health: ok, unreachable, not_master (answered by a replica) or fault (revision went backwards). */
+export interface GrantStoreHealth {
+  readonly state: 'ok' | 'unreachable' | 'not_master' | 'fault';
+}
+export const grantStoreHealth = channel('toolgate:grants:health');
 
 /** One grant snapshot lookup. */
 export interface SnapshotLookup {

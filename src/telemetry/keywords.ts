@@ -13,7 +13,7 @@ const KEYWORDS: ReadonlySet<string> = new Set([
   'if', 'then', 'else', 'not', 'anyOf', 'oneOf', 'allOf', 'false schema',
 ]);
 
-export function keywordLabel(keyword: string): string {
+function keywordLabel(keyword: string): string {
   return KEYWORDS.has(keyword) ? keyword : 'other';
 }
 

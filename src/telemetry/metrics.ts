@@ -2,19 +2,25 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { FastCounter, FastHistogram } from './fast-metrics.ts';
 import {
   catalogueState,
+  clientConnection,
+  connectionRefused,
+  contractEvent,
+  contractState,
   decision,
   inflight,
   requestEnd,
   sseStream,
   upstreamEnd,
   type CatalogueState,
+  type ContractEvent,
+  type ContractState,
   type Decision,
   type RequestEnd,
   type StreamChange,
   type UpstreamEnd,
 } from './channels.ts';
 import { discovery, type DiscoveryDone } from './channels.ts';
-import { auditRecord, grantState, policyReload, snapshotLookup, type AuditRecord, type GrantState, type PolicyReload, type SnapshotLookup } from './channels.ts';
+import { auditRecord, grantState, grantStoreHealth, policyReload, snapshotLookup, type AuditRecord, type GrantState, type GrantStoreHealth, type PolicyReload, type SnapshotLookup } from './channels.ts';
 import { breakerChange, deadlinePassed, idempotencyOutcome, rateLimitFallback, upstreamRetry } from './channels.ts';
 import type { BreakerChange, DeadlinePassed, IdempotencyOutcome, UpstreamRetry } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
@@ -52,6 +58,16 @@ export function createMetrics(): Metrics {
     help: 'Requests currently being handled, SSE streams included.',
     registers: [registry],
   });
+  const connectionsGauge = new Gauge({
+    name: 'toolgate_client_connections',
+    help: 'Client connections open on the traffic port.',
+    registers: [registry],
+  });
+  const refusedConnections = new Counter({
+    name: 'toolgate_client_connections_refused_total',
+    help: 'Client connections closed on arrival because TOOLGATE_MAX_CONNECTIONS were already open.',
+    registers: [registry],
+  });
   const sseGauge = new Gauge({
     name: 'toolgate_sse_streams_open',
     help: 'Server-sent event streams currently open through toolgate.',
@@ -66,6 +82,24 @@ export function createMetrics(): Metrics {
   const unenforceable = new Gauge({
     name: 'toolgate_catalogue_unenforceable_tools',
     help: 'Catalogue tools whose inputSchema toolgate cannot enforce; calls to them are refused.',
+    registers: [registry],
+  });
+
+  const contractDrift = new Counter({
+    name: 'toolgate_contract_drift_total',
+    help: 'Tools seen with a contract digest no pin approves, by action (alert, or quarantine in enforce mode).',
+    labelNames: ['action'] as const,
+    registers: [registry],
+  });
+  const quarantinedTools = new Gauge({
+    name: 'toolgate_contract_quarantined_tools',
+    help: 'Tools quarantined now (contract drift, unpinned with unknownTools: quarantine, or a high lint finding with lint: enforce).',
+    registers: [registry],
+  });
+  const lintFindings = new Counter({
+    name: 'toolgate_contract_lint_findings_total',
+    help: 'Description lint findings on newly seen tool contracts, by rule id and severity.',
+    labelNames: ['rule', 'severity'] as const,
     registers: [registry],
   });
 
@@ -123,6 +157,7 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
   let grantConfirmedAtMs: number | undefined;
+  let grantsReported = false;
   const revision = new Gauge({
     name: 'toolgate_grant_revision',
     help: 'Control revision of the grants in force, as last confirmed by the shared grant store (0 while none reports).',
@@ -130,11 +165,17 @@ export function createMetrics(): Metrics {
   });
   new Gauge({
     name: 'toolgate_grant_revision_age_seconds',
-    help: 'Seconds since the grant store last confirmed the revision in force; 0 while no shared store reports (grants from the policy file are always current).',
+    help: 'Seconds since the shared grant store last confirmed the revision, growing from that moment (also past the staleness bound and during outages); 0 with grants from the policy file, which are always current.',
     registers: [registry],
     collect() {
-      if (grantConfirmedAtMs !== undefined) this.set(Math.max(0, (Date.now() - grantConfirmedAtMs) / 1000));
+      if (grantsReported) this.set(grantConfirmedAtMs === undefined ? 0 : Math.max(0, (Date.now() - grantConfirmedAtMs) / 1000));
     },
+  });
+  const storeHealth = new Counter({
+    name: 'toolgate_grant_store_transitions_total',
+    help: 'Health transitions of the shared grant store, by the state entered: ok, unreachable, not_master (a replica answered), fault (the revision went backwards: data lost; calls fail closed).',
+    labelNames: ['state'] as const,
+    registers: [registry],
   });
 
   const reloads = new Counter({
@@ -209,8 +250,13 @@ export function createMetrics(): Metrics {
   };
   const onGrantState = (m: unknown) => {
     const g = m as GrantState;
-    revision.set(g.revision);
+    if (g.revision !== undefined) revision.set(g.revision);
     grantConfirmedAtMs = g.confirmedAtMs;
+    grantsReported = true;
+  };
+  const onStoreHealth = (m: unknown) => {
+    const state = (m as GrantStoreHealth).state;
+    if (state === 'ok' || state === 'unreachable' || state === 'not_master' || state === 'fault') storeHealth.labels(state).inc();
   };
   const onReload = (m: unknown) => {
     const o = (m as PolicyReload).outcome;
@@ -224,21 +270,35 @@ export function createMetrics(): Metrics {
   };
   const onInflight = (m: unknown) => inflightGauge.inc((m as StreamChange).delta);
   const onSse = (m: unknown) => sseGauge.inc((m as StreamChange).delta);
+  const onConnection = (m: unknown) => connectionsGauge.inc((m as StreamChange).delta);
+  const onRefused = () => refusedConnections.inc();
   const onCatalogue = (m: unknown) => {
     const c = m as CatalogueState;
     catalogueTools.set(c.tools);
     unenforceable.set(c.unenforceable);
   };
+  // Rule ids and severities come from the lint's closed rule table.
+  const onContractEvent = (m: unknown) => {
+    const e = m as ContractEvent;
+    if (e.kind === 'drift') contractDrift.labels(e.action).inc();
+    for (const f of e.findings ?? []) lintFindings.labels(f.rule, f.severity).inc();
+  };
+  const onContractState = (m: unknown) => quarantinedTools.set((m as ContractState).quarantined);
   const subscriptions = [
     [catalogueState, onCatalogue],
+    [contractEvent, onContractEvent],
+    [contractState, onContractState],
     [requestEnd, onEnd],
     [inflight, onInflight],
     [sseStream, onSse],
+    [clientConnection, onConnection],
+    [connectionRefused, onRefused],
     [decision, onDecision],
     [upstreamEnd, onUpstreamEnd],
     [discovery, onDiscovery],
     [snapshotLookup, onSnapshot],
     [grantState, onGrantState],
+    [grantStoreHealth, onStoreHealth],
     [policyReload, onReload],
     [auditRecord, onAudit],
     ...executionMetrics(registry),

@@ -29,7 +29,7 @@ export function safeRequestId(id: string | number | null): string | undefined {
   return ID.test(text) ? text : undefined;
 }
 
-export function uriScheme(uri: string | undefined): string | undefined {
+function uriScheme(uri: string | undefined): string | undefined {
   const m = uri === undefined ? null : SCHEME.exec(uri);
   return m?.[1]?.toLowerCase();
 }

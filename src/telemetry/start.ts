@@ -8,7 +8,7 @@ import { startAudit, type Audit } from './audit.ts';
 import { createAuditSink, type AuditSink } from './audit-sink.ts';
 import { log } from './log.ts';
 import { startOtelSdk, tracingRequested, type OtelSdk } from './otel-sdk.ts';
-import { subscribeTracing, type Tracing } from './tracing.ts';
+import type { Tracing } from './tracing.ts';
 
 /**
  * Tracing and audit, each on only when configured: when off, nothing
@@ -17,7 +17,7 @@ import { subscribeTracing, type Tracing } from './tracing.ts';
  */
 
 /** Read at run time: src/ and dist/ both sit two levels below package.json. */
-export const VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+const VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 export interface TelemetryHooks {
   /** The tool's side effect from the policy in force; audit treats undefined as not read-only. */
@@ -37,6 +37,7 @@ export async function startTelemetry(settings: Settings, hooks: TelemetryHooks =
   let tracing: Tracing | undefined;
   if (tracingRequested(env)) {
     sdk = await startOtelSdk(env, VERSION);
+    const { subscribeTracing } = await import('./tracing.ts');
     tracing = subscribeTracing({ tracer: sdk.tracer, upstream: settings.upstream, mcpPath: settings.mcpPath });
     log.info('tracing on', { exporter: env.OTEL_TRACES_EXPORTER || 'otlp' });
   }

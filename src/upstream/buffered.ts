@@ -4,6 +4,7 @@ import { log } from '../telemetry/log.ts';
 import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
 import type { ErrorId } from '../errors.ts';
 import { announceUpstream, withMetaFields } from './observe.ts';
+import { bodyIdleMs } from './pool.ts';
 
 export type Buffered =
   | { readonly ok: true; readonly status: number; readonly headers: Record<string, string | string[] | undefined>; readonly body: Buffer }
@@ -22,7 +23,9 @@ export async function requestBuffered(pool: Pool, req: IncomingMessage, res: Ser
   res.once('close', onClose);
   const timing = announceUpstream(req, requestHeaders);
   try {
-    const up = await pool.request({ path: req.url ?? '/', method: 'POST', headers: requestHeaders, body: withMetaFields(body, timing), signal: abort.signal });
+    const up = await pool.request({
+      path: req.url ?? '/', method: 'POST', headers: requestHeaders, body: withMetaFields(body, timing), signal: abort.signal, bodyTimeout: bodyIdleMs(pool),
+    });
     timing?.answered(up.statusCode);
     const chunks: Buffer[] = [];
     let size = 0;

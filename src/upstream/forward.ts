@@ -9,6 +9,7 @@ import { announceUpstream, withMetaFields, type UpstreamTiming } from './observe
 import { SseInjector } from './sse-injector.ts';
 import { log } from '../telemetry/log.ts';
 import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
+import { bodyIdleMs } from './pool.ts';
 
 export type ForwardOutcome = 'forwarded' | 'client_closed' | ErrorId;
 /** An attempt may also end in `retry`: a transient failure the caller chose to retry, with nothing sent to the client. */
@@ -143,6 +144,9 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #started = false;
   #settled = false;
   #streaming = false;
+  readonly #bodyIdleMs: number;
+  #eventStream = false;
+  #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(pool: Pool, call: UpstreamCall, done: (outcome: AttemptOutcome) => void) {
     const { req, res, requestHeaders, body, rpcId, onEventStream, onResponseHead } = call;
@@ -152,6 +156,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#onEventStream = onEventStream;
     this.#onResponseHead = onResponseHead;
     this.#done = done;
+    this.#bodyIdleMs = bodyIdleMs(pool);
     this.#timing = announceUpstream(req, requestHeaders);
     res.once('close', this.#onClientClose);
     if (call.deadline !== undefined) this.#armDeadline(call.deadline.remainingMs);
@@ -211,6 +216,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     res.writeHead(statusCode, clientResponseHeaders(headers));
     this.#timing?.answered(statusCode);
     if (isEventStream(headers['content-type'])) {
+      this.#eventStream = true;
       res.flushHeaders();
       this.#streaming = sseStream.hasSubscribers;
       if (this.#streaming) sseStream.publish({ delta: 1 });
@@ -219,7 +225,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
         this.#release = this.#onEventStream(this.#injector);
       }
     }
-    res.on('drain', () => controller.resume());
+    res.on('drain', () => {
+      this.#armIdle();
+      controller.resume();
+    });
+    this.#armIdle();
   }
 
   onResponseData(controller: Controller, chunk: Buffer): void {
@@ -227,7 +237,28 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#call.onResponseChunk?.(chunk);
     const deadline = this.#call.deadline;
     if (deadline?.resetOnProgress === true && this.#sawProgress(chunk)) this.#armDeadline(deadline.remainingMs);
-    if (!(this.#injector === undefined ? this.#res.write(chunk) : this.#injector.write(chunk))) controller.pause();
+    if (this.#injector === undefined ? this.#res.write(chunk) : this.#injector.write(chunk)) {
+      this.#armIdle();
+      return;
+    }
+    // Waiting on a slow client is not upstream silence.
+    clearTimeout(this.#idleTimer);
+    controller.pause();
+  }
+
+  /**
+   * An upstream that sent its head and then went quiet would hold the client
+   * and a pool connection for ever; event streams are exempt (they are quiet
+   * by nature and end when either side closes).
+   */
+  #armIdle(): void {
+    if (this.#bodyIdleMs === 0 || this.#settled || this.#eventStream) return;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => {
+      const err = Object.assign(new Error('upstream body idle'), { code: 'UND_ERR_BODY_TIMEOUT' });
+      this.#controller?.abort(err);
+      this.#fail(err);
+    }, this.#bodyIdleMs);
   }
 
   #sawProgress(chunk: Buffer): boolean {
@@ -280,6 +311,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     this.#settled = true;
     clearTimeout(this.#deadlineTimer);
+    clearTimeout(this.#idleTimer);
     this.#res.off('close', this.#onClientClose);
     this.#release?.();
     if (this.#streaming) sseStream.publish({ delta: -1 });

@@ -16,7 +16,7 @@ export interface ArgumentBounds {
   readonly maxStringCodeUnits: number;
 }
 
-export const DEFAULT_BOUNDS: ArgumentBounds = Object.freeze({
+const DEFAULT_BOUNDS: ArgumentBounds = Object.freeze({
   maxDepth: MAX_ARGUMENT_DEPTH,
   maxNodes: MAX_ARGUMENT_NODES,
   maxStringCodeUnits: MAX_STRING_CODE_UNITS,

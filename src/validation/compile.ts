@@ -9,7 +9,7 @@ import type { CompileResult, ValidationError, ValidationResult } from './types.t
 import { walkSchema, type SchemaNode } from './walk.ts';
 
 /** Enough for an agent to fix its call; more would only grow the response. */
-export const MAX_REPORTED_ERRORS = 32;
+const MAX_REPORTED_ERRORS = 32;
 
 interface AjvError {
   readonly instancePath: string;

@@ -36,7 +36,7 @@ export type RegistryErrorReason =
   /** More than MAX_REGISTERED_SCHEMAS entries. */
   | 'too_many_schemas';
 
-export interface RegistryError {
+interface RegistryError {
   /** The registration URI as the operator wrote it; never schema text. */
   readonly uri: string;
   readonly reason: RegistryErrorReason;

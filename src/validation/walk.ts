@@ -16,7 +16,7 @@ import type { Dialect, SchemaObject, UnsupportedReason } from './types.ts';
  */
 
 export const MAX_SCHEMA_DEPTH = 64;
-export const MAX_SCHEMA_NODES = 10_000;
+const MAX_SCHEMA_NODES = 10_000;
 
 export interface SchemaNode {
   readonly schema: SchemaObject;
@@ -29,7 +29,7 @@ export interface SchemaNode {
 }
 
 /** Base URI for a root without `$id`; never dereferenced. */
-export const ROOT_BASE = 'urn:toolgate:root';
+const ROOT_BASE = 'urn:toolgate:root';
 
 export type WalkResult =
   | { readonly ok: true; readonly dialect: Dialect; readonly nodes: readonly SchemaNode[] }

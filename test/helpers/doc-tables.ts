@@ -1,6 +1,8 @@
 import { errors } from '../../src/errors.ts';
 import { settingDefs } from '../../src/config/settings.ts';
+import { createInjectorMetrics } from '../../src/inject/metrics.ts';
 import { createMetrics } from '../../src/telemetry/metrics.ts';
+import type { Registry } from 'prom-client';
 
 /**
  * The README tables that must match code, rendered from the code. The docs
@@ -20,17 +22,26 @@ export function settingsTable(): string {
 export async function metricsTable(): Promise<string> {
   const metrics = createMetrics();
   try {
-    const rows = metrics.registry
-      .getMetricsAsArray()
-      .filter((m) => !m.name.startsWith('toolgate_process_'))
-      .map((m) => {
-        const labels = (m as unknown as { labelNames: readonly string[] }).labelNames;
-        return `| \`${m.name}\` | ${m.type} | ${labels.length > 0 ? labels.map((l) => `\`${l}\``).join(', ') : '—'} | ${m.help} |`;
-      });
-    return ['| metric | type | labels | meaning |', '|---|---|---|---|', ...rows].join('\n');
+    return registryTable(metrics.registry);
   } finally {
     metrics.dispose();
   }
+}
+
+/** The injector's metrics (`toolgate inject-webhook`, its own metrics port). */
+export function injectorMetricsTable(): string {
+  return registryTable(createInjectorMetrics().registry);
+}
+
+function registryTable(registry: Registry): string {
+  const rows = registry
+    .getMetricsAsArray()
+    .filter((m) => !m.name.startsWith('toolgate_process_'))
+    .map((m) => {
+      const labels = (m as unknown as { labelNames: readonly string[] }).labelNames;
+      return `| \`${m.name}\` | ${m.type} | ${labels.length > 0 ? labels.map((l) => `\`${l}\``).join(', ') : '—'} | ${m.help} |`;
+    });
+  return ['| metric | type | labels | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 export function section(readme: string, name: string): string | undefined {
@@ -43,7 +54,9 @@ if (import.meta.main) {
   const { readFileSync, writeFileSync } = await import('node:fs');
   const path = new URL('../../README.md', import.meta.url);
   let readme = readFileSync(path, 'utf8');
-  const tables: Record<string, string> = { errors: errorTable(), settings: settingsTable(), metrics: await metricsTable() };
+  const tables: Record<string, string> = {
+    errors: errorTable(), settings: settingsTable(), metrics: await metricsTable(), 'injector-metrics': injectorMetricsTable(),
+  };
   for (const [name, table] of Object.entries(tables)) {
     readme = readme.replace(new RegExp(`(<!-- ${name}:begin -->\\n)[\\s\\S]*?(\\n<!-- ${name}:end -->)`), `$1${table}$2`);
   }

@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback, readAll, type Listening } from './http-server.ts';
 
 /** Tools with rich raw JSON Schemas, as real servers ship them. */
@@ -51,6 +52,23 @@ export interface PolicyServer extends Listening {
   readonly extraTools: Tool[];
 }
 
+/**
+ * Answers one request as a stateless MCP server (v1 SDK, low-level Server)
+ * listing `tools` and echoing calls.
+ */
+export async function answerStateless(name: string, tools: Tool[], req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: 'text', text: `called ${r.params.name}` }] }));
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await transport.handleRequest(req, res, body);
+}
+
 /** A stateless 2025-11-25 server (v1 SDK, low-level Server) that lists raw schemas and echoes calls. */
 export async function startPolicyServer(): Promise<PolicyServer> {
   const calls: { body: string; headers: Record<string, unknown> }[] = [];
@@ -65,16 +83,7 @@ export async function startPolicyServer(): Promise<PolicyServer> {
     const raw = (await readAll(req)).toString('utf8');
     const body = JSON.parse(raw);
     if (body.method === 'tools/call') calls.push({ body: raw, headers: { ...req.headers } });
-    const server = new Server({ name: 'policy-fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...POLICY_TOOLS, ...extraTools] }));
-    server.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: 'text', text: `called ${r.params.name}` }] }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await transport.handleRequest(req, res, body);
+    await answerStateless('policy-fixture', [...POLICY_TOOLS, ...extraTools], req, res, body);
   });
   return { ...listening, url: `${listening.origin}/mcp`, calls, allHeaders, extraTools };
 }

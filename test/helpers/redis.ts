@@ -5,6 +5,9 @@
  * exits, so a failing test never leaves one behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './ports.ts';
@@ -33,8 +36,12 @@ process.once('exit', () => {
 });
 
 export async function startRedis(extraArgs: readonly string[] = []): Promise<RedisServer> {
-  const port = await freePort();
-  let child = await spawnServer(port, extraArgs);
+  return startRedisProcess(await freePort(), [], extraArgs);
+}
+
+/** A server on a given port; `leading` comes first on the command line (a config file, `--sentinel`). */
+export async function startRedisProcess(port: number, leading: readonly string[], extraArgs: readonly string[] = []): Promise<RedisServer> {
+  let child = await spawnServer(port, leading, extraArgs);
   const server: RedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,
@@ -43,7 +50,7 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
     kill: () => stop(child),
     async restart() {
       await stop(child);
-      child = await spawnServer(port, extraArgs);
+      child = await spawnServer(port, leading, extraArgs);
     },
     command: (...args) => rawCommand(port, args),
     close: () => stop(child),
@@ -51,12 +58,18 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
   return server;
 }
 
-async function spawnServer(port: number, extraArgs: readonly string[]): Promise<ChildProcess> {
-  const child = spawn(REDIS_SERVER, ['--save', '', '--appendonly', 'no', '--port', String(port), '--bind', '127.0.0.1', '--loglevel', 'warning', ...extraArgs], {
+async function spawnServer(port: number, leading: readonly string[], extraArgs: readonly string[]): Promise<ChildProcess> {
+  // A directory of its own, removed on exit: a replica writes the RDB it
+  // receives, and a server restarted "empty" must not load one left behind.
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-redis-'));
+  const child = spawn(REDIS_SERVER, [...leading, '--save', '', '--appendonly', 'no', '--dir', dir, '--port', String(port), '--bind', '127.0.0.1', '--loglevel', 'warning', ...extraArgs], {
     stdio: 'ignore',
   });
   running.add(child);
-  child.once('exit', () => running.delete(child));
+  child.once('exit', () => {
+    running.delete(child);
+    rmSync(dir, { recursive: true, force: true });
+  });
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);

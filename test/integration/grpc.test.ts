@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { status, type ServiceError } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import type { DiscoverResponse__Output } from '../../src/grpc/generated/toolgate/v1/DiscoverResponse.ts';
 import type { ExplainResponse__Output } from '../../src/grpc/generated/toolgate/v1/ExplainResponse.ts';
 import type { ListRowsResponse__Output } from '../../src/grpc/generated/toolgate/v1/ListRowsResponse.ts';
@@ -11,7 +11,7 @@ import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-serv
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 import { startValidator, type ValidatorProcess } from '../helpers/validator-process.ts';
-import { grpcClients, type GrpcClients } from '../unit/grpc/client.ts';
+import { grpcClients, refusal, type GrpcClients } from '../unit/grpc/client.ts';
 import { sha256 } from '../helpers/static-keys.ts';
 
 const ALICE = 'alice-key-0a9b8c7d6e5f4a3b2c1d';
@@ -35,14 +35,6 @@ validators:
   - { name: pii, target: "${validator}", hooks: [{ event: tools/call, phase: request }], timeoutMs: 500 }
 `;
 
-async function refusal(p: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as ServiceError;
-  }
-  assert.fail('expected a gRPC error');
-}
 
 describe('gRPC API', () => {
   let dir: string;
@@ -107,7 +99,7 @@ describe('gRPC API', () => {
     it('allow: every stage passes, with the row that decided and the revision', async () => {
       const r = await api.call<ExplainResponse__Output>('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"how"}' }, alice);
       assert.equal(r.decision, 'allow');
-      assert.deepEqual(r.stages.map((s) => [s.name, s.outcome]), [['grants', 'pass'], ['security_level', 'pass'], ['idempotency', 'pass'], ['rate_limit', 'pass'], ['arguments', 'pass'], ['external_validators', 'pass']]);
+      assert.deepEqual(r.stages.map((s) => [s.name, s.outcome]), [['grants', 'pass'], ['security_level', 'pass'], ['contract_quarantine', 'pass'], ['idempotency', 'pass'], ['rate_limit', 'pass'], ['arguments', 'pass'], ['external_validators', 'pass']]);
       assert.equal(r.grantReason, 'wildcard_allow');
       assert.deepEqual(r.rows.map((x) => [x.principal, x.tool, x.effect]), [['*', 'search_docs', 'allow']]);
       assert.ok(r.revision > 0);

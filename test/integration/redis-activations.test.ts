@@ -16,7 +16,7 @@ describe('discovery activations shared through Redis', () => {
     const client = createRedisClient(parsed.config);
     await once(client, 'ready');
     clients.push(client);
-    return new RedisActivations({ client, domain: 'it', ttlMs: 60_000, now: () => now });
+    return new RedisActivations({ client, domain: 'it', ttlMs: 60_000, timeoutMs: 500, now: () => now });
   };
 
   before(async () => {

@@ -1,59 +1,100 @@
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { RedisReplayStore } from '../../src/auth/redis-replay-store.ts';
 import { createRedisClient, parseRedisConfig } from '../../src/cache/redis.ts';
 import type { RedisClient } from '../../src/cache/redis.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
+import { cli } from '../helpers/redis-topologies.ts';
 
 const COMMAND_TIMEOUT_MS = 200;
 let redis: RedisServer;
 let a: RedisClient;
 let b: RedisClient;
+const clients: RedisClient[] = [];
+const servers: RedisServer[] = [];
+
+function connect(url: string): Promise<RedisClient> {
+  const c = parseRedisConfig({ url, commandTimeoutMs: COMMAND_TIMEOUT_MS, connectTimeoutMs: 500 });
+  assert.ok(c.ok);
+  const client = createRedisClient(c.config);
+  clients.push(client);
+  return new Promise((res) => client.once('ready', () => res(client)));
+}
+
+const store = (client: RedisClient, waitReplicas = 0) => new RedisReplayStore({ client, domain: 'replay', timeoutMs: COMMAND_TIMEOUT_MS, waitReplicas });
 
 before(async () => {
   redis = await startRedis();
-  const c = parseRedisConfig({ url: redis.url, commandTimeoutMs: COMMAND_TIMEOUT_MS, connectTimeoutMs: 500 });
-  assert.ok(c.ok);
-  a = createRedisClient(c.config);
-  b = createRedisClient(c.config);
-  await Promise.all([a, b].map((x) => new Promise((res) => x.once('ready', res))));
+  servers.push(redis);
+  [a, b] = await Promise.all([connect(redis.url), connect(redis.url)]);
 });
 
 after(async () => {
-  a?.disconnect();
-  b?.disconnect();
-  await redis?.close();
+  for (const c of clients) c.disconnect();
+  await Promise.all(servers.map((s) => s.close()));
 });
 
 describe('RedisReplayStore', () => {
   it('a one-time token id is claimed once across replicas, and expires with the token', async () => {
-    const one = new RedisReplayStore({ client: a, domain: 'replay' });
-    const two = new RedisReplayStore({ client: b, domain: 'replay' });
-    assert.equal(await one.claim('jti-1', Date.now() + 60_000), true);
-    assert.equal(await two.claim('jti-1', Date.now() + 60_000), false);
-    assert.equal(await one.claim('jti-1', Date.now() + 60_000), false);
+    const one = store(a);
+    const two = store(b);
+    const issued = Date.now();
+    assert.equal(await one.claim('jti-1', Date.now() + 60_000, issued), 'claimed');
+    assert.equal(await two.claim('jti-1', Date.now() + 60_000, issued), 'refused');
+    assert.equal(await one.claim('jti-1', Date.now() + 60_000, issued), 'refused');
     const ttl = await a.pttl('tg:replay:jti:jti-1');
     assert.ok(ttl > 55_000 && ttl <= 60_000);
   });
 
   it('refuses ids it cannot record: expired, empty, too long, or an invalid domain', async () => {
-    const s = new RedisReplayStore({ client: a, domain: 'replay' });
-    assert.equal(await s.claim('old', Date.now() - 1), false);
-    assert.equal(await s.claim('nan', Number.NaN), false);
-    assert.equal(await s.claim('', Date.now() + 1000), false);
-    assert.equal(await s.claim('x'.repeat(513), Date.now() + 1000), false);
-    assert.equal(await new RedisReplayStore({ client: a, domain: 'bad}domain' }).claim('ok', Date.now() + 1000), false);
+    const s = store(a);
+    const now = Date.now();
+    assert.equal(await s.claim('old', Date.now() - 1, now), 'refused');
+    assert.equal(await s.claim('nan', Number.NaN, now), 'refused');
+    assert.equal(await s.claim('', Date.now() + 1000, now), 'refused');
+    assert.equal(await s.claim('x'.repeat(513), Date.now() + 1000, now), 'refused');
+    assert.equal(await new RedisReplayStore({ client: a, domain: 'bad}domain', timeoutMs: COMMAND_TIMEOUT_MS }).claim('ok', Date.now() + 1000, now), 'refused');
+  });
+
+  it('with replicas to wait for, an id no replica acknowledged is not accepted, and is forgotten so a retry can claim it', async () => {
+    const s = store(a, 1);
+    const issued = Date.now();
+    assert.equal(await s.claim('unacked', Date.now() + 60_000, issued), 'unavailable');
+    assert.equal(await a.exists('tg:replay:jti:unacked'), 0);
+    const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
+    servers.push(replica);
+    for (let i = 0; i < 400 && !/master_link_status:up/.test(await cli(replica.port, 'INFO', 'replication').catch(() => '')); i++) await sleep(50);
+    assert.equal(await s.claim('unacked', Date.now() + 60_000, issued), 'claimed');
+    assert.equal(await s.claim('unacked', Date.now() + 60_000, issued), 'refused');
+    const onReplica = await connect(replica.url);
+    assert.equal(await store(onReplica).claim('on-replica', Date.now() + 60_000, issued), 'unavailable', 'a replica cannot record an id');
+    await replica.close();
+  });
+
+  it('after Redis lost its data, tokens issued before the loss cannot be vouched for; later ones can', async () => {
+    const s = store(a);
+    const other = store(b);
+    const before = Date.now();
+    assert.equal(await s.claim('pre-loss', Date.now() + 60_000, before), 'claimed');
+    assert.equal(await other.claim('pre-loss-other', Date.now() + 60_000, before), 'claimed');
+    await redis.restart();
+    await new Promise((res) => a.once('ready', res));
+    assert.equal(await s.claim('pre-loss', Date.now() + 60_000, before), 'unavailable', 'the record of its use is gone: not a first use');
+    await sleep(5);
+    assert.equal(await s.claim('post-loss', Date.now() + 60_000, Date.now()), 'claimed');
+    assert.equal(await other.claim('pre-loss-other', Date.now() + 60_000, before), 'unavailable', 'another replica notices the new epoch too');
   });
 
   it('fails closed, promptly, when Redis hangs or is gone', async () => {
-    const s = new RedisReplayStore({ client: a, domain: 'replay' });
+    const s = store(a);
     assert.match(await redis.command('CLIENT', 'PAUSE', '1000', 'ALL'), /^\+OK/);
     let t0 = performance.now();
-    assert.equal(await s.claim('paused', Date.now() + 60_000), false);
+    assert.equal(await s.claim('paused', Date.now() + 60_000, Date.now()), 'unavailable');
     assert.ok(performance.now() - t0 < COMMAND_TIMEOUT_MS + 300);
     await redis.kill();
     t0 = performance.now();
-    assert.equal(await s.claim('gone', Date.now() + 60_000), false);
+    assert.equal(await s.claim('gone', Date.now() + 60_000, Date.now()), 'unavailable');
     assert.ok(performance.now() - t0 < COMMAND_TIMEOUT_MS + 300);
   });
 });

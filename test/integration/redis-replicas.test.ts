@@ -106,9 +106,19 @@ describe('grants shared by two toolgate replicas through Redis', () => {
     }
     assert.ok(slowest < 1500, `no request hung (slowest ${slowest} ms)`);
 
+    // Back without its data: revision 1 now, below what the replicas
+    // confirmed. That is a store fault, answered 503 (retryable), never 403.
     await redis.restart();
     await grants(redis, 'set', '--principal', 'agent', '--tool', 'search_docs', '--effect', 'allow');
-    const recovered = await until(async () => (await post(a.url, call(12), auth)).status === 200, 5000);
+    await new Promise((r) => setTimeout(r, 600));
+    for (const url of [a.url, b.url]) {
+      const res = await post(url, call(12), auth);
+      assert.equal(res.status, 503, 'a revision that went backwards is not believed');
+      assert.equal(res.json().error?.data?.code, 'grants_unavailable');
+      assert.equal(res.headers['retry-after'], '1');
+    }
+    await grants(redis, 'revision', '--reset');
+    const recovered = await until(async () => (await post(a.url, call(13), auth)).status === 200 && (await post(b.url, call(14), auth)).status === 200, 5000);
     assert.ok(recovered < 5000);
   });
 });

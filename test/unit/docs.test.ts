@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { errors } from '../../src/errors.ts';
-import { errorTable, metricsTable, section, settingsTable } from '../helpers/doc-tables.ts';
+import { errorTable, injectorMetricsTable, metricsTable, section, settingsTable } from '../helpers/doc-tables.ts';
 
 const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
 
@@ -16,6 +16,9 @@ describe('the README is kept equal to the code', () => {
   });
   it('lists every metric', async () => {
     assert.equal(section(readme, 'metrics'), await metricsTable());
+  });
+  it("lists every metric of the sidecar injector", () => {
+    assert.equal(section(readme, 'injector-metrics'), injectorMetricsTable());
   });
 });
 

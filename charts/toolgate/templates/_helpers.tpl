@@ -118,6 +118,7 @@ seccompProfile:
 {{- $config := dict
   "image" (include "toolgate.imageRef" (dict "image" $s.image "fallback" .Values.image "chart" .Chart))
   "imagePullPolicy" (default .Values.image.pullPolicy $s.image.pullPolicy)
+  "sidecarMode" $s.mode
   "proxyPort" $s.proxyPort
   "adminPort" $s.adminPort
   "portName" $s.portName
@@ -125,5 +126,15 @@ seccompProfile:
   "env" $env
   "volumes" $volumes
   "volumeMounts" $mounts -}}
+{{- if $s.redirect.enabled -}}
+{{- $_ := set $config "redirect" (dict "image" $s.redirect.image "imagePullPolicy" $s.redirect.pullPolicy) -}}
+{{- end -}}
 {{- toYaml $config -}}
+{{- end -}}
+
+{{/* Native sidecars (init containers with restartPolicy Always) are on by default from Kubernetes 1.29. */}}
+{{- define "toolgate.checkSidecarMode" -}}
+{{- if and (eq .Values.sidecar.mode "native") (semverCompare "<1.29.0-0" .Capabilities.KubeVersion.Version) -}}
+{{- fail (printf "sidecar.mode=native needs Kubernetes 1.29 or later (native sidecar containers); this cluster is %s: set sidecar.mode=plain" .Capabilities.KubeVersion.Version) -}}
+{{- end -}}
 {{- end -}}

@@ -43,7 +43,7 @@ export function isPrincipalId(v: unknown): v is string {
   return typeof v === 'string' && principalRe.test(v);
 }
 
-export function isToolName(v: unknown): v is string {
+function isToolName(v: unknown): v is string {
   return typeof v === 'string' && v !== WILDCARD && toolRe.test(v);
 }
 

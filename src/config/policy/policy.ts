@@ -11,7 +11,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { normalizeRow } from './grant-row.ts';
 import type { GrantRow } from './grant-row.ts';
 import { policySchema } from './schema.ts';
-import type { Idempotency, RawMetadata, RawPolicy, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
+import type { ContractMode, Idempotency, PinMode, RawMetadata, RawPolicy, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
 import { checkSemantics } from './semantics.ts';
 import { compileSchema, parseYaml, validateWith } from './validate.ts';
 import type { ConfigError } from './validate.ts';
@@ -24,8 +24,9 @@ export interface ToolDefaults {
   readonly tier: Tier;
   readonly alwaysInclude: boolean;
   readonly sideEffect: SideEffect;
-  readonly timeoutMs: number;
-  /** Attempts after the first; honoured only where a repeat is safe (see src/upstream/retry.ts). */
+  /** The deadline of a call, whole exchange included; undefined: the process setting (TOOLGATE_UPSTREAM_TIMEOUT_MS) applies. */
+  readonly timeoutMs: number | undefined;
+  /** Attempts after the first; honoured only where a repeat is safe (see src/execution/run.ts). */
   readonly maxRetries: number;
   /** Whether a progress notification restarts the deadline of a streamed call. */
   readonly resetTimeoutOnProgress: boolean;
@@ -44,7 +45,7 @@ export interface ToolMetadata extends ToolDefaults {
   readonly examples: readonly string[];
 }
 
-export interface OneTimeConfig {
+interface OneTimeConfig {
   /** Tokens from these issuers are one-time. */
   readonly issuers: readonly string[];
   /** Tokens whose claim of this name is `true` are one-time. */
@@ -54,7 +55,7 @@ export interface OneTimeConfig {
   readonly maxEntries: number;
 }
 
-export interface JwtConfig {
+interface JwtConfig {
   readonly issuer: readonly string[];
   readonly audience: readonly string[];
   readonly jwksFile: string | undefined;
@@ -106,6 +107,21 @@ export interface RateLimitRule {
   readonly key: string;
 }
 
+
+/** Tool contract pinning: which contract digests are approved, and what drift and lint findings do. */
+export interface ContractsConfig {
+  /** `alert` reports drift; `enforce` also quarantines the tool (hidden, calls refused). */
+  readonly mode: ContractMode;
+  /** `first-seen`: a tool no pin names is pinned to the first digest toolgate sees (shared through Redis). */
+  readonly pin: PinMode;
+  /** What an unpinned tool is when `pin` is `explicit` (or before its first-seen pin is written). */
+  readonly unknownTools: 'allow' | 'quarantine';
+  /** `alert` reports description lint findings; `enforce` also quarantines tools with a high-severity one. */
+  readonly lint: ContractMode;
+  /** Approved digests by tool name; a null-prototype record. */
+  readonly tools: Readonly<Record<string, readonly string[]>>;
+}
+
 export interface Policy {
   readonly version: 1;
   readonly authentication: AuthenticationConfig;
@@ -120,19 +136,20 @@ export interface Policy {
   readonly rateLimits: readonly RateLimitRule[];
   /** Registered JSON Schemas by URI, for tool schemas that $ref them (never fetched). */
   readonly schemas: Readonly<Record<string, unknown>>;
+  readonly contracts: ContractsConfig;
   /** SHA-256 hex of the source text, to tell a real change from a re-save. */
   readonly sourceDigest: string;
 }
 
 export type PolicyResult = { ok: true; policy: Policy } | { ok: false; errors: ConfigError[] };
 
-export const MAX_POLICY_BYTES = 8 * 1024 * 1024;
+const MAX_POLICY_BYTES = 8 * 1024 * 1024;
 
 export const BUILTIN_DEFAULTS: ToolDefaults = Object.freeze({
   tier: 'onDemand',
   alwaysInclude: false,
   sideEffect: 'non_idempotent_write',
-  timeoutMs: 30_000,
+  timeoutMs: undefined,
   maxRetries: 0,
   resetTimeoutOnProgress: false,
   idempotency: 'optional',
@@ -219,6 +236,7 @@ function build(raw: RawPolicy, text: string, baseDir: string | undefined): Polic
     validators: resolveValidators(raw.validators ?? []),
     rateLimits: resolveRateLimits(raw.rateLimits ?? []),
     schemas: raw.schemas ?? {},
+    contracts: resolveContracts(raw.contracts ?? {}),
     sourceDigest: createHash('sha256').update(text).digest('hex'),
   });
 }
@@ -235,6 +253,12 @@ function resolveValidators(raw: NonNullable<RawPolicy['validators']>): Validator
       timeoutMs: v.timeoutMs ?? 1000,
     }))
     .sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : 1));
+}
+
+function resolveContracts(raw: NonNullable<RawPolicy['contracts']>): ContractsConfig {
+  const tools: Record<string, readonly string[]> = Object.create(null) as Record<string, readonly string[]>;
+  for (const [name, digests] of Object.entries(raw.tools ?? {})) tools[name] = digests;
+  return { mode: raw.mode ?? 'off', pin: raw.pin ?? 'explicit', unknownTools: raw.unknownTools ?? 'allow', lint: raw.lint ?? 'off', tools };
 }
 
 const PERIOD_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as const;

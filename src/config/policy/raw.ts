@@ -7,6 +7,8 @@ export type SideEffect = 'read_only' | 'idempotent_write' | 'non_idempotent_writ
 /** `required`: a non_idempotent_write call without an idempotency key is refused. */
 export type Idempotency = 'optional' | 'required';
 export type SecurityLevel = 'standard' | 'elevated' | 'strict';
+export type ContractMode = 'off' | 'alert' | 'enforce';
+export type PinMode = 'explicit' | 'first-seen';
 
 export interface RawMetadata {
   tier?: Tier;
@@ -59,4 +61,11 @@ export interface RawPolicy {
   }[];
   rateLimits?: { principal: string; tool: string; requests: number; per: 'second' | 'minute' | 'hour'; burst?: number }[];
   grants?: { principal: string; tool: string; scopes?: string[]; effect: 'allow' | 'deny'; revision?: number }[];
+  contracts?: {
+    mode?: ContractMode;
+    pin?: PinMode;
+    unknownTools?: 'allow' | 'quarantine';
+    lint?: ContractMode;
+    tools?: Record<string, string[]>;
+  };
 }

@@ -7,20 +7,24 @@
  */
 import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from './grant-row.ts';
 
-export const TIERS = ['critical', 'base', 'onDemand'] as const;
-export const SIDE_EFFECTS = ['read_only', 'idempotent_write', 'non_idempotent_write'] as const;
-export const SECURITY_LEVELS = ['standard', 'elevated', 'strict'] as const;
+const TIERS = ['critical', 'base', 'onDemand'] as const;
+const SIDE_EFFECTS = ['read_only', 'idempotent_write', 'non_idempotent_write'] as const;
+const SECURITY_LEVELS = ['standard', 'elevated', 'strict'] as const;
 /** `none` is never accepted; HS* only when listed explicitly. */
-export const VALIDATOR_MODES = ['active', 'audit'] as const;
+const VALIDATOR_MODES = ['active', 'audit'] as const;
 /** Hooks toolgate can run an external validator at: the interceptor chain sees tools/call before it is forwarded. */
-export const VALIDATOR_EVENTS = ['tools/call'] as const;
-export const VALIDATOR_PHASES = ['request'] as const;
-export const MAX_VALIDATORS = 16;
-export const RATE_PERIODS = ['second', 'minute', 'hour'] as const;
-export const MAX_RATE_LIMITS = 1000;
-export const MAX_RATE = 1_000_000;
-export const MAX_VALIDATOR_TIMEOUT_MS = 30_000;
-export const JWT_ALGORITHMS = [
+const VALIDATOR_EVENTS = ['tools/call'] as const;
+const VALIDATOR_PHASES = ['request'] as const;
+const MAX_VALIDATORS = 16;
+const RATE_PERIODS = ['second', 'minute', 'hour'] as const;
+const MAX_RATE_LIMITS = 1000;
+const MAX_RATE = 1_000_000;
+const MAX_VALIDATOR_TIMEOUT_MS = 30_000;
+const CONTRACT_MODES = ['off', 'alert', 'enforce'] as const;
+const PIN_MODES = ['explicit', 'first-seen'] as const;
+/** A contract digest as toolgate prints it: SHA-256, lower-case hex. */
+const DIGEST_PATTERN = '^[0-9a-f]{64}$';
+const JWT_ALGORITHMS = [
   'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
   'HS256', 'HS384', 'HS512',
 ] as const;
@@ -177,6 +181,23 @@ export const policySchema = {
           requests: { type: 'integer', minimum: 1, maximum: MAX_RATE },
           per: { enum: RATE_PERIODS },
           burst: { type: 'integer', minimum: 1, maximum: MAX_RATE },
+        },
+      },
+    },
+    // Tool contract pinning (docs/contracts.md): approved digests per tool, and what drift does.
+    contracts: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        mode: { enum: CONTRACT_MODES },
+        pin: { enum: PIN_MODES },
+        unknownTools: { enum: ['allow', 'quarantine'] },
+        lint: { enum: CONTRACT_MODES },
+        tools: {
+          type: 'object',
+          maxProperties: 20_000,
+          propertyNames: { pattern: TOOL_PATTERN, not: { const: '*' } },
+          additionalProperties: { type: 'array', minItems: 1, maxItems: 16, uniqueItems: true, items: { type: 'string', pattern: DIGEST_PATTERN } },
         },
       },
     },

@@ -59,7 +59,7 @@ export function validateWith<T>(validate: ValidateFunction, value: unknown): Par
 }
 
 /** Turns ajv errors into pointer + rule pairs, naming the missing or unknown property in the path. */
-export function formatAjvErrors(errors: readonly ErrorObject[]): ConfigError[] {
+function formatAjvErrors(errors: readonly ErrorObject[]): ConfigError[] {
   const seen = new Set<string>();
   const out: ConfigError[] = [];
   for (const e of errors) {
@@ -84,7 +84,7 @@ export function formatAjvErrors(errors: readonly ErrorObject[]): ConfigError[] {
   return out;
 }
 
-export function escapePointer(segment: string): string {
+function escapePointer(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 

@@ -39,7 +39,7 @@ export interface IndexData {
   readonly grams: GramIndex | undefined;
 }
 
-export interface DocTerms {
+interface DocTerms {
   readonly terms: readonly string[];
   /** Per term, its field-weighted share of the document's field-weighted length. */
   readonly share: Float64Array;

@@ -9,7 +9,7 @@ import { contentWords } from '../text/analyze.ts';
  * stemmer's all-or-nothing. Four letters matched the other sets best; three
  * gave MetaTool as much but cost LiveMCPBench, five lost on both.
  */
-export const GRAM_SIZE = 4;
+const GRAM_SIZE = 4;
 
 /**
  * Everything here is fixed by the catalogue, whoever searches: which grams a

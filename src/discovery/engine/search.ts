@@ -7,7 +7,7 @@ import { FIELD_COUNT, FIELDS, type FieldName } from './fields.ts';
 import type { RankParams } from './params.ts';
 import { permit, release, type Allowed, type PermitBuffers, type Stats } from './permit.ts';
 
-export interface SearchHit {
+interface SearchHit {
   readonly name: string;
   readonly score: number;
   readonly matched: readonly FieldName[];

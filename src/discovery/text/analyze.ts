@@ -17,10 +17,6 @@ const STOP_WORDS: ReadonlySet<string> = new Set([
   'yourself', 's', 't', 'd', 'll', 're', 've', 'm',
 ]);
 
-export function isStopWord(word: string): boolean {
-  return STOP_WORDS.has(word);
-}
-
 /** Catalogues repeat a small vocabulary; remembering stems makes index builds several times faster. */
 const STEM_MEMO_LIMIT = 50_000;
 const stemMemo = new Map<string, string>();

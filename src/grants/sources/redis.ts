@@ -8,15 +8,16 @@
  */
 import { domainKeys, isDomain } from '../../cache/keys.ts';
 import type { DomainKeys } from '../../cache/keys.ts';
+import { Cluster } from 'ioredis';
 import type { RedisClient } from '../../cache/redis.ts';
-import { runScript, script } from '../../cache/scripts.ts';
+import { runScript, script, type Script } from '../../cache/scripts.ts';
 import { normalizeRow } from '../../config/policy/grant-row.ts';
 import { WILDCARD } from '../../config/policy/grant-row.ts';
 import type { GrantRow } from '../../config/policy/grant-row.ts';
 import type { GrantSource, RevisionRead, SourceRead } from './types.ts';
 
 /** Most rows one principal read may fetch (its exact rows plus every `*` row); more fails closed. */
-export const MAX_READ_ROWS = 65_536;
+const MAX_READ_ROWS = 65_536;
 
 export type ChangeResult =
   | { readonly ok: true; readonly revision: number; readonly changed: boolean }
@@ -32,6 +33,12 @@ export interface RedisGrantSource extends GrantSource {
   delete(row: unknown): Promise<ChangeResult>;
   /** A new revision without a row change: invalidates every snapshot, cursor and activation. */
   bump(): Promise<ChangeResult>;
+  /**
+   * After Redis lost data: moves the revision to at least `floor` (the time
+   * in ms), above any revision a replica can have confirmed, which ends the
+   * replicas' store fault with the rows Redis holds now.
+   */
+  reset(floor: number): Promise<ChangeResult>;
 }
 
 // KEYS: revision, rows, principal-or-wildcard index, tool index. ARGV: identity, JSON head, JSON tail, channel.
@@ -62,6 +69,15 @@ redis.call('PUBLISH', ARGV[1], rev)
 return rev
 `);
 
+const RESET = script(`
+local rev = tonumber(redis.call('GET', KEYS[1]) or '0') + 1
+local floor = tonumber(ARGV[1])
+if floor > rev then rev = floor end
+redis.call('SET', KEYS[1], rev)
+redis.call('PUBLISH', ARGV[2], rev)
+return rev
+`);
+
 // KEYS: revision, then hashes. ARGV: row limit. The revision and the rows are read in one step.
 const READ = script(`
 local rev = redis.call('GET', KEYS[1]) or '0'
@@ -75,6 +91,12 @@ return out
 
 const UNAVAILABLE = Object.freeze({ ok: false, code: 'grants_unavailable' } as const);
 const INVALID = Object.freeze({ ok: false, code: 'invalid_row' } as const);
+const NOT_MASTER = Object.freeze({ ok: false, code: 'grants_unavailable', reason: 'not_master' } as const);
+
+function revisionRead(reply: unknown): RevisionRead {
+  const revision = parseRevision(reply);
+  return revision === undefined ? UNAVAILABLE : { ok: true, revision };
+}
 
 export function createRedisSource(client: RedisClient, domain: string): RedisGrantSource | undefined {
   if (!isDomain(domain)) return undefined;
@@ -111,6 +133,13 @@ export function createRedisSource(client: RedisClient, domain: string): RedisGra
       return UNAVAILABLE;
     }
   };
+  const revisionChange = async (s: Script, args: readonly (string | number)[]): Promise<ChangeResult> => {
+    try {
+      return interpretChange(await runScript(client, s, [keys.revision], args));
+    } catch {
+      return UNAVAILABLE;
+    }
+  };
   const indexes = (r: GrantRow) => [keys.revision, keys.rows, r.principal === WILDCARD ? keys.wildcard : keys.principal(r.principal), keys.tool(r.tool)];
 
   return {
@@ -122,8 +151,15 @@ export function createRedisSource(client: RedisClient, domain: string): RedisGra
     readForTool: (tool) => read([keys.tool(tool)], MAX_READ_ROWS),
     async readRevision(): Promise<RevisionRead> {
       try {
-        const revision = parseRevision(await client.get(keys.revision));
-        return revision === undefined ? UNAVAILABLE : { ok: true, revision };
+        // Cluster reads go to the slot's master (a replica answers MOVED);
+        // elsewhere ROLE, on the same connection and in the same round
+        // trip, says whether the node that answers is the master.
+        if (client instanceof Cluster) return revisionRead(await client.get(keys.revision));
+        const replies = await client.pipeline().role().get(keys.revision).exec();
+        const [role, rev] = replies ?? [];
+        if (role === undefined || rev === undefined || role[0] !== null || rev[0] !== null) return UNAVAILABLE;
+        if (!Array.isArray(role[1]) || role[1][0] !== 'master') return NOT_MASTER;
+        return revisionRead(rev[1]);
       } catch {
         return UNAVAILABLE;
       }
@@ -133,18 +169,13 @@ export function createRedisSource(client: RedisClient, domain: string): RedisGra
       return runScript(client, SET, indexes(r), [id, head, tail, keys.channel]);
     }),
     delete: (row) => change(stripRevision(row), (r, id) => runScript(client, DELETE, indexes(r), [id, keys.channel])),
-    async bump() {
-      try {
-        return interpretChange(await runScript(client, BUMP, [keys.revision], [keys.channel]));
-      } catch {
-        return UNAVAILABLE;
-      }
-    },
+    bump: () => revisionChange(BUMP, [keys.channel]),
+    reset: (floor) => revisionChange(RESET, [Math.trunc(floor), keys.channel]),
   };
 }
 
 /** The identity a row is upserted and deleted by: everything but its revision. */
-export function rowIdentity(row: GrantRow): string {
+function rowIdentity(row: GrantRow): string {
   return JSON.stringify([row.principal, row.tool, row.effect, row.scopes]);
 }
 
@@ -173,7 +204,7 @@ function interpretChange(reply: unknown): ChangeResult {
 }
 
 /** A revision as Redis returns it: a missing key is revision 0; anything not a safe whole number fails closed. */
-export function parseRevision(v: unknown): number | undefined {
+function parseRevision(v: unknown): number | undefined {
   if (v === null || v === undefined) return 0;
   if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? v : undefined;
   if (typeof v !== 'string' || !/^\d{1,16}$/.test(v)) return undefined;

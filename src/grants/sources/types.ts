@@ -9,7 +9,13 @@ export type SourceRead =
   | { readonly ok: true; readonly rows: readonly GrantRow[]; readonly revision: number }
   | { readonly ok: false; readonly code: 'grants_unavailable' };
 
-export type RevisionRead = { readonly ok: true; readonly revision: number } | { readonly ok: false; readonly code: 'grants_unavailable' };
+/**
+ * `not_master`: the node answering is a replica (or was demoted), so what it
+ * says about the revision may be behind the master's: it confirms nothing.
+ */
+export type RevisionRead =
+  | { readonly ok: true; readonly revision: number }
+  | { readonly ok: false; readonly code: 'grants_unavailable'; readonly reason?: 'not_master' };
 
 export interface GrantSource {
   readonly kind: 'file' | 'redis';

@@ -6,7 +6,10 @@ import type { PolicyInForce } from '../../auth/policy-in-force.ts';
 import type { Principal } from '../../auth/types.ts';
 import { decision } from '../../telemetry/channels.ts';
 
-export type Authenticated = { readonly ok: true; readonly principal: Principal } | { readonly ok: false; readonly challenge: string };
+export type Authenticated =
+  | { readonly ok: true; readonly principal: Principal }
+  | { readonly ok: false; readonly error: 'unauthenticated'; readonly challenge: string }
+  | { readonly ok: false; readonly error: 'credential_check_unavailable' };
 
 /**
  * Who is calling, by the verifiers of the policy in force. It runs on the
@@ -23,11 +26,13 @@ export function authenticator(current: () => PolicyInForce): (req: IncomingMessa
         request: req,
         stage: 'authentication',
         allowed: r.ok,
-        ...(r.ok ? { principal: r.principal } : { error: 'unauthenticated' }),
+        ...(r.ok ? { principal: r.principal } : { error: r.code === 'unavailable' ? 'credential_check_unavailable' : 'unauthenticated' }),
         durationSeconds: (performance.now() - began) / 1000,
       });
     }
     if (r.ok) return { ok: true, principal: r.principal };
-    return { ok: false, challenge: unauthorizedChallenge(r.code, inForce.policy.authentication.resourceMetadataUrl) };
+    // A credential that verified but whose reuse cannot be ruled out now: retryable, not a bad credential.
+    if (r.code === 'unavailable') return { ok: false, error: 'credential_check_unavailable' };
+    return { ok: false, error: 'unauthenticated', challenge: unauthorizedChallenge(r.code, inForce.policy.authentication.resourceMetadataUrl) };
   };
 }

@@ -2,11 +2,11 @@ import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { toolMetadata, type ToolMetadata } from '../../config/policy/policy.ts';
 import { ResponseCapture, type StoredResponse } from '../../execution/capture.ts';
-import type { ConcurrencyLimits } from '../../execution/concurrency.ts';
 import { callDeadlineMs, callerBudget, Deadline } from '../../execution/deadline.ts';
 import { argumentsDigest, KEY_HEADER, KEY_META, readKey, scopedKey } from '../../execution/idempotency-key.ts';
-import type { IdempotencyStore, Settlement } from '../../execution/idempotency-store.ts';
-import { runCall, type CallPlan, type Upstream } from '../../execution/run.ts';
+import type { Settlement } from '../../execution/idempotency-store.ts';
+import type { Execution } from '../../execution/wiring.ts';
+import { runCall, type CallPlan } from '../../execution/run.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
 import { isRecord } from '../../json/record.ts';
 import { spliceMetaFields } from '../../json/meta-splice.ts';
@@ -16,12 +16,8 @@ import type { AttemptRecord } from '../../upstream/forward.ts';
 import type { Outcome } from '../outcome.ts';
 import { refuse } from './reply.ts';
 
-export interface ExecuteDeps {
-  readonly upstream: Upstream;
-  readonly idempotency: IdempotencyStore;
-  readonly concurrency: ConcurrencyLimits;
-  readonly maxResultBytes: number;
-}
+/** What execution shares across calls (built once in main.ts). */
+export type ExecuteDeps = Execution;
 
 export type ExecuteStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
 
@@ -42,7 +38,9 @@ export function executeStage(deps: ExecuteDeps): ExecuteStage {
     const meta = toolMetadata(ex.policy, tool);
     const budget = callerBudget(req, message);
     if (!budget.ok) return refuse(res, message, { error: 'invalid_timeout' });
-    const deadline = new Deadline(callDeadlineMs(meta.timeoutMs, budget.ms), () => performance.now());
+    // One rule for the tool's time: its own timeoutMs if the policy sets one, else the process setting.
+    const toolTimeoutMs = meta.timeoutMs ?? deps.defaultTimeoutMs;
+    const deadline = new Deadline(callDeadlineMs(toolTimeoutMs, budget.ms), () => performance.now());
     if (deadline.passed()) {
       if (deadlinePassed.hasSubscribers) deadlinePassed.publish({ phase: 'before_forward' });
       return refuse(res, message, { error: 'deadline_exceeded', data: { outcome: 'not_started' } });
@@ -59,7 +57,7 @@ export function executeStage(deps: ExecuteDeps): ExecuteStage {
         retries: meta.sideEffect !== 'non_idempotent_write' || keyed ? meta.maxRetries : 0,
         resetOnProgress: meta.resetTimeoutOnProgress,
         outcomeOnDeadline: meta.sideEffect === 'read_only' ? undefined : 'unknown',
-        deadlineIsTools: budget.ms === undefined || budget.ms >= meta.timeoutMs,
+        deadlineIsTools: budget.ms === undefined || budget.ms >= toolTimeoutMs,
       };
       const record: AttemptRecord = { status: 0, refused: false };
       if (!keyed) return await runCall(upstream, plan, { req, res, headers, body, rpcId: message.id }, record);

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'undici';
 import type { CatalogueView } from '../../catalogue/view.ts';
 import type { DiscoveryService } from '../../discovery/service.ts';
-import { refuseEmptyListing, toolsListEdit } from '../../discovery/tools-list.ts';
+import { hideUnlisted, refuseEmptyListing, toolsListEdit } from '../../discovery/tools-list.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
 import { clientResponseHeaders } from '../../mcp/headers.ts';
 import { sendError } from '../../mcp/jsonrpc.ts';
@@ -19,6 +19,8 @@ export interface ToolsListDeps {
   readonly maxRewriteBytes: number;
   /** Present when deferred tool listing is on: it decides what the first page carries. */
   readonly discovery?: DiscoveryService | undefined;
+  /** Whether a tool object from the upstream's live list may be shown at all (contract pinning); all when absent. */
+  readonly mayList?: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined;
 }
 
 export type ToolsListStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
@@ -28,7 +30,7 @@ export type ToolsListStage = (ex: Exchange, res: ServerResponse, headers: string
  * call. A list toolgate cannot read is never passed on unfiltered.
  */
 export function toolsListStage(deps: ToolsListDeps): ToolsListStage {
-  const { pool, catalogue, maxRewriteBytes, discovery } = deps;
+  const { pool, catalogue, maxRewriteBytes, discovery, mayList } = deps;
   return async (ex, res, headers, body) => {
     const req: IncomingMessage = ex.request;
     const empty = await refuseEmptyListing(ex, catalogue);
@@ -44,7 +46,7 @@ export function toolsListStage(deps: ToolsListDeps): ToolsListStage {
     }
     const contentType = up.headers['content-type'];
     const firstPage = (ex.message.params as { cursor?: unknown } | undefined)?.cursor === undefined;
-    const edit = discovery === undefined ? toolsListEdit(ex) : await discovery.deferredList(ex, firstPage);
+    const edit = hideUnlisted(discovery === undefined ? toolsListEdit(ex) : await discovery.deferredList(ex, firstPage), mayList);
     const rewritten = up.status === 200 ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, edit) : up.body;
     if (rewritten === undefined) {
       sendError(res, ex.message.id, 'upstream_unavailable');

@@ -90,15 +90,18 @@ test('a forged token does not burn the genuine token\'s jti', async () => {
   assert.ok((await v.verify(bearer(await sign({ key, claims: { toolgate_one_time: true, jti: 'victim' } })))).ok);
 });
 
-test('a failing replay store fails closed', async () => {
+test('a failing replay store fails closed, as retryable rather than as a bad credential', async () => {
   const broken: ReplayStore = { claim: () => Promise.reject(new Error('store down')) };
   const r = await verifier({ store: broken }).verify(bearer(await sign({ key, claims: { toolgate_one_time: true, jti: 'x3' } })));
-  assert.deepEqual(r, { ok: false, code: 'bad_credential' });
+  assert.deepEqual(r, { ok: false, code: 'unavailable' });
+  const unsure: ReplayStore = { claim: () => Promise.resolve('unavailable') };
+  const u = await verifier({ store: unsure }).verify(bearer(await sign({ key, claims: { toolgate_one_time: true, jti: 'x3b' } })));
+  assert.deepEqual(u, { ok: false, code: 'unavailable' });
 });
 
 test('the store is asked to remember the id until exp plus skew', async () => {
   const calls: [string, number][] = [];
-  const spy: ReplayStore = { claim: (jti, exp) => { calls.push([jti, exp]); return Promise.resolve(true); } };
+  const spy: ReplayStore = { claim: (jti, exp) => { calls.push([jti, exp]); return Promise.resolve('claimed'); } };
   const token = await sign({ key, claims: { toolgate_one_time: true, jti: 'x4' }, expiresIn: 60 });
   const exp = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()).exp as number;
   assert.ok((await verifier({ store: spy }).verify(bearer(token))).ok);

@@ -27,7 +27,9 @@ export function metricNames(expr: string): string[] {
   return [...expr.matchAll(/\btoolgate_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ''));
 }
 
-export function knownMetrics(): Set<string> {
+/** Metric names in one generated README table: the sidecar's (`metrics`) or the injector's (`injector-metrics`). */
+export function knownMetrics(table: 'metrics' | 'injector-metrics' = 'metrics'): Set<string> {
   const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-  return new Set([...readme.matchAll(/^\| `(toolgate_[a-z_]+)` \|/gm)].map((m) => m[1] as string));
+  const section = new RegExp(`<!-- ${table}:begin -->\\n([\\s\\S]*?)\\n<!-- ${table}:end -->`).exec(readme)?.[1] ?? '';
+  return new Set([...section.matchAll(/^\| `(toolgate_[a-z_]+)` \|/gm)].map((m) => m[1] as string));
 }

@@ -9,7 +9,7 @@ import { parseStaticKeys } from '../../../src/auth/static-keys.ts';
 import { parsePolicy } from '../../../src/config/policy/policy.ts';
 import { parseInjectorConfig } from '../../../src/inject/config.ts';
 import { planInjection } from '../../../src/inject/inject.ts';
-import { applyPatch } from '../inject/json-patch.ts';
+import { applied, frontProblems } from '../inject/admission.ts';
 import { REPO } from './chart-files.ts';
 
 const DEPLOY = join(REPO, 'deploy');
@@ -54,11 +54,9 @@ describe('deploy/: the files toolgate itself reads', () => {
     const plan = planInjection(pod, config.config);
     assert.equal(plan.kind, 'patch');
     if (plan.kind !== 'patch') return;
-    const applied = applyPatch(pod, plan.patch);
-    assert.ok(applied.ok);
-    const spec = (applied.doc as any).spec;
-    const owner = spec.containers.find((c: any) => c.ports.some((p: any) => p.name === service.spec.ports[0].targetPort));
-    assert.equal(owner.name, 'toolgate', "the unchanged Service's targetPort now names toolgate's port");
+    const injected = applied(pod, plan.patch as never);
+    const spec = injected.spec;
+    assert.deepEqual(frontProblems(injected, service.spec.ports[0].targetPort), [], "the unchanged Service's targetPort now names toolgate's port");
     assert.equal(spec.containers[0].readinessProbe.tcpSocket.port, 'mcp-upstream');
   });
 });

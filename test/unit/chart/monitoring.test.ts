@@ -3,17 +3,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { errors } from '../../../src/errors.ts';
+import { createInjectorMetrics } from '../../../src/inject/metrics.ts';
+import { OUTCOMES as INJECTOR_OUTCOMES } from '../../../src/inject/review.ts';
 import { createMetrics } from '../../../src/telemetry/metrics.ts';
 import { CHART, REPO, knownMetrics, metricNames, readText, readYaml } from './chart-files.ts';
 import { alertRules, dashboardExprs, matcherValues, runbookSections, sameExpr } from './monitoring-files.ts';
 
 const live = createMetrics();
 after(() => live.dispose());
-/** What a live /metrics exposes: toolgate's own metrics and the prefixed Node.js defaults. */
-const exported = new Set(live.registry.getMetricsAsArray().map((m) => m.name));
+/** What a live /metrics exposes, the sidecar's or the injector's: their own metrics and the prefixed Node.js defaults. */
+const exported = new Set([...live.registry.getMetricsAsArray(), ...createInjectorMetrics().registry.getMetricsAsArray()].map((m) => m.name));
 const listed = knownMetrics();
+const listedForInjector = knownMetrics('injector-metrics');
 const unexported = (names: readonly string[]) =>
-  names.filter((m) => !exported.has(m) || (!m.startsWith('toolgate_process_') && !listed.has(m)));
+  names.filter((m) => !exported.has(m) || (!m.startsWith('toolgate_process_') && !listed.has(m) && !listedForInjector.has(m)));
 
 const dashboard = JSON.parse(readText('files/dashboards/toolgate-sidecars.json'));
 const panels: any[] = dashboard.panels;
@@ -23,7 +26,7 @@ const runbooks = readFileSync(join(REPO, 'docs/runbooks.md'), 'utf8');
 const ERROR_IDS = Object.keys(errors);
 const SERVER_ERROR_IDS = Object.entries(errors).filter(([, d]) => d.status >= 500).map(([id]) => id);
 /** Outcomes of requests, decisions, reloads and audit events that are not registry ids. */
-const OTHER_OUTCOMES = ['forwarded', 'answered', 'client_closed', 'aborted', 'allow', 'deny', 'applied', 'rejected', 'unchanged', 'queued', 'dropped'];
+const OTHER_OUTCOMES = ['forwarded', 'answered', 'client_closed', 'aborted', 'allow', 'deny', 'applied', 'rejected', 'unchanged', 'queued', 'dropped', ...INJECTOR_OUTCOMES];
 const UPSTREAM_CODES = [...ERROR_IDS, 'status_5xx', 'client_closed'];
 
 describe('the Grafana dashboard', () => {
@@ -80,6 +83,7 @@ describe('the Grafana dashboard', () => {
     const used = dashboardExprs(dashboard).flatMap(metricNames);
     assert.deepEqual(unexported(used), []);
     assert.ok(listed.size >= 19, 'the README metric table was read');
+    assert.ok(listedForInjector.has('toolgate_injector_reviews_total'), 'the README injector metric table was read');
     assert.deepEqual([...listed].filter((m) => !used.includes(m)), []);
   });
 
@@ -90,9 +94,9 @@ describe('the Grafana dashboard', () => {
 });
 
 describe('the alert rules', () => {
-  const required = ['ToolgateHighErrorRatio', 'ToolgateHighLatencyP99', 'ToolgateGrantRevisionStale', 'ToolgatePolicyReloadFailing', 'ToolgateUpstreamDown', 'ToolgateAuditEventsDropped'];
+  const required = ['ToolgateHighErrorRatio', 'ToolgateHighLatencyP99', 'ToolgateGrantRevisionStale', 'ToolgatePolicyReloadFailing', 'ToolgateUpstreamDown', 'ToolgateAuditEventsDropped', 'ToolgateInjectorDenials'];
 
-  it('include error ratio, p99 latency, revision staleness, reload failures, upstream down and audit drops', () => {
+  it('include error ratio, p99 latency, revision staleness, reload failures, upstream down, audit drops and injector denials', () => {
     const names = rules.map((r) => r.alert);
     for (const name of required) assert.ok(names.includes(name), name);
     assert.equal(new Set(names).size, names.length);

@@ -15,7 +15,8 @@ const RELEASE = ['template', 'toolgate', CHART, '--namespace', 'toolgate-system'
 
 /** Values that switch on every optional template, so no kind the chart can render goes unvalidated. */
 const EVERYTHING = {
-  webhook: { replicas: 2 },
+  webhook: { replicas: 2, podAntiAffinity: 'hard' },
+  sidecar: { redirect: { enabled: true, image: 'registry.example.com/iptables:1.8' } },
   certificates: { mode: 'certManager' },
   redis: {
     enabled: true, mode: 'standalone', standalone: { host: 'redis.data.svc' },

@@ -203,3 +203,12 @@ test('the worked example in docs/policy.md decides as the table says', async () 
   assert.equal(d('agent-audit', ['contractor']), 'exact_allow');
   assert.equal(d('agent-old', ['crm.export', 'contractor', 'admin']), 'exact_deny');
 });
+
+test('a tool timeout exists only where the policy sets one; otherwise the process setting applies', () => {
+  const none = ok('version: 1\ntools: {a: {tier: base}}\n');
+  assert.equal(toolMetadata(none, 'a').timeoutMs, undefined);
+  assert.equal(toolMetadata(none, 'unlisted').timeoutMs, undefined);
+  const set = ok('version: 1\ndefaults: {timeoutMs: 4000}\ntools: {a: {timeoutMs: 250}, b: {tier: base}}\n');
+  assert.equal(toolMetadata(set, 'a').timeoutMs, 250);
+  assert.equal(toolMetadata(set, 'b').timeoutMs, 4000);
+});

@@ -28,7 +28,24 @@ describe('settings', () => {
     assert.equal(loadSettings(['--principal-header', 'X-Toolgate-Principal'], {}).principalHeader, 'x-toolgate-principal');
   });
 
+  it('waits for replicas on one-time token records: auto by default, or a number', () => {
+    assert.equal(loadSettings([], {}).redisReplayWaitReplicas, undefined);
+    assert.equal(loadSettings(['--redis-replay-wait-replicas', '2'], {}).redisReplayWaitReplicas, 2);
+    assert.equal(loadSettings([], { TOOLGATE_REDIS_REPLAY_WAIT_REPLICAS: '0' }).redisReplayWaitReplicas, 0);
+  });
+
+  it('bounds clients and upstream bodies by default; the connection cap is off', () => {
+    const s = loadSettings([], {});
+    assert.equal(s.clientHeadersTimeoutMs, 10_000);
+    assert.equal(s.upstreamBodyIdleMs, 30_000);
+    assert.equal(s.maxConnections, 0);
+  });
+
   const invalid: [string[], Record<string, string>, string][] = [
+    [['--redis-replay-wait-replicas', 'some'], {}, '--redis-replay-wait-replicas'],
+    [['--redis-replay-wait-replicas', '17'], {}, '--redis-replay-wait-replicas'],
+    [[], { TOOLGATE_CLIENT_HEADERS_TIMEOUT_MS: '10' }, 'TOOLGATE_CLIENT_HEADERS_TIMEOUT_MS'],
+    [[], { TOOLGATE_MAX_CONNECTIONS: '-1' }, 'TOOLGATE_MAX_CONNECTIONS'],
     [['--port', '70000'], {}, '--port'],
     [['--port', '12abc'], {}, '--port'],
     [[], { TOOLGATE_MAX_BODY_BYTES: '-1' }, 'TOOLGATE_MAX_BODY_BYTES'],

@@ -80,19 +80,71 @@ describe('RevisionWatcher', () => {
     assert.deepEqual(s.seen, [5, 6]);
   });
 
-  it('a lower read is believed only when the next read agrees (Redis restarted without data)', async () => {
+  it('a read above everything confirmed but below a notice is believed only when the next read agrees', async () => {
     const s = setup();
-    s.reply(rev(6), rev(5), rev(6));
+    s.reply(rev(5), rev(5), rev(5));
     await s.w.check();
+    s.w.notify(6);
     await s.w.check();
     assert.equal(s.w.revision(), 6, 'a read that raced a notice is ignored');
     await s.w.check();
-    s.reply(rev(0), rev(0));
+    assert.equal(s.w.revision(), 5);
+    assert.deepEqual(s.seen, [5, 6, 5]);
+  });
+
+  it('a read below the confirmed revision is a store fault, never believed: nothing is trusted until the revision is back', async () => {
+    const s = setup();
+    const health: string[] = [];
+    s.w.onHealth((h) => health.push(`${h.state}:${h.read}:${h.confirmed}`));
+    s.reply(rev(6), rev(0), rev(0), rev(3), rev(6));
     await s.w.check();
-    assert.equal(s.w.lastSeen(), 6);
     await s.w.check();
-    assert.equal(s.w.revision(), 0);
-    assert.deepEqual(s.seen, [6, 0]);
+    assert.equal(s.w.revision(), undefined, 'Redis restarted empty: revision 0 is not "nothing granted"');
+    await s.w.check();
+    await s.w.check();
+    assert.equal(s.w.revision(), undefined, 'a revision still below the confirmed one does not end the fault');
+    s.w.notify(9);
+    assert.equal(s.w.lastSeen(), 6, 'notices are not believed during a fault');
+    await s.w.check();
+    assert.equal(s.w.revision(), 6);
+    assert.deepEqual(s.seen, [6, 6], 'recovery tells listeners, so caches built before the fault are dropped');
+    assert.deepEqual(health, ['ok:6:6', 'fault:0:6', 'ok:6:6']);
+    assert.equal(s.w.stats().faults, 1);
+  });
+
+  it('a jump past the confirmed revision (toolgate grants revision --reset) ends a fault', async () => {
+    const s = setup();
+    s.reply(rev(40), rev(2), rev(1_800_000_000_000));
+    await s.w.check();
+    await s.w.check();
+    assert.equal(s.w.revision(), undefined);
+    await s.w.check();
+    assert.equal(s.w.revision(), 1_800_000_000_000);
+  });
+
+  it('a read answered by a node that is not the master withdraws confirmation at once', async () => {
+    const s = setup(10_000);
+    const health: string[] = [];
+    s.w.onHealth((h) => health.push(h.state));
+    s.reply(rev(4), { ok: false, code: 'grants_unavailable', reason: 'not_master' }, { ok: false, code: 'grants_unavailable' }, rev(4));
+    await s.w.check();
+    await s.w.check();
+    assert.equal(s.w.revision(), undefined, 'well inside the staleness bound');
+    await s.w.check();
+    await s.w.check();
+    assert.equal(s.w.revision(), 4);
+    assert.deepEqual(health, ['ok', 'not_master', 'unreachable', 'ok']);
+  });
+
+  it('reports when the revision was last confirmed, so its age grows from there', async () => {
+    const s = setup();
+    assert.equal(s.w.confirmedAt(), undefined);
+    s.advance(50);
+    s.reply(rev(1));
+    await s.w.check();
+    s.advance(400);
+    await s.w.check();
+    assert.equal(s.w.confirmedAt(), 50);
   });
 
   it('a throwing listener does not stop the others', async () => {

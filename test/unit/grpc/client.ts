@@ -1,8 +1,9 @@
+import assert from 'node:assert/strict';
 import { credentials, Metadata, type Client, type ServiceError } from '@grpc/grpc-js';
 import { serviceClient } from '../../../src/grpc/definitions.ts';
 
 export interface GrpcClients {
-  call<T>(service: 'Health' | 'PolicyService' | 'DiscoveryService' | 'GrantAdmin', method: string, request: object, authorization?: string): Promise<T>;
+  call<T>(service: 'Health' | 'PolicyService' | 'DiscoveryService' | 'GrantAdmin' | 'ContractService', method: string, request: object, authorization?: string): Promise<T>;
   client(service: string): Client;
   close(): void;
 }
@@ -12,6 +13,7 @@ const FULL: Record<string, string> = {
   PolicyService: 'toolgate.v1.PolicyService',
   DiscoveryService: 'toolgate.v1.DiscoveryService',
   GrantAdmin: 'toolgate.v1.GrantAdmin',
+  ContractService: 'toolgate.v1.ContractService',
 };
 
 /** Real grpc-js clients for every toolgate service on one port; unary calls as promises. */
@@ -42,4 +44,14 @@ export function grpcClients(port: number): GrpcClients {
       for (const c of clients.values()) c.close();
     },
   };
+}
+
+/** The error a call that must fail failed with; the test fails if it succeeded. */
+export async function refusal(p: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await p;
+  } catch (err) {
+    return err as ServiceError;
+  }
+  assert.fail('expected a gRPC error');
 }

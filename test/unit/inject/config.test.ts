@@ -10,7 +10,15 @@ describe('the injector config', () => {
     assert.equal(parsed.config.proxyPort, 8080);
     assert.equal(parsed.config.adminPort, 9090);
     assert.equal(parsed.config.portName, 'mcp');
+    assert.equal(parsed.config.sidecarMode, 'native', 'native sidecars unless the chart says plain');
+    assert.equal(parsed.config.redirect, undefined, 'no iptables redirect unless asked for');
     assert.ok(Object.isFrozen(parsed.config) && Object.isFrozen(parsed.config.env));
+  });
+  it('reads the sidecar mode and the redirect init container', () => {
+    const parsed = parseInjectorConfig('image: toolgate:dev\nsidecarMode: plain\nredirect: { image: iptables:1, imagePullPolicy: Always }\n');
+    assert.ok(parsed.ok);
+    assert.equal(parsed.config.sidecarMode, 'plain');
+    assert.deepEqual(parsed.config.redirect, { image: 'iptables:1', imagePullPolicy: 'Always' });
   });
   it('refuses unknown keys, bad types, bad port names, managed variables and equal ports', () => {
     const cases: [string, RegExp][] = [
@@ -22,6 +30,9 @@ describe('the injector config', () => {
       ['image: x\nenv: [{ name: TOOLGATE_UPSTREAM, value: "http://evil" }]\n', /env\/0\/name/],
       ['image: x\nresources: { requests: { cpu: lots } }\n', /resources\/requests\/cpu/],
       ['proxyPort: 1\n', /\/image/],
+      ['image: x\nsidecarMode: sidecar\n', /sidecarMode/],
+      ['image: x\nredirect: {}\n', /redirect/],
+      ['image: x\nredirect: { image: "a b" }\n', /redirect\/image/],
     ];
     for (const [text, path] of cases) {
       const parsed = parseInjectorConfig(text);
@@ -39,10 +50,16 @@ describe('the inject-webhook settings', () => {
     assert.equal(parsed.value.host, '0.0.0.0');
     assert.equal(parsed.value.certReloadMs, 0);
     assert.equal(parsed.value.certFile, '/etc/toolgate-injector/tls/tls.crt');
+    assert.equal(parsed.value.metricsPort, 9090);
+    const moved = loadWebhookSettings(['--metrics-port', '0'], { TOOLGATE_INJECT_METRICS_PORT: '9191' });
+    assert.ok(moved.ok);
+    assert.equal(moved.value.metricsPort, 0, 'the flag wins; 0 turns the metrics listener off');
   });
   it('names the setting, never the value', () => {
     assert.deepEqual(loadWebhookSettings([], { TOOLGATE_INJECT_PORT: 'secret-ish' }),
       { ok: false, reason: 'invalid setting TOOLGATE_INJECT_PORT: expected a whole number from 0 to 65535' });
+    assert.deepEqual(loadWebhookSettings([], { TOOLGATE_INJECT_METRICS_PORT: '99999' }),
+      { ok: false, reason: 'invalid setting TOOLGATE_INJECT_METRICS_PORT: expected a whole number from 0 to 65535' });
     assert.deepEqual(loadWebhookSettings(['--bogus', 'x'], {}), { ok: false, reason: 'invalid setting --bogus: unknown flag' });
     assert.deepEqual(loadWebhookSettings(['--port'], {}), { ok: false, reason: 'invalid setting --port: missing value' });
   });

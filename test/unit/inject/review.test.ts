@@ -1,36 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { parseInjectorConfig } from '../../../src/inject/config.ts';
 import { review } from '../../../src/inject/review.ts';
 import type { AdmissionResponse } from '../../../src/inject/review.ts';
 import { SECURITY_CONTEXT } from '../../../src/inject/sidecar.ts';
-import { applyPatch } from './json-patch.ts';
-import type { Operation } from './json-patch.ts';
+import { applied, envOf, frontProblems, patchOf, podProblems, respond as answer, sidecarOf } from './admission.ts';
 import { assertGolden, fixtureConfig, readReview } from './fixtures.ts';
 
 const config = fixtureConfig();
+const respond = (body: unknown): AdmissionResponse => answer(body, config);
 
-function respond(body: unknown): AdmissionResponse {
-  const result = review(body, config);
-  assert.ok(result.ok, 'the review is answered');
-  assert.equal(result.review.apiVersion, 'admission.k8s.io/v1');
-  assert.equal(result.review.kind, 'AdmissionReview');
-  assert.equal(result.review.response.allowed, true);
-  return result.review.response;
-}
-
-function patchOf(response: AdmissionResponse): Operation[] {
-  assert.equal(response.patchType, 'JSONPatch');
-  return JSON.parse(Buffer.from(response.patch as string, 'base64').toString('utf8'));
-}
-
-function inject(name: string): { patch: Operation[]; pod: any; response: AdmissionResponse; body: Record<string, any> } {
+function inject(name: string): { patch: any[]; pod: any; response: AdmissionResponse; body: Record<string, any> } {
   const body = readReview(name);
   const response = respond(body);
   assert.equal(response.uid, body.request.uid);
   const patch = patchOf(response);
-  const applied = applyPatch(body.request.object, patch);
-  assert.ok(applied.ok, applied.ok ? '' : applied.reason);
-  return { patch, pod: applied.doc, response, body };
+  const pod = applied(body.request.object, patch);
+  assert.deepEqual(podProblems(pod), [], 'the patched pod is a valid Pod');
+  return { patch, pod, response, body };
 }
 
 function withPod(name: string, edit: (pod: any, request: any) => void): Record<string, any> {
@@ -40,6 +27,7 @@ function withPod(name: string, edit: (pod: any, request: any) => void): Record<s
 }
 
 function assertUnchanged(response: AdmissionResponse, warning: RegExp | undefined): void {
+  assert.equal(response.allowed, true);
   assert.equal(response.patch, undefined);
   assert.equal(response.patchType, undefined);
   assert.match(response.auditAnnotations?.injection ?? '', /^skipped: /);
@@ -50,15 +38,20 @@ function assertUnchanged(response: AdmissionResponse, warning: RegExp | undefine
   }
 }
 
-const sidecarOf = (pod: any) => pod.spec.containers.find((c: any) => c.name === 'toolgate');
-const envOf = (container: any) => Object.fromEntries(container.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
-
 describe('injecting a pod from a Deployment (named port, probes on it, policy and keys)', () => {
   const { patch, pod, response } = inject('deployment-pod');
 
   it('matches the golden patch and the golden pod', () => {
     assertGolden('deployment-pod.patch.json', patch);
     assertGolden('deployment-pod.expected-pod.json', pod);
+  });
+  it('puts toolgate in front of the port named mcp, as a native sidecar the app starts after', () => {
+    assert.deepEqual(frontProblems(pod, 'mcp'), []);
+    assert.equal(pod.spec.containers.length, 1, 'no regular container is added');
+    const sidecar = pod.spec.initContainers.at(-1);
+    assert.equal(sidecar.name, 'toolgate');
+    assert.equal(sidecar.restartPolicy, 'Always');
+    assert.deepEqual(sidecar.startupProbe.httpGet, { path: '/healthz', port: 'toolgate-admin', scheme: 'HTTP' });
   });
   it('moves the name mcp to toolgate and keeps the app on its number as mcp-upstream', () => {
     const app = pod.spec.containers[0];
@@ -96,8 +89,9 @@ describe('injecting a pod from a Deployment (named port, probes on it, policy an
     assert.deepEqual(names.slice(-3), ['TOOLGATE_REDIS_MODE', 'TOOLGATE_REDIS_URL', 'TOOLGATE_REDIS_PASSWORD']);
     assert.equal(envOf(sidecarOf(pod)).TOOLGATE_LOG_LEVEL, 'debug');
   });
-  it('marks the pod and says nothing to warn about', () => {
+  it('marks the pod (a label monitors and policies select on, and an annotation) and says nothing to warn about', () => {
     assert.equal(pod.metadata.annotations['toolgate.dev/status'], 'injected');
+    assert.equal(pod.metadata.labels['toolgate.dev/injected'], 'true');
     assert.equal(response.warnings, undefined);
     assert.deepEqual(response.auditAnnotations, { injection: 'injected' });
   });
@@ -107,6 +101,13 @@ describe('injecting a pod from a Deployment (named port, probes on it, policy an
     const second = respond(again);
     assertUnchanged(second, undefined);
     assert.equal(second.auditAnnotations?.injection, 'skipped: toolgate is already injected');
+  });
+  it('refuses a pod that has a container named toolgate which does not hold the port', () => {
+    const body = withPod('deployment-pod', (p) => { p.spec.containers.push({ name: 'toolgate', image: 'impostor' }); });
+    const response = respond(body);
+    assert.equal(response.allowed, false);
+    assert.match(response.status?.message ?? '', /container is named toolgate but toolgate is not in front of the port named mcp/);
+    assert.equal(response.status?.details.causes[0].field, 'spec.containers[1]');
   });
 });
 
@@ -119,6 +120,7 @@ describe('injecting a pod whose Service targets a port number (no named port)', 
   });
   it('forwards to the annotated port, creates the volume list, and applies path, key and resource overrides', () => {
     assert.equal(pod.spec.containers[0].ports, undefined, 'the app container is not touched');
+    assert.deepEqual(frontProblems(pod, 'mcp'), []);
     const sidecar = sidecarOf(pod);
     const env = envOf(sidecar);
     assert.equal(env.TOOLGATE_UPSTREAM, 'http://127.0.0.1:8000');
@@ -130,57 +132,95 @@ describe('injecting a pod whose Service targets a port number (no named port)', 
   });
 });
 
-describe('injecting a bare pod without annotations or policy', () => {
-  const { patch, pod, response } = inject('bare-pod');
-
-  it('matches the golden patch and pod', () => {
-    assertGolden('bare-pod.patch.json', patch);
-    assertGolden('bare-pod.expected-pod.json', pod);
+describe('a pod that opts in without naming a policy', () => {
+  it('is refused, naming the annotation and both ways to fix it', () => {
+    const body = readReview('bare-pod');
+    const response = respond(body);
+    assert.equal(response.uid, body.request.uid);
+    assert.equal(response.allowed, false);
+    assert.equal(response.patch, undefined);
+    assert.deepEqual(response.status, {
+      status: 'Failure', code: 422, reason: 'Invalid',
+      message: response.status?.message,
+      details: { kind: 'pods', causes: [{ reason: 'FieldValueInvalid', field: 'metadata.annotations[toolgate.dev/policy-configmap]', message: response.status?.message }] },
+    });
+    assert.match(response.status?.message ?? '', /^toolgate: .*names no policy: set toolgate\.dev\/policy-configmap .* or set toolgate\.dev\/mode: transparent/);
+    assert.equal(response.auditAnnotations?.injection, 'denied: metadata.annotations[toolgate.dev/policy-configmap]');
   });
-  it('creates the annotation map and warns that no policy is enforced', () => {
-    assert.deepEqual(pod.metadata.annotations, { 'toolgate.dev/status': 'injected' });
+  it('is injected without a policy only when it says toolgate.dev/mode: transparent, with a warning', () => {
+    const { patch, pod, response } = inject('transparent-pod');
+    assertGolden('transparent-pod.patch.json', patch);
+    assertGolden('transparent-pod.expected-pod.json', pod);
+    assert.deepEqual(frontProblems(pod, 'mcp'), []);
+    assert.equal(envOf(sidecarOf(pod)).TOOLGATE_POLICY_FILE, undefined);
     assert.equal(sidecarOf(pod).volumeMounts, undefined);
-    assert.deepEqual(response.warnings, ['toolgate: no toolgate.dev/policy-configmap: toolgate forwards every request without enforcing policy']);
+    assert.deepEqual(response.warnings, ['toolgate: toolgate.dev/mode is transparent: toolgate forwards every request without enforcing policy']);
+  });
+  it('is refused when it asks for transparent mode and names a policy too', () => {
+    const body = withPod('deployment-pod', (p) => { p.metadata.annotations['toolgate.dev/mode'] = 'transparent'; });
+    const response = respond(body);
+    assert.equal(response.allowed, false);
+    assert.match(response.status?.message ?? '', /transparent contradicts toolgate\.dev\/policy-configmap/);
   });
 });
 
-describe('pods that are not injected are admitted unchanged', () => {
-  const cases: [string, (pod: any, request: any) => void, RegExp | undefined][] = [
-    ['no opt-in', (pod) => { delete pod.metadata.labels['toolgate.dev/inject']; }, undefined],
-    ['opt-in label but opt-out annotation', (pod) => { pod.metadata.annotations['toolgate.dev/inject'] = 'false'; }, undefined],
-    ['opt-out label', (pod) => { pod.metadata.labels['toolgate.dev/inject'] = 'false'; }, undefined],
-    ['an inject value that is neither true nor false', (pod) => { pod.metadata.labels['toolgate.dev/inject'] = 'yes'; }, /must be "true" or "false"/],
-    ['two ports named mcp', (pod) => { pod.spec.containers.push({ name: 'other', image: 'x', ports: [{ name: 'mcp', containerPort: 4000 }] }); }, /more than one container port is named mcp/],
-    ['the app already listening on 8080', (pod) => { pod.spec.containers[0].ports[1].containerPort = 8080; }, /port 8080 is already used.*toolgate.dev\/proxy-port/],
-    ['an upstream-port that disagrees with the named port', (pod) => { pod.metadata.annotations['toolgate.dev/upstream-port'] = '3001'; }, /upstream-port disagrees/],
-    ['an unparsable port annotation', (pod) => { pod.metadata.annotations['toolgate.dev/proxy-port'] = '80; rm -rf'; }, /toolgate.dev\/proxy-port must be a port number/],
-    ['a bad resource annotation', (pod) => { pod.metadata.annotations['toolgate.dev/cpu-limit'] = 'lots'; }, /cpu-limit must be a resource quantity/],
-    ['a pass-through path with a dot segment', (pod) => { pod.metadata.annotations['toolgate.dev/passthrough-paths'] = '/.well-known/,/x/../mcp'; }, /passthrough-paths must be comma-separated plain absolute URL paths/],
-    ['a UDP mcp port', (pod) => { pod.spec.containers[0].ports[0].protocol = 'UDP'; }, /not TCP/],
-    ['host networking', (pod) => { pod.spec.hostNetwork = true; }, /host network/],
-    ['a volume already named toolgate-policy', (pod) => { pod.spec.volumes.push({ name: 'toolgate-policy', emptyDir: {} }); }, /volume name toolgate-policy/],
-    ['containers that are not a list', (pod) => { pod.spec.containers = { name: 'x' }; }, /not a pod with containers/],
-    ['a port without a number', (pod) => { pod.spec.containers[0].ports[1] = { name: 'metrics' }; }, /not understood/],
-    ['no mcp port and no upstream-port', (pod) => { pod.spec.containers[0].ports.shift(); }, /no container port is named mcp/],
-    ['a pod that is not a pod at all', (_pod, request) => { request.object = 'pod'; }, /not a pod/],
+describe('a Job pod', () => {
+  it('gets toolgate as a native sidecar, which the Job does not wait for', () => {
+    const { patch, pod } = inject('job-pod');
+    assertGolden('job-pod.patch.json', patch);
+    assert.equal(pod.spec.restartPolicy, 'Never', "the pod's own restart policy is kept");
+    assert.deepEqual(pod.spec.containers.map((c: any) => c.name), ['indexer'], 'Job completion counts only the app');
+    assert.deepEqual(pod.spec.initContainers.map((c: any) => [c.name, c.restartPolicy]), [['fetch-corpus', undefined], ['toolgate', 'Always']],
+      "the pod's own init step runs first, then toolgate starts and keeps running until the app exits");
+    assert.ok(sidecarOf(pod).startupProbe);
+    assert.deepEqual(frontProblems(pod, 'mcp'), []);
+  });
+  it('is refused with plain sidecars, which would never let it complete', () => {
+    const plain = parseInjectorConfig('image: ghcr.io/toolgate/toolgate:0.1.0\nsidecarMode: plain\n');
+    assert.ok(plain.ok);
+    const response = answer(readReview('job-pod'), plain.config);
+    assert.equal(response.allowed, false);
+    assert.equal(response.status?.details.causes[0].field, 'spec.restartPolicy');
+    assert.match(response.status?.message ?? '', /runs to completion .* Job .* never complete: use native sidecars \(chart value sidecar\.mode: native/);
+  });
+});
+
+describe('pods that did not opt in are admitted unchanged, silently', () => {
+  const cases: [string, (pod: any, request: any) => void][] = [
+    ['no opt-in', (pod) => { delete pod.metadata.labels['toolgate.dev/inject']; }],
+    ['opt-out annotation without a label', (pod) => { delete pod.metadata.labels['toolgate.dev/inject']; pod.metadata.annotations['toolgate.dev/inject'] = 'false'; }],
+    ['opt-out label', (pod) => { pod.metadata.labels['toolgate.dev/inject'] = 'false'; }],
+    ['opt-out label with a broken pod spec', (pod) => { pod.metadata.labels['toolgate.dev/inject'] = 'false'; pod.spec.containers = 'x'; }],
+    ['an object that is not a pod at all', (_pod, request) => { request.object = 'pod'; }],
   ];
-  for (const [what, edit, warning] of cases) {
-    it(what, () => assertUnchanged(respond(withPod('deployment-pod', edit)), warning));
+  for (const [what, edit] of cases) {
+    it(what, () => assertUnchanged(respond(withPod('deployment-pod', edit)), undefined));
   }
+});
+
+describe('annotations that change the injection', () => {
   it('a pod that names another port takes that one over instead', () => {
-    const body = withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/port-name'] = 'metrics'; });
-    const applied = applyPatch(body.request.object, patchOf(respond(body)));
-    assert.ok(applied.ok);
-    const pod = applied.doc as any;
-    assert.deepEqual(pod.spec.containers[0].ports.map((p: any) => p.name), ['mcp', 'mcp-upstream']);
-    assert.equal(envOf(sidecarOf(pod)).TOOLGATE_UPSTREAM, 'http://127.0.0.1:9464');
-    assert.equal(pod.spec.containers[0].readinessProbe.httpGet.port, 'mcp', 'probes on other ports are left alone');
+    const body = withPod('deployment-pod', (pod) => {
+      pod.spec.containers[0].ports[0].name = 'http';
+      pod.spec.containers[0].readinessProbe.httpGet.port = 'http';
+      pod.metadata.annotations['toolgate.dev/port-name'] = 'http';
+    });
+    const pod = applied(body.request.object, patchOf(respond(body)));
+    assert.deepEqual(frontProblems(pod, 'http'), []);
+    assert.deepEqual(pod.spec.containers[0].ports.map((p: any) => p.name), ['mcp-upstream', 'metrics']);
+    assert.equal(envOf(sidecarOf(pod)).TOOLGATE_UPSTREAM, 'http://127.0.0.1:3000');
+    assert.equal(pod.spec.containers[0].readinessProbe.httpGet.port, 'mcp-upstream', 'probes follow the renamed port');
+  });
+  it('refuses to take over another port while the app keeps a port named mcp, which Services and the NetworkPolicy target', () => {
+    const response = respond(withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/port-name'] = 'metrics'; }));
+    assert.equal(response.allowed, false);
+    assert.equal(response.status?.details.causes[0].field, 'spec.containers[0].ports[0].name');
+    assert.match(response.status?.message ?? '', /keeps the name mcp while toolgate takes over metrics/);
   });
   it('passes the pass-through paths annotation on as TOOLGATE_PASSTHROUGH_PATHS', () => {
     const body = withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/passthrough-paths'] = '/.well-known/, /healthz'; });
-    const applied = applyPatch(body.request.object, patchOf(respond(body)));
-    assert.ok(applied.ok);
-    assert.equal(envOf(sidecarOf(applied.doc as any)).TOOLGATE_PASSTHROUGH_PATHS, '/.well-known/, /healthz');
+    const pod = applied(body.request.object, patchOf(respond(body)));
+    assert.equal(envOf(sidecarOf(pod)).TOOLGATE_PASSTHROUGH_PATHS, '/.well-known/, /healthz');
   });
   it('warns when the drain timeout outlasts the grace period', () => {
     const body = withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/drain-timeout-ms'] = '30000'; });

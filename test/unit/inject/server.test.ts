@@ -5,6 +5,8 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { createServer } from 'node:net';
+import { createInjectorMetrics } from '../../../src/inject/metrics.ts';
 import { startWebhookServer } from '../../../src/inject/server.ts';
 import type { WebhookServer } from '../../../src/inject/server.ts';
 import { FIXTURES, fixtureConfig, readReview } from './fixtures.ts';
@@ -35,10 +37,13 @@ describe('the webhook over real HTTPS on loopback', () => {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-inject-'));
   const first = makeCert(dir, 'first');
   let server: WebhookServer;
+  const metrics = createInjectorMetrics();
+  const count = async (outcome: string): Promise<number> =>
+    (await metrics.registry.getSingleMetric('toolgate_injector_reviews_total')?.get())?.values.find((v) => v.labels.outcome === outcome)?.value ?? NaN;
 
   before(async () => {
     server = await startWebhookServer({
-      host: '127.0.0.1', port: 0, certFile: first.certFile, keyFile: first.keyFile, certReloadMs: 0, config: fixtureConfig(),
+      host: '127.0.0.1', port: 0, certFile: first.certFile, keyFile: first.keyFile, certReloadMs: 0, config: fixtureConfig(), metrics,
     });
   });
   after(() => server.close());
@@ -52,6 +57,19 @@ describe('the webhook over real HTTPS on loopback', () => {
     assert.equal(reply.body.response.allowed, true);
     const patch = JSON.parse(Buffer.from(reply.body.response.patch, 'base64').toString('utf8'));
     assert.deepEqual(patch, JSON.parse(readFileSync(join(FIXTURES, 'deployment-pod.patch.json'), 'utf8')));
+  });
+  it('counts every answered review by outcome, from zero', async () => {
+    const before = { patched: await count('patched'), denied: await count('denied'), skipped: await count('skipped') };
+    for (const v of Object.values(before)) assert.ok(Number.isFinite(v), 'every outcome series exists before its first review');
+    const denied = await post(server.port, first.cert, '/mutate', readFileSync(join(FIXTURES, 'bare-pod.review.json'), 'utf8'));
+    assert.equal(denied.body.response.allowed, false);
+    const update = readReview('deployment-pod');
+    update.request.operation = 'UPDATE';
+    await post(server.port, first.cert, '/mutate', JSON.stringify(update));
+    await post(server.port, first.cert, '/mutate', readFileSync(join(FIXTURES, 'transparent-pod.review.json'), 'utf8'));
+    await post(server.port, first.cert, '/mutate', '{nope');
+    assert.deepEqual({ patched: await count('patched'), denied: await count('denied'), skipped: await count('skipped') },
+      { patched: before.patched + 1, denied: before.denied + 1, skipped: before.skipped + 1 }, 'a body that is not a review is not counted');
   });
   it('refuses a body that is not JSON, or not an AdmissionReview, with 400', async () => {
     assert.deepEqual((await post(server.port, first.cert, '/mutate', '{nope')).body, { error: 'parse_error' });
@@ -77,12 +95,13 @@ describe('the webhook over real HTTPS on loopback', () => {
 });
 
 describe('toolgate inject-webhook as a process', () => {
-  it('serves until SIGTERM, then exits 0', async () => {
+  it('serves reviews and its metrics until SIGTERM, then exits 0', async () => {
     const { certFile, keyFile, cert } = makeCert();
+    const metricsPort = await freePort();
     const script = `const m = await import(${JSON.stringify(join(import.meta.dirname, '../../../src/commands/inject-webhook.ts'))}); process.exitCode = await m.run(process.argv.slice(1));`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script, '--',
       '--port', '0', '--host', '127.0.0.1', '--tls-cert-file', certFile, '--tls-key-file', keyFile,
-      '--config', join(FIXTURES, 'config.yaml')], { stdio: ['ignore', 'ignore', 'pipe'] });
+      '--config', join(FIXTURES, 'config.yaml'), '--metrics-port', String(metricsPort)], { stdio: ['ignore', 'ignore', 'pipe'] });
     const port = await new Promise<number>((resolve, reject) => {
       let text = '';
       child.stderr.on('data', (c: Buffer) => {
@@ -92,8 +111,16 @@ describe('toolgate inject-webhook as a process', () => {
       });
       child.once('exit', () => reject(new Error(`exited early: ${text}`)));
     });
-    const reply = await post(port, cert, '/mutate', readFileSync(join(FIXTURES, 'bare-pod.review.json'), 'utf8'));
+    const reply = await post(port, cert, '/mutate', readFileSync(join(FIXTURES, 'transparent-pod.review.json'), 'utf8'));
     assert.equal(reply.body.response.patchType, 'JSONPatch');
+    const refused = await post(port, cert, '/mutate', readFileSync(join(FIXTURES, 'bare-pod.review.json'), 'utf8'));
+    assert.equal(refused.body.response.allowed, false);
+    const scrape = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    assert.equal(scrape.status, 200);
+    const text = await scrape.text();
+    assert.match(text, /^toolgate_injector_reviews_total\{outcome="patched"\} 1$/m);
+    assert.match(text, /^toolgate_injector_reviews_total\{outcome="denied"\} 1$/m);
+    assert.match(text, /^toolgate_injector_reviews_total\{outcome="skipped"\} 0$/m);
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     assert.equal(await exit, 0);
@@ -113,3 +140,13 @@ describe('toolgate inject-webhook as a process', () => {
     assert.match(text, /invalid config \/image  required/);
   });
 });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as import('node:net').AddressInfo;
+      probe.close(() => resolve(port));
+    });
+    probe.once('error', reject);
+  });
+}

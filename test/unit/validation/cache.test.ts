@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SchemaCache } from '../../../src/validation/index.ts';
+import { SchemaCache } from '../../../src/validation/cache.ts';
 
 test('compiles once per digest and evicts the least recently used', () => {
   const cache = new SchemaCache(2);

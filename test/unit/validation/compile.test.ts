@@ -1,16 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  compileToolSchema,
-  MAX_ARGUMENT_DEPTH,
-  MAX_ARGUMENT_NODES,
-  MAX_PATTERN_LENGTH,
-  MAX_SCHEMA_DEPTH,
-  MAX_STRING_CODE_UNITS,
-  UNSUPPORTED_REASONS,
-  type UnsupportedReason,
-  type Validate,
-} from '../../../src/validation/index.ts';
+import { UNSUPPORTED_REASONS, type Validate } from '../../../src/validation/types.ts';
+import { MAX_SCHEMA_DEPTH } from '../../../src/validation/walk.ts';
+import { MAX_PATTERN_LENGTH } from '../../../src/validation/regex.ts';
+import { MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_NODES, MAX_STRING_CODE_UNITS } from '../../../src/validation/bounds.ts';
+import { type UnsupportedReason } from '../../../src/validation/types.ts';
+import { compileToolSchema } from '../../../src/validation/compile.ts';
 
 function compiled(schema: unknown): Validate {
   const c = compileToolSchema(schema);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RE2JS } from 're2js';
 import { compilePattern, linearRegExpEngine } from '../../../src/validation/regex.ts';
-import { compileToolSchema } from '../../../src/validation/index.ts';
+import { compileToolSchema } from '../../../src/validation/compile.ts';
 import { attackString, loadAttacks } from '../../../bench/schema-catalog.ts';
 import { corpus } from '../../helpers/testdata.ts';
 

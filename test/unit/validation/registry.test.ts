@@ -1,15 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  compileToolSchema,
-  createSchemaRegistry,
-  MAX_REGISTERED_SCHEMAS,
-  SchemaCache,
-  SchemaRegistry,
-  type RegistryErrorReason,
-  type UnsupportedReason,
-  type Validate,
-} from '../../../src/validation/index.ts';
+import { MAX_REGISTERED_SCHEMAS, type RegistryErrorReason } from '../../../src/validation/registry.ts';
+import { type Validate } from '../../../src/validation/types.ts';
+import { type UnsupportedReason } from '../../../src/validation/types.ts';
+import { createSchemaRegistry, SchemaRegistry } from '../../../src/validation/registry.ts';
+import { SchemaCache } from '../../../src/validation/cache.ts';
+import { compileToolSchema } from '../../../src/validation/compile.ts';
 
 const DRAFT7 = 'http://json-schema.org/draft-07/schema#';
 

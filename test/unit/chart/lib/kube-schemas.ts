@@ -9,10 +9,11 @@ import type { ErrorObject } from 'ajv';
 import { parseAllDocuments } from 'yaml';
 import { MutatingWebhookConfiguration } from 'kubernetes-models/admissionregistration.k8s.io/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
+import { CronJob, Job } from 'kubernetes-models/batch/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
-import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { Certificate, ClusterIssuer, Issuer } from '@kubernetes-models/cert-manager/cert-manager.io/v1';
 import { PodMonitor, PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 
@@ -23,7 +24,7 @@ interface ModelClass {
 }
 
 const MODELS: readonly ModelClass[] = [
-  ConfigMap, Namespace, Secret, Service, ServiceAccount, Deployment, MutatingWebhookConfiguration, NetworkPolicy,
+  ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount, Deployment, Job, CronJob, MutatingWebhookConfiguration, NetworkPolicy,
   PodDisruptionBudget, Role, RoleBinding, ClusterRole, ClusterRoleBinding,
   Certificate, Issuer, ClusterIssuer, PodMonitor, PrometheusRule, ServiceMonitor,
 ];

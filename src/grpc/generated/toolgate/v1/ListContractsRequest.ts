@@ -1,0 +1,10 @@
+// Original file: proto/toolgate/v1/contracts.proto
+
+
+export interface ListContractsRequest {
+  'tool'?: (string);
+}
+
+export interface ListContractsRequest__Output {
+  'tool': (string);
+}

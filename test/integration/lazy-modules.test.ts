@@ -1,0 +1,78 @@
+/**
+ * What is not configured is not loaded: a transparent or plain policy
+ * sidecar must not pay (in start-up time or resident memory) for the
+ * OpenTelemetry SDK, gRPC, Redis or the discovery engine. Each case starts
+ * toolgate in a child process that records every module it loads
+ * (test/helpers/loaded-modules.ts); the control cases configure each feature
+ * and prove the probe sees it load.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { promisify } from 'node:util';
+import { startV1Server, type V1Server } from '../helpers/mcp-v1-server.ts';
+import { startRedis, type RedisServer } from '../helpers/redis.ts';
+
+const OPTIONAL = {
+  otelSdk: '/node_modules/@opentelemetry/sdk-node/',
+  grpc: '/node_modules/@grpc/grpc-js/',
+  protoLoader: '/node_modules/@grpc/proto-loader/',
+  ioredis: '/node_modules/ioredis/',
+  discoveryEngine: '/src/discovery/engine.ts',
+} as const;
+type Feature = keyof typeof OPTIONAL;
+
+const POLICY = 'version: 1\ngrants:\n  - { principal: "*", tool: echo, scopes: [], effect: allow }\n';
+const WITH_VALIDATOR = `${POLICY}validators:\n  - { name: v, target: "127.0.0.1:1", hooks: [{ event: tools/call, phase: request }], timeoutMs: 500 }\n`;
+
+function policyFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'toolgate-lazy-')), 'policy.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+async function loadedFeatures(upstream: string, flags: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<Set<Feature>> {
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    join(import.meta.dirname, '..', 'helpers', 'loaded-modules.ts'),
+    '--upstream', upstream, '--host', '127.0.0.1', '--port', '0', '--admin-port', '0', '--log-level', 'error', ...flags,
+  ], { encoding: 'utf8', timeout: 180_000, env: { PATH: process.env.PATH ?? '', ...env } });
+  const urls = JSON.parse(stdout.trim().split('\n').at(-1) as string) as string[];
+  assert.ok(urls.some((u) => u.endsWith('/src/main.ts')), 'the probe records toolgate\'s own modules');
+  return new Set((Object.keys(OPTIONAL) as Feature[]).filter((f) => urls.some((u) => u.includes(OPTIONAL[f]))));
+}
+
+describe('optional modules load only when configured', () => {
+  let upstream: V1Server;
+  let redis: RedisServer;
+  before(async () => {
+    upstream = await startV1Server();
+    redis = await startRedis();
+  });
+  after(async () => {
+    await upstream.close();
+    await redis.close();
+  });
+
+  it('transparent mode loads none of them', async () => {
+    assert.deepEqual([...await loadedFeatures(upstream.origin, [])], []);
+  });
+
+  it('a policy without validators, Redis or deferred tools loads none of them', async () => {
+    assert.deepEqual([...await loadedFeatures(upstream.origin, ['--policy-file', policyFile(POLICY)])], []);
+  });
+
+  it('each configured feature loads what it needs (the probe can see them)', async () => {
+    const got = await loadedFeatures(upstream.origin, [
+      '--policy-file', policyFile(POLICY), '--grpc', 'true', '--grpc-port', '0', '--redis-url', redis.url, '--deferred-tools', 'true',
+    ], { OTEL_TRACES_EXPORTER: 'console', OTEL_TRACES_SAMPLER: 'always_off' });
+    assert.deepEqual([...got].sort(), ['discoveryEngine', 'grpc', 'ioredis', 'otelSdk', 'protoLoader']);
+  });
+
+  it('an external validator in the policy loads gRPC without the gRPC API', async () => {
+    const got = await loadedFeatures(upstream.origin, ['--policy-file', policyFile(WITH_VALIDATOR)]);
+    assert.deepEqual([...got].sort(), ['grpc', 'protoLoader']);
+  });
+});
