@@ -13,7 +13,7 @@ import { compile, type Build } from './lib/build.ts';
 import { loadConfig } from './lib/config.ts';
 import { renderTable } from './lib/report.ts';
 import { toolgateWithCatalogue } from './lib/contracts.ts';
-import { BENCH_KEY, writeBenchPolicy } from './lib/policy.ts';
+import { BENCH_KEY, writeBenchPolicy, writeRowsPolicy } from './lib/policy.ts';
 import { l1HitRates, toolgateWithRedisGrants } from './lib/redis-policy.ts';
 import { SEARCH_CALL } from './lib/request.ts';
 import { fig, runBenchmark, type Case } from './lib/runner.ts';
@@ -34,6 +34,9 @@ const launchers: Record<string, Launcher> = {
   validator: toolgateWithValidator('validator', policyFile),
   catalogue_1000: toolgateWithCatalogue('catalogue_1000', policyFile, false),
   pinned_1000: toolgateWithCatalogue('pinned_1000', policyFile, true),
+  rows20: toolgate('rows20', { args: ['--policy-file', writeRowsPolicy('plain')] }),
+  conditions20: toolgate('conditions20', { args: ['--policy-file', writeRowsPolicy('conditions')] }),
+  conditions20_every: toolgate('conditions20_every', { args: ['--policy-file', writeRowsPolicy('every')] }),
 };
 
 /** The same call, authenticated with the bench agent's static key. */
@@ -119,6 +122,35 @@ const cases: readonly Case[] = [
         redis_ratio: fig.ratio(withRedis?.rps, inProcess?.rps),
         redis_p50_added_ms: fig.addedMs(withRedis?.p50Ms, inProcess?.p50Ms),
         redis_l1_hit_rate: l1HitRates.get('policy_redis') ?? null,
+      };
+    },
+  },
+  {
+    id: 'rows20', label: 'toolgate, 20 grant rows for the tool, no conditions', target: 'rows20', request: AUTHENTICATED_CALL,
+    measures: ['throughput'], cpuVsFloor: true,
+    report: (r) => ({ rows20_cpu_us_at_rate: fig.us(r.figures.get('rows20')?.cpuUsAtRate) }),
+  },
+  {
+    id: 'conditions20', label: 'toolgate, the same 20 rows, each with a condition', target: 'conditions20', request: AUTHENTICATED_CALL,
+    measures: ['throughput'], cpuVsFloor: true,
+    report: (r) => {
+      const withConditions = r.figures.get('conditions20');
+      const plain = r.figures.get('rows20');
+      return {
+        conditions20_cpu_us_at_rate: fig.us(withConditions?.cpuUsAtRate),
+        conditions_cpu_ratio: fig.ratio(withConditions?.cpuUsAtRate, plain?.cpuUsAtRate),
+        conditions_rps_ratio: fig.ratio(withConditions?.rps, plain?.rps),
+      };
+    },
+  },
+  {
+    id: 'conditions20_every', label: 'toolgate, 20 conditions all evaluated per call (worst case)', target: 'conditions20_every', request: AUTHENTICATED_CALL,
+    measures: ['throughput'], cpuVsFloor: true,
+    report: (r) => {
+      const every = r.figures.get('conditions20_every');
+      return {
+        conditions20_every_cpu_us_at_rate: fig.us(every?.cpuUsAtRate),
+        conditions_every_cpu_ratio: fig.ratio(every?.cpuUsAtRate, r.figures.get('rows20')?.cpuUsAtRate),
       };
     },
   },

@@ -15,6 +15,7 @@ const commands: Readonly<Record<string, () => Promise<{ run(argv: readonly strin
   grants: () => import('./commands/grants.ts'),
   inject: () => import('./commands/inject.ts'),
   'inject-webhook': () => import('./commands/inject-webhook.ts'),
+  policy: () => import('./commands/policy.ts'),
 };
 
 async function serve(argv: readonly string[]): Promise<number> {

@@ -162,20 +162,19 @@ interface RunningPolicy {
 async function startPolicy(settings: Settings, file: string, pool: Pool): Promise<RunningPolicy> {
   const [
     { MemoryReplayStore }, { SessionBindings }, { reportEnforceability }, { CatalogueSync }, { toolMetadata }, { policyLoader },
-    { watchPolicy }, { ListChangedStreams }, { openGrantStore }, { lazyValidatorClients }, { argumentsInterceptor },
-    { createExternalValidators }, { grantsInterceptor }, { rateLimitInterceptor }, { securityLevelInterceptor }, { composeChain },
+    { watchPolicy }, { ListChangedStreams }, { openGrantStore }, { lazyValidatorClients }, { policyChecks },
+    { createExternalValidators }, { composeChain },
     { policyPath }, { schemaCaches }, { ContractGuard }, { MemoryPinStore, RedisPinStore }, { visibleCatalogue },
-    { contractQuarantineInterceptor }, { createRedisSource }, { TokenBuckets }, { SharedBuckets }, { idempotencyInterceptor }, { execution },
+    { contractQuarantineInterceptor }, { createRedisSource }, { TokenBuckets }, { SharedBuckets }, { execution },
   ] = await Promise.all([
     import('./auth/replay-store.ts'), import('./auth/session-bindings.ts'), import('./catalogue/enforceability.ts'),
     import('./catalogue/sync.ts'), import('./config/policy/policy.ts'), import('./config/reload/policy-loader.ts'),
     import('./config/reload/watch.ts'), import('./discovery/list-changed.ts'), import('./grants/open-store.ts'),
-    import('./grpc/lazy-validator-clients.ts'), import('./interceptors/arguments.ts'), import('./interceptors/external-validator.ts'),
-    import('./interceptors/grants.ts'), import('./interceptors/rate-limit/interceptor.ts'), import('./interceptors/security-level.ts'),
+    import('./grpc/lazy-validator-clients.ts'), import('./pipeline/policy-interceptors.ts'), import('./interceptors/external-validator.ts'),
     import('./pipeline/compose.ts'), import('./pipeline/policy.ts'), import('./validation/schema-caches.ts'),
     import('./catalogue/contracts/guard.ts'), import('./catalogue/contracts/pins.ts'), import('./catalogue/contracts/visible.ts'),
     import('./interceptors/contract-quarantine.ts'), import('./grants/sources/redis.ts'), import('./interceptors/rate-limit/buckets.ts'),
-    import('./interceptors/rate-limit/shared-buckets.ts'), import('./interceptors/idempotency.ts'), import('./execution/wiring.ts'),
+    import('./interceptors/rate-limit/shared-buckets.ts'), import('./execution/wiring.ts'),
   ]);
   const shared = settings.redisUrl === undefined ? undefined : await connectRedis(settings, settings.redisUrl);
   // One replay store for every policy version: a one-time token spent before
@@ -243,10 +242,9 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   };
   const validators = createExternalValidators(callers);
   const local = new TokenBuckets(() => performance.now());
-  const rateLimit = rateLimitInterceptor(shared === undefined ? local : new SharedBuckets({ client: shared.client, domain: settings.policyDomain, fallback: local }));
-  const interceptors = [
-    grantsInterceptor(), securityLevelInterceptor(), contractQuarantineInterceptor(guard), idempotencyInterceptor(), rateLimit, argumentsInterceptor(schemas), validators.interceptor,
-  ];
+  const limiter = shared === undefined ? local : new SharedBuckets({ client: shared.client, domain: settings.policyDomain, fallback: local });
+  const { checks, rateLimit } = policyChecks(schemas, { quarantine: contractQuarantineInterceptor(guard), limiter });
+  const interceptors = [...checks, validators.interceptor];
   // What each caller may see was decided under the old grants: every open stream is told to list again.
   // An approval bumps the revision too, so pins are read again.
   grants.onRevision(() => {

@@ -13,24 +13,70 @@ export const BENCH_KEY = 'bench-agent-5d0c7e1f9a3b8c2d4e6f';
  * stub's realistic inputSchema, and the execution stages of a read-only tool. Written to a fresh temporary directory.
  */
 export function writeBenchPolicy(): string {
+  const [search] = TOOLS;
+  return writePolicy([], [
+    `  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`,
+    `  - { principal: "*", tool: ${SSE_TOOL_NAME}, scopes: [ci.run], effect: allow }`,
+  ]);
+}
+
+/**
+ * Twenty conditions, all true for the bench's search call, over the argument
+ * kinds real policies test: string prefixes and suffixes, membership, sizes,
+ * numbers, lists and the caller.
+ */
+const BENCH_CONDITIONS: readonly string[] = [
+  'args.repository.startsWith("acme/")',
+  'args.state in ["open", "closed", "all"]',
+  'args.limit <= 50',
+  'size(args.query) < 500',
+  'args.labels.size() <= 10',
+  '!args.repository.contains("..")',
+  'args.sort == "updated" || args.sort == "created"',
+  'args.labels.all(l, size(l) < 32)',
+  'principal.id == "bench-agent"',
+  '"issues.read" in principal.scopes',
+  'args.repository.endsWith("-service")',
+  'args.limit > 0 && args.limit % 1 == 0',
+  'args.updatedSince.startsWith("2025-")',
+  'args.query.lowerAscii().contains("checkout")',
+  '!("wontfix" in args.labels)',
+  'args.repository.matches("^[a-z0-9-]+/[a-z0-9-]+$")',
+  'has(args.state)',
+  'tool.name == "search_issues"',
+  'principal.strength != "anonymous"',
+  'request.protocolVersion != "2024-11-05"',
+];
+
+/**
+ * Twenty rows for the bench call's tool, each applying by its own scope (so
+ * none is a duplicate): `plain`, twenty allow rows; `conditions`, the same
+ * rows each with a condition (a decision stops at the first allow row that
+ * holds); `every`, the worst case, where all twenty conditions must be
+ * evaluated on every call: twenty deny rows whose conditions are all false,
+ * beside one unconditional allow row.
+ */
+export function writeRowsPolicy(kind: 'plain' | 'conditions' | 'every'): string {
+  const [search] = TOOLS;
+  const scopes = BENCH_CONDITIONS.map((_, i) => `rows.${i}`);
+  const rows = BENCH_CONDITIONS.map((when, i) => {
+    const base = `principal: "*", tool: ${search?.name}, scopes: [${scopes[i]}]`;
+    if (kind === 'plain') return `  - { ${base}, effect: allow }`;
+    if (kind === 'conditions') return `  - { ${base}, effect: allow, when: ${JSON.stringify(when)} }`;
+    return `  - { ${base}, effect: deny, when: ${JSON.stringify(`!(${when})`)} }`;
+  });
+  if (kind === 'every') rows.push(`  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`);
+  return writePolicy(scopes, rows);
+}
+
+function writePolicy(extraScopes: readonly string[], grantRows: readonly string[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
   const hash = createHash('sha256').update(BENCH_KEY).digest('hex');
-  writeFileSync(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${hash}, principal: bench-agent, scopes: [issues.read, ci.run] }\n`);
+  const scopes = ['issues.read', 'ci.run', ...extraScopes].join(', ');
+  writeFileSync(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${hash}, principal: bench-agent, scopes: [${scopes}] }\n`);
   const [search] = TOOLS;
-  writeFileSync(
-    join(dir, 'policy.yaml'),
-    [
-      'version: 1',
-      'authentication:',
-      '  staticKeys: { file: keys.yaml }',
-      // The execution stages on: a deadline, retries (read-only), the breaker and a concurrency slot per call.
-      'tools:',
-      `  ${search?.name}: { sideEffect: read_only, maxRetries: 2, timeoutMs: 10000, maxConcurrent: 100000 }`,
-      'grants:',
-      `  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`,
-      `  - { principal: "*", tool: ${SSE_TOOL_NAME}, scopes: [ci.run], effect: allow }`,
-      '',
-    ].join('\n'),
-  );
+  // The execution stages on: a deadline, retries (read-only), the breaker and a concurrency slot per call.
+  const tools = ['tools:', `  ${search?.name}: { sideEffect: read_only, maxRetries: 2, timeoutMs: 10000, maxConcurrent: 100000 }`];
+  writeFileSync(join(dir, 'policy.yaml'), ['version: 1', 'authentication:', '  staticKeys: { file: keys.yaml }', ...tools, 'grants:', ...grantRows, ''].join('\n'));
   return join(dir, 'policy.yaml');
 }

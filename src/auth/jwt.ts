@@ -69,7 +69,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): Verifier {
 
     const marked = oneTime !== undefined && isOneTime(payload, oneTimeIssuers, oneTime.claim);
     if (marked === undefined) return BAD;
-    if (!marked) return { ok: true, principal: makePrincipal(sub, scopes, 'short_lived') };
+    if (!marked) return { ok: true, principal: makePrincipal(sub, scopes, 'short_lived', payload) };
 
     const { jti, exp, iat } = payload;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256 || typeof exp !== 'number') return BAD;
@@ -85,7 +85,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): Verifier {
     } catch {
       claimed = 'unavailable';
     }
-    if (claimed === 'claimed') return { ok: true, principal: makePrincipal(sub, scopes, 'one_time') };
+    if (claimed === 'claimed') return { ok: true, principal: makePrincipal(sub, scopes, 'one_time', payload) };
     return claimed === 'unavailable' ? UNAVAILABLE : BAD;
   }
 

@@ -11,6 +11,8 @@ export interface Principal {
   readonly id: string;
   readonly scopes: ReadonlySet<string>;
   readonly credentialStrength: CredentialStrength;
+  /** The verified JWT payload, for grant conditions; absent for other credentials. */
+  readonly claims?: Readonly<Record<string, unknown>>;
 }
 
 export interface AuthRequest {

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/types.ts';
 import { toolMetadata, type Policy } from '../config/policy/policy.ts';
 import type { GrantSnapshot } from '../grants/types.ts';
-import { mayCall } from '../grants/visibility.ts';
+import { mayList } from '../grants/visibility.ts';
 import { buildIndex, type DiscoveryIndex } from './engine.ts';
 
 type Tools = ReadonlyMap<string, { readonly tool: Readonly<Record<string, unknown>> }>;
@@ -38,7 +38,7 @@ export class CatalogueIndex {
     const hit = this.#allowed.get(snapshot);
     if (hit?.digest === digest && hit.policy === policy) return hit.allowed;
     const allowed = new Set<string>();
-    for (const name of names) if (mayCall(policy, snapshot, principal, name)) allowed.add(name);
+    for (const name of names) if (mayList(policy, snapshot, principal, name)) allowed.add(name);
     this.#allowed.set(snapshot, { digest, policy, allowed });
     return allowed;
   }

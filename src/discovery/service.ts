@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { toolMetadata } from '../config/policy/policy.ts';
 import type { ErrorId } from '../errors.ts';
 import type { ErrorData, JsonRpcId } from '../mcp/jsonrpc.ts';
-import { mayCall } from '../grants/visibility.ts';
+import { mayList } from '../grants/visibility.ts';
 import type { CatalogueView } from '../catalogue/view.ts';
 import { discovery } from '../telemetry/channels.ts';
 import type { ResultEdit } from '../upstream/rewrite.ts';
@@ -169,7 +169,7 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
     async deferredList(ex, firstPage) {
       const active = await activations.active(ex.snapshot.revision, ex.principal.id);
       const keep = (name: string) => {
-        if (name === SEARCH_TOOL_NAME || !mayCall(ex.policy, ex.snapshot, ex.principal, name)) return false;
+        if (name === SEARCH_TOOL_NAME || !mayList(ex.policy, ex.snapshot, ex.principal, name)) return false;
         return alwaysListed(ex.policy, name) || active.has(name);
       };
       return (result) => keepTools(result, keep, firstPage ? [SEARCH_TOOL] : []);

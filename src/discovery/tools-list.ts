@@ -3,7 +3,7 @@ import { isRecord } from '../json/record.ts';
 import type { Policy } from '../config/policy/policy.ts';
 import type { GrantSnapshot } from '../grants/types.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
-import { mayCall, notGranted, scopesThatWouldHelp } from '../grants/visibility.ts';
+import { mayList, notGranted, scopesThatWouldHelp } from '../grants/visibility.ts';
 import type { CatalogueView } from '../catalogue/view.ts';
 import type { Refusal } from '../mcp/jsonrpc.ts';
 import type { ResultEdit } from '../upstream/rewrite.ts';
@@ -22,7 +22,7 @@ export interface Viewer {
  * is marked `cacheScope: "private"`.
  */
 export function toolsListEdit(viewer: Viewer): ResultEdit {
-  return (result) => keepTools(result, (name) => mayCall(viewer.policy, viewer.snapshot, viewer.principal, name));
+  return (result) => keepTools(result, (name) => mayList(viewer.policy, viewer.snapshot, viewer.principal, name));
 }
 
 /**
@@ -59,7 +59,7 @@ export function hideUnlisted(edit: ResultEdit, mayList: ((tool: Readonly<Record<
 export async function refuseEmptyListing(viewer: Viewer, catalogue: CatalogueView): Promise<Refusal | undefined> {
   const names = [...catalogue.names()];
   if (names.length === 0) return undefined;
-  for (const name of names) if (mayCall(viewer.policy, viewer.snapshot, viewer.principal, name)) return undefined;
+  for (const name of names) if (mayList(viewer.policy, viewer.snapshot, viewer.principal, name)) return undefined;
   let help: string[] | undefined;
   const rows = await Promise.all(names.map((name) => viewer.rowsForTool(name)));
   names.forEach((name, i) => {

@@ -30,18 +30,41 @@ export function applies(row: GrantRow, id: string, held: ReadonlySet<string>): b
 
 /**
  * Decides one tool from the rows for that tool that already apply to the
- * principal (see `applies`).
+ * principal (see `applies`). Conditional rows are taken at their best case
+ * (an allow row's condition holds, a deny row's does not), so an allow here
+ * means some call could be allowed and is marked `pending`; a deny is final.
  */
 export function decideRows(applicable: readonly GrantRow[]): Decision {
-  if (applicable.length === 0) return NO_GRANT;
-  const exact = applicable.filter((r) => r.principal !== WILDCARD);
-  const level = exact.length > 0 ? exact : applicable;
+  const pending = applicable.some((r) => r.when !== undefined);
+  if (!pending) return decideMatching(applicable, applicable);
+  const best = decideMatching(applicable.filter((r) => r.when === undefined || r.effect === 'allow'), applicable);
+  return best.effect === 'allow' ? Object.freeze({ ...best, pending: true }) : best;
+}
+
+/**
+ * The grant rules over the rows whose conditions hold for one call.
+ * `candidates` are all rows that apply by principal and scopes: a refusal
+ * because none of them matched is shadowed when one of them is in audit mode
+ * (a conditional allow being rolled out), a refusal by deny rows only when
+ * every one of them is.
+ */
+export function decideMatching(matching: readonly GrantRow[], candidates: readonly GrantRow[]): Decision {
+  if (matching.length === 0) {
+    return candidates.some(isAudit) ? Object.freeze({ ...NO_GRANT, audit: true }) : NO_GRANT;
+  }
+  const exact = matching.filter((r) => r.principal !== WILDCARD);
+  const level = exact.length > 0 ? exact : matching;
   const denies = level.filter((r) => r.effect === 'deny');
   const isExact = exact.length > 0;
   if (denies.length > 0) {
-    return Object.freeze({ effect: 'deny', reason: isExact ? 'exact_deny' : 'wildcard_deny', rows: Object.freeze(denies) });
+    const decision: Decision = { effect: 'deny', reason: isExact ? 'exact_deny' : 'wildcard_deny', rows: Object.freeze(denies) };
+    return Object.freeze(denies.every(isAudit) ? { ...decision, audit: true } : decision);
   }
   return Object.freeze({ effect: 'allow', reason: isExact ? 'exact_allow' : 'wildcard_allow', rows: Object.freeze([...level]) });
+}
+
+function isAudit(row: GrantRow): boolean {
+  return row.enforcement === 'audit';
 }
 
 /**

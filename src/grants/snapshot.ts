@@ -132,18 +132,24 @@ function build(principal: string, scopes: readonly string[], revision: number, r
     else list.push(row);
   }
   const decisions = new Map<string, Decision>();
-  for (const [tool, list] of byTool) decisions.set(tool, decideRows(list));
+  const conditional = new Map<string, readonly GrantRow[]>();
+  for (const [tool, list] of byTool) {
+    const d = decideRows(list);
+    decisions.set(tool, d);
+    if (d.pending === true) conditional.set(tool, Object.freeze(list));
+  }
 
-  const snapshot: GrantSnapshot = Object.freeze({ principal, scopes: Object.freeze(scopes), revision, rows: ordered, digest, decisions });
+  const snapshot: GrantSnapshot = Object.freeze({ principal, scopes: Object.freeze(scopes), revision, rows: ordered, digest, decisions, conditional });
   return Object.freeze({ ok: true, snapshot });
 }
 
 function canonicalRow(row: GrantRow): string {
   // Keys in sorted order; JSON.stringify of strings and safe integers already
   // matches RFC 8785 output.
-  const revision = row.revision === undefined ? '' : `,"revision":${row.revision}`;
-  return `{"effect":${JSON.stringify(row.effect)},"principal":${JSON.stringify(row.principal)}${revision},`
-    + `"scopes":${JSON.stringify(row.scopes)},"tool":${JSON.stringify(row.tool)}}`;
+  const optional = (key: string, v: string | number | undefined) => (v === undefined ? '' : `,"${key}":${JSON.stringify(v)}`);
+  return `{"effect":${JSON.stringify(row.effect)}${optional('enforcement', row.enforcement)}${optional('name', row.name)},`
+    + `"principal":${JSON.stringify(row.principal)}${optional('revision', row.revision)},`
+    + `"scopes":${JSON.stringify(row.scopes)},"tool":${JSON.stringify(row.tool)}${optional('when', row.when)}}`;
 }
 
 function recordedScopes(held: ReadonlySet<string>): string[] {

@@ -16,6 +16,14 @@ export interface Decision {
   readonly reason: DecisionReason;
   /** The rows that decided, for audit and cursor binding; empty for `no_grant`. */
   readonly rows: readonly GrantRow[];
+  /**
+   * Some row for the tool has a condition: this is the best case over every
+   * possible call (what tools/list shows), and a call is decided again once
+   * its arguments are known.
+   */
+  readonly pending?: true;
+  /** A refusal by this decision is shadowed: the deciding rows (or, for no_grant, some candidate row) are in audit mode. */
+  readonly audit?: true;
 }
 
 /** Who a snapshot was computed for: wildcard rows depend on the scopes held. */
@@ -36,6 +44,8 @@ export interface GrantSnapshot {
   readonly digest: string;
   /** Per-tool decisions, precomputed so `decide` is one map lookup. */
   readonly decisions: ReadonlyMap<string, Decision>;
+  /** For tools with a conditional row: every applicable row for the tool, decided per call. */
+  readonly conditional: ReadonlyMap<string, readonly GrantRow[]>;
 }
 
 /** The storable form of a snapshot (what `validateSnapshot` reads back). */

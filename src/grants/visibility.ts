@@ -1,6 +1,6 @@
 import { insufficientScopeChallenge } from '../auth/challenge.ts';
 import type { Principal } from '../auth/types.ts';
-import { toolMetadata, type Policy } from '../config/policy/policy.ts';
+import { enforcementFor, toolMetadata, type Policy } from '../config/policy/policy.ts';
 import { holdsAll, scopesThatWouldGrant } from './rules.ts';
 import { decide } from './snapshot.ts';
 import type { GrantSnapshot } from './types.ts';
@@ -14,6 +14,16 @@ import type { Refusal } from '../mcp/jsonrpc.ts';
  */
 export function mayCall(policy: Policy, snapshot: GrantSnapshot, principal: Principal, tool: string): boolean {
   return decide(snapshot, tool).effect === 'allow' && holdsAll(principal.scopes, toolMetadata(policy, tool).requiredScopes);
+}
+
+/**
+ * Whether tools/list shows a tool: the caller may call it (for conditional
+ * rows: some call could be allowed), or a refusal would only be recorded
+ * because the tool, the policy or the deciding rows are in audit mode, so a
+ * shadow rollout does not change what clients see.
+ */
+export function mayList(policy: Policy, snapshot: GrantSnapshot, principal: Principal, tool: string): boolean {
+  return mayCall(policy, snapshot, principal, tool) || enforcementFor(policy, tool) === 'audit' || decide(snapshot, tool).audit === true;
 }
 
 /**

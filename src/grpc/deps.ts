@@ -20,6 +20,9 @@ export interface GrpcPolicyDeps {
   bumpRevision(): Promise<number | undefined>;
 }
 
+/** What a decision needs (Explain, and the offline `toolgate policy` commands): the policy, grants, catalogue and chain. */
+export type DecisionDeps = Pick<GrpcPolicyDeps, 'current' | 'grants' | 'catalogue' | 'interceptors'>;
+
 export interface GrpcServerOptions {
   readonly settings: Settings;
   /** Readiness reasons, as /readyz reports them; empty means ready. */

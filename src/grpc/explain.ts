@@ -17,7 +17,9 @@ import { findInexactInteger } from '../json/inexact-integers.ts';
 import { nestsDeeperThan } from '../json/scan.ts';
 import { dryRunRequest } from '../interceptors/dry-run.ts';
 import type { Exchange, Verdict } from '../interceptors/contract.ts';
-import type { GrpcPolicyDeps } from './deps.ts';
+import { decideCall } from '../interceptors/conditions.ts';
+import { shadowed } from '../pipeline/shadow.ts';
+import type { DecisionDeps, GrpcPolicyDeps } from './deps.ts';
 import { holdsAdmin } from './deps.ts';
 import type { ExplainRequest__Output } from './generated/toolgate/v1/ExplainRequest.ts';
 import type { ExplainResponse } from './generated/toolgate/v1/ExplainResponse.ts';
@@ -49,9 +51,18 @@ export async function explain(deps: GrpcPolicyDeps, caller: Principal, req: Expl
     principal = r.principal;
   }
 
+  return { ok: true, response: await explainFor(deps, principal, req.method, req.tool, args, req.argumentsJson) };
+}
+
+/**
+ * The dry run itself, for a principal already resolved: what the gRPC
+ * service and `toolgate policy explain|test` both answer with.
+ */
+export async function explainFor(deps: DecisionDeps, principal: Principal, method: string, tool: string, args: Record<string, unknown>, argumentsJson: string): Promise<ExplainResponse> {
+  const e = deps.current();
   const snap = await deps.grants.snapshot(principal);
   const subject = { id: principal.id, scopes: [...principal.scopes].sort(), credentialStrength: principal.credentialStrength };
-  if (!snap.ok) return { ok: true, response: { ...refused('grants', 'grants_unavailable', 0), principal: subject } };
+  if (!snap.ok) return { ...refused('grants', 'grants_unavailable', 0), principal: subject };
 
   const message: Classified = {
     ok: true,
@@ -59,10 +70,10 @@ export async function explain(deps: GrpcPolicyDeps, caller: Principal, req: Expl
     protocolVersion: undefined,
     kind: 'request',
     id: 'explain',
-    method: req.method,
-    name: req.tool === '' ? undefined : req.tool,
-    params: req.method === 'tools/call' ? { name: req.tool, arguments: args } : {},
-    inexactInteger: req.method === 'tools/call' ? findInexactInteger(req.argumentsJson, []) : undefined,
+    method,
+    name: tool === '' ? undefined : tool,
+    params: method === 'tools/call' ? { name: tool, arguments: args } : {},
+    inexactInteger: method === 'tools/call' ? findInexactInteger(argumentsJson, []) : undefined,
   };
   const ex: Exchange = {
     request: dryRunRequest(),
@@ -79,11 +90,17 @@ export async function explain(deps: GrpcPolicyDeps, caller: Principal, req: Expl
   const reasons: string[] = [];
   let requiredScopes: readonly string[] = [];
   let argumentErrors: { instancePath: string; keyword: string }[] = [];
+  let shadowedOnly = false;
   for (const i of deps.interceptors) {
-    if (!i.methods.includes(req.method)) continue;
+    if (!i.methods.includes(method)) continue;
     const v = await i.intercept(ex);
-    stages.push({ name: i.name, outcome: v.kind, code: v.kind === 'deny' ? v.error : '' });
+    const audit = v.kind === 'deny' && shadowed(ex, i.name, v);
+    stages.push({ name: i.name, outcome: audit ? 'audit_deny' : v.kind, code: v.kind === 'deny' ? v.error : '' });
     if (v.kind === 'pass') continue;
+    if (audit) {
+      shadowedOnly = true;
+      continue;
+    }
     deciding ??= v;
     if (v.kind === 'deny') {
       reasons.push(v.error);
@@ -91,20 +108,23 @@ export async function explain(deps: GrpcPolicyDeps, caller: Principal, req: Expl
       if (v.data?.errors !== undefined && argumentErrors.length === 0) argumentErrors = v.data.errors.map((x) => ({ instancePath: x.instancePath, keyword: x.keyword }));
     }
   }
-  const grant = req.tool === '' ? undefined : decide(snap.snapshot, req.tool);
+  const call = decideCall(ex);
+  const grant = tool === '' ? undefined : (call?.decision ?? decide(snap.snapshot, tool));
+  // No row's condition held: the conditional rows that did not are what decided.
+  const decidingRows = call !== undefined && call.decision.rows.length === 0 ? (snap.snapshot.conditional.get(tool) ?? []).filter((r) => r.when !== undefined) : (grant?.rows ?? []);
   return {
-    ok: true,
-    response: {
-      decision: deciding === undefined ? 'allow' : deciding.kind,
-      reasonCodes: reasons,
-      stages,
-      grantReason: grant?.reason ?? '',
-      rows: (grant?.rows ?? []).map((r) => ({ principal: r.principal, tool: r.tool, scopes: [...r.scopes], effect: r.effect, revision: r.revision ?? 0 })),
-      requiredScopes: [...requiredScopes],
-      argumentErrors,
-      revision: snap.snapshot.revision,
-      principal: subject,
-    },
+    decision: deciding?.kind ?? (shadowedOnly ? 'audit_deny' : 'allow'),
+    reasonCodes: reasons,
+    stages,
+    grantReason: grant?.reason ?? '',
+    rows: decidingRows.map((r) => ({
+      principal: r.principal, tool: r.tool, scopes: [...r.scopes], effect: r.effect, revision: r.revision ?? 0,
+      when: r.when ?? '', enforcement: r.enforcement ?? 'enforce', name: r.name ?? '',
+    })),
+    requiredScopes: [...requiredScopes],
+    argumentErrors,
+    revision: snap.snapshot.revision,
+    principal: subject,
   };
 }
 
@@ -112,7 +132,7 @@ function refused(stage: string, code: ErrorId, revision: number): ExplainRespons
   return { decision: 'deny', reasonCodes: [code], stages: [{ name: stage, outcome: 'deny', code }], revision };
 }
 
-function parseArguments(text: string): Record<string, unknown> | undefined {
+export function parseArguments(text: string): Record<string, unknown> | undefined {
   if (text === '') return {};
   if (text.length > MAX_ARGUMENTS_BYTES || nestsDeeperThan(text, MAX_NESTING)) return undefined;
   try {

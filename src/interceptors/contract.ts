@@ -28,8 +28,18 @@ export interface Exchange {
 }
 
 export type Verdict =
-  | { readonly kind: 'pass' }
-  | ({ readonly kind: 'deny' } & Refusal)
+  | {
+    readonly kind: 'pass';
+    /** The grant row that allowed, when a stage decided by one. */
+    readonly rule?: string;
+  }
+  | ({
+    readonly kind: 'deny';
+    /** The refusal was decided by grant rows in audit mode: recorded, not enforced (see pipeline/shadow.ts). */
+    readonly audit?: true;
+    /** The grant row that refused, when a stage decided by one. */
+    readonly rule?: string;
+  } & Refusal)
   | { readonly kind: 'respond'; readonly result: unknown };
 
 export const PASS: Verdict = Object.freeze({ kind: 'pass' });

@@ -1,10 +1,14 @@
-import { deny, PASS, refuse, type Interceptor } from './contract.ts';
+import { decide } from '../grants/snapshot.ts';
+import type { Decision } from '../grants/types.ts';
+import { deny, PASS, refuse, type Interceptor, type Verdict } from './contract.ts';
 import { mayCall, notGranted, scopesThatWouldHelp } from '../grants/visibility.ts';
 
 /**
  * Default deny: a call passes only with an allowing grant for this exact
  * tool and the tool's required scopes. Checked on every call, whether or not
- * the tool was ever listed to this caller.
+ * the tool was ever listed to this caller. For a tool with conditional rows
+ * this lets through the calls some row could allow; the conditions stage
+ * decides them once the arguments are validated.
  */
 export function grantsInterceptor(): Interceptor {
   return {
@@ -13,8 +17,16 @@ export function grantsInterceptor(): Interceptor {
     intercept(ex) {
       const tool = ex.message.name;
       if (tool === undefined) return deny('unknown_tool');
-      if (mayCall(ex.policy, ex.snapshot, ex.principal, tool)) return PASS;
-      return ex.rowsForTool(tool).then((rows) => refuse(notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool, rows))));
+      const d = decide(ex.snapshot, tool);
+      if (mayCall(ex.policy, ex.snapshot, ex.principal, tool)) return d.pending === true ? PASS : decided(PASS, d);
+      return ex.rowsForTool(tool).then((rows) => decided(refuse(notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool, rows))), d));
     },
   };
+}
+
+/** The verdict naming the deciding row, and shadowed when the decision's rows are in audit mode. */
+function decided(v: Verdict, d: Decision): Verdict {
+  const rule = (v.kind === 'deny') === (d.effect === 'deny') ? d.rows[0]?.name : undefined;
+  if (v.kind === 'respond' || (rule === undefined && d.audit !== true)) return v;
+  return { ...v, ...(rule !== undefined && { rule }), ...(v.kind === 'deny' && d.audit === true && { audit: true as const }) } as Verdict;
 }

@@ -13,6 +13,8 @@ export interface ErrorData {
   /** The quarantined tool, and the first 12 hex digits of a digest the operator approved for it (if any). */
   readonly tool?: string;
   readonly approvedDigest?: string;
+  /** Why a grant refused a call: a row's condition did not allow it, or could not be evaluated. */
+  readonly reason?: 'condition' | 'condition_error';
 }
 
 /**

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { decision } from '../telemetry/channels.ts';
+import { shadowed } from './shadow.ts';
 import { PASS, type Exchange, type Interceptor, type Verdict } from '../interceptors/contract.ts';
 
 export interface Chain {
@@ -44,27 +45,29 @@ function runFrom(list: readonly Interceptor[], start: number, exchange: Exchange
     const began = decision.hasSubscribers ? performance.now() : 0;
     const v = interceptor.intercept(exchange);
     if (v instanceof Promise) {
-      return v.then((settled) => {
-        publish(interceptor, exchange, settled, began);
-        return settled.kind === 'pass' ? runFrom(list, i + 1, exchange) : settled;
-      });
+      return v.then((settled) => (settle(interceptor, exchange, settled, began) ? runFrom(list, i + 1, exchange) : settled));
     }
-    publish(interceptor, exchange, v, began);
-    if (v.kind !== 'pass') return v;
+    if (!settle(interceptor, exchange, v, began)) return v;
   }
   return PASS;
 }
 
-function publish(interceptor: Interceptor, ex: Exchange, v: Verdict, began: number): void {
-  if (!decision.hasSubscribers) return;
-  const keywords = v.kind === 'deny' ? v.data?.errors?.map((e) => e.keyword) : undefined;
-  decision.publish({
-    request: ex.request,
-    stage: interceptor.name,
-    allowed: v.kind !== 'deny',
-    principal: ex.principal,
-    ...(v.kind === 'deny' && { error: v.error }),
-    ...(keywords !== undefined && { keywords }),
-    durationSeconds: (performance.now() - began) / 1000,
-  });
+/** Publishes the verdict and says whether the chain goes on: it passed, or its refusal is shadowed. */
+function settle(interceptor: Interceptor, ex: Exchange, v: Verdict, began: number): boolean {
+  const audit = v.kind === 'deny' && shadowed(ex, interceptor.name, v);
+  if (decision.hasSubscribers) {
+    const keywords = v.kind === 'deny' ? v.data?.errors?.map((e) => e.keyword) : undefined;
+    decision.publish({
+      request: ex.request,
+      stage: interceptor.name,
+      allowed: v.kind !== 'deny',
+      principal: ex.principal,
+      ...(v.kind === 'deny' && { error: v.error }),
+      ...(keywords !== undefined && { keywords }),
+      ...(audit && { mode: 'audit' as const }),
+      ...(v.kind !== 'respond' && v.rule !== undefined && { rule: v.rule }),
+      durationSeconds: (performance.now() - began) / 1000,
+    });
+  }
+  return v.kind === 'pass' || audit;
 }

@@ -24,6 +24,8 @@ export interface AuditInput {
   readonly principalId: string | undefined;
   /** The first stage that refused, with its code; absent when every stage allowed. */
   readonly denial: { readonly stage: string; readonly error: ErrorId | undefined } | undefined;
+  /** A refusal shadow mode recorded instead of enforcing. */
+  readonly wouldDeny?: { readonly stage: string; readonly error: ErrorId | undefined } | undefined;
   /** `forwarded`, `client_closed`, or a registry error code. */
   readonly outcome: string;
   readonly status: number;
@@ -68,6 +70,7 @@ export function auditEvent(a: AuditInput): Record<string, unknown> {
     actor: {
       ...(a.principalId !== undefined && { user: { uid: a.principalId } }),
       ...(a.denial !== undefined && { authorizations: [{ decision: 'deny', policy: { name: a.denial.stage } }] }),
+      ...(a.denial === undefined && a.wouldDeny !== undefined && { authorizations: [{ decision: 'audit_deny', policy: { name: a.wouldDeny.stage } }] }),
     },
     api: {
       operation: a.operation,
@@ -90,6 +93,7 @@ export function auditEvent(a: AuditInput): Record<string, unknown> {
       ...(a.traceId !== undefined && { trace_id: a.traceId }),
       ...(a.sideEffect !== undefined && { side_effect: a.sideEffect }),
       ...(a.upstreamStatus !== undefined && { upstream_status: a.upstreamStatus }),
+      ...(a.wouldDeny !== undefined && { would_deny: true, would_deny_stage: a.wouldDeny.stage, ...(a.wouldDeny.error !== undefined && { would_deny_code: errors[a.wouldDeny.error].code }) }),
       ...(digest !== undefined && digest.ok && { arguments_sha256: sha256Hex(digest.text), arguments_bytes: Buffer.byteLength(digest.text) }),
     },
   };

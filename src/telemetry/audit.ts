@@ -43,6 +43,8 @@ interface RequestAudit {
   message?: Classified;
   principalId?: string;
   denial?: { readonly stage: string; readonly error: ErrorId | undefined };
+  /** The first refusal shadow mode only recorded. */
+  wouldDeny?: { readonly stage: string; readonly error: ErrorId | undefined };
   upstreamStatus?: number;
 }
 
@@ -59,7 +61,9 @@ export function startAudit(options: AuditOptions): Audit {
     const d = m as Decision;
     const s = stateOf(d.request);
     if (d.principal !== undefined) s.principalId = d.principal.id;
-    if (!d.allowed && s.denial === undefined) s.denial = { stage: d.stage, error: d.error };
+    if (d.allowed) return;
+    if (d.mode === 'audit') s.wouldDeny ??= { stage: d.stage, error: d.error };
+    else s.denial ??= { stage: d.stage, error: d.error };
   });
   const onUpstreamEnd = guard('audit', (m: unknown) => {
     const u = m as UpstreamEnd;
@@ -73,7 +77,7 @@ export function startAudit(options: AuditOptions): Audit {
     const isCall = message?.method === 'tools/call' && message.kind === 'request';
     const tool = isCall ? safeName(message.name) : undefined;
     const effect = tool === undefined ? undefined : sideEffect?.(tool);
-    if (s?.denial === undefined && !(isCall && effect !== 'read_only')) return;
+    if (s?.denial === undefined && s?.wouldDeny === undefined && !(isCall && effect !== 'read_only')) return;
     const args = isCall && message.params !== undefined && Object.hasOwn(message.params, 'arguments') ? { present: true as const, value: message.params.arguments } : undefined;
     const event = auditEvent({
       timeMs: Date.now(),
@@ -84,6 +88,7 @@ export function startAudit(options: AuditOptions): Audit {
       sideEffect: effect,
       principalId: s?.principalId,
       denial: s?.denial,
+      wouldDeny: s?.wouldDeny,
       outcome: e.outcome,
       status: e.status,
       upstreamStatus: s?.upstreamStatus,

@@ -39,6 +39,10 @@ export interface Decision {
   readonly principal?: Principal;
   /** Failing schema keywords of an `invalid_arguments` refusal (never values). */
   readonly keywords?: readonly string[];
+  /** `audit`: a refusal recorded in shadow mode; the request went on. Absent: enforced. */
+  readonly mode?: 'audit';
+  /** The grant row that decided (its name, or its JSON pointer in the policy). */
+  readonly rule?: string;
   readonly durationSeconds: number;
 }
 

@@ -105,8 +105,8 @@ export function createMetrics(): Metrics {
 
   const decisions = new FastCounter({
     name: 'toolgate_decisions_total',
-    help: 'Policy decisions, by stage (authentication, grants, security_level, rate_limit, arguments, tools_list, …) and outcome (allow or the refusal code).',
-    labelNames: ['stage', 'outcome'] as const,
+    help: 'Policy decisions, by stage (authentication, grants, security_level, rate_limit, arguments, conditions, tools_list, …), outcome (allow or the refusal code), mode (enforce, or audit for a refusal only recorded in shadow mode) and rule (the grant row that decided: its name or JSON pointer; empty for other stages).',
+    labelNames: ['stage', 'outcome', 'mode', 'rule'] as const,
     registers: [registry],
   });
   const decisionDuration = new FastHistogram({
@@ -217,9 +217,11 @@ export function createMetrics(): Metrics {
   const onDecision = (m: unknown) => {
     const d = m as Decision;
     const outcome = d.allowed ? 'allow' : (d.error ?? 'deny');
-    const key = `${d.stage}\u0000${outcome}`;
+    const mode = d.mode ?? 'enforce';
+    const rule = d.rule ?? '';
+    const key = `${d.stage}\u0000${outcome}\u0000${mode}\u0000${rule}`;
     let counter = decisionCounters.get(key);
-    if (counter === undefined) decisionCounters.set(key, (counter = decisions.bind(d.stage, outcome)));
+    if (counter === undefined) decisionCounters.set(key, (counter = decisions.bind(d.stage, outcome, mode, rule)));
     counter.inc();
     let histogram = decisionHistograms.get(d.stage);
     if (histogram === undefined) decisionHistograms.set(d.stage, (histogram = decisionDuration.bind(d.stage)));

@@ -101,8 +101,13 @@ export function subscribeTracing(options: TracingOptions): Tracing {
       if (d.error !== undefined) attributes['error.type'] = errors[d.error].code;
       if (d.keywords !== undefined) attributes['toolgate.validation.keywords'] = keywordLabels(d.keywords);
       if (d.principal !== undefined) attributes['user.id'] = d.principal.id;
+      if (d.rule !== undefined) attributes['toolgate.policy.rule'] = d.rule;
+      if (d.mode === 'audit') {
+        attributes['toolgate.policy.mode'] = 'audit';
+        attributes['toolgate.policy.would_deny'] = true;
+      }
       span.setAttributes(attributes);
-      if (!d.allowed) span.setStatus({ code: SpanStatusCode.ERROR, message: d.error === undefined ? 'deny' : errors[d.error].code });
+      if (!d.allowed && d.mode !== 'audit') span.setStatus({ code: SpanStatusCode.ERROR, message: d.error === undefined ? 'deny' : errors[d.error].code });
     }
     span.end(endMs);
   };

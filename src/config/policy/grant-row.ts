@@ -4,6 +4,7 @@
  * model, below everything that reads rows (auth, grants, the policy schema),
  * because a row is policy data before it is a grant decision.
  */
+import { compileCondition } from './conditions.ts';
 
 export type GrantEffect = 'allow' | 'deny';
 
@@ -24,7 +25,18 @@ export interface GrantRow {
   readonly effect: GrantEffect;
   /** The control revision the row was written at, when the source tracks one. */
   readonly revision?: number;
+  /**
+   * A CEL condition (see conditions.ts): the row applies only when it
+   * evaluates to true for the call. Absent: the row always applies.
+   */
+  readonly when?: string;
+  /** `audit`: a refusal this row decides is recorded and the call forwarded (shadow mode). */
+  readonly enforcement?: Enforcement;
+  /** The row's name in decisions and metrics; policy rows without one are named by their JSON pointer. */
+  readonly name?: string;
 }
+
+export type Enforcement = 'enforce' | 'audit';
 
 /** Principal ids: 1–256 characters, no control characters. Shared with the policy schema. */
 export const PRINCIPAL_PATTERN = '^[^\\u0000-\\u001f\\u007f]{1,256}$';
@@ -34,10 +46,14 @@ export const TOOL_PATTERN = '^[^\\s\\u0000-\\u001f\\u007f]{1,256}$';
 export const SCOPE_PATTERN = '^[\\u0021\\u0023-\\u005b\\u005d-\\u007e]{1,128}$';
 /** Most scopes one row may require. */
 export const MAX_ROW_SCOPES = 64;
+/** Row names: 1–128 characters, no control characters; they become metric label values. */
+export const ROW_NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f]{1,128}$';
 
 const principalRe = new RegExp(PRINCIPAL_PATTERN, 'u');
 const toolRe = new RegExp(TOOL_PATTERN, 'u');
 const scopeRe = new RegExp(SCOPE_PATTERN, 'u');
+const rowNameRe = new RegExp(ROW_NAME_PATTERN, 'u');
+const ROW_KEYS = new Set(['principal', 'tool', 'scopes', 'effect', 'revision', 'when', 'enforcement', 'name']);
 
 export function isPrincipalId(v: unknown): v is string {
   return typeof v === 'string' && principalRe.test(v);
@@ -60,10 +76,8 @@ export function isScope(v: unknown): v is string {
 export function normalizeRow(v: unknown): GrantRow | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const r = v as Record<string, unknown>;
-  for (const k of Object.keys(r)) {
-    if (k !== 'principal' && k !== 'tool' && k !== 'scopes' && k !== 'effect' && k !== 'revision') return undefined;
-  }
-  const { principal, tool, effect, revision } = r;
+  for (const k of Object.keys(r)) if (!ROW_KEYS.has(k)) return undefined;
+  const { principal, tool, effect, revision, when, enforcement, name } = r;
   const rawScopes = r.scopes ?? [];
   if (!isPrincipalId(principal) || !isToolName(tool)) return undefined;
   if (effect !== 'allow' && effect !== 'deny') return undefined;
@@ -71,8 +85,19 @@ export function normalizeRow(v: unknown): GrantRow | undefined {
   if (!Array.isArray(rawScopes) || rawScopes.length > MAX_ROW_SCOPES || !rawScopes.every(isScope)) return undefined;
   const scopes = [...new Set(rawScopes as string[])].sort();
   if (principal !== WILDCARD && scopes.length > 0) return undefined;
-  const row: GrantRow = revision === undefined
-    ? { principal, tool, scopes: Object.freeze(scopes), effect }
-    : { principal, tool, scopes: Object.freeze(scopes), effect, revision: revision as number };
+  // A condition that does not compile makes the row malformed, wherever it was read from.
+  if (when !== undefined && !(typeof when === 'string' && compileCondition(when).ok)) return undefined;
+  if (enforcement !== undefined && enforcement !== 'enforce' && enforcement !== 'audit') return undefined;
+  if (name !== undefined && !(typeof name === 'string' && rowNameRe.test(name))) return undefined;
+  const row: GrantRow = {
+    principal,
+    tool,
+    scopes: Object.freeze(scopes),
+    effect,
+    ...(revision !== undefined && { revision: revision as number }),
+    ...(when !== undefined && { when: when as string }),
+    ...(enforcement === 'audit' && { enforcement: 'audit' as const }),
+    ...(name !== undefined && { name: name as string }),
+  };
   return Object.freeze(row);
 }

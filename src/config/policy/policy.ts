@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { normalizeRow } from './grant-row.ts';
-import type { GrantRow } from './grant-row.ts';
+import type { Enforcement, GrantRow } from './grant-row.ts';
 import { policySchema } from './schema.ts';
 import type { ContractMode, Idempotency, PinMode, RawMetadata, RawPolicy, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
 import { checkSemantics } from './semantics.ts';
@@ -39,6 +39,8 @@ export interface ToolDefaults {
 }
 
 export interface ToolMetadata extends ToolDefaults {
+  /** Shadow mode for this tool's refusals; undefined: the policy's `enforcement`. */
+  readonly enforcement?: Enforcement;
   /** Extra search terms for discovery; never callable names. */
   readonly aliases: readonly string[];
   /** Example queries for discovery. */
@@ -124,6 +126,8 @@ export interface ContractsConfig {
 
 export interface Policy {
   readonly version: 1;
+  /** `audit`: refusals by the stages that honour shadow mode are recorded and the call is forwarded. */
+  readonly enforcement: Enforcement;
   readonly authentication: AuthenticationConfig;
   readonly defaults: ToolDefaults;
   /** Tools with their own metadata, defaults applied; a null-prototype record. */
@@ -194,6 +198,12 @@ export async function loadPolicyFile(path: string): Promise<PolicyResult> {
   return parsePolicy(text, { baseDir: dirname(resolve(path)) });
 }
 
+/** Whether refusals for this tool are enforced or only recorded: the tool's own setting, else the policy's. */
+export function enforcementFor(policy: Policy, tool: string | undefined): Enforcement {
+  const own = tool !== undefined && Object.hasOwn(policy.tools, tool) ? (policy.tools[tool] as ToolMetadata).enforcement : undefined;
+  return own ?? policy.enforcement;
+}
+
 /** The metadata for a tool: its own entry, else the defaults with no aliases or examples. */
 export function toolMetadata(policy: Policy, name: string): ToolMetadata {
   return Object.hasOwn(policy.tools, name) ? (policy.tools[name] as ToolMetadata) : defaultsAsTool(policy.defaults);
@@ -217,11 +227,12 @@ function build(raw: RawPolicy, text: string, baseDir: string | undefined): Polic
 
   const seen = new Set<string>();
   const grants: GrantRow[] = [];
-  for (const g of raw.grants ?? []) {
-    const row = normalizeRow(g);
+  for (const [i, g] of (raw.grants ?? []).entries()) {
+    // Unnamed rows are named by where they are, so a decision can point at the line to read.
+    const row = normalizeRow({ ...g, name: g.name ?? `/grants/${i}` });
     // The schema and semantic checks admit only rows normalizeRow accepts.
     if (row === undefined) continue;
-    const key = JSON.stringify([row.principal, row.tool, row.effect, row.scopes, row.revision ?? null]);
+    const key = JSON.stringify([row.principal, row.tool, row.effect, row.scopes, row.revision ?? null, row.when ?? null, row.enforcement ?? null]);
     if (seen.has(key)) continue;
     seen.add(key);
     grants.push(row);
@@ -229,6 +240,7 @@ function build(raw: RawPolicy, text: string, baseDir: string | undefined): Polic
 
   return deepFreeze({
     version: 1,
+    enforcement: raw.enforcement ?? 'enforce',
     authentication: resolveAuthentication(raw.authentication ?? {}, baseDir),
     defaults,
     tools,
@@ -291,7 +303,7 @@ function resolveMetadata(m: RawMetadata, base: ToolDefaults): ToolDefaults {
 }
 
 function resolveTool(t: RawTool, defaults: ToolDefaults): ToolMetadata {
-  return { ...resolveMetadata(t, defaults), aliases: t.aliases ?? EMPTY, examples: t.examples ?? EMPTY };
+  return { ...resolveMetadata(t, defaults), ...(t.enforcement !== undefined && { enforcement: t.enforcement }), aliases: t.aliases ?? EMPTY, examples: t.examples ?? EMPTY };
 }
 
 function resolveAuthentication(a: NonNullable<RawPolicy['authentication']>, baseDir: string | undefined): AuthenticationConfig {

@@ -2,6 +2,8 @@
  * The policy document exactly as the schema admits it: optional fields still
  * optional, before defaults are applied.
  */
+import type { Enforcement } from './grant-row.ts';
+
 export type Tier = 'critical' | 'base' | 'onDemand';
 export type SideEffect = 'read_only' | 'idempotent_write' | 'non_idempotent_write';
 /** `required`: a non_idempotent_write call without an idempotency key is refused. */
@@ -24,12 +26,14 @@ export interface RawMetadata {
 }
 
 export interface RawTool extends RawMetadata {
+  enforcement?: Enforcement;
   aliases?: string[];
   examples?: string[];
 }
 
 export interface RawPolicy {
   version?: 1;
+  enforcement?: Enforcement;
   authentication?: {
     resourceMetadataUrl?: string;
     staticKeys?: { file: string; apiKeyHeader?: boolean };
@@ -60,7 +64,16 @@ export interface RawPolicy {
     timeoutMs?: number;
   }[];
   rateLimits?: { principal: string; tool: string; requests: number; per: 'second' | 'minute' | 'hour'; burst?: number }[];
-  grants?: { principal: string; tool: string; scopes?: string[]; effect: 'allow' | 'deny'; revision?: number }[];
+  grants?: {
+    principal: string;
+    tool: string;
+    scopes?: string[];
+    effect: 'allow' | 'deny';
+    revision?: number;
+    when?: string;
+    enforcement?: Enforcement;
+    name?: string;
+  }[];
   contracts?: {
     mode?: ContractMode;
     pin?: PinMode;

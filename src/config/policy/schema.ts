@@ -5,7 +5,8 @@
  * live in `policy/semantics.ts`. Exported as data so the Helm chart and editors
  * can use the same schema.
  */
-import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from './grant-row.ts';
+import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, ROW_NAME_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from './grant-row.ts';
+import { MAX_CONDITION_LENGTH } from './conditions.ts';
 
 const TIERS = ['critical', 'base', 'onDemand'] as const;
 const SIDE_EFFECTS = ['read_only', 'idempotent_write', 'non_idempotent_write'] as const;
@@ -16,6 +17,8 @@ const VALIDATOR_MODES = ['active', 'audit'] as const;
 const VALIDATOR_EVENTS = ['tools/call'] as const;
 const VALIDATOR_PHASES = ['request'] as const;
 const MAX_VALIDATORS = 16;
+/** `audit`: refusals are recorded and the call forwarded (shadow mode); see the README's shadow-mode section. */
+const ENFORCEMENT_MODES = ['enforce', 'audit'] as const;
 const RATE_PERIODS = ['second', 'minute', 'hour'] as const;
 const MAX_RATE_LIMITS = 1000;
 const MAX_RATE = 1_000_000;
@@ -60,6 +63,7 @@ export const policySchema = {
   additionalProperties: false,
   properties: {
     version: { const: 1 },
+    enforcement: { enum: ENFORCEMENT_MODES },
     authentication: {
       type: 'object',
       additionalProperties: false,
@@ -125,6 +129,7 @@ export const policySchema = {
         additionalProperties: false,
         properties: {
           ...metadataFields,
+          enforcement: { enum: ENFORCEMENT_MODES },
           aliases: { type: 'array', maxItems: 32, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 128, pattern: NO_CONTROL } },
           examples: { type: 'array', maxItems: 32, items: phrase },
         },
@@ -214,6 +219,9 @@ export const policySchema = {
           scopes,
           effect: { enum: ['allow', 'deny'] },
           revision: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+          when: { type: 'string', minLength: 1, maxLength: MAX_CONDITION_LENGTH },
+          enforcement: { enum: ENFORCEMENT_MODES },
+          name: { type: 'string', pattern: ROW_NAME_PATTERN },
         },
       },
     },

@@ -3,6 +3,7 @@
  * returns errors in the same pointer + rule form as schema errors.
  */
 import { WILDCARD } from './grant-row.ts';
+import { compileCondition } from './conditions.ts';
 import { createSchemaRegistry } from '../../validation/registry.ts';
 import type { ConfigError } from './validate.ts';
 import { pointer } from './validate.ts';
@@ -38,6 +39,10 @@ export function checkSemantics(raw: RawPolicy): ConfigError[] {
   }
 
   raw.grants?.forEach((g, i) => {
+    if (g.when !== undefined) {
+      const c = compileCondition(g.when);
+      if (!c.ok) errors.push({ path: pointer('grants', i, 'when'), message: `condition: ${c.message} at line ${c.line}, column ${c.column}` });
+    }
     if (g.principal !== WILDCARD && g.scopes !== undefined && g.scopes.length > 0) {
       errors.push({
         path: pointer('grants', i, 'scopes'),

@@ -1,6 +1,6 @@
-import { test } from 'node:test';
+import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scopesThatWouldGrant } from '../../../src/grants/rules.ts';
+import { decideMatching, decideRows, scopesThatWouldGrant } from '../../../src/grants/rules.ts';
 import { normalizeRow } from '../../../src/config/policy/grant-row.ts';
 import { decide, grantedTools, snapshotFor } from '../../../src/grants/snapshot.ts';
 import type { DecisionReason, GrantSubject } from '../../../src/grants/types.ts';
@@ -270,4 +270,43 @@ test('normalizeRow: canonical form and rejections', () => {
     { principal: '*', tool: 't', effect: 'allow', scopes: Array.from({ length: 65 }, (_, i) => `s${i}`) },
   ];
   for (const b of bad) assert.equal(normalizeRow(b), undefined, JSON.stringify(b));
+});
+
+describe('conditional rows and shadow mode', () => {
+  const wild = (r: Record<string, unknown>) => normalizeRow({ principal: '*', tool: 't', effect: 'allow', ...r }) as GrantRow;
+
+  it('a row with a condition that does not compile is malformed wherever it comes from', () => {
+    assert.equal(normalizeRow({ principal: '*', tool: 't', effect: 'allow', when: 'args.a <' }), undefined);
+    assert.equal(normalizeRow({ principal: '*', tool: 't', effect: 'allow', enforcement: 'maybe' }), undefined);
+    assert.equal(wild({ when: 'args.a == 1' }).when, 'args.a == 1');
+  });
+
+  it('takes conditional rows at their best case and marks the decision pending', () => {
+    const allow = wild({ when: 'args.a == 1' });
+    assert.deepEqual(decideRows([allow]), { effect: 'allow', reason: 'wildcard_allow', rows: [allow], pending: true });
+    const deny = wild({ effect: 'deny', when: 'args.a == 1' });
+    const plain = wild({});
+    assert.equal(decideRows([plain, deny]).effect, 'allow', 'a conditional deny may not hold');
+    assert.equal(decideRows([plain, deny]).pending, true);
+    const hard = wild({ effect: 'deny' });
+    assert.equal(decideRows([allow, hard]).effect, 'deny', 'an unconditional deny is final');
+    assert.equal(decideRows([allow, hard]).pending, undefined);
+  });
+
+  it('an exact conditional row that does not hold leaves the wildcard rows to decide', () => {
+    const exact = normalizeRow({ principal: 'alice', tool: 't', effect: 'deny', when: 'args.a == 1' }) as GrantRow;
+    const wildcard = wild({});
+    assert.equal(decideMatching([wildcard], [exact, wildcard]).reason, 'wildcard_allow');
+    assert.equal(decideMatching([exact, wildcard], [exact, wildcard]).reason, 'exact_deny');
+  });
+
+  it('a refusal is shadowed only when its deciding rows (or, with no match, a candidate) are in audit mode', () => {
+    const auditAllow = wild({ when: 'args.a == 1', enforcement: 'audit' });
+    assert.equal(decideMatching([], [auditAllow]).audit, true);
+    assert.equal(decideMatching([], [wild({ when: 'args.a == 1' })]).audit, undefined);
+    const auditDeny = wild({ effect: 'deny', enforcement: 'audit' });
+    const enforcedDeny = wild({ effect: 'deny', name: 'hard' });
+    assert.equal(decideMatching([auditDeny], [auditDeny]).audit, true);
+    assert.equal(decideMatching([auditDeny, enforcedDeny], [auditDeny, enforcedDeny]).audit, undefined);
+  });
 });

@@ -8,6 +8,9 @@ export interface GrantRow {
   'scopes'?: (string)[];
   'effect'?: (string);
   'revision'?: (number | string | Long);
+  'when'?: (string);
+  'enforcement'?: (string);
+  'name'?: (string);
 }
 
 export interface GrantRow__Output {
@@ -16,4 +19,7 @@ export interface GrantRow__Output {
   'scopes': (string)[];
   'effect': (string);
   'revision': (number);
+  'when': (string);
+  'enforcement': (string);
+  'name': (string);
 }

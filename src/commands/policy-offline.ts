@@ -1,0 +1,112 @@
+/**
+ * What the offline `toolgate policy` commands decide with: the policy loaded
+ * exactly as a running toolgate loads it (schema, semantics, conditions,
+ * referenced key and JWKS files), its grant rows in an in-process store, a
+ * catalogue read from a file, and toolgate's own checks run as the gRPC
+ * Explain runs them. No server, no network: external validators are not
+ * asked.
+ */
+import { readFile } from 'node:fs/promises';
+import type { CredentialStrength, Principal } from '../auth/types.ts';
+import { buildCatalogue } from '../catalogue/catalogue.ts';
+import type { PolicyInForce } from '../auth/policy-in-force.ts';
+import { loadPolicyFile, type ConfigError } from '../config/policy/policy.ts';
+import { policyLoader } from '../config/reload/policy-loader.ts';
+import { createFileGrantStore } from '../grants/file-store.ts';
+import type { DecisionDeps } from '../grpc/deps.ts';
+import { explainFor } from '../grpc/explain.ts';
+import type { ExplainResponse } from '../grpc/generated/toolgate/v1/ExplainResponse.ts';
+import { isRecord } from '../json/record.ts';
+import type { CatalogueEntry, CatalogueView } from '../catalogue/view.ts';
+import { policyChecks } from '../pipeline/policy-interceptors.ts';
+import { schemaCaches } from '../validation/schema-caches.ts';
+
+export const STRENGTHS: readonly CredentialStrength[] = ['anonymous', 'static', 'short_lived', 'one_time'];
+
+export type Loaded<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly ConfigError[] };
+
+/**
+ * Every check the policy watcher makes before it puts a version in force.
+ * Without `files`, the key and JWKS files the policy names are not read:
+ * they come from Secrets a CI job does not have, and deciding for a given
+ * principal never needs a verifier.
+ */
+export async function loadPolicyInForce(path: string, files: boolean): Promise<Loaded<PolicyInForce>> {
+  if (!files) {
+    const p = await loadPolicyFile(path);
+    return p.ok ? { ok: true, value: Object.freeze({ policy: p.policy, verifiers: [] }) } : p;
+  }
+  const r = await policyLoader()(path, 0);
+  return r.ok ? { ok: true, value: r.value } : { ok: false, errors: r.errors };
+}
+
+/** A catalogue file: a tools/list result (`{"tools": […]}`) or the tools array itself, as JSON or YAML. */
+export async function loadCatalogue(path: string): Promise<Loaded<readonly unknown[]>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    return { ok: false, errors: [{ path: '', message: `read: cannot read the catalogue file (${(err as NodeJS.ErrnoException).code ?? 'error'})` }] };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, errors: [{ path: '', message: 'catalogue: not valid JSON' }] };
+  }
+  const tools = isRecord(value) ? value.tools : value;
+  if (!Array.isArray(tools)) return { ok: false, errors: [{ path: '', message: 'catalogue: expected {"tools": [...]} or an array of tools' }] };
+  return { ok: true, value: tools };
+}
+
+/**
+ * The dependencies Explain reads, offline. Without a catalogue every tool is
+ * taken to accept any object of arguments (`{"type":"object"}`), so only
+ * grants, conditions, security levels and rate limits decide.
+ */
+export function offlineDeps(inForce: PolicyInForce, tools: readonly unknown[] | undefined): DecisionDeps {
+  const { catalogue } = buildCatalogue(tools ?? [], Date.now());
+  const permissive = new Map<string, CatalogueEntry>();
+  const get = (name: string): CatalogueEntry | undefined => {
+    const known = catalogue.tools.get(name);
+    if (known !== undefined || tools !== undefined) return known;
+    let entry = permissive.get(name);
+    if (entry === undefined) {
+      const built = buildCatalogue([{ name, inputSchema: { type: 'object' } }], 0).catalogue.tools.get(name);
+      if (built === undefined) return undefined;
+      entry = built;
+      permissive.set(name, entry);
+    }
+    return entry;
+  };
+  const view: CatalogueView = {
+    current: () => catalogue,
+    get,
+    names: () => catalogue.tools.keys(),
+    refresh: () => Promise.resolve(),
+  };
+  return {
+    current: () => inForce,
+    grants: createFileGrantStore({ rows: inForce.policy.grants, revision: 1 }),
+    catalogue: view,
+    interceptors: policyChecks(schemaCaches()).checks,
+  };
+}
+
+export interface Subject {
+  readonly id: string;
+  readonly scopes: readonly string[];
+  readonly strength: CredentialStrength;
+  readonly claims?: Readonly<Record<string, unknown>>;
+}
+
+/** The decision for one tools/call, with the same code the proxy and the gRPC Explain use. */
+export function decideOffline(deps: DecisionDeps, subject: Subject, tool: string, args: Record<string, unknown>): Promise<ExplainResponse> {
+  const principal: Principal = {
+    id: subject.id,
+    scopes: new Set(subject.scopes),
+    credentialStrength: subject.strength,
+    ...(subject.claims !== undefined && { claims: subject.claims }),
+  };
+  return explainFor(deps, principal, 'tools/call', tool, args, JSON.stringify(args));
+}

@@ -1,0 +1,187 @@
+/**
+ * `toolgate policy test`: policy unit tests in YAML. Each case names a
+ * principal, a tool and arguments and the decision it expects; the decision
+ * comes from the same checks the proxy runs (see policy-offline.ts). Reports
+ * are TAP 14 or JUnit XML.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { ConfigError } from '../config/policy/policy.ts';
+import { compileSchema, parseYaml, validateWith } from '../config/policy/validate.ts';
+import { PRINCIPAL_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from '../config/policy/grant-row.ts';
+import type { DecisionDeps } from '../grpc/deps.ts';
+import type { ExplainResponse } from '../grpc/generated/toolgate/v1/ExplainResponse.ts';
+import { decideOffline, loadCatalogue, offlineDeps, STRENGTHS, type Loaded, type Subject } from './policy-offline.ts';
+import type { PolicyInForce } from '../auth/policy-in-force.ts';
+
+export type Expectation = 'allow' | 'audit_deny' | { readonly deny: string };
+
+interface RawCase {
+  name: string;
+  principal: { id: string; scopes?: string[]; strength?: Subject['strength']; claims?: Record<string, unknown> };
+  tool: string;
+  arguments?: Record<string, unknown>;
+  catalog?: string;
+  expect: Expectation;
+}
+
+interface RawSuite {
+  catalog?: string;
+  tests: RawCase[];
+}
+
+const MAX_TEST_FILE_BYTES = 4 * 1024 * 1024;
+
+const catalogPath = { type: 'string', minLength: 1, maxLength: 4096 };
+const validateSuite = compileSchema({
+  type: 'object',
+  additionalProperties: false,
+  required: ['tests'],
+  properties: {
+    catalog: catalogPath,
+    tests: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'principal', 'tool', 'expect'],
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 500, pattern: '^[^\\u0000-\\u001f\\u007f]+$' },
+          principal: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['id'],
+            properties: {
+              id: { type: 'string', pattern: PRINCIPAL_PATTERN },
+              scopes: { type: 'array', items: { type: 'string', pattern: SCOPE_PATTERN } },
+              strength: { enum: STRENGTHS },
+              claims: { type: 'object' },
+            },
+          },
+          tool: { type: 'string', pattern: TOOL_PATTERN },
+          arguments: { type: 'object' },
+          catalog: catalogPath,
+          expect: {
+            oneOf: [
+              { enum: ['allow', 'audit_deny'] },
+              { type: 'object', additionalProperties: false, required: ['deny'], properties: { deny: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' } } },
+            ],
+          },
+        },
+      },
+    },
+  },
+});
+
+export interface CaseResult {
+  readonly file: string;
+  readonly name: string;
+  readonly ok: boolean;
+  readonly expected: string;
+  readonly actual: string;
+  /** Per-stage outcomes and the deciding rows, for the failure report. */
+  readonly detail: string;
+}
+
+/** Runs every case of one test file; a file that cannot be read or validated is reported as errors. */
+export async function runTestFile(inForce: PolicyInForce, path: string): Promise<Loaded<CaseResult[]>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    return { ok: false, errors: [{ path: '', message: `read: cannot read the test file (${(err as NodeJS.ErrnoException).code ?? 'error'})` }] };
+  }
+  const parsed = parseYaml(text, MAX_TEST_FILE_BYTES);
+  if (!parsed.ok) return parsed;
+  const suite = validateWith<RawSuite>(validateSuite, parsed.value);
+  if (!suite.ok) return suite;
+  const base = dirname(resolve(path));
+  const catalogues = new Map<string, DecisionDeps>();
+  const depsFor = async (catalog: string | undefined): Promise<Loaded<DecisionDeps>> => {
+    const key = catalog ?? '';
+    const hit = catalogues.get(key);
+    if (hit !== undefined) return { ok: true, value: hit };
+    let tools: readonly unknown[] | undefined;
+    if (catalog !== undefined) {
+      const loaded = await loadCatalogue(resolve(base, catalog));
+      if (!loaded.ok) return loaded;
+      tools = loaded.value;
+    }
+    const deps = offlineDeps(inForce, tools);
+    catalogues.set(key, deps);
+    return { ok: true, value: deps };
+  };
+  const results: CaseResult[] = [];
+  const errors: ConfigError[] = [];
+  for (const [i, c] of suite.value.tests.entries()) {
+    const deps = await depsFor(c.catalog ?? suite.value.catalog);
+    if (!deps.ok) {
+      errors.push(...deps.errors.map((e) => ({ path: `/tests/${i}/catalog`, message: e.message })));
+      continue;
+    }
+    const subject: Subject = { id: c.principal.id, scopes: c.principal.scopes ?? [], strength: c.principal.strength ?? 'static', ...(c.principal.claims !== undefined && { claims: c.principal.claims }) };
+    const response = await decideOffline(deps.value, subject, c.tool, c.arguments ?? {});
+    const actual = outcome(response);
+    const expected = describe(c.expect);
+    results.push({ file: path, name: c.name, ok: actual === expected, expected, actual, detail: detail(response) });
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: results };
+}
+
+function describe(e: Expectation): string {
+  return typeof e === 'string' ? e : `deny ${e.deny}`;
+}
+
+function outcome(r: ExplainResponse): string {
+  if (r.decision === 'deny') return `deny ${r.reasonCodes?.[0] ?? ''}`.trim();
+  return r.decision ?? 'allow';
+}
+
+function detail(r: ExplainResponse): string {
+  const stages = (r.stages ?? []).map((s) => `${s.name}=${s.outcome}${s.code ? `(${s.code})` : ''}`).join(' ');
+  const rows = (r.rows ?? []).map((row) => row.name).filter((n) => n !== undefined && n !== '').join(',');
+  return `stages: ${stages}${rows === '' ? '' : `; rows: ${rows}`}`;
+}
+
+/** TAP version 14: one line per case; a failure carries a YAML block saying what was expected and why. */
+export function tapReport(results: readonly CaseResult[]): string {
+  const lines = ['TAP version 14', `1..${results.length}`];
+  results.forEach((r, i) => {
+    const title = `${r.file}: ${r.name}`.replaceAll('#', '\\#').replaceAll('\n', ' ');
+    if (r.ok) {
+      lines.push(`ok ${i + 1} - ${title}`);
+      return;
+    }
+    lines.push(`not ok ${i + 1} - ${title}: expected ${r.expected}, got ${r.actual}`);
+    lines.push('  ---', `  expected: ${JSON.stringify(r.expected)}`, `  actual: ${JSON.stringify(r.actual)}`, `  detail: ${JSON.stringify(r.detail)}`, '  ...');
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/** JUnit XML, one testsuite per test file, as CI systems read it. */
+export function junitReport(results: readonly CaseResult[]): string {
+  const byFile = new Map<string, CaseResult[]>();
+  for (const r of results) byFile.set(r.file, [...(byFile.get(r.file) ?? []), r]);
+  const failures = results.filter((r) => !r.ok).length;
+  const out = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="toolgate policy test" tests="${results.length}" failures="${failures}">`];
+  for (const [file, cases] of byFile) {
+    out.push(`  <testsuite name="${xml(file)}" tests="${cases.length}" failures="${cases.filter((c) => !c.ok).length}">`);
+    for (const c of cases) {
+      if (c.ok) {
+        out.push(`    <testcase classname="${xml(file)}" name="${xml(c.name)}"/>`);
+        continue;
+      }
+      out.push(`    <testcase classname="${xml(file)}" name="${xml(c.name)}">`);
+      out.push(`      <failure message="${xml(`expected ${c.expected}, got ${c.actual}`)}">${xml(c.detail)}</failure>`);
+      out.push('    </testcase>');
+    }
+    out.push('  </testsuite>');
+  }
+  out.push('</testsuites>');
+  return `${out.join('\n')}\n`;
+}
+
+function xml(s: string): string {
+  return s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&apos;');
+}

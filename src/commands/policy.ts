@@ -1,0 +1,143 @@
+/**
+ * `toolgate policy validate|test|explain`: the policy as code, offline. Exit
+ * status 0 when everything is fine, 1 when there are findings (a policy or
+ * test file error, a failing test case), 2 on a usage error. Findings go to
+ * stdout, one per line, as `file: pointer: message`; usage errors to stderr.
+ */
+import { parseArgs } from 'node:util';
+import type { ConfigError } from '../config/policy/policy.ts';
+import { isPrincipalId, isScope } from '../config/policy/grant-row.ts';
+import { parseArguments } from '../grpc/explain.ts';
+import { isRecord } from '../json/record.ts';
+import { decideOffline, loadCatalogue, loadPolicyInForce, offlineDeps, STRENGTHS } from './policy-offline.ts';
+import { junitReport, runTestFile, tapReport, type CaseResult } from './policy-test.ts';
+import { catalogueFindings } from './policy-catalogue.ts';
+
+const USAGE = [
+  'usage: toolgate policy validate [--catalog tools.json] [--skip-files] POLICY…',
+  '       toolgate policy test [--format tap|junit] POLICY TESTS…',
+  '       toolgate policy explain POLICY --principal ID [--scopes a,b] [--strength anonymous|static|short_lived|one_time]',
+  '                              [--claims JSON] --tool NAME [--args JSON] [--catalog tools.json]',
+].join('\n');
+
+export interface PolicyIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+}
+
+class UsageError extends Error {}
+
+export async function run(argv: readonly string[], io: PolicyIo = process): Promise<number> {
+  const [action, ...rest] = argv;
+  try {
+    switch (action) {
+      case 'validate': return await validate(rest, io);
+      case 'test': return await test(rest, io);
+      case 'explain': return await explain(rest, io);
+      case undefined: throw new UsageError('name a subcommand');
+      default: throw new UsageError(`unknown subcommand ${JSON.stringify(action)}`);
+    }
+  } catch (err) {
+    if (!(err instanceof UsageError) && !(err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw err;
+    io.stderr.write(`toolgate policy: ${err.message}\n${USAGE}\n`);
+    return 2;
+  }
+}
+
+function findings(io: PolicyIo, file: string, errors: readonly ConfigError[], kind = ''): void {
+  for (const e of errors) io.stdout.write(`${file}: ${e.path || '/'}: ${kind}${e.message}\n`);
+}
+
+/** The tools of the `--catalog` file, if one was named; a file that cannot be read is reported as findings. */
+async function catalogueOption(path: string | undefined, io: PolicyIo): Promise<{ ok: true; tools: readonly unknown[] | undefined } | { ok: false }> {
+  if (path === undefined) return { ok: true, tools: undefined };
+  const loaded = await loadCatalogue(path);
+  if (loaded.ok) return { ok: true, tools: loaded.value };
+  findings(io, path, loaded.errors);
+  return { ok: false };
+}
+
+async function validate(argv: readonly string[], io: PolicyIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    options: { catalog: { type: 'string' }, 'skip-files': { type: 'boolean', default: false } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length === 0) throw new UsageError('name at least one policy file');
+  const catalogue = await catalogueOption(values.catalog, io);
+  if (!catalogue.ok) return 1;
+  const tools = catalogue.tools;
+  let failed = false;
+  for (const file of positionals) {
+    const loaded = await loadPolicyInForce(file, !values['skip-files']);
+    if (!loaded.ok) {
+      findings(io, file, loaded.errors);
+      failed = true;
+      continue;
+    }
+    if (tools !== undefined) findings(io, file, catalogueFindings(loaded.value.policy, tools), 'warning: ');
+    io.stdout.write(`${file}: ok\n`);
+  }
+  return failed ? 1 : 0;
+}
+
+async function test(argv: readonly string[], io: PolicyIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: [...argv], options: { format: { type: 'string', default: 'tap' } }, allowPositionals: true, strict: true });
+  if (values.format !== 'tap' && values.format !== 'junit') throw new UsageError('--format is tap or junit');
+  const [policyFile, ...testFiles] = positionals;
+  if (policyFile === undefined || testFiles.length === 0) throw new UsageError('name a policy file and at least one test file');
+  const loaded = await loadPolicyInForce(policyFile, false);
+  if (!loaded.ok) {
+    findings(io, policyFile, loaded.errors);
+    return 1;
+  }
+  const results: CaseResult[] = [];
+  let broken = false;
+  for (const file of testFiles) {
+    const r = await runTestFile(loaded.value, file);
+    if (!r.ok) {
+      findings(io, file, r.errors);
+      broken = true;
+      continue;
+    }
+    results.push(...r.value);
+  }
+  io.stdout.write(values.format === 'junit' ? junitReport(results) : tapReport(results));
+  return broken || results.some((r) => !r.ok) ? 1 : 0;
+}
+
+async function explain(argv: readonly string[], io: PolicyIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    options: {
+      principal: { type: 'string' }, scopes: { type: 'string', default: '' }, strength: { type: 'string', default: 'static' },
+      claims: { type: 'string' }, tool: { type: 'string' }, args: { type: 'string', default: '{}' }, catalog: { type: 'string' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const [policyFile, ...extra] = positionals;
+  if (policyFile === undefined || extra.length > 0) throw new UsageError('name exactly one policy file');
+  if (!isPrincipalId(values.principal)) throw new UsageError('--principal is required: a principal id');
+  if (values.tool === undefined || values.tool === '') throw new UsageError('--tool is required');
+  const scopes = values.scopes === '' ? [] : values.scopes.split(',');
+  if (!scopes.every(isScope)) throw new UsageError('--scopes is a comma-separated list of scope tokens');
+  const strength = STRENGTHS.find((s) => s === values.strength);
+  if (strength === undefined) throw new UsageError(`--strength is one of ${STRENGTHS.join(', ')}`);
+  const args = parseArguments(values.args);
+  if (args === undefined) throw new UsageError('--args is a JSON object');
+  const claims = values.claims === undefined ? undefined : parseArguments(values.claims);
+  if (values.claims !== undefined && !isRecord(claims)) throw new UsageError('--claims is a JSON object');
+
+  const loaded = await loadPolicyInForce(policyFile, false);
+  if (!loaded.ok) {
+    findings(io, policyFile, loaded.errors);
+    return 1;
+  }
+  const catalogue = await catalogueOption(values.catalog, io);
+  if (!catalogue.ok) return 1;
+  const response = await decideOffline(offlineDeps(loaded.value, catalogue.tools), { id: values.principal, scopes, strength, ...(claims !== undefined && { claims }) }, values.tool, args);
+  io.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
+  return 0;
+}

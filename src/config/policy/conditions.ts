@@ -1,0 +1,255 @@
+/**
+ * Grant conditions: CEL expressions (`when:` on a grant row) over the caller,
+ * the tool, the call's arguments and the request. They are parsed, type
+ * checked against the declared variables and cost-bounded when the policy
+ * loads; a loaded condition is only ever evaluated, and an evaluation that
+ * fails for any reason reports `undefined`, which callers treat as a denial.
+ */
+import { celEnv, celList, celMap, CelScalar, isCelError, listType, mapType, parse, plan, type CelInput } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { RE2JS } from 're2js';
+import { checkCondition, MAX_ITERATIONS, type RecordType } from './condition-check.ts';
+
+/** Longest condition source accepted, in characters. */
+export const MAX_CONDITION_LENGTH = 2048;
+/** Most expression nodes (after macro expansion) in one condition. */
+const MAX_CONDITION_NODES = 256;
+/** Bound on the estimated cost: nodes, each node inside a comprehension counted MAX_ITERATIONS times per level. */
+const MAX_CONDITION_COST = 100_000;
+
+/**
+ * A memo that forgets everything once full: the keys are condition and
+ * pattern sources from policy and storage, few and repeated, so a rare
+ * refill is cheaper than tracking recency on every read.
+ */
+class BoundedMemo<V> {
+  readonly #max: number;
+  readonly #entries = new Map<string, V>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get(key: string, make: (key: string) => V): V {
+    let v = this.#entries.get(key);
+    if (v === undefined) {
+      v = make(key);
+      if (this.#entries.size >= this.#max) this.#entries.clear();
+      this.#entries.set(key, v);
+    }
+    return v;
+  }
+}
+
+/** What a condition may read. Everything else is a compile error. */
+const PRINCIPAL: RecordType = {
+  kind: 'record',
+  name: 'principal',
+  fields: { id: CelScalar.STRING, scopes: listType(CelScalar.STRING), strength: CelScalar.STRING, claims: mapType(CelScalar.STRING, CelScalar.DYN) },
+};
+const TOOL: RecordType = {
+  kind: 'record',
+  name: 'tool',
+  fields: { name: CelScalar.STRING, metadata: mapType(CelScalar.STRING, CelScalar.DYN), annotations: mapType(CelScalar.STRING, CelScalar.DYN) },
+};
+const REQUEST: RecordType = {
+  kind: 'record',
+  name: 'request',
+  fields: { protocolVersion: CelScalar.STRING, time: CelScalar.DYN },
+};
+const VARIABLES = { principal: PRINCIPAL, tool: TOOL, args: mapType(CelScalar.STRING, CelScalar.DYN), request: REQUEST };
+
+/** `matches` compiles each pattern once (RE2: linear in the input), not once per evaluation. */
+const patterns = new BoundedMemo<RE2JS>(256);
+const re2 = { compile: (pattern: string) => patterns.get(pattern, (p) => RE2JS.compile(p)) };
+
+const ANY = mapType(CelScalar.STRING, CelScalar.DYN);
+const env = celEnv({ variables: { principal: ANY, tool: ANY, args: ANY, request: ANY }, funcs: strings, re2 });
+
+export interface ConditionInput {
+  readonly principal: {
+    readonly id: string;
+    readonly scopes: Iterable<string>;
+    /** anonymous, static, short_lived or one_time. */
+    readonly credentialStrength: string;
+    readonly claims?: Readonly<Record<string, unknown>>;
+  };
+  readonly tool: { readonly name: string; readonly metadata: object; readonly annotations: unknown };
+  /** The arguments as parsed, after schema validation. */
+  readonly args: unknown;
+  readonly request: { readonly protocolVersion: string | undefined; readonly timeMs: number };
+}
+
+/**
+ * One request's variables, shared by every condition evaluated for it. Each
+ * is converted on first use only, so a call whose conditions read only `args`
+ * never converts the caller's claims.
+ */
+export interface ConditionBindings {
+  readonly values: Record<string, CelInput>;
+  /**
+   * Some list or map holds more than MAX_ITERATIONS entries: conditions that
+   * iterate refuse to run. Reading it converts every variable.
+   */
+  readonly oversized: boolean;
+}
+
+export interface Condition {
+  readonly source: string;
+  /** True, false, or undefined when evaluation failed (which denies). */
+  evaluate(bindings: ConditionBindings): boolean | undefined;
+}
+
+export type CompiledCondition =
+  | { readonly ok: true; readonly condition: Condition }
+  | { readonly ok: false; readonly message: string; readonly line: number; readonly column: number };
+
+/** Rows from storage are compiled when first used; the same source is compiled once. */
+const compiled = new BoundedMemo<CompiledCondition>(4096);
+
+export function compileCondition(source: string): CompiledCondition {
+  return compiled.get(source, compile);
+}
+
+function compile(source: string): CompiledCondition {
+  if (source.length > MAX_CONDITION_LENGTH) return failed(source, `longer than ${MAX_CONDITION_LENGTH} characters`, 0);
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(source);
+  } catch (e) {
+    const at = (e as { location?: { start?: { offset?: unknown } } }).location?.start?.offset;
+    const found = (e as { found?: unknown }).found;
+    return failed(source, `syntax error${typeof found === 'string' ? ` near '${found.slice(0, 16)}'` : ''}`, typeof at === 'number' ? at : 0);
+  }
+  const checked = checkCondition(env, parsed.expr, VARIABLES);
+  const offsetOf = (id: bigint) => parsed.sourceInfo?.positions[id.toString()] ?? 0;
+  if (!checked.ok) return failed(source, checked.message, offsetOf(checked.exprId));
+  if (checked.nodes > MAX_CONDITION_NODES) return failed(source, `more than ${MAX_CONDITION_NODES} expression nodes`, 0);
+  if (checked.cost > MAX_CONDITION_COST) return failed(source, `estimated cost ${checked.cost} is over the limit of ${MAX_CONDITION_COST} (iterations nest too deep or loop bodies are too large)`, 0);
+  const run = plan(env, parsed);
+  const iterates = checked.iterates;
+  return {
+    ok: true,
+    condition: Object.freeze({
+      source,
+      evaluate(bindings: ConditionBindings): boolean | undefined {
+        if (iterates && bindings.oversized) return undefined;
+        try {
+          const r = run(bindings.values as Parameters<typeof run>[0]);
+          return typeof r === 'boolean' && !isCelError(r) ? r : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+    }),
+  };
+}
+
+function failed(source: string, message: string, offset: number): CompiledCondition {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < source.length; i++) {
+    if (source[i] === '\n') {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { ok: false, message, line, column: offset - lineStart + 1 };
+}
+
+/**
+ * Converts the request's variables to CEL values: JSON objects become maps,
+ * whole numbers ints (so `args.count + 1` type-checks as it reads) and other
+ * numbers doubles. Tool metadata and annotations are frozen per policy and
+ * catalogue, so their conversions are kept.
+ */
+export function conditionBindings(input: ConditionInput): ConditionBindings {
+  return new LazyBindings(input);
+}
+
+/** Getters on the prototype: CEL reads `values[name]`, and a variable no condition reads is never built. */
+class LazyBindings implements ConditionBindings {
+  readonly #input: ConditionInput;
+  readonly #state = { oversized: false };
+  #principal: CelInput | undefined;
+  #tool: CelInput | undefined;
+  #args: CelInput | undefined;
+  #request: CelInput | undefined;
+
+  constructor(input: ConditionInput) {
+    this.#input = input;
+  }
+
+  get values(): Record<string, CelInput> {
+    return this as unknown as Record<string, CelInput>;
+  }
+
+  get oversized(): boolean {
+    void this.principal;
+    void this.tool;
+    void this.args;
+    return this.#state.oversized;
+  }
+
+  get principal(): CelInput {
+    const p = this.#input.principal;
+    return (this.#principal ??= celMap(new Map<string, CelInput>([
+      ['id', p.id],
+      ['scopes', [...p.scopes].sort()],
+      ['strength', p.credentialStrength],
+      ['claims', toCel(p.claims ?? EMPTY_OBJECT, this.#state)],
+    ])));
+  }
+
+  get tool(): CelInput {
+    const t = this.#input.tool;
+    return (this.#tool ??= celMap(new Map<string, CelInput>([
+      ['name', t.name],
+      ['metadata', frozenToCel(t.metadata, this.#state)],
+      ['annotations', frozenToCel(t.annotations ?? EMPTY_OBJECT, this.#state)],
+    ])));
+  }
+
+  get args(): CelInput {
+    return (this.#args ??= toCel(this.#input.args ?? EMPTY_OBJECT, this.#state));
+  }
+
+  get request(): CelInput {
+    const r = this.#input.request;
+    return (this.#request ??= celMap(new Map<string, CelInput>([
+      ['protocolVersion', r.protocolVersion ?? ''],
+      ['time', timestampFromMs(r.timeMs)],
+    ])));
+  }
+}
+
+const EMPTY_OBJECT = Object.freeze({});
+const frozenConversions = new WeakMap<object, { readonly value: CelInput; readonly oversized: boolean }>();
+
+function frozenToCel(v: unknown, state: { oversized: boolean }): CelInput {
+  if (typeof v !== 'object' || v === null || !Object.isFrozen(v)) return toCel(v, state);
+  let hit = frozenConversions.get(v);
+  if (hit === undefined) {
+    const own = { oversized: false };
+    hit = { value: toCel(v, own), oversized: own.oversized };
+    frozenConversions.set(v, hit);
+  }
+  if (hit.oversized) state.oversized = true;
+  return hit.value;
+}
+
+function toCel(v: unknown, state: { oversized: boolean }): CelInput {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? BigInt(v) : v;
+  if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
+  if (Array.isArray(v)) {
+    if (v.length > MAX_ITERATIONS) state.oversized = true;
+    return celList(v.map((x) => toCel(x, state)));
+  }
+  if (typeof v === 'object') {
+    const entries = Object.entries(v as object);
+    if (entries.length > MAX_ITERATIONS) state.oversized = true;
+    return celMap(new Map(entries.map(([k, x]) => [k, toCel(x, state)] as const)));
+  }
+  return null;
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { run } from '../../../src/commands/policy.ts';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const CLI = join(ROOT, 'src/cli.ts');
+const EXAMPLE = join(ROOT, 'examples/policy.yaml');
+const EXAMPLE_TESTS = join(ROOT, 'examples/policy.test.yaml');
+
+interface Ran {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** In process, through the same entry point the CLI dispatches to. */
+async function toolgate(...args: string[]): Promise<Ran> {
+  const [command, ...rest] = args;
+  assert.equal(command, 'policy');
+  let stdout = '';
+  let stderr = '';
+  const code = await run(rest, { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } });
+  return { code, stdout, stderr };
+}
+
+/** As a separate process, for what only the real binary shows: its exit status. */
+function spawned(...args: string[]): Promise<Ran> {
+  return new Promise((done) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: ROOT }, (err, stdout, stderr) => {
+      done({ code: err === null ? 0 : Number((err as { code?: unknown }).code), stdout, stderr });
+    });
+  });
+}
+
+describe('toolgate policy (the real CLI, offline)', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolgate-policy-cli-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('test: the shipped example tests pass, as TAP', async () => {
+    const r = await spawned('policy', 'test', EXAMPLE, EXAMPLE_TESTS);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^TAP version 14\n1\.\.\d+\n/);
+    assert.doesNotMatch(r.stdout, /not ok/);
+  });
+
+  it('test: one flipped expectation exits 1 with a readable failure line, in TAP and JUnit', async () => {
+    const text = await readFile(EXAMPLE_TESTS, 'utf8');
+    const flipped = text.replace(/(name: a refund over 100 is refused by the condition[\s\S]*?)expect: \{ deny: tool_not_granted \}/, '$1expect: allow');
+    assert.notEqual(flipped, text);
+    const file = join(dir, 'flipped.test.yaml');
+    await writeFile(file, flipped);
+    const tap = await spawned('policy', 'test', EXAMPLE, file);
+    assert.equal(tap.code, 1);
+    assert.match(tap.stdout, /^not ok 7 - .*flipped\.test\.yaml: a refund over 100 is refused by the condition: expected allow, got deny tool_not_granted$/m);
+    assert.match(tap.stdout, /detail: "stages: grants=pass .* conditions=deny\(tool_not_granted\); rows: small-refunds"/);
+    const junit = await toolgate('policy', 'test', '--format', 'junit', EXAMPLE, file);
+    assert.equal(junit.code, 1);
+    assert.match(junit.stdout, /<testsuites name="toolgate policy test" tests="16" failures="1">/);
+    assert.match(junit.stdout, /<failure message="expected allow, got deny tool_not_granted">/);
+  });
+
+  it('test: a malformed test file is a finding with its pointer', async () => {
+    const file = join(dir, 'bad.test.yaml');
+    await writeFile(file, 'tests:\n  - { name: x, principal: { id: a }, tool: t, expect: maybe }\n');
+    const r = await toolgate('policy', 'test', EXAMPLE, file);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /bad\.test\.yaml: \/tests\/0\/expect: /);
+  });
+
+  it('validate: a condition that does not compile is reported with file, pointer and position', async () => {
+    const file = join(dir, 'policy.yaml');
+    await writeFile(file, 'grants:\n  - { principal: "*", tool: t, effect: allow, when: "args.to.endsWith(1)" }\n');
+    const r = await toolgate('policy', 'validate', file);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, `${file}: /grants/0/when: condition: no matching overload for 'endsWith' applied to dyn.(int) at line 1, column 8\n`);
+  });
+
+  it('validate: referenced files are read unless --skip-files', async () => {
+    assert.equal((await toolgate('policy', 'validate', EXAMPLE)).code, 1);
+    const r = await toolgate('policy', 'validate', '--skip-files', EXAMPLE);
+    assert.equal(r.code, 0, r.stdout);
+  });
+
+  it('validate --catalog: warns about grants for missing tools and tools no row allows, without failing', async () => {
+    const catalog = join(dir, 'tools.json');
+    await writeFile(catalog, JSON.stringify({ tools: [{ name: 'search_tickets', inputSchema: { type: 'object' } }, { name: 'orphan', inputSchema: { type: 'object' } }] }));
+    const r = await toolgate('policy', 'validate', '--skip-files', '--catalog', catalog, EXAMPLE);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /policy\.yaml: \/grants\/1\/tool: warning: tool "get_ticket" is not in the catalogue/);
+    assert.match(r.stdout, /policy\.yaml: \/grants: warning: no row allows catalogue tool "orphan"/);
+    assert.match(r.stdout, /policy\.yaml: \/tools\/get_ticket: warning: this tool is not in the catalogue/);
+  });
+
+  it('explain: the decision, the stages and the deciding rows', async () => {
+    const r = await toolgate('policy', 'explain', EXAMPLE, '--principal', 'agent-b', '--scopes', 'payments.refund', '--tool', 'issue_refund', '--args', '{"amount":500,"currency":"EUR"}');
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { decision: string; stages: { name: string; outcome: string }[]; rows: { name: string; when: string }[] };
+    assert.equal(out.decision, 'deny');
+    assert.deepEqual(out.stages.at(-1), { name: 'conditions', outcome: 'deny', code: 'tool_not_granted' });
+    assert.deepEqual(out.rows.map((x) => x.name), ['small-refunds']);
+    const claims = await toolgate('policy', 'explain', EXAMPLE, '--principal', 'agent-s', '--scopes', 'crm.export', '--strength', 'short_lived', '--claims', '{"department":"sales"}', '--tool', 'export_customers');
+    assert.equal(JSON.parse(claims.stdout).decision, 'audit_deny');
+  });
+
+  it('usage errors exit 2 with the usage on stderr (and so does the binary)', async () => {
+    assert.equal((await spawned('policy', 'nope')).code, 2);
+    for (const args of [['policy'], ['policy', 'nope'], ['policy', 'test', EXAMPLE], ['policy', 'test', '--format', 'xml', EXAMPLE, EXAMPLE_TESTS], ['policy', 'explain', EXAMPLE, '--tool', 'x'], ['policy', 'explain', EXAMPLE, '--principal', 'a', '--tool', 'x', '--args', '[1]'], ['policy', 'validate', '--bogus', EXAMPLE]]) {
+      const r = await toolgate(...args);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, /usage: toolgate policy validate/);
+      assert.equal(r.stdout, '');
+    }
+  });
+});
