@@ -13,7 +13,7 @@ export interface BreakerOptions {
 }
 
 /** Thrown inside the breaker for an attempt that counts as the upstream failing; carries the attempt's outcome out. */
-export class UpstreamFailed<T> extends Error {
+class UpstreamFailed<T> extends Error {
   readonly outcome: T;
   constructor(outcome: T) {
     super('upstream failed');

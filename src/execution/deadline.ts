@@ -2,9 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Classified } from '../mcp/classify.ts';
 
 /** The caller's remaining time in milliseconds, as a header (like gRPC's grpc-timeout, but plain milliseconds). */
-export const BUDGET_HEADER = 'toolgate-timeout-ms';
+const BUDGET_HEADER = 'toolgate-timeout-ms';
 /** The same, in `params._meta`, for clients that cannot set headers. */
-export const BUDGET_META = 'io.toolgate/timeoutMs';
+const BUDGET_META = 'io.toolgate/timeoutMs';
 
 const MAX_BUDGET_MS = 3_600_000;
 const WHOLE = /^\d{1,7}$/;

@@ -64,7 +64,7 @@ export function settledRecord(pending: RecordShape, how: Settlement): RecordShap
   return how.response === undefined ? { s: 'N', d: pending.d, t: pending.t } : { s: 'C', d: pending.d, t: pending.t, r: how.response };
 }
 
-export const MAX_MEMORY_KEYS = 100_000;
+const MAX_MEMORY_KEYS = 100_000;
 
 interface Held {
   record: RecordShape;

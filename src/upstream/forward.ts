@@ -100,7 +100,7 @@ export interface AttemptOptions extends ForwardOptions {
   readonly record?: AttemptRecord | undefined;
 }
 
-export interface AttemptDeadline {
+interface AttemptDeadline {
   readonly remainingMs: number;
   /** A progress notification on the stream starts the deadline over. */
   readonly resetOnProgress: boolean;
