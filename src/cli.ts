@@ -1,15 +1,23 @@
 #!/usr/bin/env node
-import { loadSettings } from './config/settings.ts';
+import { readFileSync } from 'node:fs';
+import { readFlags } from './config/flags.ts';
+import { loadSettings, settingDefs, SIDECAR_USAGE } from './config/settings.ts';
 import { SettingError } from './errors.ts';
 import { StartupError } from './errors.ts';
 import { start } from './main.ts';
 import { log } from './telemetry/log.ts';
 
+interface Command {
+  /** One usage text, printed for `toolgate <command> --help`. */
+  readonly USAGE: string;
+  run(argv: readonly string[]): Promise<number>;
+}
+
 /**
  * `toolgate [flags]` runs the sidecar; `toolgate <command> …` runs a tool.
  * Commands load lazily so the sidecar never pays for their dependencies.
  */
-const commands: Readonly<Record<string, () => Promise<{ run(argv: readonly string[]): Promise<number> }>>> = {
+const commands: Readonly<Record<string, () => Promise<Command>>> = {
   contracts: () => import('./commands/contracts.ts'),
   'discover-eval': () => import('./commands/discover-eval.ts'),
   grants: () => import('./commands/grants.ts'),
@@ -18,9 +26,24 @@ const commands: Readonly<Record<string, () => Promise<{ run(argv: readonly strin
   policy: () => import('./commands/policy.ts'),
 };
 
+/** Asking for help is a success: usage goes to stdout and the exit status is 0. */
+function print(text: string): number {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  return 0;
+}
+
+function version(): string {
+  // package.json sits one level above both src/ and the built dist/.
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return `toolgate ${typeof pkg.version === 'string' ? pkg.version : 'unknown'}`;
+}
+
 async function serve(argv: readonly string[]): Promise<number> {
   let settings;
   try {
+    const read = readFlags(argv, settingDefs);
+    if (read.kind === 'help') return print(SIDECAR_USAGE);
+    if (read.kind === 'version') return print(version());
     settings = loadSettings(argv, process.env);
   } catch (err) {
     if (err instanceof SettingError) {
@@ -51,7 +74,17 @@ async function serve(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-const [first, ...rest] = process.argv.slice(2);
-const command = first !== undefined ? commands[first] : undefined;
-const code = command !== undefined ? await (await command()).run(rest) : await serve(process.argv.slice(2));
-process.exitCode = code;
+async function main(argv: readonly string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === 'help') {
+    const topic = rest[0] !== undefined ? commands[rest[0]] : undefined;
+    return print(topic !== undefined ? (await topic()).USAGE : SIDECAR_USAGE);
+  }
+  const load = first !== undefined ? commands[first] : undefined;
+  if (load === undefined) return serve(argv);
+  const command = await load();
+  if (rest.includes('--help') || rest.includes('-h')) return print(command.USAGE);
+  return command.run(rest);
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -21,6 +21,13 @@ export interface ErrorDef {
   readonly hint: Hint;
   /** When it happens, for the README table. */
   readonly when: string;
+  /**
+   * A refusal the model can act on by changing its call: on tools/call from
+   * MCP 2025-11-25 on it is answered as a tool result with `isError: true`
+   * (SEP-1303), which clients hand to the model, instead of a protocol error,
+   * which they raise to the application.
+   */
+  readonly toolResult?: true;
 }
 
 type Hint =
@@ -63,7 +70,7 @@ export const errors = Object.freeze({
     when: 'a JSON object anywhere in the body with a member name given twice (compared after unescaping, and ignoring what Go servers ignore: letter case, ſ for s, K (U+212A) for k)',
   }),
   case_variant_key: def({
-    code: 'case_variant_key', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',
+    code: 'case_variant_key', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request', toolResult: true,
     message: 'A member name differs from a protocol field or a declared argument only in letter case, which some servers read as that field; use the exact name',
     when: 'a JSON-RPC member (`Method`), a params member toolgate reads (`Name`, `Arguments`, `paramſ`) or a tools/call argument differing from a property the schema declares (`Path` for `path`; keyword `properties` at its pointer) only as Go servers ignore: letter case, ſ for s, K (U+212A) for k',
   }),
@@ -78,12 +85,12 @@ export const errors = Object.freeze({
     when: "a request target servers could route differently: an encoded `/`, `\\` or `.`, a raw `\\`, a malformed `%` escape, or not a path",
   }),
   invalid_arguments: def({
-    code: 'invalid_arguments', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_arguments',
+    code: 'invalid_arguments', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_arguments', toolResult: true,
     message: "The arguments do not satisfy the tool's inputSchema; see error.data.errors for the failing locations and keywords",
-    when: "tools/call arguments fail the tool's inputSchema (pointers and keywords only, never values)",
+    when: "tools/call arguments fail the tool's inputSchema: pointers and keywords only, never values; `required` adds the `missing` property names (from the schema), `additionalProperties` only the `count` at the parent's pointer (the unexpected names are the caller's own)",
   }),
   inexact_number: def({
-    code: 'inexact_number', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_arguments',
+    code: 'inexact_number', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_arguments', toolResult: true,
     message: "An integer in the arguments has more digits than toolgate can check exactly against the tool's inputSchema; see error.data.errors for its location",
     when: "tools/call arguments hold an integer beyond ±2^53 that a double cannot represent exactly (keyword `precision` at its pointer), and the tool's inputSchema compares values (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `const`, `enum`, `uniqueItems`) or an external validator is hooked to the call",
   }),
@@ -95,7 +102,7 @@ export const errors = Object.freeze({
   unknown_tool: def({
     code: 'unknown_tool', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_request',
     message: 'No tool of this name exists on this server; list the tools again',
-    when: 'tools/call names a tool the server does not have (after one catalogue refresh), or no tool at all',
+    when: 'tools/call names a tool the server does not have (after one catalogue refresh), or no tool at all; checked before grants, for every caller; with `TOOLGATE_HIDE_UNGRANTED` also a tool the caller is not granted',
   }),
   invalid_cursor: def({
     code: 'invalid_cursor', status: 400, rpcCode: -32602, retryable: false, hint: 'restart_listing',
@@ -104,7 +111,7 @@ export const errors = Object.freeze({
   }),
   unauthenticated: def({
     code: 'unauthenticated', status: 401, rpcCode: -31401, retryable: false, hint: 'authenticate',
-    message: 'No valid credential was presented; obtain one as described by the WWW-Authenticate header',
+    message: 'No valid credential was presented; send a valid one in the Authorization header',
     when: 'no or bad credential; `WWW-Authenticate` carries `resource_metadata`',
   }),
   tool_not_granted: def({
@@ -112,10 +119,15 @@ export const errors = Object.freeze({
     message: 'This principal is not granted this tool; request the scopes named in error.data.requiredScopes if any',
     when: 'no grant or an explicit deny; `insufficient_scope` challenge when scopes would help',
   }),
+  no_tool_granted: def({
+    code: 'no_tool_granted', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes',
+    message: 'No tool is granted to this principal yet; the scopes in error.data.requiredScopes would grant some',
+    when: 'tools/list from an OAuth/JWT bearer caller who may call no tool while some scopes would grant tools; `insufficient_scope` challenge naming them (anyone else gets an empty list)',
+  }),
   credential_too_weak: def({
     code: 'credential_too_weak', status: 403, rpcCode: -31403, retryable: false, hint: 'step_up_credential',
-    message: "The tool's security level needs a stronger credential; retry with a short-lived or one-time token",
-    when: "the tool's security level needs a stronger credential",
+    message: "The tool's security level needs a stronger credential; re-authenticate as the WWW-Authenticate header asks and retry with a short-lived or one-time token",
+    when: "the tool's security level needs a stronger credential; `WWW-Authenticate: Bearer error=\"insufficient_user_authentication\"` (RFC 9470), so OAuth clients can re-authenticate",
   }),
   validator_denied: def({
     code: 'validator_denied', status: 403, rpcCode: -31403, retryable: false, hint: 'fix_arguments',

@@ -155,7 +155,8 @@ interface RunningPolicy {
 
 /**
  * Policy mode: the policy in force (hot-reloaded), the grant store, the
- * upstream catalogue, and the interceptor chain. Order matters: who may call,
+ * upstream catalogue, and the interceptor chain. Order matters: whether the
+ * tool exists (for every caller the same answer), who may call,
  * with what credential, how often, with which arguments; external
  * validators last, so they see only calls toolgate itself would forward.
  */
@@ -165,7 +166,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     { watchPolicy }, { ListChangedStreams }, { openGrantStore }, { lazyValidatorClients }, { policyChecks },
     { createExternalValidators }, { composeChain },
     { policyPath }, { schemaCaches }, { ContractGuard }, { MemoryPinStore, RedisPinStore }, { visibleCatalogue },
-    { contractQuarantineInterceptor }, { createRedisSource }, { TokenBuckets }, { SharedBuckets }, { execution },
+    { contractQuarantineInterceptor }, { createRedisSource }, { knownToolInterceptor }, { TokenBuckets }, { SharedBuckets }, { execution },
   ] = await Promise.all([
     import('./auth/replay-store.ts'), import('./auth/session-bindings.ts'), import('./catalogue/enforceability.ts'),
     import('./catalogue/sync.ts'), import('./config/policy/policy.ts'), import('./config/reload/policy-loader.ts'),
@@ -173,8 +174,8 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     import('./grpc/lazy-validator-clients.ts'), import('./pipeline/policy-interceptors.ts'), import('./interceptors/external-validator.ts'),
     import('./pipeline/compose.ts'), import('./pipeline/policy.ts'), import('./validation/schema-caches.ts'),
     import('./catalogue/contracts/guard.ts'), import('./catalogue/contracts/pins.ts'), import('./catalogue/contracts/visible.ts'),
-    import('./interceptors/contract-quarantine.ts'), import('./grants/sources/redis.ts'), import('./interceptors/rate-limit/buckets.ts'),
-    import('./interceptors/rate-limit/shared-buckets.ts'), import('./execution/wiring.ts'),
+    import('./interceptors/contract-quarantine.ts'), import('./grants/sources/redis.ts'), import('./interceptors/known-tool.ts'),
+    import('./interceptors/rate-limit/buckets.ts'), import('./interceptors/rate-limit/shared-buckets.ts'), import('./execution/wiring.ts'),
   ]);
   const shared = settings.redisUrl === undefined ? undefined : await connectRedis(settings, settings.redisUrl);
   // One replay store for every policy version: a one-time token spent before
@@ -232,18 +233,30 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   contracts = guard;
   // Quarantined tools are neither listed, discovered nor described to callers.
   const visible = visibleCatalogue(() => sync.current(), () => guard.quarantinedTools());
-  const catalogue: CatalogueView = {
-    current: visible,
-    get: (name) => visible()?.tools.get(name),
-    names: () => visible()?.tools.keys() ?? [],
+  // Everything synced, quarantined tools included: whether a tool exists at all.
+  const synced: CatalogueView = {
+    current: () => sync.current(),
+    get: (name) => sync.current()?.tools.get(name),
+    names: () => sync.current()?.tools.keys() ?? [],
     refresh: async () => {
       await sync.refresh();
     },
   };
+  const catalogue: CatalogueView = {
+    current: visible,
+    get: (name) => visible()?.tools.get(name),
+    names: () => visible()?.tools.keys() ?? [],
+    refresh: () => synced.refresh(),
+  };
   const validators = createExternalValidators(callers);
   const local = new TokenBuckets(() => performance.now());
   const limiter = shared === undefined ? local : new SharedBuckets({ client: shared.client, domain: settings.policyDomain, fallback: local });
-  const { checks, rateLimit } = policyChecks(schemas, { quarantine: contractQuarantineInterceptor(guard), limiter });
+  const { checks, rateLimit } = policyChecks(schemas, {
+    knownTool: knownToolInterceptor(synced),
+    hideUngranted: settings.hideUngranted,
+    quarantine: contractQuarantineInterceptor(guard),
+    limiter,
+  });
   const interceptors = [...checks, validators.interceptor];
   // What each caller may see was decided under the old grants: every open stream is told to list again.
   // An approval bumps the revision too, so pins are read again.

@@ -29,6 +29,17 @@ export function insufficientScopeChallenge(scopes: readonly string[], resourceMe
   return `Bearer ${params.join(', ')}`;
 }
 
+/**
+ * The RFC 9470 step-up: `Bearer error="insufficient_user_authentication"`.
+ * The policy defines no `acr_values` or `max_age` for security levels, so
+ * none are sent; the client re-authenticates for a stronger token.
+ */
+export function insufficientUserAuthenticationChallenge(resourceMetadataUrl?: string): string {
+  const params = ['error="insufficient_user_authentication"', `error_description=${quote('A stronger authentication is required for this tool')}`];
+  pushResourceMetadata(params, resourceMetadataUrl);
+  return `Bearer ${params.join(', ')}`;
+}
+
 function pushResourceMetadata(params: string[], raw: string | undefined): void {
   if (raw === undefined || !URL.canParse(raw)) return;
   const url = new URL(raw);

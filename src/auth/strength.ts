@@ -12,3 +12,20 @@ const NEEDS: Readonly<Record<SecurityLevel, number>> = { standard: 0, elevated: 
 export function strengthSatisfies(level: SecurityLevel, strength: CredentialStrength): boolean {
   return RANK[strength] >= NEEDS[level];
 }
+
+/**
+ * Whether this credential could ever meet the level: it does now, or it is
+ * an OAuth/JWT bearer token whose holder can step up by re-authenticating
+ * (to a one-time token only where the policy accepts them). A static key or
+ * an anonymous caller stays what it is.
+ */
+export function strengthCanReach(level: SecurityLevel, strength: CredentialStrength, oneTimeTokens: boolean): boolean {
+  if (strengthSatisfies(level, strength)) return true;
+  if (!canStepUp(strength)) return false;
+  return level !== 'strict' || oneTimeTokens;
+}
+
+/** Bearer tokens from an authorization server can be replaced by stronger ones; static keys and anonymity cannot. */
+export function canStepUp(strength: CredentialStrength): boolean {
+  return strength === 'short_lived' || strength === 'one_time';
+}

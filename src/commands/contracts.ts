@@ -23,7 +23,7 @@ import { createRedisSource, type RedisGrantSource } from '../grants/sources/redi
 import { isRecord } from '../json/record.ts';
 import { parseFlags, REDIS_FLAGS, redisTarget, whenReady, type Parsed, type RedisTarget } from './redis-flags.ts';
 
-const USAGE = 'usage: toolgate contracts list | diff TOOL | approve TOOL [DIGEST] | lint [--format text|json]'
+export const USAGE = 'usage: toolgate contracts list | diff TOOL | approve TOOL [DIGEST] | lint [--format text|json]'
   + ' (catalogue: --upstream URL or --catalog FILE; pins: --redis-url URL --domain D; approved digests: --policy-file FILE)';
 
 const SOURCE_FLAGS = ['--upstream', '--catalog', '--policy-file', '--timeout-ms'];

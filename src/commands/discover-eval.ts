@@ -21,7 +21,7 @@ export interface EvalReport {
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-const USAGE = 'usage: toolgate discover-eval --catalog FILE --queries FILE [--k 1,5,10,16]';
+export const USAGE = 'usage: toolgate discover-eval --catalog FILE --queries FILE [--k 1,5,10,16]';
 /** Joins a repeated tool name to its copy number; cannot occur in a JSON-decoded name's visible text. */
 const COPY_MARK = '\u0000';
 

@@ -12,7 +12,7 @@ import type { ChangeResult, RedisGrantSource } from '../grants/sources/redis.ts'
 import type { GrantRow } from '../config/policy/grant-row.ts';
 import { parseFlags, REDIS_FLAGS, redisTarget, whenReady, type Parsed } from './redis-flags.ts';
 
-const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny [--scopes a,b] | list [--principal P] [--tool T] | revision [--bump | --reset]'
+export const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny [--scopes a,b] | list [--principal P] [--tool T] | revision [--bump | --reset]'
   + ' (all with --redis-url URL --domain D)';
 
 const VALUE_FLAGS = new Set([...REDIS_FLAGS, '--principal', '--tool', '--effect', '--scopes']);

@@ -10,8 +10,10 @@ import { createAdminServer } from '../http/admin.ts';
 import { loadInjectorConfig } from '../inject/config.ts';
 import { createInjectorMetrics } from '../inject/metrics.ts';
 import { CertificateError, startWebhookServer } from '../inject/server.ts';
-import { loadWebhookSettings } from '../inject/settings.ts';
+import { loadWebhookSettings, WEBHOOK_USAGE } from '../inject/settings.ts';
 import { log, setLogLevel } from '../telemetry/log.ts';
+
+export const USAGE = WEBHOOK_USAGE;
 
 export async function run(argv: readonly string[]): Promise<number> {
   const settings = loadWebhookSettings(argv, process.env);

@@ -12,7 +12,7 @@ import type { ConfigResult } from '../inject/config.ts';
 import { injectManifests } from '../inject/manifest.ts';
 import { DEFAULT_CONFIG_FILE } from '../inject/settings.ts';
 
-const USAGE = 'usage: toolgate inject -f <file|-> [--config <injector config.yaml> | --image <sidecar image>]';
+export const USAGE = 'usage: toolgate inject -f <file|-> [--config <injector config.yaml> | --image <sidecar image>]';
 const FLAGS: Readonly<Record<string, string>> = { '-f': 'file', '--filename': 'file', '--config': 'config', '--image': 'image' };
 
 export async function run(argv: readonly string[]): Promise<number> {

@@ -13,7 +13,7 @@ import { decideOffline, loadCatalogue, loadPolicyInForce, offlineDeps, STRENGTHS
 import { junitReport, runTestFile, tapReport, type CaseResult } from './policy-test.ts';
 import { catalogueFindings } from './policy-catalogue.ts';
 
-const USAGE = [
+export const USAGE = [
   'usage: toolgate policy validate [--catalog tools.json] [--skip-files] POLICY…',
   '       toolgate policy test [--format tap|junit] POLICY TESTS…',
   '       toolgate policy explain POLICY --principal ID [--scopes a,b] [--strength anonymous|static|short_lived|one_time]',

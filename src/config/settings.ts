@@ -5,6 +5,7 @@
  * configuration table is kept equal to this list by a test.
  */
 import { SettingError } from '../errors.ts';
+import { readFlags, usage } from './flags.ts';
 import { isIdentityHeaderName } from '../mcp/headers.ts';
 import { parsePrefixes } from '../mcp/target.ts';
 
@@ -31,6 +32,10 @@ export interface Settings {
   readonly policyFile: string | undefined;
   readonly catalogueRefreshMs: number;
   readonly deferredTools: boolean;
+  /** How tools/call refusals the model can fix are answered from MCP 2025-11-25 on. */
+  readonly toolErrors: ToolErrors;
+  /** Ungranted tools are answered as unknown_tool, so callers cannot learn the catalogue. */
+  readonly hideUngranted: boolean;
   readonly sessionIdleMs: number;
   /** Lower-case field name that tells the server who called; absent: the server is told nothing. */
   readonly principalHeader: string | undefined;
@@ -72,6 +77,7 @@ export interface Settings {
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type ToolErrors = 'result' | 'protocol';
 
 type Parsed<T> = { readonly value: T; readonly warning?: string } | { readonly problem: string };
 
@@ -99,6 +105,18 @@ const port = int(0, 65535);
 function optionalText(raw: string): Parsed<string | undefined> {
   if (raw === '') return ok(undefined);
   return /[\0\r\n]/.test(raw) ? bad('expected one line of text') : ok(raw);
+}
+
+/**
+ * The seed rule for booleans: a typo must not take the service down, and
+ * must not silently turn a feature on; the warning names only the setting.
+ */
+function boolean(warning: string) {
+  return (raw: string): Parsed<boolean> => {
+    if (raw === '' || /^(false|0|off|no)$/i.test(raw)) return ok(false);
+    if (/^(true|1|on|yes)$/i.test(raw)) return ok(true);
+    return { value: false, warning };
+  };
 }
 
 function setting<K extends keyof Settings>(d: SettingDef<K>): SettingDef<K> {
@@ -207,13 +225,17 @@ export const settingDefs = [
   setting({
     key: 'deferredTools', flag: '--deferred-tools', env: 'TOOLGATE_DEFERRED_TOOLS', default: '',
     doc: 'Deferred tool listing: tools/list carries critical, base and alwaysInclude tools plus search_tools; the rest are found through discovery. true/false; unset, empty or invalid: off (invalid also logs one warning).',
-    parse: (raw) => {
-      if (raw === '' || /^(false|0|off|no)$/i.test(raw)) return ok(false);
-      if (/^(true|1|on|yes)$/i.test(raw)) return ok(true);
-      // The seed rule: a typo must not take the service down, and must not
-      // silently turn the feature on; the warning names only the setting.
-      return { value: false, warning: 'TOOLGATE_DEFERRED_TOOLS is not a boolean; deferred tool listing is off' };
-    },
+    parse: boolean('TOOLGATE_DEFERRED_TOOLS is not a boolean; deferred tool listing is off'),
+  }),
+  setting({
+    key: 'toolErrors', flag: '--tool-errors', env: 'TOOLGATE_TOOL_ERRORS', default: 'result',
+    doc: 'How tools/call refusals the model can fix by changing its call (`invalid_arguments`, `case_variant_key`, `inexact_number`) are answered on MCP 2025-11-25 and later: `result`, a tool result with `isError: true` that clients hand to the model (SEP-1303); `protocol`, the JSON-RPC error of earlier versions, for clients that depend on it. Older protocol versions always get the JSON-RPC error.',
+    parse: (raw) => (raw === 'result' || raw === 'protocol' ? ok(raw) : bad('expected result or protocol')),
+  }),
+  setting({
+    key: 'hideUngranted', flag: '--hide-ungranted', env: 'TOOLGATE_HIDE_UNGRANTED', default: '',
+    doc: 'A tools/call of a tool the caller is not granted is answered as `unknown_tool`, exactly like a tool that does not exist, so callers cannot probe the catalogue. Off: an unknown tool is `unknown_tool` and an ungranted one `tool_not_granted` with the scopes that would help. true/false; unset, empty or invalid: off (invalid also logs one warning).',
+    parse: boolean('TOOLGATE_HIDE_UNGRANTED is not a boolean; ungranted tools are answered as not granted'),
   }),
   setting({
     key: 'sessionIdleMs', flag: '--session-idle-ms', env: 'TOOLGATE_SESSION_IDLE_MS', default: '86400000',
@@ -294,11 +316,7 @@ export const settingDefs = [
   setting({
     key: 'grpcEnabled', flag: '--grpc', env: 'TOOLGATE_GRPC', default: '',
     doc: 'gRPC API (health, PolicyService, DiscoveryService, GrantAdmin; see docs/grpc.md) on its own port. true/false; unset, empty or invalid: off (invalid also logs one warning).',
-    parse: (raw) => {
-      if (raw === '' || /^(false|0|off|no)$/i.test(raw)) return ok(false);
-      if (/^(true|1|on|yes)$/i.test(raw)) return ok(true);
-      return { value: false, warning: 'TOOLGATE_GRPC is not a boolean; the gRPC API is off' };
-    },
+    parse: boolean('TOOLGATE_GRPC is not a boolean; the gRPC API is off'),
   }),
   setting({
     key: 'grpcPort', flag: '--grpc-port', env: 'TOOLGATE_GRPC_PORT', default: '9091',
@@ -369,17 +387,25 @@ export const settingDefs = [
   }),
 ] as const;
 
+/** `toolgate --help`: every setting, from the definitions the README table is made from. */
+export const SIDECAR_USAGE = usage(
+  'usage: toolgate [flags]            run the sidecar\n       toolgate <command> --help   grants, discover-eval, inject, inject-webhook',
+  settingDefs,
+);
+
 /**
  * Flags win over environment variables, which win over defaults. An empty
  * environment variable counts as unset, as Kubernetes renders optional values.
+ * `--help` and `--version` are the CLI's to answer, so here they are an error.
  */
 export function loadSettings(argv: readonly string[], env: NodeJS.ProcessEnv): Settings {
-  const flags = parseFlags(argv);
+  const read = readFlags(argv, settingDefs);
+  if (read.kind !== 'values') throw new SettingError(`--${read.kind}`, 'not a setting');
+  const flags = new Map(read.values);
   const out: Record<string, unknown> = {};
   const warnings: string[] = [];
   for (const d of settingDefs) {
     const fromFlag = flags.get(d.flag);
-    flags.delete(d.flag);
     const fromEnv = env[d.env];
     const [raw, source] = fromFlag !== undefined
       ? [fromFlag, d.flag]
@@ -389,28 +415,8 @@ export function loadSettings(argv: readonly string[], env: NodeJS.ProcessEnv): S
     if (parsed.warning !== undefined) warnings.push(parsed.warning);
     out[d.key] = parsed.value;
   }
-  const unknown = flags.keys().next();
-  if (!unknown.done) throw new SettingError(unknown.value, 'unknown flag');
   if (out.grantSource === 'redis' && out.redisUrl === undefined) throw new SettingError('TOOLGATE_GRANT_SOURCE', 'redis needs TOOLGATE_REDIS_URL');
   if ((out.grpcTlsCertFile === undefined) !== (out.grpcTlsKeyFile === undefined)) throw new SettingError('TOOLGATE_GRPC_TLS_KEY_FILE', 'set both TLS files or neither');
   out.warnings = Object.freeze(warnings);
   return Object.freeze(out) as unknown as Settings;
-}
-
-function parseFlags(argv: readonly string[]): Map<string, string> {
-  const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (!arg.startsWith('--')) throw new SettingError(arg, 'unexpected argument');
-    const eq = arg.indexOf('=');
-    if (eq > 0) {
-      flags.set(arg.slice(0, eq), arg.slice(eq + 1));
-      continue;
-    }
-    const next = argv[i + 1];
-    if (next === undefined) throw new SettingError(arg, 'missing value');
-    flags.set(arg, next);
-    i++;
-  }
-  return flags;
 }

@@ -143,28 +143,32 @@ export const STEPS: readonly Step[] = [
     id: 'elevated',
     kind: 'mcp',
     title: 'an elevated tool: alice deletes a ticket with her static key',
-    promise: '403 credential_too_weak: delete_ticket needs a short-lived or one-time token',
+    promise: '403 credential_too_weak: delete_ticket needs a short-lived or one-time token; the RFC 9470 step-up challenge',
     as: 'alice',
     method: 'tools/call',
     tool: 'delete_ticket',
     arguments: { id: 'T-1' },
-    check: (answers) => refusal(last(answers), 403, 'credential_too_weak'),
+    check: (answers) => {
+      const challenge = last(answers)?.headers.get('www-authenticate') ?? '';
+      const weak = refusal(last(answers), 403, 'credential_too_weak', `; WWW-Authenticate: ${challenge}`);
+      return { ...weak, ok: weak.ok && /error="insufficient_user_authentication"/.test(challenge) };
+    },
   },
   {
     id: 'invalid',
     kind: 'mcp',
     title: 'invalid arguments: alice opens a ticket with a one-letter title and priority "urgent"',
-    promise: '400 invalid_arguments naming the failing pointers and keywords, never the values',
+    promise: 'a tool result with isError: true the model reads and acts on, naming the failing pointers and rules, never the values',
     as: 'alice',
     method: 'tools/call',
     tool: 'create_ticket',
     arguments: { title: 'x', priority: 'urgent' },
     check: (answers) => {
       const a = last(answers);
-      const errors = (json(a).error?.data?.errors ?? []) as { instancePath: string; keyword: string }[];
-      const found = errors.map((e) => `${e.instancePath} ${e.keyword}`).join(', ');
-      const refused = refusal(a, 400, 'invalid_arguments', `: ${found}`);
-      return { ok: refused.ok && errors.length > 0 && a?.body.includes('urgent') === false, shown: refused.shown };
+      const result = json(a).result;
+      const errors = ((result?.structuredContent as { errors?: unknown } | undefined)?.errors ?? []) as { instancePath: string; keyword: string }[];
+      const ok = a?.status === 200 && result?.isError === true && errors.length > 0 && a.body.includes('urgent') === false;
+      return { ok, shown: text(a) };
     },
   },
   {

@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/types.ts';
+import type { CredentialStrength, Principal } from '../auth/types.ts';
 import { toolMetadata, type Policy } from '../config/policy/policy.ts';
 import type { GrantSnapshot } from '../grants/types.ts';
 import { mayList } from '../grants/visibility.ts';
@@ -14,7 +14,7 @@ type Tools = ReadonlyMap<string, { readonly tool: Readonly<Record<string, unknow
  */
 export class CatalogueIndex {
   #indexed: { digest: string; policy: Policy; index: DiscoveryIndex } | undefined;
-  readonly #allowed = new WeakMap<GrantSnapshot, { digest: string; policy: Policy; allowed: ReadonlySet<string> }>();
+  readonly #allowed = new WeakMap<GrantSnapshot, { digest: string; policy: Policy; strength: CredentialStrength; allowed: ReadonlySet<string> }>();
 
   index(digest: string, policy: Policy, tools: Tools): DiscoveryIndex {
     if (this.#indexed?.digest === digest && this.#indexed.policy === policy) return this.#indexed.index;
@@ -33,13 +33,17 @@ export class CatalogueIndex {
     return this.#indexed.index;
   }
 
-  /** The catalogue tools this principal may call: permissions apply before ranking. */
+  /**
+   * The catalogue tools this principal may list (may call, with a credential
+   * that can meet their security level): permissions apply before ranking.
+   */
   allowed(policy: Policy, snapshot: GrantSnapshot, principal: Principal, digest: string, names: Iterable<string>): ReadonlySet<string> {
+    const strength = principal.credentialStrength;
     const hit = this.#allowed.get(snapshot);
-    if (hit?.digest === digest && hit.policy === policy) return hit.allowed;
+    if (hit?.digest === digest && hit.policy === policy && hit.strength === strength) return hit.allowed;
     const allowed = new Set<string>();
     for (const name of names) if (mayList(policy, snapshot, principal, name)) allowed.add(name);
-    this.#allowed.set(snapshot, { digest, policy, allowed });
+    this.#allowed.set(snapshot, { digest, policy, strength, allowed });
     return allowed;
   }
 }

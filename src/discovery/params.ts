@@ -2,6 +2,8 @@
  * The input rules shared by both discovery doors (the `toolgate/discover`
  * method and the injected `search_tools` tool). Pure; never throws.
  */
+import type { ValidationError } from '../validation/types.ts';
+
 export const MAX_QUERY_LENGTH = 500;
 export const MAX_LIMIT = 16;
 export const DEFAULT_LIMIT = 16;
@@ -18,7 +20,7 @@ export interface DiscoverParams {
 
 export type ParamsResult =
   | { readonly ok: true; readonly params: DiscoverParams }
-  | { readonly ok: false; readonly errors: readonly { readonly instancePath: string; readonly keyword: string }[] };
+  | { readonly ok: false; readonly errors: readonly ValidationError[] };
 
 /**
  * `allowCursor` is false for the tool door: a tool call has no cursor, it
@@ -28,14 +30,14 @@ export function readDiscoverParams(raw: unknown, allowCursor: boolean): ParamsRe
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { ok: false, errors: [{ instancePath: '', keyword: 'type' }] };
   }
-  const errors: { instancePath: string; keyword: string }[] = [];
+  const errors: ValidationError[] = [];
   const known = allowCursor ? ['query', 'limit', 'cursor', '_meta'] : ['query', 'limit'];
-  for (const key of Object.keys(raw)) {
-    if (!known.includes(key)) errors.push({ instancePath: `/${escapePointer(key)}`, keyword: 'additionalProperties' });
-  }
+  // Unknown names are the caller's own content: counted at the parent, never named.
+  const unknown = Object.keys(raw).filter((key) => !known.includes(key)).length;
+  if (unknown > 0) errors.push({ instancePath: '', keyword: 'additionalProperties', count: unknown });
   const r = raw as Record<string, unknown>;
   const { query, limit, cursor } = r;
-  if (query === undefined) errors.push({ instancePath: '/query', keyword: 'required' });
+  if (query === undefined) errors.push({ instancePath: '', keyword: 'required', missing: ['query'] });
   else if (typeof query !== 'string') errors.push({ instancePath: '/query', keyword: 'type' });
   else if (query.trim().length === 0) errors.push({ instancePath: '/query', keyword: 'minLength' });
   else if (query.length > MAX_QUERY_LENGTH) errors.push({ instancePath: '/query', keyword: 'maxLength' });
@@ -48,8 +50,4 @@ export function readDiscoverParams(raw: unknown, allowCursor: boolean): ParamsRe
   if (cursor !== undefined && typeof cursor !== 'string') errors.push({ instancePath: '/cursor', keyword: 'type' });
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, params: { query: query as string, limit: (limit as number | undefined) ?? DEFAULT_LIMIT, cursor: cursor as string | undefined } };
-}
-
-function escapePointer(key: string): string {
-  return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }

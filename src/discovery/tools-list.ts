@@ -3,6 +3,7 @@ import { isRecord } from '../json/record.ts';
 import type { Policy } from '../config/policy/policy.ts';
 import type { GrantSnapshot } from '../grants/types.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
+import { canStepUp } from '../auth/strength.ts';
 import { mayList, notGranted, scopesThatWouldHelp } from '../grants/visibility.ts';
 import type { CatalogueView } from '../catalogue/view.ts';
 import type { Refusal } from '../mcp/jsonrpc.ts';
@@ -16,7 +17,8 @@ export interface Viewer {
 }
 
 /**
- * A tools/list page keeps only the tools this principal may call, in the
+ * A tools/list page keeps only the tools this principal may call (with a
+ * credential that can meet their security level), in the
  * upstream's order and with the upstream's `nextCursor`; schemas are served
  * exactly as the upstream wrote them. The list depends on the caller, so it
  * is marked `cacheScope: "private"`.
@@ -39,6 +41,15 @@ export function keepTools(result: Record<string, unknown>, keep: (name: string) 
   return { ...result, tools: [...visible, ...appended], cacheScope: 'private' };
 }
 
+/** The tools/list result of a caller who may list no tool: empty, and private to it. */
+export const EMPTY_LISTING: Readonly<Record<string, unknown>> = Object.freeze({ tools: Object.freeze([]), cacheScope: 'private' });
+
+/** filter: list and filter as usual; empty: answer EMPTY_LISTING; refuse: the step-up answer. */
+export type Listing = { readonly kind: 'filter' } | { readonly kind: 'empty' } | { readonly kind: 'refuse'; readonly refusal: Refusal };
+
+const FILTER: Listing = Object.freeze({ kind: 'filter' });
+const EMPTY: Listing = Object.freeze({ kind: 'empty' });
+
 /**
  * The edit with the tools `mayList` refuses dropped first (quarantined
  * contracts), judged on the tool objects as the upstream listed them.
@@ -52,14 +63,19 @@ export function hideUnlisted(edit: ResultEdit, mayList: ((tool: Readonly<Record<
 }
 
 /**
- * An agent that receives an empty list concludes nothing exists and never
- * asks for more access; when the caller may see no tool of the catalogue at
- * all, it gets a 403 naming scopes that would grant some, instead.
+ * What a caller who may list no tool of the catalogue gets instead of the
+ * upstream's list; `filter` when it may list some (or the catalogue is not
+ * known yet). An empty list is the honest
+ * answer, except where the spec's step-up can help: an OAuth/JWT bearer
+ * caller for whom some scopes would grant tools gets 403 no_tool_granted
+ * with an insufficient_scope challenge naming them. A static key cannot gain
+ * scopes, so it always gets the empty list. No tool is named.
  */
-export async function refuseEmptyListing(viewer: Viewer, catalogue: CatalogueView): Promise<Refusal | undefined> {
+export async function emptyListing(viewer: Viewer, catalogue: CatalogueView): Promise<Listing> {
   const names = [...catalogue.names()];
-  if (names.length === 0) return undefined;
-  for (const name of names) if (mayList(viewer.policy, viewer.snapshot, viewer.principal, name)) return undefined;
+  if (names.length === 0) return FILTER;
+  for (const name of names) if (mayList(viewer.policy, viewer.snapshot, viewer.principal, name)) return FILTER;
+  if (!canStepUp(viewer.principal.credentialStrength)) return EMPTY;
   let help: string[] | undefined;
   const rows = await Promise.all(names.map((name) => viewer.rowsForTool(name)));
   names.forEach((name, i) => {
@@ -68,5 +84,5 @@ export async function refuseEmptyListing(viewer: Viewer, catalogue: CatalogueVie
       help = scopes;
     }
   });
-  return notGranted(viewer.policy, help);
+  return help === undefined ? EMPTY : { kind: 'refuse', refusal: notGranted(viewer.policy, help, 'no_tool_granted') };
 }

@@ -1,4 +1,5 @@
 import { insufficientScopeChallenge } from '../auth/challenge.ts';
+import { strengthCanReach } from '../auth/strength.ts';
 import type { Principal } from '../auth/types.ts';
 import { enforcementFor, toolMetadata, type Policy } from '../config/policy/policy.ts';
 import { holdsAll, scopesThatWouldGrant } from './rules.ts';
@@ -17,13 +18,19 @@ export function mayCall(policy: Policy, snapshot: GrantSnapshot, principal: Prin
 }
 
 /**
- * Whether tools/list shows a tool: the caller may call it (for conditional
- * rows: some call could be allowed), or a refusal would only be recorded
- * because the tool, the policy or the deciding rows are in audit mode, so a
- * shadow rollout does not change what clients see.
+ * Whether a tool belongs in this principal's tools/list and discovery
+ * results. A refusal that would only be recorded (the tool, the policy or the
+ * deciding rows are in audit mode) lists it, so a shadow rollout does not
+ * change what clients see. Otherwise the caller may call it (for conditional
+ * rows: some call could be allowed), and its credential can meet the tool's
+ * security level now or after a step-up: a tool whose calls could only ever
+ * fail with credential_too_weak is not offered.
  */
 export function mayList(policy: Policy, snapshot: GrantSnapshot, principal: Principal, tool: string): boolean {
-  return mayCall(policy, snapshot, principal, tool) || enforcementFor(policy, tool) === 'audit' || decide(snapshot, tool).audit === true;
+  if (enforcementFor(policy, tool) === 'audit') return true;
+  if (!mayCall(policy, snapshot, principal, tool)) return decide(snapshot, tool).audit === true;
+  const oneTime = policy.authentication.jwt?.oneTime !== undefined;
+  return strengthCanReach(toolMetadata(policy, tool).securityLevel, principal.credentialStrength, oneTime);
 }
 
 /**
@@ -48,11 +55,11 @@ export function scopesThatWouldHelp(
   return all.some((s) => !principal.scopes.has(s)) ? all : undefined;
 }
 
-/** 403 tool_not_granted, with an insufficient_scope challenge when scopes would help. */
-export function notGranted(policy: Policy, scopes: readonly string[] | undefined): Refusal {
-  if (scopes === undefined || scopes.length === 0) return { error: 'tool_not_granted' };
+/** 403 tool_not_granted (or no_tool_granted, for a listing), with an insufficient_scope challenge when scopes would help. */
+export function notGranted(policy: Policy, scopes: readonly string[] | undefined, error: 'tool_not_granted' | 'no_tool_granted' = 'tool_not_granted'): Refusal {
+  if (scopes === undefined || scopes.length === 0) return { error };
   return {
-    error: 'tool_not_granted',
+    error,
     data: { requiredScopes: scopes },
     headers: { 'www-authenticate': insufficientScopeChallenge(scopes, policy.authentication.resourceMetadataUrl) },
   };

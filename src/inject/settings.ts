@@ -3,7 +3,9 @@
  * variable (flags win; an empty variable counts as unset), validated once and
  * frozen. A bad value yields one line naming the setting, never the value.
  */
+import { readFlags, usage, type FlagDef } from '../config/flags.ts';
 import type { LogLevel } from '../config/settings.ts';
+import { SettingError } from '../errors.ts';
 
 export interface WebhookSettings {
   readonly host: string;
@@ -18,12 +20,8 @@ export interface WebhookSettings {
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-interface Def {
+interface Def extends FlagDef {
   readonly key: keyof WebhookSettings;
-  readonly flag: string;
-  readonly env: string;
-  readonly default: string;
-  readonly doc: string;
   readonly parse: (raw: string) => unknown;
 }
 
@@ -62,15 +60,18 @@ const PROBLEMS: Readonly<Record<keyof WebhookSettings, string>> = {
   logLevel: 'expected debug, info, warn or error',
 };
 
+/** `toolgate inject-webhook --help`. */
+export const WEBHOOK_USAGE = usage('usage: toolgate inject-webhook [flags]   the sidecar injector (mutating admission webhook)', webhookSettingDefs);
+
 export function loadWebhookSettings(argv: readonly string[], env: NodeJS.ProcessEnv): Parsed<WebhookSettings> {
-  const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const eq = arg.indexOf('=');
-    const [flag, value] = eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, argv[++i]];
-    if (!webhookSettingDefs.some((d) => d.flag === flag)) return { ok: false, reason: `invalid setting ${flag.slice(0, 64)}: unknown flag` };
-    if (value === undefined) return { ok: false, reason: `invalid setting ${flag}: missing value` };
-    flags.set(flag, value);
+  let flags: ReadonlyMap<string, string>;
+  try {
+    const read = readFlags(argv, webhookSettingDefs);
+    if (read.kind !== 'values') return { ok: false, reason: `invalid setting --${read.kind}: not a setting` };
+    flags = read.values;
+  } catch (err) {
+    if (err instanceof SettingError) return { ok: false, reason: err.message };
+    throw err;
   }
   const out: Record<string, unknown> = {};
   for (const d of webhookSettingDefs) {

@@ -77,12 +77,26 @@ function unusable(port: PortRef, what: string): Injection | undefined {
 
 /**
  * True when toolgate already stands in front of the port: a long-running
- * container named toolgate holds the port name and no other container does.
- * This makes a second review (reinvocation) a no-op.
+ * container named toolgate holds the port name, no other container does, and
+ * it forwards over loopback to another port, as the injector's own patch
+ * leaves it. This makes a second review (reinvocation) a no-op,
+ * while an app container that merely calls itself toolgate is not mistaken
+ * for the sidecar.
  */
 export function guards(containers: readonly ContainerRef[], ports: readonly PortRef[], portName: string): boolean {
   const named = ports.filter((p) => p.name === portName);
   const holder = named[0]?.container;
-  return named.length === 1 && holder !== undefined && holder.name === CONTAINER_NAME && isLongRunning(holder)
-    && containers.filter((c) => c.name === CONTAINER_NAME).length === 1;
+  if (named.length !== 1 || holder === undefined || holder.name !== CONTAINER_NAME || !isLongRunning(holder)) return false;
+  if (containers.filter((c) => c.name === CONTAINER_NAME).length !== 1) return false;
+  const upstream = loopbackUpstreamPort(holder);
+  return upstream !== undefined && upstream !== named[0]?.number;
+}
+
+/** The port of the sidecar's TOOLGATE_UPSTREAM, when it is the loopback URL the injector writes. */
+function loopbackUpstreamPort(container: ContainerRef): number | undefined {
+  const env = Array.isArray(container.spec.env) ? (container.spec.env as unknown[]) : [];
+  const entry = env.find((e): e is { name: string; value: string } => typeof e === 'object' && e !== null
+    && (e as { name?: unknown }).name === 'TOOLGATE_UPSTREAM' && typeof (e as { value?: unknown }).value === 'string');
+  const m = entry === undefined ? null : /^http:\/\/127\.0\.0\.1:(\d{1,5})$/.exec(entry.value);
+  return m === null ? undefined : Number(m[1]);
 }

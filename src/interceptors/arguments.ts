@@ -7,10 +7,10 @@ import type { SchemaCache } from '../validation/cache.ts';
 
 /**
  * Validates tools/call arguments against the tool's full inputSchema as the
- * upstream last listed it. A tool toolgate does not know yet gets one
- * catalogue refresh; a schema toolgate cannot enforce refuses the call rather
- * than letting unchecked arguments through, and so does an integer too long
- * to read exactly where the schema compares values. On 2026-07-28 requests
+ * upstream last listed it (known_tool made sure there is one). A schema
+ * toolgate cannot enforce refuses the call rather than letting unchecked
+ * arguments through, and so does an integer too long to read exactly where
+ * the schema compares values. On 2026-07-28 requests
  * the `Mcp-Param-*` headers the schema declares must mirror the arguments.
  */
 export function argumentsInterceptor(cacheFor: (policy: Policy) => SchemaCache): Interceptor {
@@ -34,13 +34,9 @@ export function argumentsInterceptor(cacheFor: (policy: Policy) => SchemaCache):
     name: 'arguments',
     methods: ['tools/call'],
     intercept(ex) {
-      const name = ex.message.name as string;
-      const entry = ex.catalogue.get(name);
-      if (entry !== undefined) return check(entry, ex);
-      return ex.catalogue.refresh().then(() => {
-        const refreshed = ex.catalogue.get(name);
-        return refreshed === undefined ? deny('unknown_tool') : check(refreshed, ex);
-      });
+      // A refresh between the two checks may have dropped the tool.
+      const entry = ex.catalogue.get(ex.message.name as string);
+      return entry === undefined ? deny('unknown_tool') : check(entry, ex);
     },
   };
 }

@@ -3,6 +3,11 @@ import type { Decision } from '../grants/types.ts';
 import { deny, PASS, refuse, type Interceptor, type Verdict } from './contract.ts';
 import { mayCall, notGranted, scopesThatWouldHelp } from '../grants/visibility.ts';
 
+export interface GrantsOptions {
+  /** Answer an ungranted tool as `unknown_tool`, so a caller cannot tell it from one that does not exist. */
+  readonly hideUngranted: boolean;
+}
+
 /**
  * Default deny: a call passes only with an allowing grant for this exact
  * tool and the tool's required scopes. Checked on every call, whether or not
@@ -10,7 +15,7 @@ import { mayCall, notGranted, scopesThatWouldHelp } from '../grants/visibility.t
  * this lets through the calls some row could allow; the conditions stage
  * decides them once the arguments are validated.
  */
-export function grantsInterceptor(): Interceptor {
+export function grantsInterceptor(options: GrantsOptions): Interceptor {
   return {
     name: 'grants',
     methods: ['tools/call'],
@@ -19,6 +24,7 @@ export function grantsInterceptor(): Interceptor {
       if (tool === undefined) return deny('unknown_tool');
       const d = decide(ex.snapshot, tool);
       if (mayCall(ex.policy, ex.snapshot, ex.principal, tool)) return d.pending === true ? PASS : decided(PASS, d);
+      if (options.hideUngranted) return decided(deny('unknown_tool'), d);
       return ex.rowsForTool(tool).then((rows) => decided(refuse(notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool, rows))), d));
     },
   };

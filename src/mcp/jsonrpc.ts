@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { errors, type ErrorId } from '../errors.ts';
+import type { ValidationError } from '../validation/types.ts';
 
 export type JsonRpcId = string | number | null;
 
@@ -9,7 +10,8 @@ export interface ErrorData {
   readonly retryAfterMs?: number;
   /** Whether a side-effecting call may have run (`unknown`) or certainly did not (`not_started`). */
   readonly outcome?: 'unknown' | 'not_started';
-  readonly errors?: readonly { readonly instancePath: string; readonly keyword: string }[];
+  /** Failing JSON pointers and keywords (`required` with the `missing` names, `additionalProperties` with a `count`). */
+  readonly errors?: readonly ValidationError[];
   /** The quarantined tool, and the first 12 hex digits of a digest the operator approved for it (if any). */
   readonly tool?: string;
   readonly approvedDigest?: string;

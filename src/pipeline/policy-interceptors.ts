@@ -8,6 +8,18 @@ import { rateLimitInterceptor, type Limiter } from '../interceptors/rate-limit/i
 import { securityLevelInterceptor } from '../interceptors/security-level.ts';
 import type { SchemaCache } from '../validation/cache.ts';
 
+/** What only the proxy adds: it holds the synced catalogue the offline commands do not have. */
+export interface ProxyChecks {
+  /** Refuses a tool the catalogue lacks as unknown_tool, before any grant question; runs first. */
+  readonly knownTool?: Interceptor;
+  /** Answer an ungranted tool as unknown_tool too (TOOLGATE_HIDE_UNGRANTED). */
+  readonly hideUngranted?: boolean;
+  /** The contract quarantine, after the security level. */
+  readonly quarantine?: Interceptor;
+  /** The rate-limit buckets: shared through Redis when configured, else in process. */
+  readonly limiter?: Limiter;
+}
+
 export interface PolicyChecks {
   /** toolgate's own checks of a tools/call, in order. */
   readonly checks: readonly Interceptor[];
@@ -20,16 +32,23 @@ export interface PolicyChecks {
  * offline `toolgate policy` commands so both decide with the same code: who
  * may call, with what credential, how often, with which arguments, and then
  * the grant conditions, which read the arguments once the schema accepted
- * them. The proxy adds the contract quarantine (it holds the synced
- * catalogue the offline commands do not have), its rate-limit buckets
- * (shared through Redis when configured) and, last, external validators.
+ * them. The proxy adds what needs its catalogue (ProxyChecks), its
+ * rate-limit buckets (shared through Redis when configured) and, last,
+ * external validators.
  */
-export function policyChecks(cacheFor: (policy: Policy) => SchemaCache, proxy: { quarantine?: Interceptor; limiter?: Limiter } = {}): PolicyChecks {
-  const { quarantine, limiter } = proxy;
-  const rateLimit = rateLimitInterceptor(limiter);
+export function policyChecks(cacheFor: (policy: Policy) => SchemaCache, proxy: ProxyChecks = {}): PolicyChecks {
+  const rateLimit = rateLimitInterceptor(proxy.limiter);
+  const optional = (i: Interceptor | undefined) => (i === undefined ? [] : [i]);
   return {
     checks: [
-      grantsInterceptor(), securityLevelInterceptor(), ...(quarantine === undefined ? [] : [quarantine]), idempotencyInterceptor(), rateLimit, argumentsInterceptor(cacheFor), conditionsInterceptor(),
+      ...optional(proxy.knownTool),
+      grantsInterceptor({ hideUngranted: proxy.hideUngranted ?? false }),
+      securityLevelInterceptor(),
+      ...optional(proxy.quarantine),
+      idempotencyInterceptor(),
+      rateLimit,
+      argumentsInterceptor(cacheFor),
+      conditionsInterceptor(),
     ],
     rateLimit,
   };

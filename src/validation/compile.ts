@@ -14,6 +14,7 @@ const MAX_REPORTED_ERRORS = 32;
 interface AjvError {
   readonly instancePath: string;
   readonly keyword: string;
+  readonly params?: { readonly missingProperty?: unknown } | undefined;
 }
 
 export interface CompileOptions {
@@ -96,15 +97,27 @@ function run(
   return { ok: false, code: 'invalid_arguments', errors: summarise(check.errors ?? []) };
 }
 
+/**
+ * One entry per keyword and location. `required` entries gather the missing
+ * names the schema lists; `additionalProperties` entries count the
+ * unexpected members without naming them (the names are the caller's).
+ */
 function summarise(found: readonly AjvError[]): ValidationError[] {
-  const seen = new Set<string>();
-  const errors: ValidationError[] = [];
-  for (const { instancePath, keyword } of found) {
+  const byKey = new Map<string, { instancePath: string; keyword: string; missing?: string[]; count?: number }>();
+  for (const { instancePath, keyword, params } of found) {
     const key = `${keyword}\u0000${instancePath}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    errors.push({ instancePath, keyword });
-    if (errors.length === MAX_REPORTED_ERRORS) break;
+    let entry = byKey.get(key);
+    if (entry === undefined) {
+      if (byKey.size === MAX_REPORTED_ERRORS) continue;
+      entry = { instancePath, keyword };
+      byKey.set(key, entry);
+    }
+    if (keyword === 'required' && typeof params?.missingProperty === 'string') {
+      const missing = (entry.missing ??= []);
+      if (!missing.includes(params.missingProperty)) missing.push(params.missingProperty);
+    } else if (keyword === 'additionalProperties') {
+      entry.count = (entry.count ?? 0) + 1;
+    }
   }
-  return errors;
+  return [...byKey.values()];
 }

@@ -41,6 +41,17 @@ export interface ValidationError {
   readonly instancePath: string;
   /** The JSON Schema keyword that failed. */
   readonly keyword: string;
+  /**
+   * `required`: the names of the missing properties. They come from the
+   * schema's `required` list, never from the arguments.
+   */
+  readonly missing?: readonly string[];
+  /**
+   * `additionalProperties`: how many properties the schema does not allow.
+   * Their names are the caller's own content, so only the parent's pointer
+   * and the count are reported.
+   */
+  readonly count?: number;
 }
 
 export type ValidationResult =

@@ -10,8 +10,8 @@ import type { Registry } from 'prom-client';
  * prints them for pasting after a change.
  */
 export function errorTable(): string {
-  const rows = Object.values(errors).map((e) => `| \`${e.code}\` | ${e.status} | ${e.rpcCode} | ${e.retryable ? 'yes' : 'no'} | \`${e.hint}\` | ${e.when} |`);
-  return ['| code | HTTP | JSON-RPC | retryable | hint | when |', '|---|---|---|---|---|---|', ...rows].join('\n');
+  const rows = Object.values(errors).map((e) => `| \`${e.code}\` | ${e.status} | ${e.rpcCode} | ${e.retryable ? 'yes' : 'no'} | \`${e.hint}\` | ${e.toolResult === true ? 'yes' : 'no'} | ${e.when} |`);
+  return ['| code | HTTP | JSON-RPC | retryable | hint | tool result | when |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
 export function settingsTable(): string {

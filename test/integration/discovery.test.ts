@@ -136,6 +136,21 @@ describe('discovery doors in deferred mode', () => {
     assert.equal(t.status, 400);
     assert.equal(t.json().error?.data?.code, 'invalid_arguments');
     assert.ok(!m.text.includes(CANARY) && !t.text.includes(CANARY));
+    // Counted where every refusal is counted, not only as a request.
+    const metrics = await (await fetch(`${gate.adminUrl}/metrics`)).text();
+    assert.match(metrics, /toolgate_decisions_total\{stage="discovery",outcome="invalid_params"[^}]*\} [1-9]/);
+    assert.match(metrics, /toolgate_decisions_total\{stage="discovery",outcome="invalid_arguments"[^}]*\} [1-9]/);
+    assert.match(metrics, /toolgate_validation_failures_total\{keyword="[a-z]+"\} [1-9]/);
+  });
+
+  it('on 2025-11-25 answers bad search_tools arguments as a tool result the model reads', async () => {
+    const t = await post(gate.url, searchCall(16, { query: CANARY, limit: 99 }), { ...alice, 'mcp-protocol-version': '2025-11-25' });
+    assert.equal(t.status, 200);
+    const result = t.json().result as { isError: boolean; content: { text: string }[]; structuredContent: { code: string } };
+    assert.equal(result.isError, true);
+    assert.match(result.content[0]?.text ?? '', /argument \/limit/);
+    assert.equal(result.structuredContent.code, 'invalid_arguments');
+    assert.ok(!t.text.includes(CANARY));
   });
 
   it('keeps onDemand tools callable, checked against grants and schema, whether listed or not', async () => {

@@ -35,7 +35,7 @@ describe('request targets under a policy', () => {
       }
       const result = message.method === 'initialize'
         ? { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'paths', version: '1' } }
-        : { tools: [] };
+        : { tools: [{ name: 'delete_repo', inputSchema: { type: 'object' } }] };
       if (message.method !== 'initialize' && message.method !== 'tools/list') seen.push(`${req.method} ${req.url}`);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
     });

@@ -43,6 +43,7 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
   let upstream: PolicyServer;
   let gate: RunningToolgate;
   let bobToken: string;
+  let daveToken: string;
   const alice = { authorization: `Bearer ${ALICE_KEY}` };
   const carol = { authorization: `Bearer ${CAROL_KEY}` };
   const bob = () => ({ authorization: `Bearer ${bobToken}` });
@@ -50,6 +51,7 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
   before(async () => {
     const key = await keyPair('k1');
     bobToken = await sign({ key, subject: 'bob', claims: { scope: 'docs:read repo:admin' } });
+    daveToken = await sign({ key, subject: 'dave', claims: { scope: 'profile' } });
     setup = await startPolicyGate({
       'jwks.json': JSON.stringify({ keys: [key.publicJwk] }),
       'keys.yaml': `keys:\n  - { sha256: ${sha256(ALICE_KEY)}, principal: alice, scopes: ["docs:read"] }\n  - { sha256: ${sha256(CAROL_KEY)}, principal: carol, scopes: [] }\n`,
@@ -70,7 +72,8 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
   }
 
   it('shows each principal only the tools it may call (key vs JWT)', async () => {
-    assert.deepEqual(await listAs(alice), ['search_docs', 'rotate_keys', 'shared_ref', 'weird_schema']);
+    // rotate_keys is elevated: alice's static key can never meet it, so it is not offered to her.
+    assert.deepEqual(await listAs(alice), ['search_docs', 'shared_ref', 'weird_schema']);
     assert.deepEqual(await listAs(bob()), ['search_docs', 'delete_repo', 'rotate_keys', 'weird_schema']);
   });
 
@@ -117,10 +120,24 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     assert.ok(!res.text.includes(CANARY));
   });
 
-  it('answers a caller who may see nothing with 403 and a scope challenge, not an empty list', async () => {
+  it('answers a static key that may see nothing with an empty private list: it cannot gain scopes', async () => {
     const res = await post(gate.url, '{"jsonrpc":"2.0","id":7,"method":"tools/list"}', carol);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json().result, { tools: [], cacheScope: 'private' });
+    assert.equal(res.headers['www-authenticate'], undefined);
+  });
+
+  it('answers a bearer token that may see nothing, but could with scopes, with 403 no_tool_granted and the scope challenge', async () => {
+    const key = await keyPair('k2');
+    // Signed by a key the gate does not trust: only to prove a bad token is still a 401, not a listing.
+    const stranger = await sign({ key, subject: 'dave', claims: { scope: 'profile' } });
+    assert.equal((await post(gate.url, '{"jsonrpc":"2.0","id":7,"method":"tools/list"}', { authorization: `Bearer ${stranger}` })).status, 401);
+    const res = await post(gate.url, '{"jsonrpc":"2.0","id":7,"method":"tools/list"}', { authorization: `Bearer ${daveToken}` });
     assert.equal(res.status, 403);
+    assert.equal(res.json().error?.data?.code, 'no_tool_granted');
+    assert.match(String(res.json().error?.message), /No tool is granted/);
     assert.match(String(res.headers['www-authenticate']), /error="insufficient_scope", scope="docs:read"/);
+    for (const tool of ['search_docs', 'rotate_keys', 'delete_repo', 'weird_schema']) assert.ok(!res.text.includes(tool));
   });
 
   it('refuses invalid arguments with pointers and keywords, never values', async () => {
@@ -134,6 +151,24 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     assert.ok(errors.some((e) => e.instancePath === '/filters/lang' && e.keyword === 'pattern'), JSON.stringify(errors));
     assert.ok(errors.some((e) => e.keyword === 'additionalProperties'), JSON.stringify(errors));
     assert.ok(!res.text.includes(CANARY));
+  });
+
+  it('on 2025-11-25 answers invalid arguments as a tool result the model reads, counted as a refusal', async () => {
+    const before = upstream.calls.length;
+    const res = await post(gate.url, call(22, 'search_docs', { limit: 500, extra: CANARY }), { ...alice, 'mcp-protocol-version': '2025-11-25' });
+    assert.equal(res.status, 200);
+    const result = res.json().result as { isError: boolean; content: { text: string }[]; structuredContent: { code: string; errors: unknown[] }; _meta: Record<string, { code: string }> };
+    assert.equal(result.isError, true);
+    assert.match(result.content[0]?.text ?? '', /missing the required property "query"/);
+    assert.match(result.content[0]?.text ?? '', /argument \/limit is above the allowed range/);
+    assert.match(result.content[0]?.text ?? '', /has 1 property the schema does not allow/);
+    assert.equal(result.structuredContent.code, 'invalid_arguments');
+    assert.deepEqual(result.structuredContent.errors.find((e) => (e as { keyword: string }).keyword === 'required'), { instancePath: '', keyword: 'required', missing: ['query'] });
+    assert.equal(result._meta['io.toolgate/error']?.code, 'invalid_arguments');
+    assert.ok(!res.text.includes(CANARY) && !res.text.includes('"extra"'));
+    assert.equal(upstream.calls.length, before);
+    const metrics = await (await fetch(`${gate.adminUrl}/metrics`)).text();
+    assert.match(metrics, /toolgate_requests_total\{method="tools\/call",outcome="invalid_arguments"\} [1-9]/);
   });
 
   it('refuses an integer too long to check exactly where the schema compares values, and forwards it where none does', async () => {
@@ -172,6 +207,7 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     const weak = await post(gate.url, call(9, 'rotate_keys', {}), alice);
     assert.equal(weak.status, 403);
     assert.equal(weak.json().error?.data?.code, 'credential_too_weak');
+    assert.equal(weak.headers['www-authenticate'], `Bearer error="insufficient_user_authentication", error_description="A stronger authentication is required for this tool", resource_metadata="${RESOURCE_METADATA}"`);
     const strong = await post(gate.url, call(10, 'rotate_keys', {}), bob());
     assert.equal(strong.status, 200, strong.text);
   });
@@ -210,6 +246,15 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     assert.equal(res.json().error?.data?.code, 'unknown_tool');
   });
 
+  it('answers a misspelt tool with unknown_tool for every caller, before grants', async () => {
+    for (const who of [alice, carol, bob()]) {
+      const res = await post(gate.url, call(21, 'serch_docs', { query: CANARY }), who);
+      assert.equal(res.status, 400);
+      assert.equal(res.json().error?.data?.code, 'unknown_tool');
+      assert.ok(!res.text.includes(CANARY));
+    }
+  });
+
   it('requires a credential on the MCP endpoint, with a resource_metadata challenge', async () => {
     const none = await post(gate.url, call(15, 'search_docs', { query: 'x' }));
     assert.equal(none.status, 401);
@@ -219,5 +264,37 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     assert.equal(bad.status, 401);
     assert.match(String(bad.headers['www-authenticate']), /error="invalid_token"/);
     assert.ok(!bad.text.includes(CANARY));
+  });
+});
+
+describe('TOOLGATE_HIDE_UNGRANTED: an ungranted tool is answered as one that does not exist', () => {
+  let setup: PolicyGate;
+  before(async () => {
+    setup = await startPolicyGate({
+      'keys.yaml': `keys:\n  - { sha256: ${sha256(ALICE_KEY)}, principal: alice, scopes: ["docs:read"] }\n`,
+      'policy.yaml': `
+version: 1
+authentication:
+  staticKeys: { file: keys.yaml }
+grants:
+  - { principal: "*", tool: search_docs, scopes: ["docs:read"], effect: allow }
+  - { principal: alice, tool: delete_repo, effect: deny }
+`,
+    }, ['--hide-ungranted', 'true']);
+  });
+  after(() => setup.close());
+
+  it('denied, ungranted and missing tools get the same unknown_tool answer', async () => {
+    const alice = { authorization: `Bearer ${ALICE_KEY}` };
+    const bodies = [];
+    for (const tool of ['delete_repo', 'weird_schema', 'no_such_tool']) {
+      const res = await post(setup.gate.url, call(1, tool, {}), alice);
+      assert.equal(res.status, 400, tool);
+      assert.equal(res.headers['www-authenticate'], undefined);
+      bodies.push(res.text);
+    }
+    assert.equal(new Set(bodies).size, 1);
+    assert.equal(JSON.parse(bodies[0] as string).error.data.code, 'unknown_tool');
+    assert.equal((await post(setup.gate.url, call(2, 'search_docs', { query: 'q' }), alice)).status, 200);
   });
 });

@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
+import type { ToolErrors } from '../../config/settings.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
 import type { Chain } from '../compose.ts';
 import type { Outcome } from '../outcome.ts';
 import type { ExecuteStage } from './execute.ts';
-import { answer, refuse } from './reply.ts';
+import { answer, refuseCall } from './reply.ts';
 
 export type ChainStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
 
@@ -11,10 +12,13 @@ export type ChainStage = (ex: Exchange, res: ServerResponse, headers: string[], 
  * The interceptor chain decides; a call that passes is executed with its
  * body byte-identical but for toolgate's own `_meta` fields.
  */
-export function chainStage(chain: Chain, execute: ExecuteStage): ChainStage {
+export function chainStage(chain: Chain, execute: ExecuteStage, toolErrors: ToolErrors): ChainStage {
   return async (ex, res, headers, body) => {
     const verdict = await chain.run(ex);
-    if (verdict.kind === 'deny') return refuse(res, ex.message, verdict);
+    if (verdict.kind === 'deny') {
+      const outputSchema = ex.message.name === undefined ? undefined : ex.catalogue.get(ex.message.name)?.tool.outputSchema;
+      return refuseCall(res, ex.message, verdict, toolErrors, outputSchema === undefined);
+    }
     if (verdict.kind === 'respond') return answer(res, ex.message, verdict.result);
     return execute(ex, res, headers, body);
   };

@@ -1,10 +1,13 @@
 import type { ServerResponse } from 'node:http';
+import type { ToolErrors } from '../../config/settings.ts';
 import type { DiscoveryService } from '../../discovery/service.ts';
 import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../../discovery/search-tool.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
+import type { Refusal } from '../../mcp/jsonrpc.ts';
+import { decision } from '../../telemetry/channels.ts';
 import type { Chain } from '../compose.ts';
 import type { Outcome } from '../outcome.ts';
-import { answer, refuse } from './reply.ts';
+import { answer, refuse, refuseCall } from './reply.ts';
 
 export type DiscoveryStage = (ex: Exchange, res: ServerResponse) => Promise<Outcome>;
 
@@ -15,13 +18,22 @@ export function isDiscovery(ex: Exchange): boolean {
 
 /**
  * Discovery is answered by toolgate and never forwarded; of the chain only
- * what `chain` holds (the rate limits) applies to it.
+ * what `chain` holds (the rate limits) applies to it. Its own input checks
+ * are decisions like the interceptors' (stage `discovery`), so refused
+ * queries and search_tools arguments are counted where refusals are.
  */
-export function discoveryStage(discovery: DiscoveryService, chain: Chain): DiscoveryStage {
+export function discoveryStage(discovery: DiscoveryService, chain: Chain, toolErrors: ToolErrors): DiscoveryStage {
   return async (ex, res) => {
     const limited = await chain.run(ex);
     if (limited.kind === 'deny') return refuse(res, ex.message, limited);
     const door = ex.message.method === DISCOVER_METHOD ? await discovery.discover(ex, ex.message.params) : await discovery.searchTool(ex, ex.message.params?.arguments);
-    return door.ok ? answer(res, ex.message, door.result) : refuse(res, ex.message, { error: door.error, ...(door.data !== undefined && { data: door.data }) });
+    if (door.ok) return answer(res, ex.message, door.result);
+    const refusal: Refusal = { error: door.error, ...(door.data !== undefined && { data: door.data }) };
+    if (decision.hasSubscribers) {
+      const keywords = door.data?.errors?.map((e) => e.keyword);
+      decision.publish({ request: ex.request, stage: 'discovery', allowed: false, principal: ex.principal, error: door.error, ...(keywords !== undefined && { keywords }), durationSeconds: 0 });
+    }
+    // search_tools declares no outputSchema, so the error data may be its structuredContent.
+    return refuseCall(res, ex.message, refusal, toolErrors, true);
   };
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'undici';
 import type { CatalogueView } from '../../catalogue/view.ts';
 import type { DiscoveryService } from '../../discovery/service.ts';
-import { hideUnlisted, refuseEmptyListing, toolsListEdit } from '../../discovery/tools-list.ts';
+import { EMPTY_LISTING, emptyListing, hideUnlisted, toolsListEdit } from '../../discovery/tools-list.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
 import { clientResponseHeaders } from '../../mcp/headers.ts';
 import { sendError } from '../../mcp/jsonrpc.ts';
@@ -10,7 +10,7 @@ import { decision } from '../../telemetry/channels.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
 import { rewriteResult } from '../../upstream/rewrite.ts';
 import type { Outcome } from '../outcome.ts';
-import { refuse } from './reply.ts';
+import { answer, refuse } from './reply.ts';
 
 export interface ToolsListDeps {
   readonly pool: Pool;
@@ -27,17 +27,20 @@ export type ToolsListStage = (ex: Exchange, res: ServerResponse, headers: string
 
 /**
  * tools/list is forwarded, buffered, and rewritten to what this caller may
- * call. A list toolgate cannot read is never passed on unfiltered.
+ * call. A list toolgate cannot read is never passed on unfiltered. A caller
+ * who may list nothing is answered here (see emptyListing).
  */
 export function toolsListStage(deps: ToolsListDeps): ToolsListStage {
   const { pool, catalogue, maxRewriteBytes, discovery, mayList } = deps;
   return async (ex, res, headers, body) => {
     const req: IncomingMessage = ex.request;
-    const empty = await refuseEmptyListing(ex, catalogue);
+    const listing = await emptyListing(ex, catalogue);
+    const refused = listing.kind === 'refuse' ? listing.refusal : undefined;
     if (decision.hasSubscribers) {
-      decision.publish({ request: req, stage: 'tools_list', allowed: empty === undefined, principal: ex.principal, ...(empty !== undefined && { error: empty.error }), durationSeconds: 0 });
+      decision.publish({ request: req, stage: 'tools_list', allowed: refused === undefined, principal: ex.principal, ...(refused !== undefined && { error: refused.error }), durationSeconds: 0 });
     }
-    if (empty !== undefined) return refuse(res, ex.message, empty);
+    if (refused !== undefined) return refuse(res, ex.message, refused);
+    if (listing.kind === 'empty') return answer(res, ex.message, EMPTY_LISTING);
     const up = await requestBuffered(pool, req, res, headers, body, maxRewriteBytes);
     if (!up.ok) {
       if (up.error === 'client_closed') return 'client_closed';

@@ -6,7 +6,7 @@ import { readDiscoverParams } from '../../../src/discovery/params.ts';
 
 describe('discovery input rules', () => {
   const bad: [string, unknown, string, string][] = [
-    ['no query', {}, '/query', 'required'],
+    ['no query', {}, '', 'required'],
     ['a numeric query', { query: 7 }, '/query', 'type'],
     ['an empty query', { query: '' }, '/query', 'minLength'],
     ['a blank query', { query: '   ' }, '/query', 'minLength'],
@@ -18,7 +18,7 @@ describe('discovery input rules', () => {
     ['limit 17', { query: 'x', limit: 17 }, '/limit', 'maximum'],
     ['a fractional limit', { query: 'x', limit: 1.5 }, '/limit', 'type'],
     ['a string limit', { query: 'x', limit: '3' }, '/limit', 'type'],
-    ['an unknown param', { query: 'x', page: 2 }, '/page', 'additionalProperties'],
+    ['an unknown param (at the parent, never named)', { query: 'x', page: 2 }, '', 'additionalProperties'],
     ['a numeric cursor', { query: 'x', cursor: 5 }, '/cursor', 'type'],
   ];
   for (const [name, raw, instancePath, keyword] of bad) {
@@ -35,7 +35,8 @@ describe('discovery input rules', () => {
   });
   it('has no cursor on the tool door', () => {
     const r = readDiscoverParams({ query: 'x', cursor: 'abc' }, false);
-    assert.ok(!r.ok && r.errors[0]?.instancePath === '/cursor');
+    assert.deepEqual(r, { ok: false, errors: [{ instancePath: '', keyword: 'additionalProperties', count: 1 }] });
+    assert.deepEqual(readDiscoverParams({}, true), { ok: false, errors: [{ instancePath: '', keyword: 'required', missing: ['query'] }] });
   });
   it('never throws on hostile input', () => {
     for (const raw of [null, undefined, 3, 'q', [], [{ query: 'x' }], Object.create(null)]) assert.equal(readDiscoverParams(raw, true).ok, false);

@@ -68,6 +68,7 @@ const DENIED: readonly [string, string, Edit, string, RegExp][] = [
   ['a port without a number', 'deployment-pod', (pod) => { app(pod).ports[1] = { name: 'metrics' }; }, 'spec.containers[0].ports[1]', /every port a containerPort/],
   ['no spec', 'deployment-pod', (pod) => { delete pod.spec; }, 'spec', /no spec/],
   ['a container named toolgate that is not toolgate', 'deployment-pod', (pod) => { pod.spec.containers.push({ name: 'toolgate', image: 'x' }); }, 'spec.containers[1]', /rename that container/],
+  ['the app itself named toolgate, holding the MCP port', 'deployment-pod', (pod) => { app(pod).name = 'toolgate'; }, 'spec.containers[0]', /rename that container/],
 ];
 
 /** [case, fixture, edit, the port name toolgate must hold] */

@@ -34,7 +34,28 @@ test('valid arguments pass, invalid ones fail with pointers and keywords', () =>
   if (r.ok || r.code !== 'invalid_arguments') throw new Error('expected invalid_arguments');
   const pairs = r.errors.map((e) => `${e.keyword}@${e.instancePath}`).sort();
   assert.deepEqual(pairs, ['additionalProperties@', 'minLength@/name', 'type@/count']);
-  for (const e of r.errors) assert.deepEqual(Object.keys(e).sort(), ['instancePath', 'keyword']);
+  const extra = r.errors.find((e) => e.keyword === 'additionalProperties');
+  assert.deepEqual(extra, { instancePath: '', keyword: 'additionalProperties', count: 1 }, 'the parent and a count, never the caller\'s name');
+  for (const e of r.errors.filter((x) => x !== extra)) assert.deepEqual(Object.keys(e).sort(), ['instancePath', 'keyword']);
+});
+
+test('required names the missing properties from the schema; additionalProperties counts, never names', () => {
+  const validate = compiled({
+    type: 'object',
+    properties: { a: { type: 'string' }, b: { type: 'string' }, c: { type: 'object', properties: { d: { type: 'string' } }, additionalProperties: false } },
+    required: ['a', 'b', 'c'],
+    additionalProperties: false,
+  });
+  const missing = validate({ c: {} });
+  if (missing.ok || missing.code !== 'invalid_arguments') throw new Error('expected invalid_arguments');
+  assert.deepEqual(missing.errors, [{ instancePath: '', keyword: 'required', missing: ['a', 'b'] }]);
+  const extra = validate({ a: 'x', b: 'y', c: { secretName1: 1, secretName2: 2 }, topSecret: 3 });
+  if (extra.ok || extra.code !== 'invalid_arguments') throw new Error('expected invalid_arguments');
+  assert.deepEqual(
+    [...extra.errors].sort((x, y) => x.instancePath.localeCompare(y.instancePath)),
+    [{ instancePath: '', keyword: 'additionalProperties', count: 1 }, { instancePath: '/c', keyword: 'additionalProperties', count: 2 }],
+  );
+  assert.doesNotMatch(JSON.stringify(extra), /secret/i);
 });
 
 test('every refusal reason is reachable', () => {

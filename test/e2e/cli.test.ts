@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+const CLI = join(import.meta.dirname, '../../src/cli.ts');
+const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, TOOLGATE_UPSTREAM: '' } });
+
+test('--help, -h and help print the usage with every setting and exit 0', () => {
+  for (const args of [['--help'], ['-h'], ['help']]) {
+    const r = run(...args);
+    assert.equal(r.status, 0, args.join(' '));
+    assert.match(r.stdout, /^usage: toolgate \[flags\]/);
+    assert.match(r.stdout, /--tool-errors <value> {3}TOOLGATE_TOOL_ERRORS \(default result\)/);
+    assert.equal(r.stderr, '');
+  }
+});
+
+test('--version prints the version and exits 0', () => {
+  const r = run('--version');
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /^toolgate \d+\.\d+\.\d+\n$/);
+});
+
+test('every command answers --help with its usage and exit 0', () => {
+  // One spelling per command; the three spellings are handled alike, before the command runs.
+  for (const [args, usage] of [
+    [['inject-webhook', '--help'], /^usage: toolgate inject-webhook[\s\S]*TOOLGATE_INJECT_PORT/],
+    [['grants', '-h'], /^usage: toolgate grants/],
+    [['inject', '--help'], /^usage: toolgate inject -f/],
+    [['help', 'discover-eval'], /^usage: toolgate discover-eval/],
+  ] as const) {
+    const r = run(...args);
+    assert.equal(r.status, 0, args.join(' '));
+    assert.match(r.stdout, usage);
+  }
+});
+
+test('an unknown flag is one line on stderr and exit 2, never echoing a value', () => {
+  for (const [args, line] of [
+    [['--bogus', 'secret-1'], 'toolgate: invalid setting --bogus: unknown flag\n'],
+    [['--port'], 'toolgate: invalid setting --port: missing value\n'],
+    [['inject-webhook', '--bogus=secret-2'], 'toolgate inject-webhook: invalid setting --bogus: unknown flag\n'],
+  ] as const) {
+    const r = run(...args);
+    assert.equal(r.status, 2, args.join(' '));
+    assert.equal(r.stderr, line);
+    assert.equal(r.stdout, '');
+  }
+});
