@@ -16,6 +16,7 @@ const LAYERS = [
   ['grants', '^src/grants/'],
   ['catalogue', '^src/catalogue/'],
   ['upstream', '^src/upstream/'],
+  ['execution', '^src/execution/'],
   ['discovery', '^src/discovery/'],
   ['interceptors', '^src/interceptors/'],
   ['pipeline', '^src/pipeline/'],

@@ -164,6 +164,31 @@ export const errors = Object.freeze({
     message: 'The MCP endpoint accepts POST, GET and DELETE (plus HEAD and OPTIONS); see the Allow header',
     when: 'an HTTP method other than POST, GET, DELETE, HEAD or OPTIONS on the MCP path',
   }),
+  invalid_timeout: def({
+    code: 'invalid_timeout', status: 400, rpcCode: -31400, retryable: false, hint: 'fix_request',
+    message: 'The caller budget (Toolgate-Timeout-Ms header or params._meta["io.toolgate/timeoutMs"]) must be a whole number of milliseconds from 0 to 3600000',
+    when: 'a tools/call whose `Toolgate-Timeout-Ms` header (given once) or `params._meta["io.toolgate/timeoutMs"]` is not a whole number of milliseconds from 0 to 3,600,000',
+  }),
+  idempotency_key_required: def({
+    code: 'idempotency_key_required', status: 400, rpcCode: -31400, retryable: false, hint: 'fix_request',
+    message: 'This tool changes state and cannot safely run twice; send the call with an Idempotency-Key header (or params._meta["io.toolgate/idempotencyKey"]) and reuse the key when you repeat it',
+    when: 'a `non_idempotent_write` tool whose policy says `idempotency: required` is called without an idempotency key, or with a malformed one (1-255 visible ASCII characters)',
+  }),
+  call_in_progress: def({
+    code: 'call_in_progress', status: 409, rpcCode: -31409, retryable: true, hint: 'retry_later',
+    message: 'A call with this idempotency key is still running; repeat it with the same key after error.data.retryAfterMs',
+    when: 'a repeat of a keyed call while the first one is still running (its lease has not run out); with `retryAfterMs` and `Retry-After`',
+  }),
+  outcome_unknown: def({
+    code: 'outcome_unknown', status: 409, rpcCode: -31409, retryable: false, hint: 'contact_operator',
+    message: 'A call with this idempotency key was started but its outcome is unknown (toolgate stopped or the deadline passed mid-call); it is not run again: check its effect with the tool owner, then use a new key if it must run',
+    when: 'a repeat of a keyed call whose first run ended without a result: the toolgate replica died mid-call (lease ran out) or the deadline passed after the call was sent',
+  }),
+  idempotent_result_not_stored: def({
+    code: 'idempotent_result_not_stored', status: 409, rpcCode: -31409, retryable: false, hint: 'contact_operator',
+    message: 'The call with this idempotency key completed, but its result was larger than toolgate keeps; it is not run again: use a new key if it must run',
+    when: 'a repeat of a keyed call that completed with a result larger than `TOOLGATE_IDEMPOTENCY_MAX_RESULT_BYTES`',
+  }),
   tool_grants_changed: def({
     code: 'tool_grants_changed', status: 409, rpcCode: -31409, retryable: true, hint: 'restart_listing',
     message: 'Grants changed while this page was being prepared; repeat the request without a cursor',
@@ -183,6 +208,11 @@ export const errors = Object.freeze({
     code: 'tool_schema_too_large', status: 413, rpcCode: -31413, retryable: false, hint: 'contact_operator',
     message: "A matching tool's schema alone exceeds the response size bound; ask the operator to simplify that tool",
     when: 'one schema alone exceeds the response bound',
+  }),
+  idempotency_key_reused: def({
+    code: 'idempotency_key_reused', status: 422, rpcCode: -31422, retryable: false, hint: 'fix_request',
+    message: 'This idempotency key was used for a call with other arguments; use a new key for a different call',
+    when: 'an idempotency key already used by the same principal for the same tool with arguments whose RFC 8785 digest differs',
   }),
   rate_limited: def({
     code: 'rate_limited', status: 429, rpcCode: -31429, retryable: true, hint: 'retry_later',
@@ -209,6 +239,16 @@ export const errors = Object.freeze({
     message: 'The MCP server did not answer in time; retry later',
     when: 'upstream did not answer within the deadline',
   }),
+  upstream_circuit_open: def({
+    code: 'upstream_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
+    message: 'The MCP server has been failing and calls to it are paused; retry after error.data.retryAfterMs',
+    when: "the upstream's circuit breaker is open (consecutive failures or a failure ratio over a window): refused at once, with `retryAfterMs` and `Retry-After`",
+  }),
+  deadline_exceeded: def({
+    code: 'deadline_exceeded', status: 504, rpcCode: -31504, retryable: true, hint: 'retry_later',
+    message: "The call's deadline passed; for a tool that changes state, error.data.outcome says whether it may have run. Retry with a larger budget",
+    when: "the call's deadline (the tool's `timeoutMs`, else `TOOLGATE_UPSTREAM_TIMEOUT_MS`; less when the caller sent its remaining budget) passed before forwarding (not sent) or during the exchange (upstream aborted; `outcome: unknown` unless the tool is `read_only`)",
+  }),
   credential_check_unavailable: def({
     code: 'credential_check_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
     message: 'A one-time credential could not be checked for reuse right now; send the same request again shortly',
@@ -223,6 +263,11 @@ export const errors = Object.freeze({
     code: 'grants_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
     message: 'Grants could not be confirmed as current; retry later',
     when: 'grant storage missing, unreachable, stale or malformed (fails closed)',
+  }),
+  idempotency_unavailable: def({
+    code: 'idempotency_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
+    message: 'The idempotency key could not be recorded, so the call was not run; retry with the same key later',
+    when: 'a keyed tools/call while the idempotency store (Redis) cannot be reached: the call is refused rather than run without a record',
   }),
   validator_unavailable: def({
     code: 'validator_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',

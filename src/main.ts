@@ -10,6 +10,7 @@
  * never loads (or holds in memory) any of them.
  */
 import { createServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import type { Pool } from 'undici';
 import type { PolicyInForce } from './auth/policy-in-force.ts';
@@ -165,7 +166,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     { watchPolicy }, { ListChangedStreams }, { openGrantStore }, { lazyValidatorClients }, { policyChecks },
     { createExternalValidators }, { composeChain },
     { policyPath }, { schemaCaches }, { ContractGuard }, { MemoryPinStore, RedisPinStore }, { visibleCatalogue },
-    { contractQuarantineInterceptor }, { knownToolInterceptor },
+    { contractQuarantineInterceptor }, { knownToolInterceptor }, { TokenBuckets }, { SharedBuckets }, { execution },
   ] = await Promise.all([
     import('./auth/replay-store.ts'), import('./auth/session-bindings.ts'), import('./catalogue/enforceability.ts'),
     import('./catalogue/sync.ts'), import('./config/policy/policy.ts'), import('./config/reload/policy-loader.ts'),
@@ -174,6 +175,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     import('./pipeline/compose.ts'), import('./pipeline/policy.ts'), import('./validation/schema-caches.ts'),
     import('./catalogue/contracts/guard.ts'), import('./catalogue/contracts/pins.ts'), import('./catalogue/contracts/visible.ts'),
     import('./interceptors/contract-quarantine.ts'), import('./interceptors/known-tool.ts'),
+    import('./interceptors/rate-limit/buckets.ts'), import('./interceptors/rate-limit/shared-buckets.ts'), import('./execution/wiring.ts'),
   ]);
   const shared = settings.redisUrl === undefined ? undefined : await connectRedis(settings, settings.redisUrl);
   // One replay store for every policy version: a one-time token spent before
@@ -247,10 +249,13 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     refresh: () => synced.refresh(),
   };
   const validators = createExternalValidators(callers);
+  const local = new TokenBuckets(() => performance.now());
+  const limiter = shared === undefined ? local : new SharedBuckets({ client: shared.client, domain: settings.policyDomain, fallback: local });
   const { checks, rateLimit } = policyChecks(schemas, {
     knownTool: knownToolInterceptor(synced),
     hideUngranted: settings.hideUngranted,
     quarantine: contractQuarantineInterceptor(guard),
+    limiter,
   });
   const interceptors = [...checks, validators.interceptor];
   // What each caller may see was decided under the old grants: every open stream is told to list again.
@@ -283,6 +288,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     discovery,
     listChanged,
     mayList: (tool) => guard.mayList(tool),
+    execution: execution(settings, pool, shared?.client),
   });
   // An approval bumps the revision like a grant change, so cursors and cached lists made before it are refused.
   const bumpRevision = async (): Promise<number | undefined> => {

@@ -9,8 +9,8 @@ export const BENCH_KEY = 'bench-agent-5d0c7e1f9a3b8c2d4e6f';
 
 /**
  * A policy that makes every request of the policy case pass all checks:
- * static-key authentication, a wildcard grant by scope, and validation of the
- * stub's realistic inputSchema. Written to a fresh temporary directory.
+ * static-key authentication, a wildcard grant by scope, validation of the
+ * stub's realistic inputSchema, and the execution stages of a read-only tool. Written to a fresh temporary directory.
  */
 export function writeBenchPolicy(): string {
   const [search] = TOOLS;
@@ -74,6 +74,9 @@ function writePolicy(extraScopes: readonly string[], grantRows: readonly string[
   const hash = createHash('sha256').update(BENCH_KEY).digest('hex');
   const scopes = ['issues.read', 'ci.run', ...extraScopes].join(', ');
   writeFileSync(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${hash}, principal: bench-agent, scopes: [${scopes}] }\n`);
-  writeFileSync(join(dir, 'policy.yaml'), ['version: 1', 'authentication:', '  staticKeys: { file: keys.yaml }', 'grants:', ...grantRows, ''].join('\n'));
+  const [search] = TOOLS;
+  // The execution stages on: a deadline, retries (read-only), the breaker and a concurrency slot per call.
+  const tools = ['tools:', `  ${search?.name}: { sideEffect: read_only, maxRetries: 2, timeoutMs: 10000, maxConcurrent: 100000 }`];
+  writeFileSync(join(dir, 'policy.yaml'), ['version: 1', 'authentication:', '  staticKeys: { file: keys.yaml }', ...tools, 'grants:', ...grantRows, ''].join('\n'));
   return join(dir, 'policy.yaml');
 }

@@ -57,3 +57,17 @@ export function subjectHash(id: string, sortedScopes: readonly string[]): string
 export function principalDigest(id: string): string {
   return createHash('sha256').update(id).digest('hex');
 }
+
+/** Idempotency records of one domain, under its hash tag so a claim's two keys share a Cluster slot. */
+export function idempotencyKeys(domain: string): { record(scope: string): string; lease(scope: string): string } {
+  const tag = `{tg:${domain}}`;
+  return Object.freeze({
+    record: (scope: string) => `${tag}:idem:${scope}`,
+    lease: (scope: string) => `${tag}:idem:${scope}:lease`,
+  });
+}
+
+/** Shared rate-limit buckets of one domain: one key per rule and principal digest. */
+export function rateLimitKey(domain: string, rule: string, principalHash: string): string {
+  return `{tg:${domain}}:rl:${rule}:${principalHash}`;
+}

@@ -62,6 +62,16 @@ export interface Settings {
   readonly grpcTlsCertFile: string | undefined;
   readonly grpcTlsKeyFile: string | undefined;
   readonly grpcAdminScope: string;
+  readonly retryBudgetPercent: number;
+  readonly retryBudgetMin: number;
+  readonly retryBudgetWindowMs: number;
+  readonly retryBackoffMs: number;
+  readonly breakerConsecutiveFailures: number;
+  readonly breakerFailurePercent: number;
+  readonly breakerWindowCalls: number;
+  readonly breakerOpenMs: number;
+  readonly idempotencyRetentionMs: number;
+  readonly idempotencyMaxResultBytes: number;
   /** One line per setting that was invalid but tolerated (it names only the setting). */
   readonly warnings: readonly string[];
 }
@@ -324,6 +334,56 @@ export const settingDefs = [
     key: 'grpcAdminScope', flag: '--grpc-admin-scope', env: 'TOOLGATE_GRPC_ADMIN_SCOPE', default: 'toolgate.admin',
     doc: 'Scope a gRPC caller must hold for GrantAdmin and for PolicyService.Explain about another principal.',
     parse: (raw) => (/^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/.test(raw) ? ok(raw) : bad('expected a scope (printable ASCII, no spaces, quotes or backslashes)')),
+  }),
+  setting({
+    key: 'retryBudgetPercent', flag: '--retry-budget-percent', env: 'TOOLGATE_RETRY_BUDGET_PERCENT', default: '10',
+    doc: 'Retries to the upstream may be at most this percentage of its requests over the retry window (Envoy/Finagle retry budget); past it a transient failure is answered, not retried. 0: no retries at all.',
+    parse: int(0, 100),
+  }),
+  setting({
+    key: 'retryBudgetMin', flag: '--retry-budget-min', env: 'TOOLGATE_RETRY_BUDGET_MIN', default: '3',
+    doc: 'Retries always allowed per retry window whatever the percentage, so a quiet replica can still retry.',
+    parse: int(0, 10_000),
+  }),
+  setting({
+    key: 'retryBudgetWindowMs', flag: '--retry-budget-window-ms', env: 'TOOLGATE_RETRY_BUDGET_WINDOW_MS', default: '10000',
+    doc: 'Sliding window over which the retry budget counts requests and retries.',
+    parse: int(1000, 3_600_000),
+  }),
+  setting({
+    key: 'retryBackoffMs', flag: '--retry-backoff-ms', env: 'TOOLGATE_RETRY_BACKOFF_MS', default: '25',
+    doc: 'First retry delay; each further retry doubles it (at most 2 s), with full jitter, and no retry waits past the call\'s deadline.',
+    parse: int(1, 60_000),
+  }),
+  setting({
+    key: 'breakerConsecutiveFailures', flag: '--breaker-consecutive-failures', env: 'TOOLGATE_BREAKER_CONSECUTIVE_FAILURES', default: '5',
+    doc: 'The upstream circuit breaker opens after this many failures in a row (connect refused or reset, timeouts, 502/503/504). 0: only the failure ratio opens it.',
+    parse: int(0, 10_000),
+  }),
+  setting({
+    key: 'breakerFailurePercent', flag: '--breaker-failure-percent', env: 'TOOLGATE_BREAKER_FAILURE_PERCENT', default: '50',
+    doc: 'The breaker also opens when at least this percentage of the last `TOOLGATE_BREAKER_WINDOW_CALLS` calls failed (counted once half the window has been seen). 0: only consecutive failures open it.',
+    parse: int(0, 100),
+  }),
+  setting({
+    key: 'breakerWindowCalls', flag: '--breaker-window-calls', env: 'TOOLGATE_BREAKER_WINDOW_CALLS', default: '100',
+    doc: 'Size of the sliding window of calls for the breaker\'s failure ratio.',
+    parse: int(2, 100_000),
+  }),
+  setting({
+    key: 'breakerOpenMs', flag: '--breaker-open-ms', env: 'TOOLGATE_BREAKER_OPEN_MS', default: '5000',
+    doc: 'How long an open breaker refuses calls (503 upstream_unavailable with retryAfterMs) before it lets one probe through (half-open); the probe\'s success closes it, its failure opens it again.',
+    parse: int(10, 3_600_000),
+  }),
+  setting({
+    key: 'idempotencyRetentionMs', flag: '--idempotency-retention-ms', env: 'TOOLGATE_IDEMPOTENCY_RETENTION_MS', default: '86400000',
+    doc: 'How long an idempotency key and its stored result are kept (in Redis when `TOOLGATE_REDIS_URL` is set, else in process, at most 100,000 keys, least recently used dropped first).',
+    parse: int(1000, 2_592_000_000),
+  }),
+  setting({
+    key: 'idempotencyMaxResultBytes', flag: '--idempotency-max-result-bytes', env: 'TOOLGATE_IDEMPOTENCY_MAX_RESULT_BYTES', default: '1048576',
+    doc: 'Largest result stored for replay under an idempotency key; a keyed call with a larger result still completes, and its repeat gets 409 idempotent_result_not_stored.',
+    parse: int(1024, 64 * 1024 * 1024),
   }),
 ] as const;
 

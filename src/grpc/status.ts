@@ -25,6 +25,7 @@ const BY_HTTP: Readonly<Record<number, status>> = {
   408: status.DEADLINE_EXCEEDED,
   409: status.ABORTED,
   413: status.RESOURCE_EXHAUSTED,
+  422: status.FAILED_PRECONDITION,
   429: status.RESOURCE_EXHAUSTED,
   431: status.RESOURCE_EXHAUSTED,
   500: status.INTERNAL,

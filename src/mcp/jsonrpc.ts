@@ -8,6 +8,8 @@ export type JsonRpcId = string | number | null;
 export interface ErrorData {
   readonly requiredScopes?: readonly string[];
   readonly retryAfterMs?: number;
+  /** Whether a side-effecting call may have run (`unknown`) or certainly did not (`not_started`). */
+  readonly outcome?: 'unknown' | 'not_started';
   /** Failing JSON pointers and keywords (`required` with the `missing` names, `additionalProperties` with a `count`). */
   readonly errors?: readonly ValidationError[];
   /** The quarantined tool, and the first 12 hex digits of a digest the operator approved for it (if any). */

@@ -3,7 +3,8 @@ import { argumentsInterceptor } from '../interceptors/arguments.ts';
 import { conditionsInterceptor } from '../interceptors/conditions.ts';
 import type { Interceptor } from '../interceptors/contract.ts';
 import { grantsInterceptor } from '../interceptors/grants.ts';
-import { rateLimitInterceptor } from '../interceptors/rate-limit/interceptor.ts';
+import { idempotencyInterceptor } from '../interceptors/idempotency.ts';
+import { rateLimitInterceptor, type Limiter } from '../interceptors/rate-limit/interceptor.ts';
 import { securityLevelInterceptor } from '../interceptors/security-level.ts';
 import type { SchemaCache } from '../validation/cache.ts';
 
@@ -15,6 +16,8 @@ export interface ProxyChecks {
   readonly hideUngranted?: boolean;
   /** The contract quarantine, after the security level. */
   readonly quarantine?: Interceptor;
+  /** The rate-limit buckets: shared through Redis when configured, else in process. */
+  readonly limiter?: Limiter;
 }
 
 export interface PolicyChecks {
@@ -29,11 +32,12 @@ export interface PolicyChecks {
  * offline `toolgate policy` commands so both decide with the same code: who
  * may call, with what credential, how often, with which arguments, and then
  * the grant conditions, which read the arguments once the schema accepted
- * them. The proxy adds what needs its catalogue (ProxyChecks) and, last,
+ * them. The proxy adds what needs its catalogue (ProxyChecks), its
+ * rate-limit buckets (shared through Redis when configured) and, last,
  * external validators.
  */
 export function policyChecks(cacheFor: (policy: Policy) => SchemaCache, proxy: ProxyChecks = {}): PolicyChecks {
-  const rateLimit = rateLimitInterceptor();
+  const rateLimit = rateLimitInterceptor(proxy.limiter);
   const optional = (i: Interceptor | undefined) => (i === undefined ? [] : [i]);
   return {
     checks: [
@@ -41,6 +45,7 @@ export function policyChecks(cacheFor: (policy: Policy) => SchemaCache, proxy: P
       grantsInterceptor({ hideUngranted: proxy.hideUngranted ?? false }),
       securityLevelInterceptor(),
       ...optional(proxy.quarantine),
+      idempotencyInterceptor(),
       rateLimit,
       argumentsInterceptor(cacheFor),
       conditionsInterceptor(),

@@ -21,6 +21,7 @@ import type { RequestPath } from './request-path.ts';
 import { authenticator, type Authenticated } from './stages/authenticate.ts';
 import { chainStage } from './stages/chain.ts';
 import { discoveryStage, isDiscovery } from './stages/discovery.ts';
+import { executeStage, type ExecuteDeps } from './stages/execute.ts';
 import { passThrough } from './stages/pass-through.ts';
 import { readMessage } from './stages/read-message.ts';
 import { refusedRepeatedFields } from './stages/repeated-fields.ts';
@@ -48,6 +49,8 @@ export interface PolicyPathDeps {
   readonly listChanged?: ListChangedStreams | undefined;
   /** Whether a tool object from the upstream's live list may be shown at all (contract pinning). */
   readonly mayList?: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined;
+  /** How allowed tools/call requests run: deadline, idempotency, breaker, retries. */
+  readonly execution: ExecuteDeps;
 }
 
 /** The notification as a 2025 session's GET stream carries it. */
@@ -70,7 +73,7 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   const snapshot = grantSnapshot(grants);
   const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery, mayList: deps.mayList });
   const discovery = deps.discovery === undefined ? undefined : discoveryStage(deps.discovery, deps.discoveryChain, settings.toolErrors);
-  const decide = chainStage(deps.chain, pool, settings.toolErrors);
+  const decide = chainStage(deps.chain, executeStage(deps.execution), settings.toolErrors);
   const policed = new Set(['tools/call', 'tools/list', ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);
   const rowsForTool = (tool: string) => grants.rowsForTool(tool);
   const passthroughPaths = settings.passthroughPaths;

@@ -176,3 +176,32 @@ export interface DiscoveryDone {
 }
 
 export const discovery = channel('toolgate:discovery');
+
+/** A transient upstream failure before any byte reached the client: retried, or answered because the retry budget was spent. */
+export interface UpstreamRetry {
+  readonly outcome: 'retried' | 'budget_exhausted';
+  /** What failed: `connect`, `status_502`, `status_503`, `status_504` or `status_429`. */
+  readonly reason: string;
+}
+export const upstreamRetry = channel('toolgate:upstream:retry');
+
+/** The upstream circuit breaker changed state. */
+export interface BreakerChange {
+  readonly state: 'closed' | 'open' | 'half_open';
+}
+export const breakerChange = channel('toolgate:upstream:breaker');
+
+/** What an idempotency key did to one tools/call. */
+export interface IdempotencyOutcome {
+  readonly result: 'executed' | 'replayed' | 'in_progress' | 'unknown' | 'reused' | 'not_stored';
+}
+export const idempotencyOutcome = channel('toolgate:idempotency');
+
+/** A tools/call deadline passed: before forwarding (not sent) or during the exchange (upstream aborted). */
+export interface DeadlinePassed {
+  readonly phase: 'before_forward' | 'in_flight';
+}
+export const deadlinePassed = channel('toolgate:deadline');
+
+/** A rate-limit decision made in process because the shared store (Redis) could not be asked. */
+export const rateLimitFallback = channel('toolgate:rate_limit:fallback');

@@ -21,6 +21,8 @@ import {
 } from './channels.ts';
 import { discovery, type DiscoveryDone } from './channels.ts';
 import { auditRecord, grantState, grantStoreHealth, policyReload, snapshotLookup, type AuditRecord, type GrantState, type GrantStoreHealth, type PolicyReload, type SnapshotLookup } from './channels.ts';
+import { breakerChange, deadlinePassed, idempotencyOutcome, rateLimitFallback, upstreamRetry } from './channels.ts';
+import type { BreakerChange, DeadlinePassed, IdempotencyOutcome, UpstreamRetry } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 
 /**
@@ -301,6 +303,7 @@ export function createMetrics(): Metrics {
     [grantStoreHealth, onStoreHealth],
     [policyReload, onReload],
     [auditRecord, onAudit],
+    ...executionMetrics(registry),
   ] as const;
   for (const [c, f] of subscriptions) c.subscribe(f);
   return {
@@ -315,4 +318,46 @@ const HTTP_METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'DELETE', 'HEA
 
 function httpMethodLabel(method: string | undefined): string {
   return method !== undefined && HTTP_METHODS.has(method) ? method : 'other';
+}
+
+type Subscription = readonly [{ subscribe(f: (m: unknown) => void): void; unsubscribe(f: (m: unknown) => void): void }, (m: unknown) => void];
+
+/** How side-effecting calls ran: retries, the retry budget, the breaker, deadlines, idempotency keys, rate-limit fallback. */
+function executionMetrics(registry: Registry): Subscription[] {
+  const retries = new Counter({
+    name: 'toolgate_upstream_retries_total',
+    help: 'Transient upstream failures before any byte reached the client, by reason (connect, status_502/503/504/429) and outcome: retried, or answered because the retry budget was spent.',
+    labelNames: ['reason', 'outcome'] as const,
+    registers: [registry],
+  });
+  const breaker = new Gauge({
+    name: 'toolgate_upstream_breaker_state',
+    help: "The upstream circuit breaker's state: 0 closed, 1 half-open (one probe allowed), 2 open (calls refused at once).",
+    registers: [registry],
+  });
+  const deadlines = new Counter({
+    name: 'toolgate_deadline_exceeded_total',
+    help: 'tools/call deadlines that passed, by phase: before_forward (never sent) or in_flight (upstream exchange aborted).',
+    labelNames: ['phase'] as const,
+    registers: [registry],
+  });
+  const keys = new Counter({
+    name: 'toolgate_idempotency_total',
+    help: 'Keyed tools/call outcomes: executed, replayed (stored result), in_progress (409), unknown (409 outcome_unknown), reused (422), not_stored (result too large to replay).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const fallback = new Counter({
+    name: 'toolgate_rate_limit_fallback_total',
+    help: 'Rate-limit decisions made per process because the shared Redis limiter could not be asked.',
+    registers: [registry],
+  });
+  const BREAKER = { closed: 0, half_open: 1, open: 2 } as const;
+  return [
+    [upstreamRetry, (m) => retries.labels((m as UpstreamRetry).reason, (m as UpstreamRetry).outcome).inc()],
+    [breakerChange, (m) => breaker.set(BREAKER[(m as BreakerChange).state])],
+    [deadlinePassed, (m) => deadlines.labels((m as DeadlinePassed).phase).inc()],
+    [idempotencyOutcome, (m) => keys.labels((m as IdempotencyOutcome).result).inc()],
+    [rateLimitFallback, () => fallback.inc()],
+  ];
 }

@@ -4,7 +4,7 @@ import type { Dispatcher, Pool } from 'undici';
 import type { ErrorId } from '../errors.ts';
 import { clientResponseHeaders } from '../mcp/headers.ts';
 import { sendError, type JsonRpcId } from '../mcp/jsonrpc.ts';
-import { sseStream } from '../telemetry/channels.ts';
+import { deadlinePassed, sseStream } from '../telemetry/channels.ts';
 import { announceUpstream, withMetaFields, type UpstreamTiming } from './observe.ts';
 import { SseInjector } from './sse-injector.ts';
 import { log } from '../telemetry/log.ts';
@@ -12,6 +12,28 @@ import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
 import { bodyIdleMs } from './pool.ts';
 
 export type ForwardOutcome = 'forwarded' | 'client_closed' | ErrorId;
+/** An attempt may also end in `retry`: a transient failure the caller chose to retry, with nothing sent to the client. */
+export type AttemptOutcome = ForwardOutcome | 'retry';
+
+/** A transient failure before any byte reached the client. */
+export interface Transient {
+  /** `connect` (refused or reset before the response head), or `status_502`, `status_503`, `status_504`, `status_429`. */
+  readonly reason: string;
+  /** The upstream's Retry-After, in milliseconds, when it sent one. */
+  readonly retryAfterMs: number | undefined;
+}
+
+/** What an attempt observed, for a caller that must tell "never ran" from "may have run". */
+export interface AttemptRecord {
+  /** The upstream's final status, 0 when no response head arrived. */
+  status: number;
+  /** The connection was refused: the request certainly never reached the upstream. */
+  refused: boolean;
+}
+
+const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
+const PROGRESS = Buffer.from('notifications/progress');
 
 /**
  * Given the injector of a successful event-stream response, registers it to
@@ -25,23 +47,22 @@ function isEventStream(contentType: string | string[] | undefined): boolean {
   return typeof contentType === 'string' && contentType.toLowerCase().startsWith('text/event-stream');
 }
 
-/**
- * Sends the request upstream and streams the response back as it arrives,
- * through a dispatch handler of its own rather than undici's stream(): each
- * chunk is written straight into the client response, and the upstream is
- * paused while the client's socket is full, so SSE events pass through
- * unbuffered with backpressure. A client that goes away aborts the upstream
- * request, before or after its response started.
- */
-export function forward(
+type Send<O, R> = (
   pool: Pool,
   req: IncomingMessage,
   res: ServerResponse,
   requestHeaders: string[],
   body: Buffer | Readable | null,
   rpcId: JsonRpcId,
-  options: ForwardOptions = {},
-): Promise<ForwardOutcome> {
+  options?: O,
+) => Promise<R>;
+
+/**
+ * One upstream attempt: forward() with a deadline over the whole exchange
+ * and a say in transient failures. When `onTransient` accepts one, nothing
+ * is written to the client and the outcome is `retry`.
+ */
+export const attempt: Send<AttemptOptions, AttemptOutcome> = (pool, req, res, requestHeaders, body, rpcId, options = {}) => {
   // A client that left while the request waited (for a validator, a grant
   // lookup) already fired 'close', which the handler would never hear: its
   // upstream request would be sent for nobody and, once its answer filled the
@@ -50,11 +71,44 @@ export function forward(
   return new Promise((resolve) => {
     new ForwardHandler(pool, { req, res, requestHeaders, body, rpcId, ...options }, resolve);
   });
+};
+
+/**
+ * Sends the request upstream and streams the response back as it arrives,
+ * through a dispatch handler of its own rather than undici's stream(): each
+ * chunk is written straight into the client response, and the upstream is
+ * paused while the client's socket is full, so SSE events pass through
+ * unbuffered with backpressure. A client that goes away aborts the upstream
+ * request, before or after its response started.
+ *
+ * Without `onTransient` an attempt never ends in `retry`: forward() is an
+ * attempt with the plain options.
+ */
+export const forward = attempt as Send<ForwardOptions, ForwardOutcome>;
+
+export interface AttemptOptions extends ForwardOptions {
+  /**
+   * The exchange's deadline, response body included: when it passes the
+   * upstream request is aborted (its connection closed) and the client gets
+   * 504 deadline_exceeded, or a cut connection mid-stream.
+   */
+  readonly deadline?: AttemptDeadline | undefined;
+  /** Asked about a transient failure before any byte reached the client; true: it will be retried. */
+  readonly onTransient?: ((t: Transient) => boolean) | undefined;
+  /** Each response body chunk, as it goes to the client. */
+  readonly onResponseChunk?: ((chunk: Buffer) => void) | undefined;
+  readonly record?: AttemptRecord | undefined;
+}
+
+interface AttemptDeadline {
+  readonly remainingMs: number;
+  /** A progress notification on the stream starts the deadline over. */
+  readonly resetOnProgress: boolean;
+  /** What error.data.outcome says when it passes: `unknown` for a call that may have changed state. */
+  readonly outcome: 'unknown' | undefined;
 }
 
 export interface ForwardOptions {
-  /** The longest wait for the upstream's response head (a tool's own deadline). */
-  readonly headersTimeoutMs?: number | undefined;
   readonly onEventStream?: EventStreamHook | undefined;
   /** Told the upstream's final status and headers before they go to the client. */
   readonly onResponseHead?: ResponseHeadHook | undefined;
@@ -62,15 +116,12 @@ export interface ForwardOptions {
 
 export type ResponseHeadHook = (status: number, headers: Record<string, string | string[] | undefined>) => void;
 
-interface UpstreamCall {
+interface UpstreamCall extends AttemptOptions {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly requestHeaders: string[];
   readonly body: Buffer | Readable | null;
   readonly rpcId: JsonRpcId;
-  readonly headersTimeoutMs?: number | undefined;
-  readonly onEventStream?: EventStreamHook | undefined;
-  readonly onResponseHead?: ResponseHeadHook | undefined;
 }
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
@@ -79,9 +130,13 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   readonly #res: ServerResponse;
   readonly #rpcId: JsonRpcId;
   readonly #timing: UpstreamTiming | undefined;
-  readonly #done: (outcome: ForwardOutcome) => void;
+  readonly #done: (outcome: AttemptOutcome) => void;
   readonly #onEventStream: EventStreamHook | undefined;
   readonly #onResponseHead: ResponseHeadHook | undefined;
+  readonly #call: UpstreamCall;
+  #deadlineTimer: NodeJS.Timeout | undefined;
+  /** The tail of the previous chunk, so a progress marker split across chunks is still seen. */
+  #tail: Buffer | undefined;
   #controller: Controller | undefined;
   #injector: SseInjector | undefined = undefined;
   #release: (() => void) | undefined = undefined;
@@ -93,8 +148,9 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #eventStream = false;
   #idleTimer: NodeJS.Timeout | undefined;
 
-  constructor(pool: Pool, call: UpstreamCall, done: (outcome: ForwardOutcome) => void) {
-    const { req, res, requestHeaders, body, rpcId, headersTimeoutMs, onEventStream, onResponseHead } = call;
+  constructor(pool: Pool, call: UpstreamCall, done: (outcome: AttemptOutcome) => void) {
+    const { req, res, requestHeaders, body, rpcId, onEventStream, onResponseHead } = call;
+    this.#call = call;
     this.#res = res;
     this.#rpcId = rpcId;
     this.#onEventStream = onEventStream;
@@ -103,6 +159,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#bodyIdleMs = bodyIdleMs(pool);
     this.#timing = announceUpstream(req, requestHeaders);
     res.once('close', this.#onClientClose);
+    if (call.deadline !== undefined) this.#armDeadline(call.deadline.remainingMs);
     if (body !== null && !Buffer.isBuffer(body)) body.once('error', (err) => this.#fail(err));
     pool.dispatch(
       {
@@ -110,11 +167,26 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
         method: req.method as Dispatcher.HttpMethod,
         headers: requestHeaders,
         body: Buffer.isBuffer(body) ? withMetaFields(body, this.#timing) : body,
-        ...(headersTimeoutMs !== undefined && { headersTimeout: headersTimeoutMs }),
       },
       this,
     );
   }
+
+  #armDeadline(ms: number): void {
+    clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = setTimeout(this.#onDeadline, ms);
+  }
+
+  readonly #onDeadline = (): void => {
+    if (this.#settled) return;
+    this.#timing?.ended('deadline_exceeded');
+    if (deadlinePassed.hasSubscribers) deadlinePassed.publish({ phase: 'in_flight' });
+    const outcome = this.#call.deadline?.outcome;
+    sendError(this.#res, this.#rpcId, 'deadline_exceeded', outcome === undefined ? undefined : { outcome });
+    this.#settle('deadline_exceeded');
+    // Aborting closes the upstream connection: the server sees the call end, not just toolgate stop waiting.
+    this.#controller?.abort(new Error('deadline passed'));
+  };
 
   readonly #onClientClose = (): void => {
     if (this.#res.writableFinished) return;
@@ -125,10 +197,19 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Controller): void {
     this.#controller = controller;
     if (this.#clientGone) controller.abort(new Error('client closed'));
+    else if (this.#settled) controller.abort(new Error('deadline passed'));
   }
 
   onResponseStart(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     if (statusCode < 200) return;
+    if (this.#call.record !== undefined) this.#call.record.status = statusCode;
+    if (TRANSIENT_STATUSES.has(statusCode) && this.#call.onTransient?.({ reason: `status_${statusCode}`, retryAfterMs: retryAfterMs(headers['retry-after']) }) === true) {
+      this.#timing?.answered(statusCode);
+      this.#timing?.ended();
+      this.#settle('retry');
+      controller.abort(new Error('retrying'));
+      return;
+    }
     const res = this.#res;
     this.#started = true;
     this.#onResponseHead?.(statusCode, headers);
@@ -152,6 +233,10 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(controller: Controller, chunk: Buffer): void {
+    if (this.#settled) return;
+    this.#call.onResponseChunk?.(chunk);
+    const deadline = this.#call.deadline;
+    if (deadline?.resetOnProgress === true && this.#sawProgress(chunk)) this.#armDeadline(deadline.remainingMs);
     if (this.#injector === undefined ? this.#res.write(chunk) : this.#injector.write(chunk)) {
       this.#armIdle();
       return;
@@ -176,7 +261,14 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     }, this.#bodyIdleMs);
   }
 
+  #sawProgress(chunk: Buffer): boolean {
+    const seen = (this.#tail === undefined ? chunk : Buffer.concat([this.#tail, chunk])).includes(PROGRESS);
+    this.#tail = chunk.subarray(Math.max(0, chunk.length - PROGRESS.length + 1));
+    return seen;
+  }
+
   onResponseEnd(): void {
+    if (this.#settled) return;
     this.#res.end();
     this.#timing?.ended();
     this.#settle('forwarded');
@@ -200,6 +292,13 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       this.#settle('payload_too_large');
       return;
     }
+    const code = upstreamErrorLabel(err);
+    if (this.#call.record !== undefined && code === 'ECONNREFUSED') this.#call.record.refused = true;
+    if (!this.#started && CONNECT_FAILURES.has(code) && this.#call.onTransient?.({ reason: 'connect', retryAfterMs: undefined }) === true) {
+      this.#timing?.ended('upstream_unavailable');
+      this.#settle('retry');
+      return;
+    }
     const id = upstreamErrorId(err);
     this.#timing?.ended(id);
     log.warn('upstream request failed', { error: upstreamErrorLabel(err), headersSent: this.#started });
@@ -208,13 +307,19 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#settle(id);
   }
 
-  #settle(outcome: ForwardOutcome): void {
+  #settle(outcome: AttemptOutcome): void {
     if (this.#settled) return;
     this.#settled = true;
+    clearTimeout(this.#deadlineTimer);
     clearTimeout(this.#idleTimer);
     this.#res.off('close', this.#onClientClose);
     this.#release?.();
     if (this.#streaming) sseStream.publish({ delta: -1 });
     this.#done(outcome);
   }
+}
+
+/** Retry-After as delay-seconds (the form upstreams use for 429/503); a date or nonsense reads as absent. */
+function retryAfterMs(value: string | string[] | undefined): number | undefined {
+  return typeof value === 'string' && /^\d{1,6}$/.test(value.trim()) ? Number(value.trim()) * 1000 : undefined;
 }

@@ -98,7 +98,7 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
     assert.equal(s.attributes['http.response.status_code'], 200);
     assert.equal(s.status.code, SpanStatusCode.UNSET);
     const children = childrenOf(s);
-    assert.deepEqual(children.map((c) => c.name).sort(), ['POST', 'policy arguments', 'policy authentication', 'policy grants', 'policy known_tool', 'policy security_level']);
+    assert.deepEqual(children.map((c) => c.name).sort(), ['POST', 'policy arguments', 'policy authentication', 'policy grants', 'policy idempotency', 'policy known_tool', 'policy security_level']);
     for (const c of children.filter((x) => x.name.startsWith('policy '))) assert.equal(c.attributes['toolgate.policy.decision'], 'allow');
     const up = children.find((c) => c.name === 'POST') as ReadableSpan;
     assert.equal(up.kind, SpanKind.CLIENT);

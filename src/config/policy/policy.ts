@@ -11,7 +11,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { normalizeRow } from './grant-row.ts';
 import type { Enforcement, GrantRow } from './grant-row.ts';
 import { policySchema } from './schema.ts';
-import type { ContractMode, PinMode, RawMetadata, RawPolicy, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
+import type { ContractMode, Idempotency, PinMode, RawMetadata, RawPolicy, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
 import { checkSemantics } from './semantics.ts';
 import { compileSchema, parseYaml, validateWith } from './validate.ts';
 import type { ConfigError } from './validate.ts';
@@ -24,9 +24,15 @@ export interface ToolDefaults {
   readonly tier: Tier;
   readonly alwaysInclude: boolean;
   readonly sideEffect: SideEffect;
-  /** The wait for the upstream's answer; undefined: the process setting (TOOLGATE_UPSTREAM_TIMEOUT_MS) applies. */
+  /** The deadline of a call, whole exchange included; undefined: the process setting (TOOLGATE_UPSTREAM_TIMEOUT_MS) applies. */
   readonly timeoutMs: number | undefined;
+  /** Attempts after the first; honoured only where a repeat is safe (see src/execution/run.ts). */
   readonly maxRetries: number;
+  /** Whether a progress notification restarts the deadline of a streamed call. */
+  readonly resetTimeoutOnProgress: boolean;
+  readonly idempotency: Idempotency;
+  /** Calls of this tool in flight at once on one replica; undefined: no limit. */
+  readonly maxConcurrent: number | undefined;
   /** Scopes a principal must hold, all of them, in addition to a grant. */
   readonly requiredScopes: readonly string[];
   readonly securityLevel: SecurityLevel;
@@ -149,6 +155,9 @@ export const BUILTIN_DEFAULTS: ToolDefaults = Object.freeze({
   sideEffect: 'non_idempotent_write',
   timeoutMs: undefined,
   maxRetries: 0,
+  resetTimeoutOnProgress: false,
+  idempotency: 'optional',
+  maxConcurrent: undefined,
   requiredScopes: Object.freeze([]),
   securityLevel: 'standard',
 });
@@ -285,6 +294,9 @@ function resolveMetadata(m: RawMetadata, base: ToolDefaults): ToolDefaults {
     sideEffect: m.sideEffect ?? base.sideEffect,
     timeoutMs: m.timeoutMs ?? base.timeoutMs,
     maxRetries: m.maxRetries ?? base.maxRetries,
+    resetTimeoutOnProgress: m.resetTimeoutOnProgress ?? base.resetTimeoutOnProgress,
+    idempotency: m.idempotency ?? base.idempotency,
+    maxConcurrent: m.maxConcurrent ?? base.maxConcurrent,
     requiredScopes: m.requiredScopes === undefined ? base.requiredScopes : [...m.requiredScopes].sort(),
     securityLevel: m.securityLevel ?? base.securityLevel,
   };

@@ -6,6 +6,8 @@ import type { Enforcement } from './grant-row.ts';
 
 export type Tier = 'critical' | 'base' | 'onDemand';
 export type SideEffect = 'read_only' | 'idempotent_write' | 'non_idempotent_write';
+/** `required`: a non_idempotent_write call without an idempotency key is refused. */
+export type Idempotency = 'optional' | 'required';
 export type SecurityLevel = 'standard' | 'elevated' | 'strict';
 export type ContractMode = 'off' | 'alert' | 'enforce';
 export type PinMode = 'explicit' | 'first-seen';
@@ -16,6 +18,9 @@ export interface RawMetadata {
   sideEffect?: SideEffect;
   timeoutMs?: number;
   maxRetries?: number;
+  resetTimeoutOnProgress?: boolean;
+  idempotency?: Idempotency;
+  maxConcurrent?: number;
   requiredScopes?: string[];
   securityLevel?: SecurityLevel;
 }

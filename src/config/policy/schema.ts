@@ -49,6 +49,9 @@ const metadataFields = {
   sideEffect: { enum: SIDE_EFFECTS },
   timeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
   maxRetries: { type: 'integer', minimum: 0, maximum: 10 },
+  resetTimeoutOnProgress: { type: 'boolean' },
+  idempotency: { enum: ['optional', 'required'] },
+  maxConcurrent: { type: 'integer', minimum: 1, maximum: 100_000 },
   requiredScopes: scopes,
   securityLevel: { enum: SECURITY_LEVELS },
 };

@@ -7,7 +7,7 @@ import { compileCondition } from './conditions.ts';
 import { createSchemaRegistry } from '../../validation/registry.ts';
 import type { ConfigError } from './validate.ts';
 import { pointer } from './validate.ts';
-import type { RawPolicy } from './raw.ts';
+import type { RawMetadata, RawPolicy } from './raw.ts';
 
 const HMAC = /^HS/;
 
@@ -65,14 +65,26 @@ export function checkSemantics(raw: RawPolicy): ConfigError[] {
   });
 
   const d = raw.defaults;
-  const retryCheck = (path: string, sideEffect: string | undefined, maxRetries: number | undefined) => {
-    if ((sideEffect ?? d?.sideEffect ?? 'non_idempotent_write') === 'non_idempotent_write' && (maxRetries ?? d?.maxRetries ?? 0) > 0) {
-      errors.push({ path, message: 'maxRetries: must be 0 for a non_idempotent_write tool; retrying could repeat its effect' });
+  const effective = (t: RawMetadata) => ({
+    sideEffect: t.sideEffect ?? d?.sideEffect ?? 'non_idempotent_write',
+    maxRetries: t.maxRetries ?? d?.maxRetries ?? 0,
+    idempotency: t.idempotency ?? d?.idempotency ?? 'optional',
+  });
+  // A non_idempotent_write call is repeated only when it carries a key the
+  // upstream can deduplicate, which `idempotency: required` guarantees.
+  const check = (at: (field: string) => string, t: RawMetadata) => {
+    const e = effective(t);
+    if (e.sideEffect === 'non_idempotent_write' && e.maxRetries > 0 && e.idempotency !== 'required') {
+      errors.push({ path: at('maxRetries'), message: 'maxRetries: must be 0 for a non_idempotent_write tool unless it has idempotency: required; retrying could repeat its effect' });
+    }
+    if (e.sideEffect !== 'non_idempotent_write' && e.idempotency === 'required') {
+      errors.push({ path: at('idempotency'), message: 'idempotency: required applies to non_idempotent_write tools only; this tool may be repeated without a key' });
     }
   };
-  if (d !== undefined) retryCheck(pointer('defaults', 'maxRetries'), d.sideEffect, d.maxRetries);
+  if (d !== undefined) check((f) => pointer('defaults', f), d);
   for (const [name, t] of Object.entries(raw.tools ?? {})) {
-    if (t.sideEffect !== undefined || t.maxRetries !== undefined) retryCheck(pointer('tools', name, 'maxRetries'), t.sideEffect, t.maxRetries);
+    // A tool that sets none of these fields is the defaults, checked once above.
+    if (t.sideEffect !== undefined || t.maxRetries !== undefined || t.idempotency !== undefined) check((f) => pointer('tools', name, f), t);
   }
   return errors;
 }

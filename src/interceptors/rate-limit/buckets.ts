@@ -9,7 +9,7 @@ export interface BucketLimit {
   readonly msPerCall: number;
 }
 
-type Admission = { readonly ok: true } | { readonly ok: false; readonly retryAfterMs: number };
+export type Admission = { readonly ok: true } | { readonly ok: false; readonly retryAfterMs: number };
 
 interface Bucket {
   tokens: number;

@@ -2,8 +2,13 @@ import { performance } from 'node:perf_hooks';
 import type { RateLimitRule } from '../../config/policy/policy.ts';
 import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../../discovery/search-tool.ts';
 import { isDryRun } from '../dry-run.ts';
-import { deny, PASS, type Interceptor } from '../contract.ts';
-import { TokenBuckets } from './buckets.ts';
+import { deny, PASS, type Interceptor, type Verdict } from '../contract.ts';
+import { TokenBuckets, type Admission, type BucketLimit } from './buckets.ts';
+
+/** Where the buckets live: in process, or shared through Redis. */
+export interface Limiter {
+  take(limits: readonly BucketLimit[], subject: string, consume: boolean): Admission | Promise<Admission>;
+}
 
 /**
  * The policy's `rateLimits` for tools/call. Every rule naming the caller (or
@@ -14,7 +19,7 @@ import { TokenBuckets } from './buckets.ts';
  * without taking anything. Discovery, which toolgate answers itself, counts
  * as calls of `search_tools` through either door.
  */
-export function rateLimitInterceptor(buckets = new TokenBuckets(() => performance.now())): Interceptor {
+export function rateLimitInterceptor(buckets: Limiter = new TokenBuckets(() => performance.now())): Interceptor {
   return {
     name: 'rate_limit',
     methods: ['tools/call', DISCOVER_METHOD],
@@ -28,9 +33,13 @@ export function rateLimitInterceptor(buckets = new TokenBuckets(() => performanc
       }
       if (limits.length === 0) return PASS;
       const admission = buckets.take(limits, id, !isDryRun(ex.request));
-      if (admission.ok) return PASS;
-      const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
-      return deny('rate_limited', { retryAfterMs: admission.retryAfterMs }, { 'retry-after': String(seconds) });
+      return admission instanceof Promise ? admission.then(verdict) : verdict(admission);
     },
   };
+}
+
+function verdict(admission: Admission): Verdict {
+  if (admission.ok) return PASS;
+  const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
+  return deny('rate_limited', { retryAfterMs: admission.retryAfterMs }, { 'retry-after': String(seconds) });
 }

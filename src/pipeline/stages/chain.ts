@@ -1,21 +1,18 @@
 import type { ServerResponse } from 'node:http';
-import type { Pool } from 'undici';
-import { toolMetadata } from '../../config/policy/policy.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
-import { forward } from '../../upstream/forward.ts';
 import type { Chain } from '../compose.ts';
 import type { Outcome } from '../outcome.ts';
+import type { ExecuteStage } from './execute.ts';
 import { answer, refuseCall } from './reply.ts';
 
 export type ChainStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
 
 /**
- * The interceptor chain decides; a call that passes is forwarded with its
- * body byte-identical, and the tool's own deadline bounds the wait for the
- * upstream's answer.
+ * The interceptor chain decides; a call that passes is executed with its
+ * body byte-identical but for toolgate's own `_meta` fields.
  */
-export function chainStage(chain: Chain, pool: Pool, toolErrors: ToolErrors): ChainStage {
+export function chainStage(chain: Chain, execute: ExecuteStage, toolErrors: ToolErrors): ChainStage {
   return async (ex, res, headers, body) => {
     const verdict = await chain.run(ex);
     if (verdict.kind === 'deny') {
@@ -23,7 +20,6 @@ export function chainStage(chain: Chain, pool: Pool, toolErrors: ToolErrors): Ch
       return refuseCall(res, ex.message, verdict, toolErrors, outputSchema === undefined);
     }
     if (verdict.kind === 'respond') return answer(res, ex.message, verdict.result);
-    const headersTimeoutMs = toolMetadata(ex.policy, ex.message.name as string).timeoutMs;
-    return forward(pool, ex.request, res, headers, body, ex.message.id, { headersTimeoutMs });
+    return execute(ex, res, headers, body);
   };
 }

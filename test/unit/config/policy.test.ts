@@ -45,13 +45,14 @@ test('an empty file is an empty policy with built-in defaults', () => {
 
 test('defaults apply under tool metadata; unknown tools get the defaults', () => {
   const p = ok(`
-defaults: {tier: base, timeoutMs: 5000, sideEffect: read_only, maxRetries: 1}
+defaults: {tier: base, timeoutMs: 5000, sideEffect: read_only, maxRetries: 1, maxConcurrent: 4}
 tools:
-  t1: {tier: critical, requiredScopes: [b, a]}
+  t1: {tier: critical, requiredScopes: [b, a], resetTimeoutOnProgress: true}
 `);
   const t1 = toolMetadata(p, 't1');
   assert.deepEqual(t1, {
     tier: 'critical', alwaysInclude: false, sideEffect: 'read_only', timeoutMs: 5000, maxRetries: 1,
+    resetTimeoutOnProgress: true, idempotency: 'optional', maxConcurrent: 4,
     requiredScopes: ['a', 'b'], securityLevel: 'standard', aliases: [], examples: [],
   });
   assert.equal(toolMetadata(p, 'unknown').tier, 'base');
@@ -130,6 +131,8 @@ const invalid: [string, string, string, RegExp][] = [
   ['timeout zero', 'tools: {t: {timeoutMs: 0}}', '/tools/t/timeoutMs', /minimum/],
   ['retries on a non-idempotent tool', 'tools: {t: {maxRetries: 2}}', '/tools/t/maxRetries', /non_idempotent_write/],
   ['retries in defaults with the default side effect', 'defaults: {maxRetries: 1}', '/defaults/maxRetries', /non_idempotent_write/],
+  ['idempotency required on a tool that may repeat anyway', 'tools: {t: {sideEffect: idempotent_write, idempotency: required}}', '/tools/t/idempotency', /non_idempotent_write tools only/],
+  ['retries on a non-idempotent tool whose key is only optional', 'tools: {t: {idempotency: optional, maxRetries: 1}}', '/tools/t/maxRetries', /idempotency: required/],
   ['retries inherited onto a tool declared non-idempotent', 'defaults: {maxRetries: 1, sideEffect: read_only}\ntools: {t: {sideEffect: non_idempotent_write}}', '/tools/t/maxRetries', /non_idempotent_write/],
   ['both jwksFile and jwksUrl', 'authentication: {jwt: {issuer: i, audience: a, jwksFile: /f, jwksUrl: "https://x/"}}', '/authentication/jwt', /exactly one/],
   ['neither jwksFile nor jwksUrl', 'authentication: {jwt: {issuer: i, audience: a}}', '/authentication/jwt', /exactly one/],

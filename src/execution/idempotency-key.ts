@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { canonicalize } from '../json/canonical.ts';
+import type { Classified } from '../mcp/classify.ts';
+
+/** The IETF httpapi draft's field; its value is a Structured Field string (quoted), a bare token is accepted too. */
+export const KEY_HEADER = 'idempotency-key';
+/** toolgate's own `params._meta` field, for clients that cannot set headers. */
+export const KEY_META = 'io.toolgate/idempotencyKey';
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+const QUOTED = /^"([\x21\x23-\x5b\x5d-\x7e]{1,255})"$/;
+
+export type KeyRead =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'invalid' }
+  | { readonly kind: 'key'; readonly key: string };
+
+const NONE: KeyRead = Object.freeze({ kind: 'none' });
+const INVALID: KeyRead = Object.freeze({ kind: 'invalid' });
+
+/**
+ * The call's idempotency key from the header, `_meta` or `params.idempotencyKey`
+ * (MCP SEP-3182, a draft). Several places must agree; a key given twice in
+ * the header, malformed, or different between places is invalid, never
+ * silently one of them.
+ */
+export function readKey(req: IncomingMessage, message: Classified): KeyRead {
+  const found: string[] = [];
+  const header = req.headers[KEY_HEADER];
+  if (header !== undefined) {
+    if (typeof header !== 'string') return INVALID;
+    const trimmed = header.trim();
+    const key = trimmed.startsWith('"') ? QUOTED.exec(trimmed)?.[1] : trimmed;
+    if (key === undefined || !KEY.test(key)) return INVALID;
+    found.push(key);
+  }
+  const params = message.params;
+  const meta = params?._meta;
+  const fromMeta = meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>)[KEY_META] : undefined;
+  for (const v of [fromMeta, params?.idempotencyKey]) {
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || !KEY.test(v)) return INVALID;
+    found.push(v);
+  }
+  if (found.length === 0) return NONE;
+  const key = found[0] as string;
+  return found.every((k) => k === key) ? { kind: 'key', key } : INVALID;
+}
+
+/**
+ * A key is the caller's own: the same key from another principal, or for
+ * another tool, is another record. The scope is a digest, so any principal
+ * id or key fits a Redis key and none is stored as given; it is also what the
+ * upstream is sent, so two callers' keys never collide there either.
+ */
+export function scopedKey(principal: string, tool: string, key: string): string {
+  // JSON keeps the three apart whatever characters they hold.
+  return createHash('sha256').update(JSON.stringify([principal, tool, key])).digest('hex');
+}
+
+/** RFC 8785 digest of the call's arguments: the same call in any key order or number spelling has one digest. */
+export function argumentsDigest(message: Classified): string {
+  const canonical = canonicalize(message.params?.arguments ?? {});
+  // classify admitted the body as JSON, so canonicalization only refuses what
+  // JSON cannot hold; such a body digests as its own refusal, never as another call.
+  const text = canonical.ok ? canonical.text : `\u0000${canonical.code}`;
+  return createHash('sha256').update(text).digest('hex');
+}

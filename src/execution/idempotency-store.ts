@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { Lru } from '../cache/lru.ts';
+import type { StoredResponse } from './capture.ts';
+
+/**
+ * What a key's record says when a call claims it. `acquired`: this call runs
+ * and must settle the record; every other kind is answered without running.
+ */
+export type Claim =
+  | { readonly kind: 'acquired'; readonly token: string }
+  | { readonly kind: 'completed'; readonly response: StoredResponse }
+  | { readonly kind: 'not_stored' }
+  | { readonly kind: 'in_progress'; readonly retryAfterMs: number }
+  | { readonly kind: 'unknown' }
+  | { readonly kind: 'reused' };
+
+/** How the call that held the key ended. */
+export type Settlement =
+  | { readonly kind: 'completed'; readonly response: StoredResponse | undefined }
+  /** It may have run, and there is no result: a repeat gets outcome_unknown, never a second run. */
+  | { readonly kind: 'unknown' }
+  /** It certainly never reached the upstream: the key is free again. */
+  | { readonly kind: 'released' };
+
+/**
+ * Idempotency records, keyed by the scoped key (principal, tool, key):
+ * PENDING under a lease → COMPLETED with the stored result, UNKNOWN when the
+ * call may have run without a result, or gone when it certainly did not run.
+ * A PENDING record whose lease ran out reads as UNKNOWN: its holder died.
+ */
+export interface IdempotencyStore {
+  claim(scope: string, digest: string, leaseMs: number): Promise<Claim>;
+  /** Settles a record this call acquired; a record since taken over by nobody else is never overwritten. */
+  settle(scope: string, token: string, how: Settlement): Promise<void>;
+}
+
+/** The record as stored (JSON in Redis): state, argument digest, holder token, result. */
+export interface RecordShape {
+  readonly s: 'P' | 'C' | 'U' | 'N';
+  readonly d: string;
+  readonly t: string;
+  readonly r?: StoredResponse;
+}
+
+/** Turns a stored record into the claim a repeat gets, given the remaining lease of a PENDING one. */
+export function claimOf(record: RecordShape, digest: string, leaseLeftMs: number): Claim {
+  if (record.d !== digest) return { kind: 'reused' };
+  switch (record.s) {
+    case 'C':
+      return record.r === undefined ? { kind: 'not_stored' } : { kind: 'completed', response: record.r };
+    case 'N':
+      return { kind: 'not_stored' };
+    case 'U':
+      return { kind: 'unknown' };
+    case 'P':
+      return leaseLeftMs > 0 ? { kind: 'in_progress', retryAfterMs: leaseLeftMs } : { kind: 'unknown' };
+  }
+}
+
+/** The record a settlement leaves, or undefined when the key is freed. */
+export function settledRecord(pending: RecordShape, how: Settlement): RecordShape | undefined {
+  if (how.kind === 'released') return undefined;
+  if (how.kind === 'unknown') return { s: 'U', d: pending.d, t: pending.t };
+  return how.response === undefined ? { s: 'N', d: pending.d, t: pending.t } : { s: 'C', d: pending.d, t: pending.t, r: how.response };
+}
+
+const MAX_MEMORY_KEYS = 100_000;
+
+interface Held {
+  record: RecordShape;
+  leaseUntil: number;
+  expiresAt: number;
+}
+
+/** The in-process store, for one replica without Redis. */
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  readonly #records = new Lru<string, Held>(MAX_MEMORY_KEYS);
+  readonly #retentionMs: number;
+  readonly #now: () => number;
+
+  constructor(retentionMs: number, now: () => number = Date.now) {
+    this.#retentionMs = retentionMs;
+    this.#now = now;
+  }
+
+  claim(scope: string, digest: string, leaseMs: number): Promise<Claim> {
+    const now = this.#now();
+    const held = this.#records.get(scope);
+    if (held !== undefined && held.expiresAt > now) return Promise.resolve(claimOf(held.record, digest, held.leaseUntil - now));
+    const token = randomUUID();
+    this.#records.set(scope, { record: { s: 'P', d: digest, t: token }, leaseUntil: now + leaseMs, expiresAt: now + this.#retentionMs });
+    return Promise.resolve({ kind: 'acquired', token });
+  }
+
+  settle(scope: string, token: string, how: Settlement): Promise<void> {
+    const held = this.#records.peek(scope);
+    if (held === undefined || held.record.s !== 'P' || held.record.t !== token) return Promise.resolve();
+    const next = settledRecord(held.record, how);
+    if (next === undefined) this.#records.delete(scope);
+    else this.#records.set(scope, { record: next, leaseUntil: 0, expiresAt: this.#now() + this.#retentionMs });
+    return Promise.resolve();
+  }
+}
