@@ -16,7 +16,6 @@ import type { Pool } from 'undici';
 import type { PolicyInForce } from './auth/policy-in-force.ts';
 import type { ReplayStore } from './auth/replay-store.ts';
 import type { RedisClient, RedisConfig } from './cache/redis.ts';
-import type { CatalogueView } from './catalogue/view.ts';
 import type { SideEffect } from './config/policy/raw.ts';
 import type { Settings } from './config/settings.ts';
 import type { ListChangedRelay } from './discovery/list-changed-redis.ts';
@@ -167,6 +166,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     { createExternalValidators }, { composeChain },
     { policyPath }, { schemaCaches }, { ContractGuard }, { MemoryPinStore, RedisPinStore }, { visibleCatalogue },
     { contractQuarantineInterceptor }, { knownToolInterceptor }, { TokenBuckets }, { SharedBuckets }, { execution },
+    { catalogueView },
   ] = await Promise.all([
     import('./auth/replay-store.ts'), import('./auth/session-bindings.ts'), import('./catalogue/enforceability.ts'),
     import('./catalogue/sync.ts'), import('./config/policy/policy.ts'), import('./config/reload/policy-loader.ts'),
@@ -176,6 +176,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     import('./catalogue/contracts/guard.ts'), import('./catalogue/contracts/pins.ts'), import('./catalogue/contracts/visible.ts'),
     import('./interceptors/contract-quarantine.ts'), import('./interceptors/known-tool.ts'),
     import('./interceptors/rate-limit/buckets.ts'), import('./interceptors/rate-limit/shared-buckets.ts'), import('./execution/wiring.ts'),
+    import('./catalogue/view.ts'),
   ]);
   const shared = settings.redisUrl === undefined ? undefined : await connectRedis(settings, settings.redisUrl);
   // One replay store for every policy version: a one-time token spent before
@@ -184,6 +185,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   let fileGrants: FileGrantStore | undefined;
   let current: PolicyInForce;
   const callers = lazyValidatorClients();
+  const validatorTargets = (policy: PolicyInForce['policy']) => policy.validators.map((v) => v.target);
   // Assigned once the catalogue sync exists; a policy applied before that is read by the first evaluation.
   let contracts: { evaluate(): Promise<void> } | undefined;
   const watcher = watchPolicy({
@@ -194,7 +196,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
       if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined) throw new Error('grant rows refused');
       current = value;
       void contracts?.evaluate();
-      if (value.policy.validators.length > 0) callers.load(value.policy.validators.map((v) => v.target)).catch((err: unknown) => log.error('cannot load the gRPC client for external validators', { error: (err as Error).message }));
+      callers.load(validatorTargets(value.policy)).catch((err: unknown) => log.error('cannot load the gRPC client for external validators', { error: (err as Error).message }));
     },
   });
   const first = await watcher.start();
@@ -204,7 +206,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     throw new StartupError(`invalid policy ${file}: ${e?.path || '/'}: ${e?.message ?? 'invalid'}${first.errors.length > 1 ? ` (and ${first.errors.length - 1} more)` : ''}`);
   }
   current = first.value;
-  if (current.policy.validators.length > 0) await callers.load(current.policy.validators.map((v) => v.target));
+  await callers.load(validatorTargets(current.policy));
   const opened = await openGrantStore(settings, current.policy, shared?.config).catch(async (err: unknown) => {
     shared?.close();
     await watcher.close();
@@ -234,20 +236,8 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   // Quarantined tools are neither listed, discovered nor described to callers.
   const visible = visibleCatalogue(() => sync.current(), () => guard.quarantinedTools());
   // Everything synced, quarantined tools included: whether a tool exists at all.
-  const synced: CatalogueView = {
-    current: () => sync.current(),
-    get: (name) => sync.current()?.tools.get(name),
-    names: () => sync.current()?.tools.keys() ?? [],
-    refresh: async () => {
-      await sync.refresh();
-    },
-  };
-  const catalogue: CatalogueView = {
-    current: visible,
-    get: (name) => visible()?.tools.get(name),
-    names: () => visible()?.tools.keys() ?? [],
-    refresh: () => synced.refresh(),
-  };
+  const synced = catalogueView(() => sync.current(), () => sync.refresh());
+  const catalogue = catalogueView(visible, () => sync.refresh());
   const validators = createExternalValidators(callers);
   const local = new TokenBuckets(() => performance.now());
   const limiter = shared === undefined ? local : new SharedBuckets({ client: shared.client, domain: settings.policyDomain, fallback: local });

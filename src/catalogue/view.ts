@@ -18,3 +18,15 @@ export interface CatalogueView {
   /** Resolves once a refresh has been attempted; rate-limited by the source. */
   refresh(): Promise<void>;
 }
+
+/** A view over a catalogue source (everything synced, or what callers may see of it) and the sync's refresh. */
+export function catalogueView(current: CatalogueView['current'], refresh: () => Promise<unknown>): CatalogueView {
+  return {
+    current,
+    get: (name) => current()?.tools.get(name),
+    names: () => current()?.tools.keys() ?? [],
+    refresh: async () => {
+      await refresh();
+    },
+  };
+}
