@@ -4,9 +4,9 @@ import type { ValidatorClients } from './validator-client.ts';
 export interface LazyValidatorClients extends ValidatorCaller {
   /**
    * Loads grpc-js and the protos and starts connecting to `targets`. The
-   * wiring calls it when a policy naming validators is applied, so a policy
-   * without any never pays for gRPC, and the first validated call waits
-   * neither for the import nor for the connection.
+   * wiring calls it with every policy applied; with no targets it loads
+   * nothing, so a policy without validators never pays for gRPC, and the
+   * first validated call waits neither for the import nor for the connection.
    */
   load(targets: readonly string[]): Promise<void>;
 }
@@ -18,6 +18,7 @@ export function lazyValidatorClients(): LazyValidatorClients {
   const load = () => (loading ??= import('./validator-client.ts').then((m) => (clients = new m.ValidatorClients())));
   return {
     load: async (targets) => {
+      if (targets.length === 0) return;
       const c = await load();
       for (const t of new Set(targets)) c.connect(t);
     },
