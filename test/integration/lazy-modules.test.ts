@@ -34,13 +34,18 @@ function policyFile(text: string): string {
   return file;
 }
 
-async function loadedFeatures(upstream: string, flags: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<Set<Feature>> {
+async function loadedModules(upstream: string, flags: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<string[]> {
   const { stdout } = await promisify(execFile)(process.execPath, [
     join(import.meta.dirname, '..', 'helpers', 'loaded-modules.ts'),
     '--upstream', upstream, '--host', '127.0.0.1', '--port', '0', '--admin-port', '0', '--log-level', 'error', ...flags,
   ], { encoding: 'utf8', timeout: 180_000, env: { PATH: process.env.PATH ?? '', ...env } });
   const urls = JSON.parse(stdout.trim().split('\n').at(-1) as string) as string[];
   assert.ok(urls.some((u) => u.endsWith('/src/main.ts')), 'the probe records toolgate\'s own modules');
+  return urls;
+}
+
+async function loadedFeatures(upstream: string, flags: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<Set<Feature>> {
+  const urls = await loadedModules(upstream, flags, env);
   return new Set((Object.keys(OPTIONAL) as Feature[]).filter((f) => urls.some((u) => u.includes(OPTIONAL[f]))));
 }
 
@@ -58,6 +63,15 @@ describe('optional modules load only when configured', () => {
 
   it('transparent mode loads none of them', async () => {
     assert.deepEqual([...await loadedFeatures(upstream.origin, [])], []);
+  });
+
+  // The undici index and Node's bundled undici each cost tens of milliseconds of start-up:
+  // pool.ts loads only undici's Pool, and node:http is never imported as an ES module (http/node-http.ts).
+  it('transparent mode loads neither the undici index nor Node\'s bundled undici', async () => {
+    const urls = await loadedModules(upstream.origin, []);
+    assert.ok(urls.some((u) => u.includes('/node_modules/undici/lib/dispatcher/pool.js')), 'the probe sees undici\'s Pool load');
+    assert.ok(urls.includes('node:internal/http2/core'), 'the probe sees Node\'s internal modules');
+    assert.deepEqual(urls.filter((u) => u.endsWith('/node_modules/undici/index.js') || u === 'node:internal/deps/undici/undici'), []);
   });
 
   it('a policy without validators, Redis or deferred tools loads none of them', async () => {
