@@ -1,12 +1,13 @@
 /**
  * What is not configured is not loaded: a transparent or plain policy
  * sidecar must not pay (in start-up time or resident memory) for the
- * OpenTelemetry SDK, gRPC, Redis or the discovery engine. Each case starts
- * toolgate in a child process that records every module it loads
- * (test/helpers/loaded-modules.ts); the control cases configure each feature
- * and prove the probe sees it load.
+ * OpenTelemetry SDK, gRPC, Redis, the discovery engine or the JWT library
+ * (jose). Each case starts toolgate in a child process that records every
+ * module it loads (test/helpers/loaded-modules.ts); the control cases
+ * configure each feature and prove the probe sees it load.
  */
 import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,14 +23,20 @@ const OPTIONAL = {
   protoLoader: '/node_modules/@grpc/proto-loader/',
   ioredis: '/node_modules/ioredis/',
   discoveryEngine: '/src/discovery/engine.ts',
+  jose: '/node_modules/jose/',
 } as const;
 type Feature = keyof typeof OPTIONAL;
 
 const POLICY = 'version: 1\ngrants:\n  - { principal: "*", tool: echo, scopes: [], effect: allow }\n';
+const WITH_JWT = `${POLICY}authentication:\n  jwt: { issuer: "https://issuer.test", audience: toolgate, jwksFile: jwks.json }\n`;
+const JWKS = JSON.stringify({ keys: [{ ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' }] });
 const WITH_VALIDATOR = `${POLICY}validators:\n  - { name: v, target: "127.0.0.1:1", hooks: [{ event: tools/call, phase: request }], timeoutMs: 500 }\n`;
 
-function policyFile(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'toolgate-lazy-')), 'policy.yaml');
+/** A policy file, with `beside` written next to it (name → content). */
+function policyFile(text: string, beside: Readonly<Record<string, string>> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-lazy-'));
+  for (const [name, content] of Object.entries(beside)) writeFileSync(join(dir, name), content);
+  const file = join(dir, 'policy.yaml');
   writeFileSync(file, text);
   return file;
 }
@@ -80,9 +87,9 @@ describe('optional modules load only when configured', () => {
 
   it('each configured feature loads what it needs (the probe can see them)', async () => {
     const got = await loadedFeatures(upstream.origin, [
-      '--policy-file', policyFile(POLICY), '--grpc', 'true', '--grpc-port', '0', '--redis-url', redis.url, '--deferred-tools', 'true',
+      '--policy-file', policyFile(WITH_JWT, { 'jwks.json': JWKS }), '--grpc', 'true', '--grpc-port', '0', '--redis-url', redis.url, '--deferred-tools', 'true',
     ], { OTEL_TRACES_EXPORTER: 'console', OTEL_TRACES_SAMPLER: 'always_off' });
-    assert.deepEqual([...got].sort(), ['discoveryEngine', 'grpc', 'ioredis', 'otelSdk', 'protoLoader']);
+    assert.deepEqual([...got].sort(), ['discoveryEngine', 'grpc', 'ioredis', 'jose', 'otelSdk', 'protoLoader']);
   });
 
   it('an external validator in the policy loads gRPC without the gRPC API', async () => {
