@@ -1,9 +1,9 @@
 /**
  * What is not configured is not loaded: a transparent or plain policy
  * sidecar must not pay (in start-up time or resident memory) for the
- * OpenTelemetry SDK, gRPC, Redis, the discovery engine or the JWT library
- * (jose). Each case starts toolgate in a child process that records every
- * module it loads (test/helpers/loaded-modules.ts); the control cases
+ * OpenTelemetry SDK, gRPC, Redis, the discovery engine, the JWT library
+ * (jose) or CEL. Each case starts toolgate in a child process that records
+ * every module it loads (test/helpers/loaded-modules.ts); the control cases
  * configure each feature and prove the probe sees it load.
  */
 import { execFile } from 'node:child_process';
@@ -24,11 +24,14 @@ const OPTIONAL = {
   ioredis: '/node_modules/ioredis/',
   discoveryEngine: '/src/discovery/engine.ts',
   jose: '/node_modules/jose/',
+  cel: '/node_modules/@bufbuild/cel/',
 } as const;
 type Feature = keyof typeof OPTIONAL;
 
 const POLICY = 'version: 1\ngrants:\n  - { principal: "*", tool: echo, scopes: [], effect: allow }\n';
-const WITH_JWT = `${POLICY}authentication:\n  jwt: { issuer: "https://issuer.test", audience: toolgate, jwksFile: jwks.json }\n`;
+/** A grant condition and a JWT issuer: what CEL and jose are loaded for. */
+const WITH_CONDITION_AND_JWT = 'version: 1\ngrants:\n  - { principal: "*", tool: echo, scopes: [], effect: allow, when: "size(args) >= 0" }\n'
+  + 'authentication:\n  jwt: { issuer: "https://issuer.test", audience: toolgate, jwksFile: jwks.json }\n';
 const JWKS = JSON.stringify({ keys: [{ ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' }] });
 const WITH_VALIDATOR = `${POLICY}validators:\n  - { name: v, target: "127.0.0.1:1", hooks: [{ event: tools/call, phase: request }], timeoutMs: 500 }\n`;
 
@@ -87,9 +90,9 @@ describe('optional modules load only when configured', () => {
 
   it('each configured feature loads what it needs (the probe can see them)', async () => {
     const got = await loadedFeatures(upstream.origin, [
-      '--policy-file', policyFile(WITH_JWT, { 'jwks.json': JWKS }), '--grpc', 'true', '--grpc-port', '0', '--redis-url', redis.url, '--deferred-tools', 'true',
+      '--policy-file', policyFile(WITH_CONDITION_AND_JWT, { 'jwks.json': JWKS }), '--grpc', 'true', '--grpc-port', '0', '--redis-url', redis.url, '--deferred-tools', 'true',
     ], { OTEL_TRACES_EXPORTER: 'console', OTEL_TRACES_SAMPLER: 'always_off' });
-    assert.deepEqual([...got].sort(), ['discoveryEngine', 'grpc', 'ioredis', 'jose', 'otelSdk', 'protoLoader']);
+    assert.deepEqual([...got].sort(), ['cel', 'discoveryEngine', 'grpc', 'ioredis', 'jose', 'otelSdk', 'protoLoader']);
   });
 
   it('an external validator in the policy loads gRPC without the gRPC API', async () => {
