@@ -33,7 +33,7 @@ export type DecisionOutcome =
 export interface ApprovalsOptions {
   readonly store: ApprovalStore;
   /** Where approvers open an approval: the page's public base URL, without a trailing slash (known once the page listens). */
-  pageUrl(): string;
+  readonly pageUrl: () => string;
   readonly webhook?: Webhook;
   readonly now?: () => number;
 }

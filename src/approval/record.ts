@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
-export type ApprovalState = 'pending' | 'approved' | 'denied';
+type ApprovalState = 'pending' | 'approved' | 'denied';
 
 export interface ApprovalRecord {
   /** 128 random bits, base64url: the elicitation id and the page's address. */

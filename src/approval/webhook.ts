@@ -12,7 +12,7 @@ import { createHmac } from 'node:crypto';
 import { log } from '../telemetry/log.ts';
 import type { ApprovalRecord } from './record.ts';
 
-export const SIGNATURE_HEADER = 'toolgate-signature';
+const SIGNATURE_HEADER = 'toolgate-signature';
 const TIMEOUT_MS = 5000;
 
 export interface Webhook {
@@ -20,7 +20,7 @@ export interface Webhook {
   readonly secret: Buffer;
 }
 
-export function webhookBody(record: ApprovalRecord, url: string): string {
+function webhookBody(record: ApprovalRecord, url: string): string {
   return JSON.stringify({
     type: 'approval.pending',
     approvalId: record.id,

@@ -15,7 +15,7 @@ import { deny, PASS, type Exchange, type Interceptor, type Verdict } from './con
 const URL_ELICITATION_REVISION = '2025-11-25';
 const MRTR_REVISION = '2026-07-28';
 /** Our key in `inputRequests`, and where the client's answer comes back in `inputResponses`. */
-export const INPUT_KEY = 'toolgate_approval';
+const INPUT_KEY = 'toolgate_approval';
 const CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
 
 export interface ApprovalDoor {

@@ -53,7 +53,7 @@ describe('two replicas sharing Redis race to spend one approval', () => {
     for (let i = 0; i < TRIALS; i++) {
       const amount = 1000 + i;
       const asked = await call(replicas[i % 2] as ToolgateProcess, amount, 1);
-      const url = (asked.json().error?.data as { url: string }).url;
+      const url = (asked.json().error?.data as { url: string } | undefined)?.url as string;
       // Approved on the page of one replica; the record is shared through Redis.
       if (i === 0) assert.equal((await alice.signIn(url, ALICE_KEY)).status, 200);
       assert.equal((await alice.decide(url, 'approve')).status, 303);

@@ -167,7 +167,7 @@ describe('the approver page: escaping, CSRF, CSP and cookies', () => {
     const r = await post(setup.gate.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'refund_payment', arguments: { amount: 999, currency: HOSTILE[1], note: HOSTILE[0] } } }), {
       authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18',
     });
-    url = (r.json().error?.data as { url: string }).url;
+    url = (r.json().error?.data as { url: string } | undefined)?.url as string;
   });
   after(() => setup.close());
 

@@ -22,7 +22,7 @@ export interface ApprovalRule {
 }
 
 /** The default life of an approval: 15 minutes. */
-export const DEFAULT_APPROVAL_SECONDS = 900;
+const DEFAULT_APPROVAL_SECONDS = 900;
 /** Bounds of `expiresIn`: long enough to reach a person, short enough that a stale approval cannot linger. */
 export const MIN_APPROVAL_SECONDS = 10;
 export const MAX_APPROVAL_SECONDS = 86_400;
@@ -107,7 +107,7 @@ export function durationSeconds(v: unknown): number | undefined {
 }
 
 /** An `approval` object in canonical form (expiresIn in seconds, defaults applied), or undefined when malformed. */
-export function normalizeApproval(v: unknown): ApprovalRule | undefined {
+function normalizeApproval(v: unknown): ApprovalRule | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const r = v as Record<string, unknown>;
   for (const k of Object.keys(r)) if (!APPROVAL_KEYS.has(k)) return undefined;

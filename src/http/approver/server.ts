@@ -17,7 +17,7 @@ const LOGIN_SECONDS = 600;
  * No script may run and nothing may be loaded but our stylesheet; forms post
  * only here; no site may frame the page (clickjacking an Approve button).
  */
-export const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const SECURITY_HEADERS = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
