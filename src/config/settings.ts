@@ -445,7 +445,7 @@ export const settingDefs = [
 
 /** `toolgate --help`: every setting, from the definitions the README table is made from. */
 export const SIDECAR_USAGE = usage(
-  'usage: toolgate [flags]            run the sidecar\n       toolgate <command> --help   grants, discover-eval, inject, inject-webhook',
+  'usage: toolgate [flags]            run the sidecar\n       toolgate <command> --help   approvals, grants, discover-eval, inject, inject-webhook',
   settingDefs,
 );
 

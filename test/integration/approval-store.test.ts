@@ -9,6 +9,7 @@ import { Approvals } from '../../src/approval/approvals.ts';
 import { bindingOf, newApprovalId, type ApprovalRecord } from '../../src/approval/record.ts';
 import { RedisApprovalStore } from '../../src/approval/redis-store.ts';
 import { MemoryApprovalStore, type ApprovalStore } from '../../src/approval/store.ts';
+import { run as approvalsCli } from '../../src/commands/approvals.ts';
 import { createRedisClient, parseRedisConfig, type RedisClient } from '../../src/cache/redis.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 
@@ -164,5 +165,47 @@ describe('Approvals: who may decide, and what a held call gets', () => {
     assert.equal((await a.forCall(call)).kind, 'unavailable');
     const d = await a.decide(newApprovalId(), { id: 'alice', scopes: new Set() }, 'approved', 'page');
     assert.equal(!d.ok && d.error, 'approval_unavailable');
+  });
+});
+
+describe('toolgate approvals (CLI) against Redis', () => {
+  const io = () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, io: { env: {}, stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } } };
+  };
+  const flags = () => ['--redis-url', redis.url, '--domain', 'cli'];
+
+  it('lists and shows pending approvals without argument values, refuses self-approval, approves once', async () => {
+    const approvals = new Approvals({ store: new RedisApprovalStore({ client, domain: 'cli' }), pageUrl: () => 'https://x' });
+    const rule = { approverScope: 'payments.approve', expiresIn: 600, selfApproval: false };
+    const asked = await approvals.forCall({ principal: 'caller', tool: 'refund_payment', argumentsDigest: 'f'.repeat(64), policyRevision: '1.a', rule, arguments: '{"iban":"DE-secret-iban"}' });
+    assert.equal(asked.kind, 'ask');
+    const id = asked.kind === 'ask' ? asked.record.id : '';
+    const list = io();
+    assert.equal(await approvalsCli(['list', ...flags()], list.io), 0);
+    assert.equal(JSON.parse(list.out.join('').trim()).id, id);
+    assert.ok(!list.out.join('').includes('secret-iban'));
+    const self = io();
+    assert.equal(await approvalsCli(['approve', id, '--as', 'caller', ...flags()], self.io), 2);
+    assert.match(self.err.join(''), /self_approval_refused/);
+    const ok = io();
+    assert.equal(await approvalsCli(['approve', id, '--as', 'alice', ...flags()], ok.io), 0);
+    assert.equal(JSON.parse(ok.out.join('')).state, 'approved');
+    const again = io();
+    assert.equal(await approvalsCli(['deny', id, '--as', 'alice', ...flags()], again.io), 2);
+    assert.match(again.err.join(''), /approval_already_decided/);
+    const show = io();
+    assert.equal(await approvalsCli(['show', id, ...flags()], show.io), 0);
+    assert.equal(JSON.parse(show.out.join('')).decidedBy, 'alice');
+    assert.ok(!show.out.join('').includes('secret-iban'));
+  });
+
+  it('refuses bad input with one line and status 2', async () => {
+    for (const argv of [['approve', 'short', '--as', 'a', ...flags()], ['approve', 'x'.repeat(22), ...flags()], ['list'], ['nope']]) {
+      const r = io();
+      assert.equal(await approvalsCli(argv, r.io), 2, argv.join(' '));
+      assert.equal(r.err.length, 1);
+    }
   });
 });

@@ -52,7 +52,7 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
   it('answers 2025-11-25 with the URLElicitationRequiredError (-32042, HTTP 200) carrying one URL elicitation', async () => {
     const r = await call({ amount: 300, currency: 'EUR', note: 'x-secret-1' }, '2025-11-25');
     assert.equal(r.status, 200);
-    const error = r.json().error as { code: number; data: { elicitations: { mode: string; elicitationId: string; url: string; message: string }[]; approvalId: string } };
+    const error = r.json().error as unknown as { code: number; data: { elicitations: { mode: string; elicitationId: string; url: string; message: string }[]; approvalId: string } };
     assert.equal(error.code, -32042);
     const [e] = error.data.elicitations;
     assert.equal(e?.mode, 'url');

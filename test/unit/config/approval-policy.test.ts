@@ -14,7 +14,9 @@ describe('require_approval rows', () => {
     const g = r.policy.grants[0];
     assert.equal(g?.effect, 'allow');
     assert.deepEqual(g?.approval, { approverScope: 'pay.approve', expiresIn: 120, selfApproval: false });
-    assert.equal(parsePolicy(row('effect: require_approval, approval: { approverScope: a }')).ok && parsePolicy(row('effect: require_approval, approval: { approverScope: a }')).policy.grants[0]?.approval?.expiresIn, 900);
+    const byDefault = parsePolicy(row('effect: require_approval, approval: { approverScope: a }'));
+    assert.ok(byDefault.ok);
+    assert.equal(byDefault.policy.grants[0]?.approval?.expiresIn, 900);
   });
 
   it('refuse a require_approval row without approval, an approval on another row, and an expiresIn out of bounds', () => {
