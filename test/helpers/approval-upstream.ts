@@ -7,11 +7,16 @@ import { sha256 } from './static-keys.ts';
 export const CALLER_KEY = 'caller-appr-4b7d1e9c2a5f8b3d6e0a';
 export const ALICE_KEY = 'alice-appr-9e2c5a8d1f4b7e0c3a6d';
 export const BOB_KEY = 'bob-appr-3c6f9b2e5a8d1c4f7b0e';
-/** caller may call and could approve, but not its own calls; alice approves; bob lacks the approver scope. */
+export const OPS_KEY = 'ops-appr-8a1d4f7c0e3b6a9d2f5c';
+/**
+ * caller may call and could approve, but not its own calls; alice approves;
+ * bob lacks the approver scope (but holds the gRPC admin scope); ops holds both.
+ */
 export const APPROVAL_KEYS_YAML = `keys:
   - { sha256: ${sha256(CALLER_KEY)}, principal: caller, scopes: [payments, payments.approve] }
   - { sha256: ${sha256(ALICE_KEY)}, principal: alice, scopes: [payments.approve] }
-  - { sha256: ${sha256(BOB_KEY)}, principal: bob, scopes: [payments] }
+  - { sha256: ${sha256(BOB_KEY)}, principal: bob, scopes: [payments, toolgate.admin] }
+  - { sha256: ${sha256(OPS_KEY)}, principal: ops, scopes: [payments.approve, toolgate.admin] }
 `;
 
 /** refund_payment over 100 needs approval by payments.approve; smaller ones run; self_refund lets callers approve their own. */

@@ -5,7 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ALICE_KEY, APPROVAL_KEYS_YAML, BOB_KEY, CALLER_KEY, approvalPolicy, startApprovalUpstream, type ApprovalUpstream } from '../helpers/approval-upstream.ts';
+import { status } from '@grpc/grpc-js';
+import type { DecideResponse__Output } from '../../src/grpc/generated/toolgate/v1/DecideResponse.ts';
+import type { ListPendingResponse__Output } from '../../src/grpc/generated/toolgate/v1/ListPendingResponse.ts';
+import { grpcClients, refusal, type GrpcClients } from '../unit/grpc/client.ts';
+import { ALICE_KEY, APPROVAL_KEYS_YAML, BOB_KEY, CALLER_KEY, OPS_KEY, approvalPolicy, startApprovalUpstream, type ApprovalUpstream } from '../helpers/approval-upstream.ts';
 import { ApproverClient, hidden } from '../helpers/approver-client.ts';
 import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
 import { post, type RawResponse } from '../helpers/raw.ts';
@@ -226,5 +230,44 @@ describe('the approver page: escaping, CSRF, CSP and cookies', () => {
     const r = await new ApproverClient().postForm(`${url}/decision`, { csrf: 'x', decision: 'approve' });
     assert.equal(r.status, 401);
     assert.equal(r.headers.get('toolgate-error'), 'approver_unauthenticated');
+  });
+});
+
+describe('gRPC ApprovalService', () => {
+  let setup: PolicyGate<ApprovalUpstream>;
+  let api: GrpcClients;
+  before(async () => {
+    setup = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML }, ['--grpc', 'true', '--grpc-port', '0']);
+    api = grpcClients(setup.gate.grpcPort as number);
+  });
+  after(async () => {
+    api?.close();
+    await setup?.close();
+  });
+
+  it('lists pending approvals (digests, no argument values) and decides one for an admin holding the approver scope', async () => {
+    const call = () => post(setup.gate.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'refund_payment', arguments: { amount: 900, currency: 'EUR', note: 'grpc-secret' } } }), {
+      authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18',
+    });
+    const asked = await call();
+    const id = (asked.json().error?.data as { approvalId: string } | undefined)?.approvalId as string;
+    // Without the page, the approval is still named (a URN) for gRPC and the CLI.
+    assert.match((asked.json().error?.data as { url: string }).url, /^urn:toolgate\/approvals\//);
+    const list = await api.call<ListPendingResponse__Output>('ApprovalService', 'ListPending', {}, `Bearer ${OPS_KEY}`);
+    assert.deepEqual(list.approvals.map((a) => a.id), [id]);
+    assert.ok(!JSON.stringify(list).includes('grpc-secret'));
+    const noAdmin = await refusal(api.call('ApprovalService', 'ListPending', {}, `Bearer ${ALICE_KEY}`));
+    assert.equal(noAdmin.code, status.PERMISSION_DENIED);
+    assert.equal(noAdmin.metadata.get('toolgate-code')[0], 'admin_scope_required');
+    const noScope = await refusal(api.call('ApprovalService', 'Decide', { id, approve: true }, `Bearer ${BOB_KEY}`));
+    assert.equal(noScope.metadata.get('toolgate-code')[0], 'approver_scope_required');
+    const decided = await api.call<DecideResponse__Output>('ApprovalService', 'Decide', { id, approve: true }, `Bearer ${OPS_KEY}`);
+    assert.equal(decided.approval?.state, 'approved');
+    assert.equal(decided.approval?.decidedBy, 'ops');
+    const missing = await refusal(api.call('ApprovalService', 'Decide', { id: 'x'.repeat(22), approve: true }, `Bearer ${OPS_KEY}`));
+    assert.equal(missing.code, status.NOT_FOUND);
+    const before = setup.upstream.executions.get('refund_payment') ?? 0;
+    assert.equal((await call()).status, 200);
+    assert.equal(setup.upstream.executions.get('refund_payment'), before + 1);
   });
 });
