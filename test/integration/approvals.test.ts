@@ -4,6 +4,10 @@
  * the page as a script-less browser would (cookies, forms, CSRF tokens).
  */
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { status } from '@grpc/grpc-js';
 import type { DecideResponse__Output } from '../../src/grpc/generated/toolgate/v1/DecideResponse.ts';
@@ -12,7 +16,9 @@ import { grpcClients, refusal, type GrpcClients } from '../unit/grpc/client.ts';
 import { ALICE_KEY, APPROVAL_KEYS_YAML, BOB_KEY, CALLER_KEY, OPS_KEY, approvalPolicy, startApprovalUpstream, type ApprovalUpstream } from '../helpers/approval-upstream.ts';
 import { ApproverClient, hidden } from '../helpers/approver-client.ts';
 import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
+import { listenOnLoopback, readAll, type Listening } from '../helpers/http-server.ts';
 import { post, type RawResponse } from '../helpers/raw.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>'];
 
@@ -32,10 +38,17 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
     return data.url;
   };
 
+  let auditDir: string;
   before(async () => {
-    setup = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML }, ['--approval-port', '0']);
+    auditDir = await mkdtemp(join(tmpdir(), 'toolgate-approval-audit-'));
+    setup = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML }, [
+      '--approval-port', '0', '--audit-log', join(auditDir, 'audit.jsonl'),
+    ]);
   });
-  after(() => setup.close());
+  after(async () => {
+    await setup.close();
+    await rm(auditDir, { recursive: true, force: true });
+  });
 
   it('asks older clients (2025-06-18) with 403 approval_required, names the tool and echoes no argument', async () => {
     const secret = 'do-not-echo-7f3a';
@@ -153,6 +166,32 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
     assert.ok(!wrong.text.includes('not-a-key'));
   });
 
+  it('records requested, approved and spent steps in audit events and metrics, with digests and no argument values', async () => {
+    const args = { amount: 950, currency: 'EUR', note: 'audit-secret-91' };
+    const url = pendingUrl(await call(args));
+    const alice = new ApproverClient();
+    await alice.signIn(url, ALICE_KEY);
+    await alice.decide(url, 'approve');
+    assert.equal((await call(args)).status, 200);
+    const id = url.slice(url.lastIndexOf('/') + 1);
+    let events: Record<string, any>[] = [];
+    await waitFor(async () => {
+      events = (await readFile(join(auditDir, 'audit.jsonl'), 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      return events.filter((e) => e.unmapped?.approval_id === id).length === 3;
+    }, 'three audit events for the approval');
+    const mine = events.filter((e) => e.unmapped?.approval_id === id);
+    assert.deepEqual(mine.map((e) => e.status_code), ['approval_requested', 'approval_approved', 'approval_spent']);
+    assert.equal(mine[1]?.unmapped.approver, 'alice');
+    assert.equal(mine[1]?.unmapped.via, 'page');
+    assert.match(mine[0]?.unmapped.arguments_digest, /^[0-9a-f]{64}$/);
+    const text = await readFile(join(auditDir, 'audit.jsonl'), 'utf8');
+    assert.ok(!text.includes('audit-secret-91'), 'no argument value in any audit event');
+    const metrics = await (await fetch(`${setup.gate.adminUrl}/metrics`)).text();
+    assert.match(metrics, /toolgate_approvals_total\{event="spent"\} [1-9]/);
+    assert.match(metrics, /toolgate_approvals_total\{event="denied"\} [1-9]/);
+    assert.ok(!metrics.includes('audit-secret-91'));
+  });
+
   it('lets a row with selfApproval: true be approved by its own caller', async () => {
     const url = pendingUrl(await call({ amount: 5, currency: 'EUR' }, '2025-06-18', CALLER_KEY, 'self_refund'));
     const self = new ApproverClient();
@@ -252,7 +291,7 @@ describe('gRPC ApprovalService', () => {
     const asked = await call();
     const id = (asked.json().error?.data as { approvalId: string } | undefined)?.approvalId as string;
     // Without the page, the approval is still named (a URN) for gRPC and the CLI.
-    assert.match((asked.json().error?.data as { url: string }).url, /^urn:toolgate\/approvals\//);
+    assert.match(String(asked.json().error?.data?.url), /^urn:toolgate\/approvals\//);
     const list = await api.call<ListPendingResponse__Output>('ApprovalService', 'ListPending', {}, `Bearer ${OPS_KEY}`);
     assert.deepEqual(list.approvals.map((a) => a.id), [id]);
     assert.ok(!JSON.stringify(list).includes('grpc-secret'));
@@ -269,5 +308,48 @@ describe('gRPC ApprovalService', () => {
     const before = setup.upstream.executions.get('refund_payment') ?? 0;
     assert.equal((await call()).status, 200);
     assert.equal(setup.upstream.executions.get('refund_payment'), before + 1);
+  });
+});
+
+describe('the approval webhook', () => {
+  let setup: PolicyGate<ApprovalUpstream>;
+  let receiver: Listening;
+  const received: { headers: Record<string, unknown>; body: string }[] = [];
+  const secret = 'w'.repeat(40);
+  let keyDir: string;
+  before(async () => {
+    receiver = await listenOnLoopback(async (req, res) => {
+      received.push({ headers: req.headers, body: (await readAll(req)).toString('utf8') });
+      res.writeHead(204).end();
+    });
+    keyDir = await mkdtemp(join(tmpdir(), 'toolgate-hook-'));
+    await writeFile(join(keyDir, 'hook.key'), secret);
+    setup = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML }, [
+      '--approval-port', '0', '--approval-webhook-url', `${receiver.origin}/hook`, '--approval-webhook-secret-file', join(keyDir, 'hook.key'),
+    ]);
+  });
+  after(async () => {
+    await setup?.close();
+    await receiver?.close();
+    await rm(keyDir, { recursive: true, force: true });
+  });
+
+  it('POSTs each new pending approval once, signed t=<seconds>,v1=<HMAC-SHA256 hex of "t.body">, with no argument values', async () => {
+    const args = { amount: 777, currency: 'EUR', note: 'hook-secret' };
+    for (let i = 0; i < 2; i++) {
+      await post(setup.gate.url, JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'refund_payment', arguments: args } }), { authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18' });
+    }
+    await waitFor(() => received.length >= 1, 'the webhook POST');
+    await new Promise((done) => setTimeout(done, 200));
+    assert.equal(received.length, 1, 'a repeat of a pending call is not a new approval');
+    const [hook] = received as [{ headers: Record<string, unknown>; body: string }];
+    const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(hook.headers['toolgate-signature']));
+    assert.ok(m !== null, String(hook.headers['toolgate-signature']));
+    assert.equal(m[2], createHmac('sha256', secret).update(`${m[1]}.${hook.body}`).digest('hex'));
+    const body = JSON.parse(hook.body) as Record<string, unknown>;
+    assert.equal(body.type, 'approval.pending');
+    assert.equal(body.tool, 'refund_payment');
+    assert.match(String(body.url), /\/approvals\//);
+    assert.ok(!hook.body.includes('hook-secret') && !hook.body.includes('777'));
   });
 });
