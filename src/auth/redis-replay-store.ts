@@ -8,19 +8,40 @@
  *   with `waitReplicas`, by that many replicas (`WAIT`), so a hard failover
  *   cannot promote a replica that never saw it;
  * - the store has not lost its records since the token may have been used.
- *   An epoch marker, re-read on every (re)connection, tells: when it is gone
- *   or replaced, Redis lost data, and tokens issued before that moment are
- *   refused as `unavailable` until they expire.
+ *   Each shard of records has an epoch marker beside it. The record is
+ *   written by a script that first compares the marker with the one this
+ *   replica knows, in the same atomic step: a claim that ioredis re-sends to a
+ *   server that restarted empty, or that arrives after a `FLUSHALL`, finds the
+ *   marker gone and records nothing. Tokens issued before the marker was
+ *   replaced are then refused as `unavailable` until they expire.
  * Anything else (unreachable, slow, unacknowledged) is `unavailable`: the
  * caller gets a retryable 503, never an accepted replay.
  */
 import { randomUUID } from 'node:crypto';
-import { isDomain } from '../cache/keys.ts';
+import { isDomain, REPLAY_SHARDS, replayKeys, replayShardTag, type ReplayKeys } from '../cache/keys.ts';
 import { withDeadline, type RedisClient } from '../cache/redis.ts';
+import { runScript, script } from '../cache/scripts.ts';
 import type { ClaimResult, ReplayStore } from './replay-store.ts';
 
 /** Longest token id accepted; longer ids are refused rather than stored. */
 const MAX_JTI_LENGTH = 512;
+
+/**
+ * KEYS: marker, record. ARGV: the marker this replica knows ('' for none),
+ * a fresh marker, the record's TTL in ms.
+ * Returns {1} claimed, {2} already used, or {0, marker} when the marker is
+ * not the one known (it is created first when absent): nothing was recorded.
+ */
+const CLAIM = script(`
+local marker = redis.call('GET', KEYS[1])
+if not marker then
+  redis.call('SET', KEYS[1], ARGV[2])
+  return {0, ARGV[2]}
+end
+if marker ~= ARGV[1] then return {0, marker} end
+if redis.call('SET', KEYS[2], '1', 'PX', ARGV[3], 'NX') then return {1} end
+return {2}
+`);
 
 export interface RedisReplayStoreOptions {
   readonly client: RedisClient;
@@ -33,74 +54,121 @@ export interface RedisReplayStoreOptions {
   readonly now?: () => number;
 }
 
+/**
+ * A marker is `<ms when created>:<random>`: the moment from which its shard
+ * vouches for first uses. One that does not say (written by hand) counts from now.
+ */
+function createdAt(marker: string, now: number): number {
+  const ms = Number.parseInt(marker, 10);
+  return Number.isSafeInteger(ms) ? ms : now;
+}
+
 export class RedisReplayStore implements ReplayStore {
   readonly #client: RedisClient;
-  /** Undefined for an invalid domain: every claim is then refused. */
-  readonly #prefix: string | undefined;
-  readonly #marker: string;
+  readonly #domain: string;
+  readonly #valid: boolean;
   readonly #timeoutMs: number;
   readonly #waitReplicas: number;
   readonly #now: () => number;
-  #epoch: string | undefined;
-  /** When a loss of records was noticed; tokens issued before it cannot be vouched for. */
-  #lostAt = Number.NEGATIVE_INFINITY;
-  #verified: Promise<boolean> | undefined;
+  /** The marker of each shard as first learnt or last vouched for. */
+  readonly #epochs: (string | undefined)[] = Array.from({ length: REPLAY_SHARDS }, () => undefined);
+  /** Per shard: tokens issued at or before this moment cannot be vouched for. */
+  readonly #lostAt: number[] = Array.from({ length: REPLAY_SHARDS }, () => Number.NEGATIVE_INFINITY);
+  #learnt: Promise<void> | undefined;
 
   constructor(options: RedisReplayStoreOptions) {
     this.#client = options.client;
-    // No hash tag: ids spread over Cluster slots instead of loading one.
-    this.#prefix = isDomain(options.domain) ? `tg:${options.domain}:jti:` : undefined;
-    this.#marker = `tg:${options.domain}:jti-epoch`;
+    this.#domain = options.domain;
+    this.#valid = isDomain(options.domain);
     this.#timeoutMs = options.timeoutMs;
     this.#waitReplicas = options.waitReplicas ?? 0;
     this.#now = options.now ?? Date.now;
-    // A reconnection may be to a server that restarted empty: check again.
+    // A reconnection may be to a server that restarted empty.
     this.#client.on('ready', () => {
-      this.#verified = undefined;
+      this.#learnt = undefined;
+      this.#learnEpochs().catch(() => {});
     });
   }
 
   async claim(jti: string, expiresAtMs: number, issuedAtMs: number): Promise<ClaimResult> {
-    if (this.#prefix === undefined || typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) return 'refused';
+    if (!this.#valid || typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) return 'refused';
     const ttl = Math.ceil(expiresAtMs - this.#now());
     if (!(ttl > 0) || !Number.isSafeInteger(ttl)) return 'refused';
     try {
-      return await withDeadline(this.#record(this.#prefix + jti, ttl, issuedAtMs), this.#timeoutMs);
+      return await withDeadline(this.#claim(jti, ttl, issuedAtMs), this.#timeoutMs);
     } catch {
       return 'unavailable';
     }
   }
 
-  async #record(key: string, ttl: number, issuedAtMs: number): Promise<ClaimResult> {
-    if (!(await this.#trusted())) return 'unavailable';
-    if (!(issuedAtMs > this.#lostAt)) return 'unavailable';
-    if (this.#waitReplicas === 0) return (await this.#client.set(key, '1', 'PX', ttl, 'NX')) === 'OK' ? 'claimed' : 'refused';
-    // One pipeline: in a Cluster both go to the key's master, so WAIT counts its replicas.
-    const replies = await this.#client.pipeline().set(key, '1', 'PX', ttl, 'NX').wait(this.#waitReplicas, Math.max(1, Math.floor(this.#timeoutMs / 2))).exec();
-    const [set, wait] = replies ?? [];
-    if (set === undefined || set[0] !== null) return 'unavailable';
-    if (set[1] !== 'OK') return 'refused';
-    if (wait !== undefined && wait[0] === null && typeof wait[1] === 'number' && wait[1] >= this.#waitReplicas) return 'claimed';
-    // Not safely recorded: forget it, so the caller's retry is a first use again.
-    this.#client.del(key).catch(() => {});
+  async #claim(jti: string, ttl: number, issuedAtMs: number): Promise<ClaimResult> {
+    await this.#learnEpochs();
+    const keys = replayKeys(this.#domain, jti);
+    // A second pass only after learning a marker: a third change in between is not chased.
+    for (let pass = 0; pass < 2; pass++) {
+      if (!(issuedAtMs > this.#lostAt[keys.shard]!)) return 'unavailable';
+      const reply = await this.#record(keys, ttl);
+      if (reply !== 'stale') return reply;
+    }
     return 'unavailable';
   }
 
-  #trusted(): Promise<boolean> {
-    this.#verified ??= this.#checkEpoch().catch(() => {
-      this.#verified = undefined;
-      return false;
+  /**
+   * Reads every shard's marker, creating the missing ones: before the first
+   * claim, on every reconnection, and when a claim finds a marker replaced.
+   * So a loss is noticed, and its markers re-created, as soon as possible:
+   * tokens issued between the loss and that moment cannot be vouched for. And
+   * a replaced marker is noticed for every shard, not only for shards this
+   * replica happened to claim in. A failed pass is retried by the next claim.
+   */
+  #learnEpochs(): Promise<void> {
+    this.#learnt ??= Promise.all(Array.from({ length: REPLAY_SHARDS }, async (_, shard) => {
+      const fresh = this.#fresh();
+      const before = await this.#client.set(`${replayShardTag(this.#domain, shard)}:epoch`, fresh, 'NX', 'GET');
+      this.#noteMarker(shard, before ?? fresh);
+    })).then(() => undefined, (err: unknown) => {
+      this.#learnt = undefined;
+      throw err;
     });
-    return this.#verified;
+    return this.#learnt;
   }
 
-  /** Creates the epoch marker if absent and compares it with the one seen before. */
-  async #checkEpoch(): Promise<boolean> {
-    const fresh = randomUUID();
-    const before = await this.#client.set(this.#marker, fresh, 'NX', 'GET');
-    const epoch = before ?? fresh;
-    if (this.#epoch !== undefined && epoch !== this.#epoch) this.#lostAt = this.#now();
-    this.#epoch = epoch;
-    return true;
+  /** A marker other than the one known means the shard lost its records when it was replaced. */
+  #noteMarker(shard: number, marker: string): void {
+    const known = this.#epochs[shard];
+    if (known !== undefined && known !== marker) this.#lostAt[shard] = Math.max(this.#lostAt[shard]!, createdAt(marker, this.#now()));
+    this.#epochs[shard] = marker;
+  }
+
+  #fresh(): string {
+    return `${this.#now()}:${randomUUID()}`;
+  }
+
+  async #record({ marker, record, shard }: ReplayKeys, ttl: number): Promise<ClaimResult | 'stale'> {
+    const args = [this.#epochs[shard] ?? '', this.#fresh(), ttl];
+    let reply: unknown;
+    if (this.#waitReplicas === 0) {
+      reply = await runScript(this.#client, CLAIM, [marker, record], args);
+    } else {
+      // One pipeline: in a Cluster both go to the key's master, so WAIT counts its replicas.
+      const replies = await this.#client.pipeline().eval(CLAIM.lua, 2, marker, record, ...args).wait(this.#waitReplicas, Math.max(1, Math.floor(this.#timeoutMs / 2))).exec();
+      const [claimed, wait] = replies ?? [];
+      if (claimed === undefined || claimed[0] !== null) return 'unavailable';
+      reply = claimed[1];
+      const acknowledged = wait !== undefined && wait[0] === null && typeof wait[1] === 'number' && wait[1] >= this.#waitReplicas;
+      if (Array.isArray(reply) && reply[0] === 1 && !acknowledged) {
+        // Not safely recorded: forget it, so the caller's retry is a first use again.
+        this.#client.del(record).catch(() => {});
+        return 'unavailable';
+      }
+    }
+    if (!Array.isArray(reply)) return 'unavailable';
+    if (reply[0] === 1) return 'claimed';
+    if (reply[0] === 2) return 'refused';
+    this.#noteMarker(shard, String(reply[1]));
+    // The other shards' markers are likely gone too: re-create them now, not at their next claim.
+    this.#learnt = undefined;
+    this.#learnEpochs().catch(() => {});
+    return 'stale';
   }
 }

@@ -45,6 +45,33 @@ export function domainKeys(domain: string): DomainKeys {
   });
 }
 
+/** One-time token records are spread over this many hash tags, each with its own epoch marker. */
+export const REPLAY_SHARDS = 16;
+
+export interface ReplayKeys {
+  /** String with the token's TTL: a used one-time token id. */
+  readonly record: string;
+  /** String: the epoch marker of the record's shard, in the same Cluster slot. */
+  readonly marker: string;
+  readonly shard: number;
+}
+
+/**
+ * Where a one-time token id is recorded. A shard's hash tag puts the record
+ * beside its shard's epoch marker, so one script checks both atomically (and
+ * a Cluster node that loses its data loses its markers too), while sixteen
+ * tags still spread ids over the Cluster's nodes.
+ */
+export function replayKeys(domain: string, jti: string): ReplayKeys {
+  const shard = createHash('sha256').update(jti).digest().readUInt8(0) % REPLAY_SHARDS;
+  const tag = replayShardTag(domain, shard);
+  return { record: `${tag}:${jti}`, marker: `${tag}:epoch`, shard };
+}
+
+export function replayShardTag(domain: string, shard: number): string {
+  return `{tg:${domain}:jti:${shard}}`;
+}
+
 /**
  * Names a principal with one scope set in snapshot keys and the L1 cache:
  * SHA-256 over the id and the sorted scopes, so any id fits in a key.

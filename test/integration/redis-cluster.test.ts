@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RedisReplayStore } from '../../src/auth/redis-replay-store.ts';
+import { replayKeys } from '../../src/cache/keys.ts';
 import type { Principal } from '../../src/auth/types.ts';
 import { createRedisClient, parseRedisConfig, type RedisClient } from '../../src/cache/redis.ts';
 import { run as grantsCli, type GrantsIo } from '../../src/commands/grants.ts';
@@ -54,7 +55,7 @@ describe('Redis Cluster: a dead slot owner', () => {
     // A token id whose key lives on the node about to die.
     let jti = '';
     for (let i = 0; jti === ''; i++) {
-      if ((await cluster.ownerOf(`tg:it:jti:t${i}`)) === owner) jti = `t${i}`;
+      if ((await cluster.ownerOf(replayKeys('it', `t${i}`).record)) === owner) jti = `t${i}`;
     }
     await owner.kill();
     assert.match(await cli(alive.port, 'PING'), /PONG/);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { RedisReplayStore } from '../../src/auth/redis-replay-store.ts';
+import { replayKeys } from '../../src/cache/keys.ts';
 import { createRedisClient, parseRedisConfig } from '../../src/cache/redis.ts';
 import type { RedisClient } from '../../src/cache/redis.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
@@ -43,7 +44,7 @@ describe('RedisReplayStore', () => {
     assert.equal(await one.claim('jti-1', Date.now() + 60_000, issued), 'claimed');
     assert.equal(await two.claim('jti-1', Date.now() + 60_000, issued), 'refused');
     assert.equal(await one.claim('jti-1', Date.now() + 60_000, issued), 'refused');
-    const ttl = await a.pttl('tg:replay:jti:jti-1');
+    const ttl = await a.pttl(replayKeys('replay', 'jti-1').record);
     assert.ok(ttl > 55_000 && ttl <= 60_000);
   });
 
@@ -61,7 +62,7 @@ describe('RedisReplayStore', () => {
     const s = store(a, 1);
     const issued = Date.now();
     assert.equal(await s.claim('unacked', Date.now() + 60_000, issued), 'unavailable');
-    assert.equal(await a.exists('tg:replay:jti:unacked'), 0);
+    assert.equal(await a.exists(replayKeys('replay', 'unacked').record), 0);
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
     servers.push(replica);
     for (let i = 0; i < 400 && !/master_link_status:up/.test(await cli(replica.port, 'INFO', 'replication').catch(() => '')); i++) await sleep(50);
@@ -84,6 +85,31 @@ describe('RedisReplayStore', () => {
     await sleep(5);
     assert.equal(await s.claim('post-loss', Date.now() + 60_000, Date.now()), 'claimed');
     assert.equal(await other.claim('pre-loss-other', Date.now() + 60_000, before), 'unavailable', 'another replica notices the new epoch too');
+  });
+
+  it('a claim that reaches Redis after it lost its data records nothing, even when no reconnection told the replica', async () => {
+    const s = store(a);
+    const before = Date.now();
+    assert.equal(await s.claim('flushed', Date.now() + 60_000, before), 'claimed');
+    // FLUSHALL loses the records without closing any connection: no 'ready' event, nothing re-read.
+    await cli(redis.port, 'FLUSHALL');
+    assert.equal(await s.claim('flushed', Date.now() + 60_000, before), 'unavailable', 'a replay after the loss is not a first use');
+    assert.equal(await s.claim('flushed', Date.now() + 60_000, before), 'unavailable', 'nor is its retry');
+    await sleep(5);
+    assert.equal(await s.claim('after-flush', Date.now() + 60_000, Date.now()), 'claimed');
+  });
+
+  it('a Cluster-style partial loss is noticed for a shard this replica never claimed in', async () => {
+    const s = store(a);
+    const other = store(b);
+    const before = Date.now();
+    // `b` claims in one shard; `a` has never claimed there but learnt every shard's marker.
+    assert.equal(await s.claim('warm-a', Date.now() + 60_000, before), 'claimed');
+    const jti = 'used-via-b';
+    assert.equal(await other.claim(jti, Date.now() + 60_000, before), 'claimed');
+    const { marker, record } = replayKeys('replay', jti);
+    await cli(redis.port, 'DEL', marker, record);
+    assert.equal(await s.claim(jti, Date.now() + 60_000, before), 'unavailable');
   });
 
   it('fails closed, promptly, when Redis hangs or is gone', async () => {
