@@ -18,6 +18,7 @@ import { ApproverClient, hidden } from '../helpers/approver-client.ts';
 import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
 import { listenOnLoopback, readAll, type Listening } from '../helpers/http-server.ts';
 import { post, type RawResponse } from '../helpers/raw.ts';
+import { metricValue } from '../helpers/metrics.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>'];
@@ -126,6 +127,20 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
     // The same arguments in another key order and number spelling are the same call (RFC 8785).
     assert.equal((await call({ currency: 'EUR', amount: 6.00e2 })).status, 200);
     assert.equal(runs(), before + 1);
+  });
+
+  it('binds the approval to the policy revision: after a policy change the approved call needs a new approval', async () => {
+    const args = { amount: 650, currency: 'EUR' };
+    const url = pendingUrl(await call(args));
+    const alice = new ApproverClient();
+    await alice.signIn(url, ALICE_KEY);
+    await alice.decide(url, 'approve');
+    const applied = await metricValue(setup.gate.adminUrl, 'toolgate_policy_reloads_total', { outcome: 'applied' });
+    await writeFile(join(setup.dir, 'policy.yaml'), `${approvalPolicy()}# reviewed\n`);
+    await waitFor(async () => (await metricValue(setup.gate.adminUrl, 'toolgate_policy_reloads_total', { outcome: 'applied' })) > applied, 'the policy reload', 10_000);
+    const before = runs();
+    assert.notEqual(pendingUrl(await call(args)), url);
+    assert.equal(runs(), before);
   });
 
   it('denied: the repeat fails with approval_denied, once', async () => {
