@@ -6,7 +6,7 @@ import { errors, type ErrorId } from '../errors.ts';
 import type { Classified } from '../mcp/classify.ts';
 import { requestPath } from '../mcp/request-path.ts';
 import { decision, requestClassified, requestEnd, requestStart, upstreamEnd, upstreamStart, type Decision, type RequestClassified, type RequestEnd, type RequestStart, type UpstreamEnd, type UpstreamStart } from './channels.ts';
-import { discovery, type DiscoveryDone } from './channels.ts';
+import { approvalEvent, discovery, type ApprovalEvent, type DiscoveryDone } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 import { guard } from './guard.ts';
 import { requestSlot } from './request-slot.ts';
@@ -149,6 +149,14 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     else (t.early ??= []).push({ decision: d, endMs: now() });
   });
 
+  // An approval step on a call is an event on its server span: ids and digests, never arguments.
+  const onApproval = guard('tracing', (m: unknown) => {
+    const a = m as ApprovalEvent;
+    const span = a.request === undefined ? undefined : traces.get(a.request)?.span;
+    if (span === undefined || !span.isRecording()) return;
+    span.addEvent(`toolgate.approval.${a.event}`, { 'toolgate.approval.id': a.approvalId, 'toolgate.approval.arguments_digest': a.argumentsDigest });
+  });
+
   const onDiscovery = guard('tracing', (m: unknown) => {
     const d = m as DiscoveryDone;
     const t = traces.get(d.request);
@@ -235,6 +243,7 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     [requestClassified, onClassified],
     [decision, onDecision],
     [discovery, onDiscovery],
+    [approvalEvent, onApproval],
     [upstreamStart, onUpstreamStart],
     [upstreamEnd, onUpstreamEnd],
     [requestEnd, onEnd],
