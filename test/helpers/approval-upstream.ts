@@ -39,6 +39,8 @@ export interface ApprovalUpstream extends Listening {
   readonly url: string;
   /** Runs per tool. */
   readonly executions: Map<string, number>;
+  /** The `params` of every tools/call that reached it, as it received them. */
+  readonly calls: Record<string, unknown>[];
 }
 
 /** A stateless MCP server from the v2 SDK (2026-07-28 and 2025 clients) whose tools count their runs. */
@@ -64,12 +66,21 @@ export async function startApprovalUpstream(): Promise<ApprovalUpstream> {
       return server;
     }),
   );
-  const listening = await listenOnLoopback((req, res) => {
+  const calls: Record<string, unknown>[] = [];
+  const listening = await listenOnLoopback(async (req, res) => {
     if (req.method === 'OPTIONS') {
       res.writeHead(204).end();
       return;
     }
-    void handler(req, res);
+    if (req.method !== 'POST') {
+      void handler(req, res);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { method?: string; params?: Record<string, unknown> };
+    if (body.method === 'tools/call' && body.params !== undefined) calls.push(body.params);
+    void handler(req, res, body);
   });
-  return { ...listening, url: `${listening.origin}/mcp`, executions };
+  return { ...listening, url: `${listening.origin}/mcp`, executions, calls };
 }

@@ -99,6 +99,25 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
     pendingUrl(plain);
   });
 
+  it('a 2026-07-28 continuation reaches the upstream as the original call, without what toolgate added', async () => {
+    const meta = { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } } };
+    const args = { amount: 450, currency: 'EUR' };
+    const first = (await call(args, '2026-07-28', CALLER_KEY, 'refund_payment', meta)).json().result as { inputRequests: Record<string, { params: { url: string } }>; requestState: string };
+    const url = first.inputRequests.toolgate_approval?.params.url as string;
+    const alice = new ApproverClient();
+    assert.equal((await alice.signIn(url, ALICE_KEY)).status, 200);
+    assert.equal((await alice.decide(url, 'approve')).status, 303);
+    const before = runs();
+    const ran = await call(args, '2026-07-28', CALLER_KEY, 'refund_payment', {
+      ...meta, requestState: first.requestState, inputResponses: { toolgate_approval: { action: 'accept' } },
+    });
+    assert.equal(ran.status, 200, ran.text);
+    assert.equal(runs(), before + 1);
+    const seen = setup.upstream.calls.at(-1) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(seen).sort(), ['_meta', 'arguments', 'name']);
+    assert.deepEqual(seen.arguments, args);
+  });
+
   it('approved once: the repeat runs once, a further repeat needs a new approval', async () => {
     const args = { amount: 500, currency: 'EUR' };
     const url = pendingUrl(await call(args));
