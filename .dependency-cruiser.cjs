@@ -18,6 +18,7 @@ const LAYERS = [
   ['upstream', '^src/upstream/'],
   ['execution', '^src/execution/'],
   ['discovery', '^src/discovery/'],
+  ['approval', '^src/approval/'],
   ['interceptors', '^src/interceptors/'],
   ['pipeline', '^src/pipeline/'],
   ['http', '^src/http/'],

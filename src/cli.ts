@@ -18,6 +18,7 @@ interface Command {
  * Commands load lazily so the sidecar never pays for their dependencies.
  */
 const commands: Readonly<Record<string, () => Promise<Command>>> = {
+  approvals: () => import('./commands/approvals.ts'),
   contracts: () => import('./commands/contracts.ts'),
   'discover-eval': () => import('./commands/discover-eval.ts'),
   grants: () => import('./commands/grants.ts'),

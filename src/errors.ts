@@ -42,7 +42,8 @@ type Hint =
   | 'reduce_size'
   | 'use_allowed_method'
   | 'start_new_session'
-  | 'contact_operator';
+  | 'contact_operator'
+  | 'get_approval';
 
 function def(d: ErrorDef): ErrorDef {
   return Object.freeze(d);
@@ -139,6 +140,51 @@ export const errors = Object.freeze({
     message: "The tool's contract (description or schema) changed from the one the operator approved, so it is quarantined; ask the operator to review and approve it",
     when: 'contract pinning in enforce mode: the tool is quarantined because its digest is not approved (drift, an unpinned tool with `unknownTools: quarantine`, or a high-severity lint finding with `lint: enforce`); error.data names the tool and the approved digest prefix',
   }),
+  approval_required: def({
+    code: 'approval_required', status: 403, rpcCode: -31403, retryable: true, hint: 'get_approval',
+    message: 'A person must approve this call before it runs; open error.data.url, and once it is approved repeat the call unchanged',
+    when: 'a tools/call decided by a `require_approval` row, from a client that cannot take a URL elicitation (MCP 2025-06-18 and older, or a 2026-07-28 client without the url elicitation capability or that declined it); `error.data` carries `approvalId` and `url`',
+  }),
+  approval_url_elicitation: def({
+    code: 'approval_required', status: 200, rpcCode: -32042, retryable: true, hint: 'get_approval',
+    message: 'A person must approve this call before it runs; complete the URL elicitation in error.data.elicitations, then repeat the call unchanged',
+    when: 'the same, on MCP 2025-11-25: the URLElicitationRequiredError (-32042, sent with HTTP 200 so clients read it) with one URL-mode elicitation in `error.data.elicitations`, plus `approvalId` and `url`. On 2026-07-28 the call is answered with an `input_required` result instead (no error)',
+  }),
+  approval_denied: def({
+    code: 'approval_denied', status: 403, rpcCode: -31403, retryable: false, hint: 'contact_operator',
+    message: 'An approver denied this call; it will not run. Ask the approver why before calling again',
+    when: 'the repeat of a call whose approval an approver denied (told once; a further call asks for a new approval)',
+  }),
+  approval_expired: def({
+    code: 'approval_expired', status: 403, rpcCode: -31403, retryable: true, hint: 'get_approval',
+    message: 'The approval for this call expired before it was used; call again to ask for a new one',
+    when: "the repeat of a call whose approval (pending or approved) outlived the row's `expiresIn` (told once; a further call asks anew)",
+  }),
+  approval_state_invalid: def({
+    code: 'approval_state_invalid', status: 400, rpcCode: -31400, retryable: false, hint: 'fix_request',
+    message: "The requestState toolgate issued for an approval does not verify for this call; repeat the original call without it",
+    when: "a 2026-07-28 retry whose toolgate `requestState` is tampered, expired, or issued to another principal or for other arguments or policy",
+  }),
+  approver_unauthenticated: def({
+    code: 'approver_unauthenticated', status: 401, rpcCode: -31401, retryable: false, hint: 'authenticate',
+    message: 'Sign in as an approver first',
+    when: 'the approver page without a valid session cookie or trusted header, or a sign-in whose credential the policy\'s verifiers refuse',
+  }),
+  approval_csrf_invalid: def({
+    code: 'approval_csrf_invalid', status: 403, rpcCode: -31403, retryable: false, hint: 'fix_request',
+    message: 'The form is missing its CSRF token or it does not match this session; reload the page and submit again',
+    when: "an approver page form post without the token bound to the approver's session (or sign-in cookie)",
+  }),
+  approver_scope_required: def({
+    code: 'approver_scope_required', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes',
+    message: "Deciding this approval needs the row's approverScope; sign in with a credential that holds it",
+    when: "an approver (page, gRPC) without the row's `approverScope`; `error.data.requiredScopes` names it",
+  }),
+  self_approval_refused: def({
+    code: 'self_approval_refused', status: 403, rpcCode: -31403, retryable: false, hint: 'contact_operator',
+    message: 'You cannot approve your own call; ask another approver',
+    when: 'the principal who made the call approves it (page, CLI, gRPC) while the row says `selfApproval: false` (the default)',
+  }),
   admin_scope_required: def({
     code: 'admin_scope_required', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes',
     message: 'This gRPC call needs the admin scope; use a credential that holds it',
@@ -148,6 +194,11 @@ export const errors = Object.freeze({
     code: 'not_found', status: 404, rpcCode: -31404, retryable: false, hint: 'fix_request',
     message: 'Nothing is served at this path; MCP requests go to the MCP endpoint',
     when: 'with a policy, a path that is neither the MCP endpoint nor under `TOOLGATE_PASSTHROUGH_PATHS`',
+  }),
+  approval_not_found: def({
+    code: 'approval_not_found', status: 404, rpcCode: -31404, retryable: false, hint: 'fix_request',
+    message: 'No approval has this id; it may have been used, expired long ago, or never existed',
+    when: 'the approver page, CLI or gRPC names an approval id toolgate does not hold',
   }),
   session_not_found: def({
     code: 'session_not_found', status: 404, rpcCode: -31404, retryable: false, hint: 'start_new_session',
@@ -193,6 +244,11 @@ export const errors = Object.freeze({
     code: 'tool_grants_changed', status: 409, rpcCode: -31409, retryable: true, hint: 'restart_listing',
     message: 'Grants changed while this page was being prepared; repeat the request without a cursor',
     when: 'grants changed while a page was being prepared',
+  }),
+  approval_already_decided: def({
+    code: 'approval_already_decided', status: 409, rpcCode: -31409, retryable: false, hint: 'fix_request',
+    message: 'This approval was already decided or has expired; nothing was changed',
+    when: 'an approve or deny (page, CLI, gRPC) of an approval that is no longer pending, or whose time ran out',
   }),
   grants_read_only: def({
     code: 'grants_read_only', status: 409, rpcCode: -31409, retryable: false, hint: 'contact_operator',
@@ -263,6 +319,11 @@ export const errors = Object.freeze({
     code: 'grants_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
     message: 'Grants could not be confirmed as current; retry later',
     when: 'grant storage missing, unreachable, stale or malformed (fails closed)',
+  }),
+  approval_unavailable: def({
+    code: 'approval_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
+    message: 'The approval store could not be reached, so the call was not run; retry later',
+    when: 'a tools/call needing approval, or an approver decision, while the approval store (Redis) cannot be reached (fails closed)',
   }),
   idempotency_unavailable: def({
     code: 'idempotency_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',

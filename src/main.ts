@@ -9,6 +9,7 @@
  * clients with a policy that names validators. A transparent sidecar so
  * never loads (or holds in memory) any of them.
  */
+import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import type { Pool } from 'undici';
@@ -22,6 +23,7 @@ import type { DiscoveryService } from './discovery/service.ts';
 import { StartupError } from './errors.ts';
 import type { FileGrantStore } from './grants/file-store.ts';
 import type { GrpcPolicyDeps } from './grpc/deps.ts';
+import type { ApproverPageOptions } from './http/approver/server.ts';
 import type { RunningGrpc } from './grpc/server.ts';
 import { createAdminServer } from './http/admin.ts';
 import { installClientErrorHandler } from './http/client-error.ts';
@@ -47,6 +49,8 @@ export interface Toolgate {
   readonly adminPort: number;
   /** The gRPC API port, when TOOLGATE_GRPC is on. */
   readonly grpcPort: number | undefined;
+  /** The approver page's port, when TOOLGATE_APPROVAL_PORT is set (with a policy). */
+  readonly approvalPort: number | undefined;
   /** Resolves once the upstream has answered (the readiness condition). */
   readonly ready: Promise<void>;
   /**
@@ -137,7 +141,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
     })();
     return closing;
   };
-  return { port, adminPort, grpcPort: grpc?.port, ready, close };
+  return { port, adminPort, grpcPort: grpc?.port, approvalPort: policy?.approvalPort, ready, close };
 }
 
 interface RunningPolicy {
@@ -149,7 +153,20 @@ interface RunningPolicy {
   /** What the gRPC API's policy services read: the same policy, grants, catalogue and interceptors. */
   readonly grpc: GrpcPolicyDeps;
   synced(): boolean;
+  /** The approver page's port, when TOOLGATE_APPROVAL_PORT is set. */
+  readonly approvalPort: number | undefined;
   close(): Promise<void>;
+}
+
+/** The approver page listener, loaded only with its port. */
+async function startApproverPage(settings: Settings, options: ApproverPageOptions): Promise<{ server: Server; port: number }> {
+  const { createApproverServer } = await import('./http/approver/server.ts');
+  const server = createApproverServer(options);
+  installClientErrorHandler(server);
+  await listen(server, settings.host, settings.approvalPort as number);
+  const port = (server.address() as AddressInfo).port;
+  log.info('approver page listening', { approvalPort: port });
+  return { server, port };
 }
 
 /**
@@ -166,7 +183,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     { createExternalValidators }, { composeChain },
     { policyPath }, { schemaCaches }, { ContractGuard }, { MemoryPinStore, RedisPinStore }, { visibleCatalogue },
     { contractQuarantineInterceptor }, { knownToolInterceptor }, { TokenBuckets }, { SharedBuckets }, { execution },
-    { catalogueView },
+    { catalogueView }, { openApprovals, pageBaseUrl }, { approvalInterceptor },
   ] = await Promise.all([
     import('./auth/replay-store.ts'), import('./auth/session-bindings.ts'), import('./catalogue/enforceability.ts'),
     import('./catalogue/sync.ts'), import('./config/policy/policy.ts'), import('./config/reload/policy-loader.ts'),
@@ -176,7 +193,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     import('./catalogue/contracts/guard.ts'), import('./catalogue/contracts/pins.ts'), import('./catalogue/contracts/visible.ts'),
     import('./interceptors/contract-quarantine.ts'), import('./interceptors/known-tool.ts'),
     import('./interceptors/rate-limit/buckets.ts'), import('./interceptors/rate-limit/shared-buckets.ts'), import('./execution/wiring.ts'),
-    import('./catalogue/view.ts'),
+    import('./catalogue/view.ts'), import('./approval/open.ts'), import('./interceptors/approval.ts'),
   ]);
   const shared = settings.redisUrl === undefined ? undefined : await connectRedis(settings, settings.redisUrl);
   // One replay store for every policy version: a one-time token spent before
@@ -241,11 +258,24 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   const validators = createExternalValidators(callers);
   const local = new TokenBuckets(() => performance.now());
   const limiter = shared === undefined ? local : new SharedBuckets({ client: shared.client, domain: settings.policyDomain, fallback: local });
+  // Human approval: records shared through Redis when configured; the page only with its port.
+  let pagePort: number | undefined;
+  const approval = await openApprovals(settings, shared?.client, () => pageBaseUrl(settings, pagePort));
+  const page = settings.approvalPort === undefined ? undefined : await startApproverPage(settings, {
+    approvals: approval.approvals,
+    verifiers: () => current.verifiers,
+    catalogue: synced,
+    sessionKey: approval.sessionKey,
+    csrfKey: approval.csrfKey,
+    ...(settings.approvalTrustedHeader !== undefined && { trusted: { idHeader: settings.approvalTrustedHeader, scopesHeader: settings.approvalTrustedScopesHeader } }),
+  });
+  pagePort = page?.port;
   const { checks, rateLimit } = policyChecks(schemas, {
     knownTool: knownToolInterceptor(synced),
     hideUngranted: settings.hideUngranted,
     quarantine: contractQuarantineInterceptor(guard),
     limiter,
+    approval: approvalInterceptor({ approvals: approval.approvals, stateKey: approval.stateKey }),
   });
   const interceptors = [...checks, validators.interceptor];
   // What each caller may see was decided under the old grants: every open stream is told to list again.
@@ -309,7 +339,8 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   recheck.unref();
   return {
     path,
-    grpc: { current: () => current, grants, catalogue, interceptors, contracts: guard, bumpRevision },
+    grpc: { current: () => current, grants, catalogue, interceptors, contracts: guard, bumpRevision, approvals: approval.approvals },
+    approvalPort: page?.port,
     sideEffect: (tool) => toolMetadata(current.policy, tool).sideEffect,
     firstSync,
     synced: () => isSynced,
@@ -317,7 +348,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
       clearInterval(freshness);
       clearInterval(recheck);
       validators.close();
-      await Promise.all([watcher.close(), sync.close(), grants.close()]);
+      await Promise.all([watcher.close(), sync.close(), grants.close(), page === undefined ? undefined : closeServer(page.server)]);
       relay?.close();
       shared?.close();
     },

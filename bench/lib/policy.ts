@@ -76,7 +76,10 @@ function writePolicy(extraScopes: readonly string[], grantRows: readonly string[
   writeFileSync(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${hash}, principal: bench-agent, scopes: [${scopes}] }\n`);
   const [search] = TOOLS;
   // The execution stages on: a deadline, retries (read-only), the breaker and a concurrency slot per call.
-  const tools = ['tools:', `  ${search?.name}: { sideEffect: read_only, maxRetries: 2, timeoutMs: 10000, maxConcurrent: 100000 }`];
-  writeFileSync(join(dir, 'policy.yaml'), ['version: 1', 'authentication:', '  staticKeys: { file: keys.yaml }', ...tools, 'grants:', ...grantRows, ''].join('\n'));
+  const document = (execution: string) => ['version: 1', 'authentication:', '  staticKeys: { file: keys.yaml }', 'tools:',
+    `  ${search?.name}: { sideEffect: read_only, maxRetries: 2, timeoutMs: 10000${execution} }`, 'grants:', ...grantRows, ''].join('\n');
+  writeFileSync(join(dir, 'policy.yaml'), document(', maxConcurrent: 100000'));
+  // For BENCH_BASELINE: builds before issue 21 refuse maxConcurrent, and the comparison is with them.
+  writeFileSync(join(dir, 'baseline-policy.yaml'), document(''));
   return join(dir, 'policy.yaml');
 }

@@ -130,7 +130,7 @@ export async function runBenchmark(
       try {
         await startTarget(c.target, c.target, ownCtx);
         if (c.cpuVsFloor && builds.baseline !== undefined) {
-          await startTarget(`${c.target}@baseline`, c.target, { ...ownCtx, cli: builds.baseline.cli });
+          await startTarget(`${c.target}@baseline`, c.target, { ...ownCtx, cli: builds.baseline.cli, baseline: true });
         }
       } catch (err) {
         failed.set(c.id, `could not start ${c.target}: ${(err as Error).message}`);

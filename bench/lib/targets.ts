@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { accepts, answers200, spawnNode, waitReady } from './children.ts';
 import { freePort } from '../../test/helpers/ports.ts';
@@ -24,6 +25,8 @@ export interface StartContext {
   readonly cli: string;
   /** The compiled floor. */
   readonly floor: string;
+  /** Set when `cli` is the BENCH_BASELINE build. */
+  readonly baseline?: boolean;
 }
 
 export type Launcher = (ctx: StartContext) => Promise<Target>;
@@ -53,6 +56,15 @@ export function benchProxy(name: 'floor' | 'peer'): Launcher {
 }
 
 /**
+ * A policy file's variant for an earlier build, when the bench wrote one
+ * (`lib/policy.ts`): the same policy without the fields such a build refuses.
+ */
+function forBaseline(arg: string): string {
+  const variant = arg.endsWith('policy.yaml') ? `${arg.slice(0, -'policy.yaml'.length)}baseline-policy.yaml` : undefined;
+  return variant !== undefined && existsSync(variant) ? variant : arg;
+}
+
+/**
  * toolgate itself (compiled, as the image runs it) in front of the stub, ready once its admin
  * /readyz says 200. `args` and `env` add configuration (policy, auth) for
  * cases that measure more than the plain forward path.
@@ -67,7 +79,7 @@ export function toolgate(name: string, opts: { args?: readonly string[]; env?: R
       '--host', '127.0.0.1',
       '--port', String(port),
       '--admin-port', String(adminPort),
-      ...(opts.args ?? []),
+      ...(ctx.baseline === true ? (opts.args ?? []).map(forBaseline) : (opts.args ?? [])),
     ], opts.env);
     // Generous: a policy start on a starved shared machine can take tens of seconds.
     await waitReady(child, () => answers200(`http://127.0.0.1:${adminPort}/readyz`), 60_000);

@@ -28,7 +28,7 @@ const MAX_JTI_LENGTH = 512;
 
 /**
  * KEYS: marker, record. ARGV: the marker this replica knows ('' for none),
- * a fresh marker, the record's TTL in ms.
+ * a fresh marker, the record's TTL in ms, this claim's own value.
  * Returns {1} claimed, {2} already used, or {0, marker} when the marker is
  * not the one known (it is created first when absent): nothing was recorded.
  */
@@ -39,9 +39,15 @@ if not marker then
   return {0, ARGV[2]}
 end
 if marker ~= ARGV[1] then return {0, marker} end
-if redis.call('SET', KEYS[2], '1', 'PX', ARGV[3], 'NX') then return {1} end
+if redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[3], 'NX') then return {1} end
 return {2}
 `);
+
+/** KEYS: record. ARGV: a claim's own value. Deletes the record only if that claim wrote it. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
 
 export interface RedisReplayStoreOptions {
   readonly client: RedisClient;
@@ -88,26 +94,33 @@ export class RedisReplayStore implements ReplayStore {
       this.#learnt = undefined;
       this.#learnEpochs().catch(() => {});
     });
+    // Learnt ahead, so that the first claim does not spend its deadline on it.
+    if (this.#valid && this.#client.status === 'ready') this.#learnEpochs().catch(() => {});
   }
 
   async claim(jti: string, expiresAtMs: number, issuedAtMs: number): Promise<ClaimResult> {
     if (!this.#valid || typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) return 'refused';
     const ttl = Math.ceil(expiresAtMs - this.#now());
     if (!(ttl > 0) || !Number.isSafeInteger(ttl)) return 'refused';
+    const keys = replayKeys(this.#domain, jti);
+    const own = randomUUID();
     try {
-      return await withDeadline(this.#claim(jti, ttl, issuedAtMs), this.#timeoutMs);
+      return await withDeadline(this.#claim(keys, own, ttl, issuedAtMs), this.#timeoutMs);
     } catch {
+      // Answered 503, so the token was not used; but Redis may still run the claim after the deadline.
+      // Sent now, on the same connection, this runs after it and before the retry the 503 invites;
+      // as EVAL, since a NOSCRIPT answer would come too late for ioredis' own command timeout.
+      this.#client.eval(RELEASE, 1, keys.record, own).catch(() => {});
       return 'unavailable';
     }
   }
 
-  async #claim(jti: string, ttl: number, issuedAtMs: number): Promise<ClaimResult> {
+  async #claim(keys: ReplayKeys, own: string, ttl: number, issuedAtMs: number): Promise<ClaimResult> {
     await this.#learnEpochs();
-    const keys = replayKeys(this.#domain, jti);
     // A second pass only after learning a marker: a third change in between is not chased.
     for (let pass = 0; pass < 2; pass++) {
       if (!(issuedAtMs > this.#lostAt[keys.shard]!)) return 'unavailable';
-      const reply = await this.#record(keys, ttl);
+      const reply = await this.#record(keys, own, ttl);
       if (reply !== 'stale') return reply;
     }
     return 'unavailable';
@@ -144,8 +157,8 @@ export class RedisReplayStore implements ReplayStore {
     return `${this.#now()}:${randomUUID()}`;
   }
 
-  async #record({ marker, record, shard }: ReplayKeys, ttl: number): Promise<ClaimResult | 'stale'> {
-    const args = [this.#epochs[shard] ?? '', this.#fresh(), ttl];
+  async #record({ marker, record, shard }: ReplayKeys, own: string, ttl: number): Promise<ClaimResult | 'stale'> {
+    const args = [this.#epochs[shard] ?? '', this.#fresh(), ttl, own];
     let reply: unknown;
     if (this.#waitReplicas === 0) {
       reply = await runScript(this.#client, CLAIM, [marker, record], args);

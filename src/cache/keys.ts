@@ -98,3 +98,14 @@ export function idempotencyKeys(domain: string): { record(scope: string): string
 export function rateLimitKey(domain: string, rule: string, principalHash: string): string {
   return `{tg:${domain}}:rl:${rule}:${principalHash}`;
 }
+
+/** Approvals of one domain, under its hash tag: a record by binding, its id's index, and the pending set. */
+export function approvalKeys(domain: string): { record(binding: string): string; readonly idPrefix: string; id(id: string): string; readonly pending: string } {
+  const tag = `{tg:${domain}}`;
+  return Object.freeze({
+    record: (binding: string) => `${tag}:appr:b:${binding}`,
+    idPrefix: `${tag}:appr:i:`,
+    id: (id: string) => `${tag}:appr:i:${id}`,
+    pending: `${tag}:appr:pending`,
+  });
+}

@@ -72,6 +72,18 @@ export interface Settings {
   readonly breakerOpenMs: number;
   readonly idempotencyRetentionMs: number;
   readonly idempotencyMaxResultBytes: number;
+  /** The approver page's port; undefined: no page (approvals are decided by the CLI or gRPC only). */
+  readonly approvalPort: number | undefined;
+  /** The page's address as approvers reach it (Ingress); undefined: http://<host>:<approval port>. */
+  readonly approvalPublicUrl: string | undefined;
+  /** Key for approval request states, page sessions and CSRF tokens; undefined: random per process (one replica). */
+  readonly approvalSecretFile: string | undefined;
+  /** Lower-case header an authenticating proxy sets to the approver's id; undefined: approvers sign in with a credential. */
+  readonly approvalTrustedHeader: string | undefined;
+  /** Lower-case header with the approver's scopes (space- or comma-separated), read with approvalTrustedHeader. */
+  readonly approvalTrustedScopesHeader: string | undefined;
+  readonly approvalWebhookUrl: string | undefined;
+  readonly approvalWebhookSecretFile: string | undefined;
   /** One line per setting that was invalid but tolerated (it names only the setting). */
   readonly warnings: readonly string[];
 }
@@ -101,6 +113,15 @@ function int(min: number, max: number) {
 }
 
 const port = int(0, 65535);
+
+function httpUrl(raw: string): Parsed<string> {
+  if (!URL.canParse(raw)) return bad('expected an absolute http or https URL');
+  const u = new URL(raw);
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username !== '' || u.password !== '' || u.search !== '' || u.hash !== '') {
+    return bad('expected an absolute http or https URL without credentials, query or fragment');
+  }
+  return ok(raw.replace(/\/+$/, ''));
+}
 
 function optionalText(raw: string): Parsed<string | undefined> {
   if (raw === '') return ok(undefined);
@@ -385,11 +406,46 @@ export const settingDefs = [
     doc: 'Largest result stored for replay under an idempotency key; a keyed call with a larger result still completes, and its repeat gets 409 idempotent_result_not_stored.',
     parse: int(1024, 64 * 1024 * 1024),
   }),
+  setting({
+    key: 'approvalPort', flag: '--approval-port', env: 'TOOLGATE_APPROVAL_PORT', default: '',
+    doc: 'Port of the approver page (human approval of `require_approval` calls), on the same address as the other listeners; 0 picks a free port. Empty: no page; approvals can still be decided with `toolgate approvals` or gRPC ApprovalService.',
+    parse: (raw) => (raw === '' ? ok(undefined) : port(raw)),
+  }),
+  setting({
+    key: 'approvalPublicUrl', flag: '--approval-public-url', env: 'TOOLGATE_APPROVAL_PUBLIC_URL', default: '',
+    doc: 'The approver page\'s base URL as approvers reach it (for example the Ingress `https://approve.example.com`); approval URLs sent to callers start with it. Empty: `http://<host>:<approval port>`.',
+    parse: (raw) => (raw === '' ? ok(undefined) : httpUrl(raw)),
+  }),
+  setting({
+    key: 'approvalSecretFile', flag: '--approval-secret-file', env: 'TOOLGATE_APPROVAL_SECRET_FILE', default: '',
+    doc: 'File holding the key (at least 32 bytes) that signs approval request states, approver sessions and CSRF tokens. Replicas sharing Redis need the same file; empty: a random key per process.',
+    parse: optionalText,
+  }),
+  setting({
+    key: 'approvalTrustedHeader', flag: '--approval-trusted-header', env: 'TOOLGATE_APPROVAL_TRUSTED_HEADER', default: '',
+    doc: 'Behind an authenticating proxy: the request header carrying the approver\'s id (for example `X-Forwarded-User`). The approver page then trusts it instead of asking for a credential, so only the proxy may reach the page. Empty: approvers sign in with a key or JWT the policy\'s verifiers accept.',
+    parse: (raw) => (raw === '' ? ok(undefined) : isIdentityHeaderName(raw) ? ok(raw.toLowerCase()) : bad('expected a header field name toolgate does not already use')),
+  }),
+  setting({
+    key: 'approvalTrustedScopesHeader', flag: '--approval-trusted-scopes-header', env: 'TOOLGATE_APPROVAL_TRUSTED_SCOPES_HEADER', default: '',
+    doc: 'With `TOOLGATE_APPROVAL_TRUSTED_HEADER`: the header carrying the approver\'s scopes or groups, space- or comma-separated (for example `X-Forwarded-Groups`).',
+    parse: (raw) => (raw === '' ? ok(undefined) : isIdentityHeaderName(raw) ? ok(raw.toLowerCase()) : bad('expected a header field name toolgate does not already use')),
+  }),
+  setting({
+    key: 'approvalWebhookUrl', flag: '--approval-webhook-url', env: 'TOOLGATE_APPROVAL_WEBHOOK_URL', default: '',
+    doc: 'Where toolgate POSTs a signed JSON notice of each new pending approval (ids, tool, digests and the page URL; never argument values). Empty: none.',
+    parse: (raw) => (raw === '' ? ok(undefined) : httpUrl(raw)),
+  }),
+  setting({
+    key: 'approvalWebhookSecretFile', flag: '--approval-webhook-secret-file', env: 'TOOLGATE_APPROVAL_WEBHOOK_SECRET_FILE', default: '',
+    doc: 'File holding the HMAC-SHA256 key of the webhook\'s `Toolgate-Signature: t=<unix seconds>,v1=<hex HMAC of "<t>.<body>">` header; required with `TOOLGATE_APPROVAL_WEBHOOK_URL`.',
+    parse: optionalText,
+  }),
 ] as const;
 
 /** `toolgate --help`: every setting, from the definitions the README table is made from. */
 export const SIDECAR_USAGE = usage(
-  'usage: toolgate [flags]            run the sidecar\n       toolgate <command> --help   grants, discover-eval, inject, inject-webhook',
+  'usage: toolgate [flags]            run the sidecar\n       toolgate <command> --help   approvals, grants, discover-eval, inject, inject-webhook',
   settingDefs,
 );
 
@@ -417,6 +473,8 @@ export function loadSettings(argv: readonly string[], env: NodeJS.ProcessEnv): S
   }
   if (out.grantSource === 'redis' && out.redisUrl === undefined) throw new SettingError('TOOLGATE_GRANT_SOURCE', 'redis needs TOOLGATE_REDIS_URL');
   if ((out.grpcTlsCertFile === undefined) !== (out.grpcTlsKeyFile === undefined)) throw new SettingError('TOOLGATE_GRPC_TLS_KEY_FILE', 'set both TLS files or neither');
+  if ((out.approvalWebhookUrl === undefined) !== (out.approvalWebhookSecretFile === undefined)) throw new SettingError('TOOLGATE_APPROVAL_WEBHOOK_SECRET_FILE', 'set the webhook URL and its secret file together');
+  if (out.approvalTrustedScopesHeader !== undefined && out.approvalTrustedHeader === undefined) throw new SettingError('TOOLGATE_APPROVAL_TRUSTED_SCOPES_HEADER', 'needs TOOLGATE_APPROVAL_TRUSTED_HEADER');
   out.warnings = Object.freeze(warnings);
   return Object.freeze(out) as unknown as Settings;
 }

@@ -1,3 +1,4 @@
+import type { Approvals } from '../approval/approvals.ts';
 import type { Principal } from '../auth/types.ts';
 import type { ContractGuard } from '../catalogue/contracts/guard.ts';
 import type { PolicyInForce } from '../auth/policy-in-force.ts';
@@ -18,6 +19,8 @@ export interface GrpcPolicyDeps {
   readonly contracts: ContractGuard;
   /** Spends a new grant revision (an approval changes what callers may see); undefined when it could not. */
   bumpRevision(): Promise<number | undefined>;
+  /** Human approvals: ApprovalService lists and decides them. */
+  readonly approvals: Approvals;
 }
 
 /** What a decision needs (Explain, and the offline `toolgate policy` commands): the policy, grants, catalogue and chain. */

@@ -10,5 +10,6 @@ export const PROTO_FILES: readonly string[] = [
   'toolgate/v1/discovery.proto',
   'toolgate/v1/grants.proto',
   'toolgate/v1/contracts.proto',
+  'toolgate/v1/approvals.proto',
   'toolgate/v1/validator.proto',
 ];

@@ -9,7 +9,7 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { StartupError } from '../errors.ts';
 import type { GrpcServerOptions } from './deps.ts';
 import { HealthService } from './health.ts';
-import { ContractService, DiscoveryService, GrantAdminService, POLICY_SERVICES, PolicyService } from './services.ts';
+import { ApprovalService, ContractService, DiscoveryService, GrantAdminService, POLICY_SERVICES, PolicyService } from './services.ts';
 
 export interface RunningGrpc {
   readonly port: number;
@@ -30,6 +30,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     new PolicyService(policy, settings.grpcAdminScope).addToServer(server);
     new DiscoveryService(policy).addToServer(server);
     new ContractService(policy, settings.grpcAdminScope).addToServer(server);
+    new ApprovalService(policy, settings.grpcAdminScope).addToServer(server);
     admin = new GrantAdminService(policy, settings);
     admin.addToServer(server);
   }

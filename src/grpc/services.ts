@@ -6,6 +6,7 @@ import type { Server } from '@grpc/grpc-js';
 import type { Settings } from '../config/settings.ts';
 import type { GrpcPolicyDeps } from './deps.ts';
 import { serviceDefinition } from './definitions.ts';
+import { ApprovalAdmin } from './approvals.ts';
 import { ContractAdmin } from './contracts.ts';
 import { Discoverer } from './discover.ts';
 import { explain } from './explain.ts';
@@ -13,6 +14,10 @@ import { GrantAdmin } from './grant-admin.ts';
 import type { ApproveContractRequest__Output } from './generated/toolgate/v1/ApproveContractRequest.ts';
 import type { ApproveContractResponse } from './generated/toolgate/v1/ApproveContractResponse.ts';
 import type { ChangeResponse } from './generated/toolgate/v1/ChangeResponse.ts';
+import type { DecideRequest__Output } from './generated/toolgate/v1/DecideRequest.ts';
+import type { DecideResponse } from './generated/toolgate/v1/DecideResponse.ts';
+import type { ListPendingRequest__Output } from './generated/toolgate/v1/ListPendingRequest.ts';
+import type { ListPendingResponse } from './generated/toolgate/v1/ListPendingResponse.ts';
 import type { DeleteRowRequest__Output } from './generated/toolgate/v1/DeleteRowRequest.ts';
 import type { DiffContractRequest__Output } from './generated/toolgate/v1/DiffContractRequest.ts';
 import type { DiffContractResponse } from './generated/toolgate/v1/DiffContractResponse.ts';
@@ -29,7 +34,7 @@ import type { RevisionResponse } from './generated/toolgate/v1/RevisionResponse.
 import type { SetRowRequest__Output } from './generated/toolgate/v1/SetRowRequest.ts';
 import { unary, type Answer } from './unary.ts';
 
-export const POLICY_SERVICES = ['toolgate.v1.PolicyService', 'toolgate.v1.DiscoveryService', 'toolgate.v1.GrantAdmin', 'toolgate.v1.ContractService'] as const;
+export const POLICY_SERVICES = ['toolgate.v1.PolicyService', 'toolgate.v1.DiscoveryService', 'toolgate.v1.GrantAdmin', 'toolgate.v1.ContractService', 'toolgate.v1.ApprovalService'] as const;
 
 export class PolicyService {
   readonly #deps: GrpcPolicyDeps;
@@ -117,6 +122,27 @@ export class ContractService {
       ListContracts: unary<ListContractsRequest__Output, ListContractsResponse>('ListContracts', options, async (_c, req) => admin.list(req.tool)),
       DiffContract: unary<DiffContractRequest__Output, DiffContractResponse>('DiffContract', options, async (_c, req) => admin.diff(req.tool)),
       ApproveContract: unary<ApproveContractRequest__Output, ApproveContractResponse>('ApproveContract', options, (_c, req) => admin.approve(req)),
+    });
+  }
+}
+
+export class ApprovalService {
+  readonly #deps: GrpcPolicyDeps;
+  readonly #adminScope: string;
+  readonly #admin: ApprovalAdmin;
+
+  constructor(deps: GrpcPolicyDeps, adminScope: string) {
+    this.#deps = deps;
+    this.#adminScope = adminScope;
+    this.#admin = new ApprovalAdmin(deps.approvals);
+  }
+
+  addToServer(server: Server): void {
+    const options = { deps: this.#deps, adminScope: this.#adminScope };
+    const admin = this.#admin;
+    server.addService(serviceDefinition('toolgate.v1.ApprovalService'), {
+      ListPending: unary<ListPendingRequest__Output, ListPendingResponse>('ListPending', options, (_c, req) => admin.list(req.limit)),
+      Decide: unary<DecideRequest__Output, DecideResponse>('Decide', options, (caller, req) => admin.decide(caller, req)),
     });
   }
 }

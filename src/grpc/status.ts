@@ -15,6 +15,8 @@ const BY_CODE: Partial<Record<ErrorId, status>> = {
   tool_validation_unavailable: status.FAILED_PRECONDITION,
   tool_schema_too_large: status.FAILED_PRECONDITION,
   upstream_timeout: status.DEADLINE_EXCEEDED,
+  // The same refusal as approval_required, in the form MCP 2025-11-25 clients read (HTTP 200 there).
+  approval_url_elicitation: status.PERMISSION_DENIED,
 };
 
 const BY_HTTP: Readonly<Record<number, status>> = {

@@ -74,7 +74,13 @@ function levelsOf(rows: readonly GrantRow[]): readonly Level[] {
     const checked = (r: GrantRow): Checked => ({ row: r, condition: r.when === undefined ? undefined : conditionOf(r.when) });
     out = [true, false].map((exact) => {
       const level = rows.filter((r) => (r.principal !== WILDCARD) === exact);
-      return { exact, denies: level.filter((r) => r.effect === 'deny').map(checked), allows: level.filter((r) => r.effect === 'allow').map(checked) };
+      // A row asking for approval is read before plain allows: the stricter outcome wins when both hold.
+      const allows = level.filter((r) => r.effect === 'allow');
+      return {
+        exact,
+        denies: level.filter((r) => r.effect === 'deny').map(checked),
+        allows: [...allows.filter((r) => r.approval !== undefined), ...allows.filter((r) => r.approval === undefined)].map(checked),
+      };
     });
     levels.set(rows, out);
   }

@@ -17,6 +17,19 @@ export interface ErrorData {
   readonly approvedDigest?: string;
   /** Why a grant refused a call: a row's condition did not allow it, or could not be evaluated. */
   readonly reason?: 'condition' | 'condition_error';
+  /** An approval this call waits for, and the approver page that decides it. */
+  readonly approvalId?: string;
+  readonly url?: string;
+  /** The URL-mode elicitations of a -32042 URLElicitationRequiredError (MCP 2025-11-25). */
+  readonly elicitations?: readonly UrlElicitation[];
+}
+
+/** A URL-mode elicitation (MCP 2025-11-25 and 2026-07-28 `ElicitRequestURLParams`). */
+export interface UrlElicitation {
+  readonly mode: 'url';
+  readonly elicitationId: string;
+  readonly url: string;
+  readonly message: string;
 }
 
 /**

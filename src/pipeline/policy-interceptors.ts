@@ -18,6 +18,8 @@ export interface ProxyChecks {
   readonly quarantine?: Interceptor;
   /** The rate-limit buckets: shared through Redis when configured, else in process. */
   readonly limiter?: Limiter;
+  /** Human approval for `require_approval` rows: last of toolgate's own checks, so nobody approves a call toolgate would refuse. */
+  readonly approval?: Interceptor;
 }
 
 export interface PolicyChecks {
@@ -49,6 +51,7 @@ export function policyChecks(cacheFor: (policy: Policy) => SchemaCache, proxy: P
       rateLimit,
       argumentsInterceptor(cacheFor),
       conditionsInterceptor(),
+      ...optional(proxy.approval),
     ],
     rateLimit,
   };

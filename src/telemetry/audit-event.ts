@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalize, sha256Hex } from '../json/canonical.ts';
 import type { SideEffect } from '../config/policy/raw.ts';
-import type { ContractEvent } from './channels.ts';
+import type { ApprovalEvent, ContractEvent } from './channels.ts';
 import { errors, type ErrorId } from '../errors.ts';
 
 /**
@@ -129,6 +129,41 @@ export function contractAuditEvent(e: ContractEvent, meta: { readonly timeMs: nu
       ...(e.approvedDigest !== undefined && { approved_digest: e.approvedDigest }),
       ...(e.fields !== undefined && { changed_fields: e.fields }),
       ...(e.findings !== undefined && { findings: e.findings }),
+    },
+  };
+}
+
+const APPROVAL_ACTIVITY = { requested: 1, approved: 2, denied: 2, expired: 3, spent: 3 } as const;
+
+/**
+ * An approval step as an OCSF Authorization event: who asked, for which tool
+ * and argument digest, who decided and through which door. Never an argument
+ * value: the digest is what binds the approval.
+ */
+export function approvalAuditEvent(e: ApprovalEvent, meta: { readonly timeMs: number; readonly pod: string; readonly version: string }): Record<string, unknown> {
+  const activityId = APPROVAL_ACTIVITY[e.event];
+  return {
+    class_uid: 3003,
+    class_name: 'Authorize Session',
+    category_uid: 3,
+    category_name: 'Identity & Access Management',
+    activity_id: activityId,
+    activity_name: `approval_${e.event}`,
+    type_uid: 3003 * 100 + activityId,
+    time: meta.timeMs,
+    severity_id: e.event === 'denied' ? 3 : 1,
+    severity: e.event === 'denied' ? 'Medium' : 'Informational',
+    status_code: `approval_${e.event}`,
+    actor: { user: { uid: e.principal } },
+    resources: [{ name: e.tool, type: 'mcp_tool' }],
+    device: { hostname: meta.pod, type_id: 0 },
+    metadata: { uid: randomUUID(), version: OCSF_VERSION, log_name: 'toolgate_audit', product: { name: 'toolgate', vendor_name: 'toolgate', version: meta.version } },
+    unmapped: {
+      approval_id: e.approvalId,
+      arguments_digest: e.argumentsDigest,
+      policy_revision: e.policyRevision,
+      ...(e.approver !== undefined && { approver: e.approver }),
+      ...(e.via !== undefined && { via: e.via }),
     },
   };
 }

@@ -3,10 +3,10 @@ import type { SideEffect } from '../config/policy/raw.ts';
 import type { ErrorId } from '../errors.ts';
 import type { Classified } from '../mcp/classify.ts';
 import { methodLabel } from '../mcp/methods.ts';
-import { auditEvent, contractAuditEvent } from './audit-event.ts';
+import { approvalAuditEvent, auditEvent, contractAuditEvent } from './audit-event.ts';
 import type { AuditSink } from './audit-sink.ts';
 import {
-  contractEvent, decision, requestClassified, requestEnd, upstreamEnd, type ContractEvent, type Decision, type RequestClassified, type RequestEnd, type UpstreamEnd,
+  approvalEvent, contractEvent, decision, requestClassified, requestEnd, upstreamEnd, type ApprovalEvent, type ContractEvent, type Decision, type RequestClassified, type RequestEnd, type UpstreamEnd,
 } from './channels.ts';
 import { guard } from './guard.ts';
 import { requestSlot } from './request-slot.ts';
@@ -105,6 +105,10 @@ export function startAudit(options: AuditOptions): Audit {
     record(contractAuditEvent(m as ContractEvent, { timeMs: Date.now(), pod: options.pod, version: options.version }));
   });
 
+  const onApproval = guard('audit', (m: unknown) => {
+    record(approvalAuditEvent(m as ApprovalEvent, { timeMs: Date.now(), pod: options.pod, version: options.version }));
+  });
+
   function record(event: Record<string, unknown>): void {
     const queued = sink.write(JSON.stringify(event));
     if (auditRecord.hasSubscribers) auditRecord.publish({ outcome: queued ? 'queued' : 'dropped' });
@@ -116,6 +120,7 @@ export function startAudit(options: AuditOptions): Audit {
     [upstreamEnd, onUpstreamEnd],
     [requestEnd, onEnd],
     [contractEvent, onContract],
+    [approvalEvent, onApproval],
   ] as const;
   for (const [c, f] of subscriptions) c.subscribe(f);
   return {

@@ -205,3 +205,24 @@ export const deadlinePassed = channel('toolgate:deadline');
 
 /** A rate-limit decision made in process because the shared store (Redis) could not be asked. */
 export const rateLimitFallback = channel('toolgate:rate_limit:fallback');
+
+/**
+ * One step in an approval's life: requested (a call asked for one), approved
+ * or denied (by `approver`, through `via`), expired (a repeat came too late),
+ * spent (the approved call ran). Digests and identifiers only: never an
+ * argument value.
+ */
+export interface ApprovalEvent {
+  /** The tools/call this step happened on, when it happened on one (requested, expired, spent, denied told). */
+  readonly request?: IncomingMessage;
+  readonly event: 'requested' | 'approved' | 'denied' | 'expired' | 'spent';
+  readonly approvalId: string;
+  readonly principal: string;
+  readonly tool: string;
+  /** SHA-256 hex of the RFC 8785 form of the arguments. */
+  readonly argumentsDigest: string;
+  readonly policyRevision: string;
+  readonly approver?: string;
+  readonly via?: 'page' | 'cli' | 'grpc';
+}
+export const approvalEvent = channel('toolgate:approval');

@@ -21,8 +21,8 @@ import {
 } from './channels.ts';
 import { discovery, type DiscoveryDone } from './channels.ts';
 import { auditRecord, grantState, grantStoreHealth, policyReload, snapshotLookup, type AuditRecord, type GrantState, type GrantStoreHealth, type PolicyReload, type SnapshotLookup } from './channels.ts';
-import { breakerChange, deadlinePassed, idempotencyOutcome, rateLimitFallback, upstreamRetry } from './channels.ts';
-import type { BreakerChange, DeadlinePassed, IdempotencyOutcome, UpstreamRetry } from './channels.ts';
+import { approvalEvent, breakerChange, deadlinePassed, idempotencyOutcome, rateLimitFallback, upstreamRetry } from './channels.ts';
+import type { ApprovalEvent, BreakerChange, DeadlinePassed, IdempotencyOutcome, UpstreamRetry } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 
 /**
@@ -352,6 +352,12 @@ function executionMetrics(registry: Registry): Subscription[] {
     help: 'Rate-limit decisions made per process because the shared Redis limiter could not be asked.',
     registers: [registry],
   });
+  const approvals = new Counter({
+    name: 'toolgate_approvals_total',
+    help: 'Approval steps, by event: requested, approved, denied, expired (a repeat came too late), spent (the approved call ran).',
+    labelNames: ['event'] as const,
+    registers: [registry],
+  });
   const BREAKER = { closed: 0, half_open: 1, open: 2 } as const;
   return [
     [upstreamRetry, (m) => retries.labels((m as UpstreamRetry).reason, (m as UpstreamRetry).outcome).inc()],
@@ -359,5 +365,6 @@ function executionMetrics(registry: Registry): Subscription[] {
     [deadlinePassed, (m) => deadlines.labels((m as DeadlinePassed).phase).inc()],
     [idempotencyOutcome, (m) => keys.labels((m as IdempotencyOutcome).result).inc()],
     [rateLimitFallback, () => fallback.inc()],
+    [approvalEvent, (m) => approvals.labels((m as ApprovalEvent).event).inc()],
   ];
 }

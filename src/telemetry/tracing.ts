@@ -1,12 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { TraceState, parseTraceParent } from '@opentelemetry/core';
 import { errors, type ErrorId } from '../errors.ts';
 import type { Classified } from '../mcp/classify.ts';
 import { requestPath } from '../mcp/request-path.ts';
 import { decision, requestClassified, requestEnd, requestStart, upstreamEnd, upstreamStart, type Decision, type RequestClassified, type RequestEnd, type RequestStart, type UpstreamEnd, type UpstreamStart } from './channels.ts';
-import { discovery, type DiscoveryDone } from './channels.ts';
+import { approvalEvent, discovery, type ApprovalEvent, type DiscoveryDone } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 import { guard } from './guard.ts';
 import { requestSlot } from './request-slot.ts';
@@ -29,6 +29,15 @@ import { addClientAttributes, serverSpanAttributes, serverSpanName } from './spa
  * built-in sampler reads start attributes, and setting them once skips the
  * SDK's two sanitising copies), and trace context is parsed and written
  * directly rather than through a propagator's context and carrier objects.
+ *
+ * An unsampled request (most of them, at the usual 1–10%) gets its server
+ * span for the sampling decision and the trace id, and nothing more: every
+ * built-in sampler gives a child of a span it did not record no recording
+ * either (parent-based ones by rule, ratio ones by the shared trace id), so
+ * no child span is made, and the upstream is handed the server span's own
+ * context in the `traceparent` header. The body is left byte for byte: its
+ * `_meta` is rewritten only for a sampled trace, where an upstream that reads
+ * trace context there must continue from toolgate's span.
  */
 
 export interface TracingOptions {
@@ -52,7 +61,8 @@ interface Early {
 class RequestTrace {
   readonly startMs: number;
   span: Span | undefined = undefined;
-  context: Context | undefined = undefined;
+  /** The server span's context once it exists; `null` when it does not record, so it has no children. */
+  context: Context | null | undefined = undefined;
   message: Classified | undefined = undefined;
   early: Early[] | undefined = undefined;
   upstream: Span | undefined = undefined;
@@ -61,7 +71,8 @@ class RequestTrace {
   }
 }
 
-const now = () => performance.timeOrigin + performance.now();
+const TIME_ORIGIN = performance.timeOrigin;
+const now = () => TIME_ORIGIN + performance.now();
 
 /** Outcomes that are the caller's own doing, not a failure of the exchange. */
 const CALLER_ENDED = new Set(['client_closed', 'aborted']);
@@ -74,7 +85,7 @@ export function subscribeTracing(options: TracingOptions): Tracing {
   const newTrace = () => new RequestTrace(now());
   const stateOf = (request: IncomingMessage): RequestTrace => traces.of(request, newTrace);
 
-  const open = (request: IncomingMessage, t: RequestTrace): Context => {
+  const open = (request: IncomingMessage, t: RequestTrace): Context | null => {
     if (t.context !== undefined) return t.context;
     const m = t.message;
     const parent = parentContext(request, m);
@@ -86,6 +97,11 @@ export function subscribeTracing(options: TracingOptions): Tracing {
       span.setAttributes(attributes);
     }
     t.span = span;
+    if (!span.isRecording()) {
+      t.early = undefined;
+      t.context = null;
+      return null;
+    }
     t.context = trace.setSpan(ROOT_CONTEXT, span);
     if (t.early !== undefined) {
       for (const e of t.early) decisionSpan(t.context, e.decision, e.endMs);
@@ -127,17 +143,28 @@ export function subscribeTracing(options: TracingOptions): Tracing {
   const onDecision = guard('tracing', (m: unknown) => {
     const d = m as Decision;
     const t = stateOf(d.request);
+    if (t.context === null) return;
     if (d.principal !== undefined && t.span !== undefined) t.span.setAttribute('user.id', d.principal.id);
     if (t.context !== undefined) decisionSpan(t.context, d, now());
     else (t.early ??= []).push({ decision: d, endMs: now() });
+  });
+
+  // An approval step on a call is an event on its server span: ids and digests, never arguments.
+  const onApproval = guard('tracing', (m: unknown) => {
+    const a = m as ApprovalEvent;
+    const span = a.request === undefined ? undefined : traces.get(a.request)?.span;
+    if (span === undefined || !span.isRecording()) return;
+    span.addEvent(`toolgate.approval.${a.event}`, { 'toolgate.approval.id': a.approvalId, 'toolgate.approval.arguments_digest': a.argumentsDigest });
   });
 
   const onDiscovery = guard('tracing', (m: unknown) => {
     const d = m as DiscoveryDone;
     const t = traces.get(d.request);
     if (t === undefined) return;
+    const parent = open(d.request, t);
+    if (parent === null) return;
     const endMs = now();
-    const span = tracer.startSpan('discover', { kind: SpanKind.INTERNAL, startTime: endMs - d.durationSeconds * 1000 }, open(d.request, t));
+    const span = tracer.startSpan('discover', { kind: SpanKind.INTERNAL, startTime: endMs - d.durationSeconds * 1000 }, parent);
     if (span.isRecording()) span.setAttributes({ 'toolgate.discovery.results': d.results, 'toolgate.discovery.total': d.total });
     span.end(endMs);
   });
@@ -146,21 +173,27 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     const u = m as UpstreamStart;
     const t = stateOf(u.request);
     const parent = open(u.request, t);
-    const method = u.request.method ?? 'other';
-    const span = tracer.startSpan(method, { kind: SpanKind.CLIENT }, parent);
-    t.upstream = span;
-    if (span.isRecording()) {
-      span.setAttribute('server.address', upstreamHost);
-      span.setAttribute('server.port', port);
-      span.setAttribute('http.request.method', method);
+    let sc: SpanContext;
+    if (parent === null) {
+      sc = (t.span as Span).spanContext();
+    } else {
+      const method = u.request.method ?? 'other';
+      const span = tracer.startSpan(method, { kind: SpanKind.CLIENT }, parent);
+      t.upstream = span;
+      if (span.isRecording()) {
+        span.setAttribute('server.address', upstreamHost);
+        span.setAttribute('server.port', port);
+        span.setAttribute('http.request.method', method);
+      }
+      sc = span.spanContext();
     }
-    const sc = span.spanContext();
     if (!trace.isSpanContextValid(sc)) return;
     const traceparent = formatTraceparent(sc);
     // A tracestate the client sent belongs to its own span; without one of ours it is blanked, not left stale.
     const tracestate = sc.traceState?.serialize() ?? '';
     u.addHeader('traceparent', traceparent);
     if (tracestate !== '' || u.request.headers.tracestate !== undefined) u.addHeader('tracestate', tracestate);
+    if ((sc.traceFlags & TraceFlags.SAMPLED) === 0) return;
     const msg = t.message;
     if (u.addMetaField !== undefined && msg !== undefined && (msg.kind === 'request' || msg.kind === 'notification')) {
       u.addMetaField('traceparent', traceparent);
@@ -210,6 +243,7 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     [requestClassified, onClassified],
     [decision, onDecision],
     [discovery, onDiscovery],
+    [approvalEvent, onApproval],
     [upstreamStart, onUpstreamStart],
     [upstreamEnd, onUpstreamEnd],
     [requestEnd, onEnd],

@@ -99,7 +99,7 @@ describe('gRPC API', () => {
     it('allow: every stage passes, with the row that decided and the revision', async () => {
       const r = await api.call<ExplainResponse__Output>('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"how"}' }, alice);
       assert.equal(r.decision, 'allow', JSON.stringify(r.stages));
-      assert.deepEqual(r.stages.map((s) => [s.name, s.outcome]), [['known_tool', 'pass'], ['grants', 'pass'], ['security_level', 'pass'], ['contract_quarantine', 'pass'], ['idempotency', 'pass'], ['rate_limit', 'pass'], ['arguments', 'pass'], ['conditions', 'pass'], ['external_validators', 'pass']]);
+      assert.deepEqual(r.stages.map((s) => [s.name, s.outcome]), [['known_tool', 'pass'], ['grants', 'pass'], ['security_level', 'pass'], ['contract_quarantine', 'pass'], ['idempotency', 'pass'], ['rate_limit', 'pass'], ['arguments', 'pass'], ['conditions', 'pass'], ['approval', 'pass'], ['external_validators', 'pass']]);
       assert.equal(r.grantReason, 'wildcard_allow');
       assert.deepEqual(r.rows.map((x) => [x.principal, x.tool, x.effect]), [['*', 'search_docs', 'allow']]);
       assert.ok(r.revision > 0);

@@ -23,7 +23,7 @@ function connect(url: string): Promise<RedisClient> {
   return new Promise((res) => client.once('ready', () => res(client)));
 }
 
-const store = (client: RedisClient, waitReplicas = 0) => new RedisReplayStore({ client, domain: 'replay', timeoutMs: COMMAND_TIMEOUT_MS, waitReplicas });
+const store = (client: RedisClient, waitReplicas = 0, timeoutMs = COMMAND_TIMEOUT_MS) => new RedisReplayStore({ client, domain: 'replay', timeoutMs, waitReplicas });
 
 before(async () => {
   redis = await startRedis();
@@ -66,8 +66,10 @@ describe('RedisReplayStore', () => {
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
     servers.push(replica);
     for (let i = 0; i < 400 && !/master_link_status:up/.test(await cli(replica.port, 'INFO', 'replication').catch(() => '')); i++) await sleep(50);
-    assert.equal(await s.claim('unacked', Date.now() + 60_000, issued), 'claimed');
-    assert.equal(await s.claim('unacked', Date.now() + 60_000, issued), 'refused');
+    // Semantics, not timing: a deadline a loaded machine cannot miss (WAIT gets half of it).
+    const patient = store(a, 1, 5_000);
+    assert.equal(await patient.claim('unacked', Date.now() + 60_000, issued), 'claimed');
+    assert.equal(await patient.claim('unacked', Date.now() + 60_000, issued), 'refused');
     const onReplica = await connect(replica.url);
     assert.equal(await store(onReplica).claim('on-replica', Date.now() + 60_000, issued), 'unavailable', 'a replica cannot record an id');
     await replica.close();
@@ -110,6 +112,21 @@ describe('RedisReplayStore', () => {
     const { marker, record } = replayKeys('replay', jti);
     await cli(redis.port, 'DEL', marker, record);
     assert.equal(await s.claim(jti, Date.now() + 60_000, before), 'unavailable');
+  });
+
+  it('a claim answered unavailable does not burn the token when Redis records it after the deadline', async () => {
+    const s = store(a);
+    assert.equal(await s.claim('warm-late', Date.now() + 60_000, Date.now()), 'claimed');
+    assert.match(await redis.command('CLIENT', 'PAUSE', String(COMMAND_TIMEOUT_MS * 2), 'WRITE'), /^\+OK/);
+    assert.equal(await s.claim('late', Date.now() + 60_000, Date.now()), 'unavailable');
+    // The paused script runs when the pause ends; its record is then taken back.
+    await sleep(COMMAND_TIMEOUT_MS * 2);
+    let again = 'unavailable';
+    for (let i = 0; i < 40 && again !== 'claimed'; i++) {
+      again = await s.claim('late', Date.now() + 60_000, Date.now());
+      if (again !== 'claimed') await sleep(25);
+    }
+    assert.equal(again, 'claimed', 'the retry the 503 invited is a first use');
   });
 
   it('fails closed, promptly, when Redis hangs or is gone', async () => {

@@ -124,6 +124,20 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
     assert.ok(seen.body.includes(`"arguments":${args}`), 'arguments byte-identical');
   });
 
+  it('an unsampled request records nothing and passes its trace on in the header only, body untouched', async () => {
+    const body = `{"jsonrpc":"2.0","id":114,"method":"tools/call","params":{"name":"delete_repo","arguments":{"repo":"a/b"}}}`;
+    // The test provider samples parent-based: a caller's unsampled parent makes toolgate's span unsampled too.
+    const res = await post(gate.url, body, { ...alice, traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-00` });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(spans().length, 0, spans().map((x) => x.name).join(','));
+    const seen = upstream.calls.at(-1) as { body: string; headers: Record<string, unknown> };
+    const header = /^00-([0-9a-f]{32})-([0-9a-f]{16})-00$/.exec(String(seen.headers.traceparent));
+    assert.ok(header, `an unsampled traceparent: ${String(seen.headers.traceparent)}`);
+    assert.equal(header[1], CLIENT_TRACE);
+    assert.notEqual(header[2], CLIENT_SPAN, 'the upstream continues from toolgate');
+    assert.equal(seen.body, body, 'the body is forwarded byte for byte');
+  });
+
   it('prefers the trace context in _meta over the header', async () => {
     const res = await post(gate.url, call(13, 'delete_repo', { repo: 'a/b' }, { traceparent: `00-${META_TRACE}-${META_SPAN}-01` }), { ...alice, traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` });
     assert.equal(res.status, 200, res.text);

@@ -115,6 +115,25 @@ seccompProfile:
 {{- $volumes = append $volumes (dict "name" "toolgate-redis-ca" "secret" (dict "secretName" .Values.redis.tls.caSecret.name "items" (list (dict "key" .Values.redis.tls.caSecret.key "path" .Values.redis.tls.caSecret.key)))) -}}
 {{- $mounts = append $mounts (dict "name" "toolgate-redis-ca" "mountPath" "/etc/toolgate/redis-ca" "readOnly" true) -}}
 {{- end -}}
+{{- $a := .Values.approvals -}}
+{{- if $a.enabled -}}
+{{- $env = append $env (dict "name" "TOOLGATE_APPROVAL_PORT" "value" (toString $a.port)) -}}
+{{- with $a.publicUrl }}{{ $env = append $env (dict "name" "TOOLGATE_APPROVAL_PUBLIC_URL" "value" .) }}{{ end -}}
+{{- with $a.trustedHeader }}{{ $env = append $env (dict "name" "TOOLGATE_APPROVAL_TRUSTED_HEADER" "value" .) }}{{ end -}}
+{{- with $a.trustedScopesHeader }}{{ $env = append $env (dict "name" "TOOLGATE_APPROVAL_TRUSTED_SCOPES_HEADER" "value" .) }}{{ end -}}
+{{- if $a.secret.name -}}
+{{- $volumes = append $volumes (dict "name" "toolgate-approval-key" "secret" (dict "secretName" $a.secret.name "items" (list (dict "key" $a.secret.key "path" "approval.key")))) -}}
+{{- $mounts = append $mounts (dict "name" "toolgate-approval-key" "mountPath" "/etc/toolgate/approval" "readOnly" true) -}}
+{{- $env = append $env (dict "name" "TOOLGATE_APPROVAL_SECRET_FILE" "value" "/etc/toolgate/approval/approval.key") -}}
+{{- end -}}
+{{- if $a.webhook.url -}}
+{{- if not $a.webhook.secret.name -}}{{- fail "approvals.webhook.url needs approvals.webhook.secret.name (the webhook is always signed)" -}}{{- end -}}
+{{- $volumes = append $volumes (dict "name" "toolgate-approval-webhook" "secret" (dict "secretName" $a.webhook.secret.name "items" (list (dict "key" $a.webhook.secret.key "path" "webhook.key")))) -}}
+{{- $mounts = append $mounts (dict "name" "toolgate-approval-webhook" "mountPath" "/etc/toolgate/approval-webhook" "readOnly" true) -}}
+{{- $env = append $env (dict "name" "TOOLGATE_APPROVAL_WEBHOOK_URL" "value" $a.webhook.url) -}}
+{{- $env = append $env (dict "name" "TOOLGATE_APPROVAL_WEBHOOK_SECRET_FILE" "value" "/etc/toolgate/approval-webhook/webhook.key") -}}
+{{- end -}}
+{{- end -}}
 {{- $config := dict
   "image" (include "toolgate.imageRef" (dict "image" $s.image "fallback" .Values.image "chart" .Chart))
   "imagePullPolicy" (default .Values.image.pullPolicy $s.image.pullPolicy)

@@ -8,6 +8,28 @@ import { compileCondition } from './conditions.ts';
 
 export type GrantEffect = 'allow' | 'deny';
 
+/**
+ * What a `require_approval` row asks before its call runs: a person holding
+ * `approverScope` approves this exact call (principal, tool, argument digest,
+ * policy revision) within `expiresIn` seconds; the caller may approve their
+ * own call only when `selfApproval` is true.
+ */
+export interface ApprovalRule {
+  readonly approverScope: string;
+  /** Seconds from the request until the approval (or its use) lapses. */
+  readonly expiresIn: number;
+  readonly selfApproval: boolean;
+}
+
+/** The default life of an approval: 15 minutes. */
+const DEFAULT_APPROVAL_SECONDS = 900;
+/** Bounds of `expiresIn`: long enough to reach a person, short enough that a stale approval cannot linger. */
+export const MIN_APPROVAL_SECONDS = 10;
+export const MAX_APPROVAL_SECONDS = 86_400;
+/** `expiresIn` as written: seconds, or a number with s, m or h. */
+export const DURATION_PATTERN = '^[0-9]{1,6}[smh]?$';
+const durationRe = new RegExp(DURATION_PATTERN, 'u');
+
 /** The principal value that matches every principal holding the row's scopes. */
 export const WILDCARD = '*';
 
@@ -34,6 +56,12 @@ export interface GrantRow {
   readonly enforcement?: Enforcement;
   /** The row's name in decisions and metrics; policy rows without one are named by their JSON pointer. */
   readonly name?: string;
+  /**
+   * Present on rows written `effect: require_approval`: an allow row whose
+   * call runs only once a person approved it. Among the allow rows that
+   * apply, one asking for approval wins over one that does not.
+   */
+  readonly approval?: ApprovalRule;
 }
 
 export type Enforcement = 'enforce' | 'audit';
@@ -53,7 +81,8 @@ const principalRe = new RegExp(PRINCIPAL_PATTERN, 'u');
 const toolRe = new RegExp(TOOL_PATTERN, 'u');
 const scopeRe = new RegExp(SCOPE_PATTERN, 'u');
 const rowNameRe = new RegExp(ROW_NAME_PATTERN, 'u');
-const ROW_KEYS = new Set(['principal', 'tool', 'scopes', 'effect', 'revision', 'when', 'enforcement', 'name']);
+const ROW_KEYS = new Set(['principal', 'tool', 'scopes', 'effect', 'revision', 'when', 'enforcement', 'name', 'approval']);
+const APPROVAL_KEYS = new Set(['approverScope', 'expiresIn', 'selfApproval']);
 
 export function isPrincipalId(v: unknown): v is string {
   return typeof v === 'string' && principalRe.test(v);
@@ -67,6 +96,28 @@ export function isScope(v: unknown): v is string {
   return typeof v === 'string' && scopeRe.test(v);
 }
 
+/** `expiresIn` in seconds: a whole number, or a number followed by s, m or h; undefined when malformed or out of bounds. */
+export function durationSeconds(v: unknown): number | undefined {
+  const text = typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v;
+  if (typeof text !== 'string' || !durationRe.test(text)) return undefined;
+  const unit = text.at(-1) as string;
+  const factor = unit === 'h' ? 3600 : unit === 'm' ? 60 : 1;
+  const seconds = Number.parseInt(text, 10) * factor;
+  return seconds >= MIN_APPROVAL_SECONDS && seconds <= MAX_APPROVAL_SECONDS ? seconds : undefined;
+}
+
+/** An `approval` object in canonical form (expiresIn in seconds, defaults applied), or undefined when malformed. */
+function normalizeApproval(v: unknown): ApprovalRule | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const r = v as Record<string, unknown>;
+  for (const k of Object.keys(r)) if (!APPROVAL_KEYS.has(k)) return undefined;
+  if (!isScope(r.approverScope)) return undefined;
+  const expiresIn = r.expiresIn === undefined ? DEFAULT_APPROVAL_SECONDS : durationSeconds(r.expiresIn);
+  if (expiresIn === undefined) return undefined;
+  if (r.selfApproval !== undefined && typeof r.selfApproval !== 'boolean') return undefined;
+  return Object.freeze({ approverScope: r.approverScope, expiresIn, selfApproval: r.selfApproval === true });
+}
+
 /**
  * Checks one row read from anywhere (policy file, storage) and returns it in
  * canonical form (scopes sorted and unique, frozen), or undefined when any
@@ -77,7 +128,14 @@ export function normalizeRow(v: unknown): GrantRow | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const r = v as Record<string, unknown>;
   for (const k of Object.keys(r)) if (!ROW_KEYS.has(k)) return undefined;
-  const { principal, tool, effect, revision, when, enforcement, name } = r;
+  const { principal, tool, revision, when, enforcement, name } = r;
+  // `require_approval` is an allow row that holds its call for a person's
+  // approval: canonical rows (as storage keeps them) say `allow` and carry
+  // `approval`, so both spellings read back as the same row.
+  const asked = r.effect === 'require_approval';
+  const effect = asked ? 'allow' : r.effect;
+  const approval = r.approval === undefined ? undefined : normalizeApproval(r.approval);
+  if ((asked && r.approval === undefined) || (r.approval !== undefined && (approval === undefined || effect !== 'allow'))) return undefined;
   const rawScopes = r.scopes ?? [];
   if (!isPrincipalId(principal) || !isToolName(tool)) return undefined;
   if (effect !== 'allow' && effect !== 'deny') return undefined;
@@ -98,6 +156,7 @@ export function normalizeRow(v: unknown): GrantRow | undefined {
     ...(when !== undefined && { when: when as string }),
     ...(enforcement === 'audit' && { enforcement: 'audit' as const }),
     ...(name !== undefined && { name: name as string }),
+    ...(approval !== undefined && { approval }),
   };
   return Object.freeze(row);
 }

@@ -68,7 +68,8 @@ export interface RawPolicy {
     principal: string;
     tool: string;
     scopes?: string[];
-    effect: 'allow' | 'deny';
+    effect: 'allow' | 'deny' | 'require_approval';
+    approval?: { approverScope: string; expiresIn?: string | number; selfApproval?: boolean };
     revision?: number;
     when?: string;
     enforcement?: Enforcement;

@@ -5,7 +5,7 @@
  * live in `policy/semantics.ts`. Exported as data so the Helm chart and editors
  * can use the same schema.
  */
-import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, ROW_NAME_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from './grant-row.ts';
+import { DURATION_PATTERN, MAX_ROW_SCOPES, PRINCIPAL_PATTERN, ROW_NAME_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from './grant-row.ts';
 import { MAX_CONDITION_LENGTH } from './conditions.ts';
 
 const TIERS = ['critical', 'base', 'onDemand'] as const;
@@ -217,7 +217,18 @@ export const policySchema = {
           principal: { type: 'string', pattern: PRINCIPAL_PATTERN },
           tool: { type: 'string', pattern: TOOL_PATTERN, not: { const: '*' } },
           scopes,
-          effect: { enum: ['allow', 'deny'] },
+          effect: { enum: ['allow', 'deny', 'require_approval'] },
+          // With effect require_approval only (policy/semantics.ts): who approves, for how long, and whether callers may approve their own calls.
+          approval: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['approverScope'],
+            properties: {
+              approverScope: scope,
+              expiresIn: { type: ['string', 'integer'], pattern: DURATION_PATTERN, minimum: 10, maximum: 86_400 },
+              selfApproval: { type: 'boolean' },
+            },
+          },
           revision: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
           when: { type: 'string', minLength: 1, maxLength: MAX_CONDITION_LENGTH },
           enforcement: { enum: ENFORCEMENT_MODES },

@@ -2,7 +2,7 @@
  * Policy rules that span fields, checked after the JSON Schema passed. Each
  * returns errors in the same pointer + rule form as schema errors.
  */
-import { WILDCARD } from './grant-row.ts';
+import { durationSeconds, MAX_APPROVAL_SECONDS, MIN_APPROVAL_SECONDS, WILDCARD } from './grant-row.ts';
 import { compileCondition } from './conditions.ts';
 import { createSchemaRegistry } from '../../validation/registry.ts';
 import type { ConfigError } from './validate.ts';
@@ -42,6 +42,18 @@ export function checkSemantics(raw: RawPolicy): ConfigError[] {
     if (g.when !== undefined) {
       const c = compileCondition(g.when);
       if (!c.ok) errors.push({ path: pointer('grants', i, 'when'), message: `condition: ${c.message} at line ${c.line}, column ${c.column}` });
+    }
+    if ((g.effect === 'require_approval') !== (g.approval !== undefined)) {
+      errors.push({
+        path: pointer('grants', i, g.approval === undefined ? 'effect' : 'approval'),
+        message: 'approval: a require_approval row needs an approval object (approverScope at least), and only such a row takes one',
+      });
+    }
+    if (g.approval?.expiresIn !== undefined && durationSeconds(g.approval.expiresIn) === undefined) {
+      errors.push({
+        path: pointer('grants', i, 'approval', 'expiresIn'),
+        message: `expiresIn: must be ${MIN_APPROVAL_SECONDS} s to ${MAX_APPROVAL_SECONDS / 3600} h, as seconds or a number with s, m or h`,
+      });
     }
     if (g.principal !== WILDCARD && g.scopes !== undefined && g.scopes.length > 0) {
       errors.push({

@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import { isOurState } from '../../approval/request-state.ts';
+import { withoutParamsMembers } from '../../json/params-members.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
 import type { Chain } from '../compose.ts';
@@ -8,9 +10,14 @@ import { answer, refuseCall } from './reply.ts';
 
 export type ChainStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
 
+/** What toolgate adds to a call when it asks for an approval, and the client sends back when it repeats it. */
+const APPROVAL_CONTINUATION = new Set(['requestState', 'inputResponses']);
+
 /**
  * The interceptor chain decides; a call that passes is executed with its
- * body byte-identical but for toolgate's own `_meta` fields.
+ * body byte-identical but for toolgate's own `_meta` fields, and without the
+ * continuation of an approval toolgate asked for (the upstream never saw
+ * that round trip: it gets the original call).
  */
 export function chainStage(chain: Chain, execute: ExecuteStage, toolErrors: ToolErrors): ChainStage {
   return async (ex, res, headers, body) => {
@@ -20,6 +27,7 @@ export function chainStage(chain: Chain, execute: ExecuteStage, toolErrors: Tool
       return refuseCall(res, ex.message, verdict, toolErrors, outputSchema === undefined);
     }
     if (verdict.kind === 'respond') return answer(res, ex.message, verdict.result);
-    return execute(ex, res, headers, body);
+    const original = isOurState(ex.message.params?.requestState) ? withoutParamsMembers(body, APPROVAL_CONTINUATION) : body;
+    return execute(ex, res, headers, original);
   };
 }

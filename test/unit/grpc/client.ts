@@ -3,7 +3,7 @@ import { credentials, Metadata, type Client, type ServiceError } from '@grpc/grp
 import { serviceClient } from '../../../src/grpc/definitions.ts';
 
 export interface GrpcClients {
-  call<T>(service: 'Health' | 'PolicyService' | 'DiscoveryService' | 'GrantAdmin' | 'ContractService', method: string, request: object, authorization?: string): Promise<T>;
+  call<T>(service: 'Health' | 'PolicyService' | 'DiscoveryService' | 'GrantAdmin' | 'ContractService' | 'ApprovalService', method: string, request: object, authorization?: string): Promise<T>;
   client(service: string): Client;
   close(): void;
 }
@@ -14,6 +14,7 @@ const FULL: Record<string, string> = {
   DiscoveryService: 'toolgate.v1.DiscoveryService',
   GrantAdmin: 'toolgate.v1.GrantAdmin',
   ContractService: 'toolgate.v1.ContractService',
+  ApprovalService: 'toolgate.v1.ApprovalService',
 };
 
 /** Real grpc-js clients for every toolgate service on one port; unary calls as promises. */

@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { MutatingWebhookConfiguration } from 'kubernetes-models/admissionregistration.k8s.io/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { CronJob, Job } from 'kubernetes-models/batch/v1';
-import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
@@ -24,7 +24,7 @@ interface ModelClass {
 }
 
 const MODELS: readonly ModelClass[] = [
-  ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount, Deployment, Job, CronJob, MutatingWebhookConfiguration, NetworkPolicy,
+  ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount, Deployment, Job, CronJob, MutatingWebhookConfiguration, NetworkPolicy, Ingress,
   PodDisruptionBudget, Role, RoleBinding, ClusterRole, ClusterRoleBinding,
   Certificate, Issuer, ClusterIssuer, PodMonitor, PrometheusRule, ServiceMonitor,
 ];

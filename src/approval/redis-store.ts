@@ -1,0 +1,103 @@
+import type { RedisClient } from '../cache/redis.ts';
+import { approvalKeys } from '../cache/keys.ts';
+import { runScript, script } from '../cache/scripts.ts';
+import { decided, EXPIRED_NOTICE_MS, parseRecord, spendOutcome, type ApprovalRecord, type DecideResult, type SpendResult } from './record.ts';
+import type { ApprovalStore } from './store.ts';
+
+/**
+ * Creates the record unless the binding has one: SET NX of the record, then
+ * its id index and its place in the pending set, in one step. Returns the
+ * existing record's text when there was one.
+ */
+const OPEN = script(`
+local existing = redis.call('GET', KEYS[1])
+if existing then return existing end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
+return false
+`);
+
+/**
+ * Reads the binding's record and, unless it is pending inside its time,
+ * deletes it with its id index in the same step: of two replicas racing on
+ * one approved record, exactly one gets it back as approved.
+ */
+const SPEND = script(`
+local text = redis.call('GET', KEYS[1])
+if not text then return false end
+local r = cjson.decode(text)
+if r.state == 'pending' and tonumber(r.expiresAt) > tonumber(ARGV[1]) then return {'keep', text} end
+redis.call('DEL', KEYS[1], ARGV[2] .. r.id)
+redis.call('ZREM', KEYS[2], r.id)
+return {'take', text}
+`);
+
+/** Replaces the record only while it is still the text the decision was made on (compare-and-set). */
+const DECIDE = script(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+redis.call('ZREM', KEYS[2], ARGV[3])
+return 1
+`);
+
+export interface RedisApprovalOptions {
+  readonly client: RedisClient;
+  readonly domain: string;
+}
+
+/** Approvals shared by every replica, under the policy domain's hash tag (one Cluster slot). */
+export class RedisApprovalStore implements ApprovalStore {
+  readonly #client: RedisClient;
+  readonly #keys: ReturnType<typeof approvalKeys>;
+
+  constructor(options: RedisApprovalOptions) {
+    this.#client = options.client;
+    this.#keys = approvalKeys(options.domain);
+  }
+
+  async open(draft: ApprovalRecord): Promise<{ record: ApprovalRecord; created: boolean }> {
+    const text = JSON.stringify(draft);
+    const ttl = Math.max(1, draft.expiresAt + EXPIRED_NOTICE_MS - draft.createdAt);
+    const existing = await runScript(this.#client, OPEN, [this.#keys.record(draft.binding), this.#keys.id(draft.id), this.#keys.pending], [text, ttl, draft.binding, draft.expiresAt, draft.id]);
+    return typeof existing === 'string' ? { record: parseRecord(existing), created: false } : { record: draft, created: true };
+  }
+
+  async spend(binding: string, now: number): Promise<SpendResult> {
+    const reply = await runScript(this.#client, SPEND, [this.#keys.record(binding), this.#keys.pending], [now, this.#keys.idPrefix]);
+    if (reply === null) return { kind: 'none' };
+    const [, text] = reply as [string, string];
+    const record = parseRecord(text);
+    return { kind: spendOutcome(record, now), record };
+  }
+
+  async get(id: string): Promise<ApprovalRecord | undefined> {
+    const binding = await this.#client.get(this.#keys.id(id));
+    if (binding === null) return undefined;
+    const text = await this.#client.get(this.#keys.record(binding));
+    return text === null ? undefined : parseRecord(text);
+  }
+
+  async decide(id: string, state: 'approved' | 'denied', approver: string, now: number): Promise<DecideResult> {
+    // A lost compare-and-set means the record changed under us (spent, decided): read it again once.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const binding = await this.#client.get(this.#keys.id(id));
+      const text = binding === null ? null : await this.#client.get(this.#keys.record(binding));
+      if (binding === null || text === null) return { kind: 'not_found' };
+      const record = parseRecord(text);
+      const next = decided(record, state, approver, now);
+      if (next === undefined) return { kind: 'not_pending', record };
+      const set = await runScript(this.#client, DECIDE, [this.#keys.record(binding), this.#keys.pending], [text, JSON.stringify(next), id]);
+      if (set === 1) return { kind: 'decided', record: next };
+    }
+    const again = await this.get(id);
+    return again === undefined ? { kind: 'not_found' } : { kind: 'not_pending', record: again };
+  }
+
+  async pending(now: number, limit: number): Promise<readonly ApprovalRecord[]> {
+    await this.#client.zremrangebyscore(this.#keys.pending, '-inf', now);
+    const ids = await this.#client.zrangebyscore(this.#keys.pending, `(${now}`, '+inf', 'LIMIT', 0, limit);
+    const records = await Promise.all(ids.map((id) => this.get(id)));
+    return records.filter((r): r is ApprovalRecord => r !== undefined && r.state === 'pending');
+  }
+}

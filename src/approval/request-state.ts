@@ -1,0 +1,56 @@
+/**
+ * toolgate's `requestState` on a 2026-07-28 `input_required` result. The
+ * client echoes it on its retry; the spec says to treat it as attacker
+ * controlled, so it is HMAC-signed and bound to the approval, the call's
+ * binding (principal, tool, argument digest, policy revision) and an expiry.
+ * It proves nothing by itself: the approval is still looked up and spent
+ * once, server-side.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+const PREFIX = 'tg-approval.v1.';
+
+export interface ApprovalState {
+  readonly approvalId: string;
+  readonly binding: string;
+  /** Epoch milliseconds. */
+  readonly expiresAt: number;
+}
+
+export function signState(secret: Buffer, state: ApprovalState): string {
+  const payload = Buffer.from(JSON.stringify({ a: state.approvalId, b: state.binding, e: state.expiresAt })).toString('base64url');
+  return `${PREFIX}${payload}.${mac(secret, payload)}`;
+}
+
+/** Whether a requestState is toolgate's own (anything else belongs to the upstream and is passed on). */
+export function isOurState(v: unknown): v is string {
+  return typeof v === 'string' && v.startsWith(PREFIX);
+}
+
+/** The state when its signature verifies, it has not expired and it names this binding; undefined otherwise. */
+export function verifyState(secret: Buffer, text: string, binding: string, now: number): ApprovalState | undefined {
+  const [payload, sig, extra] = text.slice(PREFIX.length).split('.');
+  if (payload === undefined || sig === undefined || extra !== undefined) return undefined;
+  const expected = Buffer.from(mac(secret, payload));
+  const given = Buffer.from(sig);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const { a, b, e } = parsed as Record<string, unknown>;
+  if (typeof a !== 'string' || typeof b !== 'string' || typeof e !== 'number') return undefined;
+  if (e <= now || b !== binding) return undefined;
+  return { approvalId: a, binding: b, expiresAt: e };
+}
+
+function mac(secret: Buffer, payload: string): string {
+  return createHmac('sha256', secret).update(PREFIX).update(payload).digest('base64url');
+}
+
+/** A purpose-specific key from the one approval secret, so a state can never pass as a cookie or a CSRF token. */
+export function subkey(secret: Buffer, purpose: 'state' | 'session' | 'csrf'): Buffer {
+  return createHash('sha256').update(secret).update(`\u0000toolgate-approval-${purpose}`).digest();
+}

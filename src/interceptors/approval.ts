@@ -1,0 +1,137 @@
+import type { Approvals, CallAnswer } from '../approval/approvals.ts';
+import { bindingOf } from '../approval/record.ts';
+import { isOurState, signState, verifyState } from '../approval/request-state.ts';
+import type { ApprovalRule, GrantRow } from '../config/policy/grant-row.ts';
+import { argumentsDigest } from '../execution/idempotency-key.ts';
+import { decide } from '../grants/snapshot.ts';
+import type { GrantSnapshot } from '../grants/types.ts';
+import { isRecord } from '../json/record.ts';
+import type { UrlElicitation } from '../mcp/jsonrpc.ts';
+import { decideCall } from './conditions.ts';
+import { isDryRun } from './dry-run.ts';
+import { deny, PASS, type Exchange, type Interceptor, type Verdict } from './contract.ts';
+
+/** The first revisions with the URL-elicitation-required error (-32042) and with multi-round-trip results. */
+const URL_ELICITATION_REVISION = '2025-11-25';
+const MRTR_REVISION = '2026-07-28';
+/** Our key in `inputRequests`, and where the client's answer comes back in `inputResponses`. */
+const INPUT_KEY = 'toolgate_approval';
+const CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
+
+export interface ApprovalDoor {
+  readonly approvals: Approvals;
+  /** Signs and verifies the 2026-07-28 requestState. */
+  readonly stateKey: Buffer;
+  readonly now?: () => number;
+}
+
+/** Tools whose rows in a snapshot ask for approval, computed once per snapshot. */
+const asking = new WeakMap<GrantSnapshot, ReadonlySet<string>>();
+
+function toolsAskingApproval(snapshot: GrantSnapshot): ReadonlySet<string> {
+  let out = asking.get(snapshot);
+  if (out === undefined) {
+    out = new Set(snapshot.rows.filter((r) => r.approval !== undefined).map((r) => r.tool));
+    asking.set(snapshot, out);
+  }
+  return out;
+}
+
+/** The approval the deciding rows ask for: conditional rows are decided for this call; the first asking row wins. */
+function ruleFor(ex: Exchange, tool: string): { rule: ApprovalRule; row: GrantRow } | undefined {
+  const d = ex.snapshot.conditional.has(tool) ? decideCall(ex)?.decision : decide(ex.snapshot, tool);
+  if (d === undefined || d.effect !== 'allow') return undefined;
+  const row = d.rows.find((r) => r.approval !== undefined);
+  return row?.approval === undefined ? undefined : { rule: row.approval, row };
+}
+
+/**
+ * Human approval (`require_approval` rows). Runs after every other check of
+ * toolgate's own, so nobody is asked to approve a call toolgate would refuse
+ * anyway. A call with a decided approval for exactly this binding spends it
+ * and runs; otherwise the caller is sent to the approver page in the form its
+ * protocol revision understands:
+ * - 2026-07-28 with the url elicitation capability: an `input_required`
+ *   result with one URL-mode elicitation and a signed requestState;
+ * - 2025-11-25: the URLElicitationRequiredError (-32042);
+ * - older revisions: 403 `approval_required` with the URL in `error.data`.
+ * The message names the tool, never an argument value.
+ */
+export function approvalInterceptor(door: ApprovalDoor): Interceptor {
+  const now = door.now ?? Date.now;
+  return {
+    name: 'approval',
+    methods: ['tools/call'],
+    applies: (ex) => ex.message.name !== undefined && toolsAskingApproval(ex.snapshot).has(ex.message.name),
+    async intercept(ex): Promise<Verdict> {
+      const tool = ex.message.name as string;
+      const found = ruleFor(ex, tool);
+      if (found === undefined) return PASS;
+      // Explain says the call would wait for approval; it neither asks for one nor spends one.
+      if (isDryRun(ex.request)) return deny('approval_required');
+      const parts = {
+        principal: ex.principal.id,
+        tool,
+        argumentsDigest: argumentsDigest(ex.message),
+        // A grant change bumps the control revision; any other policy edit changes the source digest.
+        policyRevision: `${ex.snapshot.revision}.${ex.policy.sourceDigest.slice(0, 16)}`,
+      };
+      const state = ex.message.params?.requestState;
+      if (isOurState(state) && verifyState(door.stateKey, state, bindingOf(parts), now()) === undefined) return deny('approval_state_invalid');
+      const answer = await door.approvals.forCall({ ...parts, rule: found.rule, arguments: JSON.stringify(ex.message.params?.arguments ?? {}), request: ex.request });
+      const rule = found.row.name;
+      switch (answer.kind) {
+        case 'run':
+          return rule === undefined ? PASS : { kind: 'pass', rule };
+        case 'denied':
+          return deny('approval_denied', { approvalId: answer.record.id });
+        case 'expired':
+          return deny('approval_expired', { approvalId: answer.record.id });
+        case 'unavailable':
+          return deny('approval_unavailable');
+        case 'ask':
+          return ask(ex, answer, door.stateKey, isOurState(state));
+      }
+    },
+  };
+}
+
+function ask(ex: Exchange, answer: Extract<CallAnswer, { kind: 'ask' }>, stateKey: Buffer, continuation: boolean): Verdict {
+  const { record, url } = answer;
+  const version = ex.message.protocolVersion ?? '';
+  const elicitation: UrlElicitation = {
+    mode: 'url',
+    elicitationId: record.id,
+    url,
+    message: `A person must approve this call of ${record.tool} before it runs. Open the page to have it approved, then repeat the call unchanged.`,
+  };
+  if (version >= MRTR_REVISION && acceptsUrlElicitation(ex) && !(continuation && declined(ex))) {
+    return {
+      kind: 'respond',
+      result: {
+        resultType: 'input_required',
+        inputRequests: { [INPUT_KEY]: { method: 'elicitation/create', params: elicitation } },
+        requestState: signState(stateKey, { approvalId: record.id, binding: record.binding, expiresAt: record.expiresAt }),
+      },
+    };
+  }
+  if (version >= URL_ELICITATION_REVISION && version < MRTR_REVISION) {
+    return deny('approval_url_elicitation', { approvalId: record.id, url, elicitations: [elicitation] });
+  }
+  return deny('approval_required', { approvalId: record.id, url });
+}
+
+/** Whether a 2026-07-28 request declares URL-mode elicitation in its per-request client capabilities. */
+function acceptsUrlElicitation(ex: Exchange): boolean {
+  const meta = ex.message.params?._meta;
+  const caps = isRecord(meta) ? meta[CAPABILITIES_META] : undefined;
+  const elicitation = isRecord(caps) ? caps.elicitation : undefined;
+  return isRecord(elicitation) && isRecord(elicitation.url);
+}
+
+/** The client answered our elicitation with decline or cancel: asking again would loop, so it gets the URL as an error. */
+function declined(ex: Exchange): boolean {
+  const responses = ex.message.params?.inputResponses;
+  const mine = isRecord(responses) ? responses[INPUT_KEY] : undefined;
+  return isRecord(mine) && (mine.action === 'decline' || mine.action === 'cancel');
+}
