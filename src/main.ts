@@ -9,7 +9,7 @@
  * clients with a policy that names validators. A transparent sidecar so
  * never loads (or holds in memory) any of them.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import type { Pool } from 'undici';
@@ -27,6 +27,7 @@ import type { ApproverPageOptions } from './http/approver/server.ts';
 import type { RunningGrpc } from './grpc/server.ts';
 import { createAdminServer } from './http/admin.ts';
 import { installClientErrorHandler } from './http/client-error.ts';
+import { createServer } from './http/node-http.ts';
 import { createTrafficHandler } from './http/handler.ts';
 import { closeServer, countConnections, drain, listen } from './http/lifecycle.ts';
 import type { RequestPath } from './pipeline/request-path.ts';

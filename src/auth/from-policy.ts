@@ -7,8 +7,6 @@
 import type { AuthenticationConfig } from '../config/policy/policy.ts';
 import type { ConfigError } from '../config/policy/validate.ts';
 import { createAnonymousVerifier } from './anonymous.ts';
-import { jwksFromFile, jwksFromUrl } from './jwks.ts';
-import { createJwtVerifier } from './jwt.ts';
 import { MemoryReplayStore } from './replay-store.ts';
 import type { ReplayStore } from './replay-store.ts';
 import { createStaticKeyVerifier, loadStaticKeys } from './static-keys.ts';
@@ -36,6 +34,8 @@ export async function buildVerifiers(auth: AuthenticationConfig, deps: VerifierD
 
   const jwt = auth.jwt;
   if (jwt !== undefined) {
+    // Loaded here: jose is only resident in sidecars whose policy verifies JWTs.
+    const [{ jwksFromFile, jwksFromUrl }, { createJwtVerifier }] = await Promise.all([import('./jwks.ts'), import('./jwt.ts')]);
     const source = jwt.jwksUrl !== undefined
       ? jwksFromUrl(jwt.jwksUrl, { timeoutMs: jwt.jwksTimeoutMs, cooldownMs: jwt.jwksCooldownMs, cacheMaxAgeMs: jwt.jwksCacheMaxAgeMs })
       : await jwksFromFile(jwt.jwksFile ?? '');

@@ -19,6 +19,11 @@ const SLICE_MS = 5;
  */
 export async function reportEnforceability(c: Catalogue, registry: CompileOptions['registry'], current: () => boolean): Promise<void> {
   const refused: string[] = [];
+  // The verdict depends only on the schema (the registry is the same for the
+  // whole run), and large catalogues repeat schemas: each distinct text is
+  // compiled once. A compile allocates a few hundred KB, and a burst of them
+  // right after start-up leaves V8's young generation grown for a long time.
+  const verdicts = new Map<string, string | undefined>();
   let sliceStart = performance.now();
   for (const t of c.tools.values()) {
     if (performance.now() - sliceStart > SLICE_MS) {
@@ -26,8 +31,14 @@ export async function reportEnforceability(c: Catalogue, registry: CompileOption
       if (!current()) return;
       sliceStart = performance.now();
     }
-    const compiled = compileToolSchema(t.tool.inputSchema, { registry });
-    if (!compiled.ok) refused.push(`${t.name}:${compiled.reason}`);
+    // No JSON text is empty, so '' (a missing schema) is a key of its own.
+    const key = JSON.stringify(t.tool.inputSchema) ?? '';
+    if (!verdicts.has(key)) {
+      const compiled = compileToolSchema(t.tool.inputSchema, { registry });
+      verdicts.set(key, compiled.ok ? undefined : compiled.reason);
+    }
+    const reason = verdicts.get(key);
+    if (reason !== undefined) refused.push(`${t.name}:${reason}`);
   }
   if (refused.length > 0) log.warn('tools with unenforceable input schemas; their calls are refused', { count: refused.length, tools: refused.join(',') });
   if (catalogueState.hasSubscribers) catalogueState.publish({ tools: c.tools.size, unenforceable: refused.length });

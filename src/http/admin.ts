@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
+import { createServer } from './node-http.ts';
 
 export interface Readiness {
   /** Empty when ready; otherwise closed reason codes, safe to show a prober. */

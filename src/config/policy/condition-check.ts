@@ -6,7 +6,8 @@
  * function registry declares. Pure and total: every problem comes back as a
  * message and the expression node it is about, never as an exception.
  */
-import { CelScalar, listType, mapType, type CelEnv, type CelType, type parse } from '@bufbuild/cel';
+import type { CelEnv, CelType, parse } from '@bufbuild/cel';
+import { cel, type Cel } from './cel.ts';
 
 type Expr = ReturnType<typeof parse>['expr'];
 
@@ -26,9 +27,22 @@ export type CheckResult =
 /** Iterations charged per comprehension level in the cost estimate (and allowed per collection at run time). */
 export const MAX_ITERATIONS = 1000;
 
-const DYN = CelScalar.DYN;
-const BOOL = CelScalar.BOOL;
-const ANY_MAP = mapType(CelScalar.STRING, DYN);
+// Bound when the first condition is checked, so that CEL loads only for a
+// policy that has conditions (see cel.ts). Only checkCondition reads them.
+let CelScalar!: Cel['cel']['CelScalar'];
+let listType!: Cel['cel']['listType'];
+let mapType!: Cel['cel']['mapType'];
+let DYN!: Cel['cel']['CelScalar']['DYN'];
+let BOOL!: Cel['cel']['CelScalar']['BOOL'];
+let ANY_MAP!: CelType;
+
+function bindCel(): void {
+  if (ANY_MAP !== undefined) return;
+  ({ CelScalar, listType, mapType } = cel().cel);
+  DYN = CelScalar.DYN;
+  BOOL = CelScalar.BOOL;
+  ANY_MAP = mapType(CelScalar.STRING, DYN);
+}
 
 class CheckError {
   readonly message: string;
@@ -45,6 +59,7 @@ class CheckError {
  * inside a comprehension charged MAX_ITERATIONS times per nesting level.
  */
 export function checkCondition(env: CelEnv, expr: Expr, variables: Readonly<Record<string, CheckType>>): CheckResult {
+  bindCel();
   const state = { nodes: 0, cost: 0, iterates: false };
   try {
     const t = infer(env, expr, new Map(Object.entries(variables)), 1, state);

@@ -5,10 +5,9 @@
  * loads; a loaded condition is only ever evaluated, and an evaluation that
  * fails for any reason reports `undefined`, which callers treat as a denial.
  */
-import { celEnv, celList, celMap, CelScalar, isCelError, listType, mapType, parse, plan, type CelInput } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
-import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import type { CelEnv, CelInput, CelType } from '@bufbuild/cel';
 import { RE2JS } from 're2js';
+import { cel } from './cel.ts';
 import { checkCondition, MAX_ITERATIONS, type RecordType } from './condition-check.ts';
 
 /** Longest condition source accepted, in characters. */
@@ -42,30 +41,43 @@ class BoundedMemo<V> {
   }
 }
 
-/** What a condition may read. Everything else is a compile error. */
-const PRINCIPAL: RecordType = {
-  kind: 'record',
-  name: 'principal',
-  fields: { id: CelScalar.STRING, scopes: listType(CelScalar.STRING), strength: CelScalar.STRING, claims: mapType(CelScalar.STRING, CelScalar.DYN) },
-};
-const TOOL: RecordType = {
-  kind: 'record',
-  name: 'tool',
-  fields: { name: CelScalar.STRING, metadata: mapType(CelScalar.STRING, CelScalar.DYN), annotations: mapType(CelScalar.STRING, CelScalar.DYN) },
-};
-const REQUEST: RecordType = {
-  kind: 'record',
-  name: 'request',
-  fields: { protocolVersion: CelScalar.STRING, time: CelScalar.DYN },
-};
-const VARIABLES = { principal: PRINCIPAL, tool: TOOL, args: mapType(CelScalar.STRING, CelScalar.DYN), request: REQUEST };
-
 /** `matches` compiles each pattern once (RE2: linear in the input), not once per evaluation. */
 const patterns = new BoundedMemo<RE2JS>(256);
 const re2 = { compile: (pattern: string) => patterns.get(pattern, (p) => RE2JS.compile(p)) };
 
-const ANY = mapType(CelScalar.STRING, CelScalar.DYN);
-const env = celEnv({ variables: { principal: ANY, tool: ANY, args: ANY, request: ANY }, funcs: strings, re2 });
+interface Setup {
+  /** What a condition may read. Everything else is a compile error. */
+  readonly variables: Readonly<Record<string, RecordType | CelType>>;
+  readonly env: CelEnv;
+}
+/** Built with the first condition compiled, so CEL loads only for a policy that has conditions (see cel.ts). */
+let setup: Setup | undefined;
+
+function celSetup(): Setup {
+  if (setup !== undefined) return setup;
+  const { cel: { CelScalar, celEnv, listType, mapType }, strings } = cel();
+  const PRINCIPAL: RecordType = {
+    kind: 'record',
+    name: 'principal',
+    fields: { id: CelScalar.STRING, scopes: listType(CelScalar.STRING), strength: CelScalar.STRING, claims: mapType(CelScalar.STRING, CelScalar.DYN) },
+  };
+  const TOOL: RecordType = {
+    kind: 'record',
+    name: 'tool',
+    fields: { name: CelScalar.STRING, metadata: mapType(CelScalar.STRING, CelScalar.DYN), annotations: mapType(CelScalar.STRING, CelScalar.DYN) },
+  };
+  const REQUEST: RecordType = {
+    kind: 'record',
+    name: 'request',
+    fields: { protocolVersion: CelScalar.STRING, time: CelScalar.DYN },
+  };
+  const ANY = mapType(CelScalar.STRING, CelScalar.DYN);
+  setup = {
+    variables: { principal: PRINCIPAL, tool: TOOL, args: ANY, request: REQUEST },
+    env: celEnv({ variables: { principal: ANY, tool: ANY, args: ANY, request: ANY }, funcs: strings, re2 }),
+  };
+  return setup;
+}
 
 export interface ConditionInput {
   readonly principal: {
@@ -114,6 +126,8 @@ export function compileCondition(source: string): CompiledCondition {
 
 function compile(source: string): CompiledCondition {
   if (source.length > MAX_CONDITION_LENGTH) return failed(source, `longer than ${MAX_CONDITION_LENGTH} characters`, 0);
+  const { cel: { parse, plan, isCelError } } = cel();
+  const { env, variables } = celSetup();
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(source);
@@ -122,7 +136,7 @@ function compile(source: string): CompiledCondition {
     const found = (e as { found?: unknown }).found;
     return failed(source, `syntax error${typeof found === 'string' ? ` near '${found.slice(0, 16)}'` : ''}`, typeof at === 'number' ? at : 0);
   }
-  const checked = checkCondition(env, parsed.expr, VARIABLES);
+  const checked = checkCondition(env, parsed.expr, variables);
   const offsetOf = (id: bigint) => parsed.sourceInfo?.positions[id.toString()] ?? 0;
   if (!checked.ok) return failed(source, checked.message, offsetOf(checked.exprId));
   if (checked.nodes > MAX_CONDITION_NODES) return failed(source, `more than ${MAX_CONDITION_NODES} expression nodes`, 0);
@@ -194,7 +208,7 @@ class LazyBindings implements ConditionBindings {
 
   get principal(): CelInput {
     const p = this.#input.principal;
-    return (this.#principal ??= celMap(new Map<string, CelInput>([
+    return (this.#principal ??= cel().cel.celMap(new Map<string, CelInput>([
       ['id', p.id],
       ['scopes', [...p.scopes].sort()],
       ['strength', p.credentialStrength],
@@ -204,7 +218,7 @@ class LazyBindings implements ConditionBindings {
 
   get tool(): CelInput {
     const t = this.#input.tool;
-    return (this.#tool ??= celMap(new Map<string, CelInput>([
+    return (this.#tool ??= cel().cel.celMap(new Map<string, CelInput>([
       ['name', t.name],
       ['metadata', frozenToCel(t.metadata, this.#state)],
       ['annotations', frozenToCel(t.annotations ?? EMPTY_OBJECT, this.#state)],
@@ -217,9 +231,9 @@ class LazyBindings implements ConditionBindings {
 
   get request(): CelInput {
     const r = this.#input.request;
-    return (this.#request ??= celMap(new Map<string, CelInput>([
+    return (this.#request ??= cel().cel.celMap(new Map<string, CelInput>([
       ['protocolVersion', r.protocolVersion ?? ''],
-      ['time', timestampFromMs(r.timeMs)],
+      ['time', cel().timestampFromMs(r.timeMs)],
     ])));
   }
 }
@@ -244,12 +258,12 @@ function toCel(v: unknown, state: { oversized: boolean }): CelInput {
   if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
   if (Array.isArray(v)) {
     if (v.length > MAX_ITERATIONS) state.oversized = true;
-    return celList(v.map((x) => toCel(x, state)));
+    return cel().cel.celList(v.map((x) => toCel(x, state)));
   }
   if (typeof v === 'object') {
     const entries = Object.entries(v as object);
     if (entries.length > MAX_ITERATIONS) state.oversized = true;
-    return celMap(new Map(entries.map(([k, x]) => [k, toCel(x, state)] as const)));
+    return cel().cel.celMap(new Map(entries.map(([k, x]) => [k, toCel(x, state)] as const)));
   }
   return null;
 }
