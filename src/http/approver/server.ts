@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from '../node-http.ts';
 import type { Approvals, Approver } from '../../approval/approvals.ts';
 import { isApprovalId } from '../../approval/record.ts';
 import { authenticate } from '../../auth/chain.ts';
