@@ -142,13 +142,21 @@ export async function runBenchmark(
       const problem = await verify(c, stub, target);
       if (problem !== undefined) failed.set(c.id, problem);
     }
-    // A fresh process interprets before it compiles: one longer warm-up per case before round 1.
+    // A fresh process interprets before it compiles: one longer warm-up per case before round 1,
+    // the floor's included, then a whole round per paired case whose figures are dropped. Without
+    // it the first two rounds of a pair read up to 2× off (a cold floor, a target whose at-rate
+    // path had not run), and they decided the spread.
     for (const c of cases) {
-      for (const key of [c.target, `${c.target}@baseline`]) {
+      for (const key of [c.target, `${c.target}@baseline`, ...(c.cpuVsFloor ? ['floor'] : [])]) {
         const target = targets.get(key);
         if (target === undefined || failed.has(c.id)) continue;
         await load(target.origin + c.request.path, c.request, { connections: config.connections, seconds: FIRST_WARMUP_SECONDS, expectStatus: c.expectStatus ?? 200 });
       }
+    }
+    for (const c of cases.filter((x) => x.cpuVsFloor && !failed.has(x.id))) {
+      const target = targets.get(c.target);
+      if (target === undefined) continue;
+      await measurePair(c, target, targets.get('floor') as Target, targets.get(`${c.target}@baseline`), 0, config).catch(() => undefined);
     }
     for (let round = 0; round < config.rounds; round++) {
       // Alternate the order so slow drift (thermal, neighbours) does not always favour the same case.
