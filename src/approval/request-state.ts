@@ -6,7 +6,8 @@
  * It proves nothing by itself: the approval is still looked up and spent
  * once, server-side.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { signPayload, verifiedPayload } from '../auth/signed-payload.ts';
 
 const PREFIX = 'tg-approval.v1.';
 
@@ -18,8 +19,7 @@ export interface ApprovalState {
 }
 
 export function signState(secret: Buffer, state: ApprovalState): string {
-  const payload = Buffer.from(JSON.stringify({ a: state.approvalId, b: state.binding, e: state.expiresAt })).toString('base64url');
-  return `${PREFIX}${payload}.${mac(secret, payload)}`;
+  return PREFIX + signPayload(secret, { a: state.approvalId, b: state.binding, e: state.expiresAt }, PREFIX);
 }
 
 /** Whether a requestState is toolgate's own (anything else belongs to the upstream and is passed on). */
@@ -29,25 +29,12 @@ export function isOurState(v: unknown): v is string {
 
 /** The state when its signature verifies, it has not expired and it names this binding; undefined otherwise. */
 export function verifyState(secret: Buffer, text: string, binding: string, now: number): ApprovalState | undefined {
-  const [payload, sig, extra] = text.slice(PREFIX.length).split('.');
-  if (payload === undefined || sig === undefined || extra !== undefined) return undefined;
-  const expected = Buffer.from(mac(secret, payload));
-  const given = Buffer.from(sig);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
+  const parsed = verifiedPayload(secret, text.slice(PREFIX.length), PREFIX);
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
   const { a, b, e } = parsed as Record<string, unknown>;
   if (typeof a !== 'string' || typeof b !== 'string' || typeof e !== 'number') return undefined;
   if (e <= now || b !== binding) return undefined;
   return { approvalId: a, binding: b, expiresAt: e };
-}
-
-function mac(secret: Buffer, payload: string): string {
-  return createHmac('sha256', secret).update(PREFIX).update(payload).digest('base64url');
 }
 
 /** A purpose-specific key from the one approval secret, so a state can never pass as a cookie or a CSRF token. */

@@ -1,4 +1,5 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { signPayload, verifiedPayload } from '../auth/signed-payload.ts';
 
 /** A cursor lives at most this long from the first page; paging does not renew it. */
 export const CURSOR_TTL_MS = 120_000;
@@ -36,28 +37,13 @@ export class CursorCodec {
   }
 
   encode(binding: CursorBinding, state: CursorState): string {
-    const payload = Buffer.from(JSON.stringify([bindingDigest(binding), state.offset, state.issuedAt])).toString('base64url');
-    return `${payload}.${this.#sign(payload)}`;
+    return signPayload(this.#key, [bindingDigest(binding), state.offset, state.issuedAt]);
   }
 
   /** The state of a cursor issued for exactly this binding and still fresh; otherwise undefined. */
   decode(cursor: string, binding: CursorBinding): CursorState | undefined {
     if (cursor.length > 512) return undefined;
-    const dot = cursor.indexOf('.');
-    if (dot <= 0) return undefined;
-    const payload = cursor.slice(0, dot);
-    // The signature's text is compared, not its decoded bytes: base64url's last
-    // character carries unused bits, so several spellings decode alike, and a
-    // cursor must be exactly the one issued.
-    const given = Buffer.from(cursor.slice(dot + 1), 'latin1');
-    const expected = Buffer.from(this.#sign(payload), 'latin1');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-    let decoded: unknown;
-    try {
-      decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    } catch {
-      return undefined;
-    }
+    const decoded = verifiedPayload(this.#key, cursor);
     if (!Array.isArray(decoded) || decoded.length !== 3) return undefined;
     const [digest, offset, issuedAt] = decoded as unknown[];
     if (digest !== bindingDigest(binding)) return undefined;
@@ -65,10 +51,6 @@ export class CursorCodec {
     const age = this.#now() - (issuedAt as number);
     if (age < 0 || age > CURSOR_TTL_MS) return undefined;
     return { offset: offset as number, issuedAt: issuedAt as number };
-  }
-
-  #sign(payload: string): string {
-    return createHmac('sha256', this.#key).update(payload).digest('base64url');
   }
 }
 

@@ -6,6 +6,7 @@
  * none, fails). Comparisons are constant-time.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { signPayload, verifiedPayload } from '../../auth/signed-payload.ts';
 import { isPrincipalId, isScope } from '../../config/policy/grant-row.ts';
 import type { Approver } from '../../approval/approvals.ts';
 
@@ -21,20 +22,12 @@ export interface Session extends Approver {
 }
 
 export function issueSession(key: Buffer, approver: Approver, now: number): string {
-  const payload = Buffer.from(JSON.stringify({ sub: approver.id, sc: [...approver.scopes], exp: now + SESSION_SECONDS * 1000, sid: randomBytes(16).toString('base64url') })).toString('base64url');
-  return `${payload}.${mac(key, payload)}`;
+  return signPayload(key, { sub: approver.id, sc: [...approver.scopes], exp: now + SESSION_SECONDS * 1000, sid: randomBytes(16).toString('base64url') });
 }
 
 export function readSession(key: Buffer, value: string | undefined, now: number): Session | undefined {
-  if (value === undefined) return undefined;
-  const [payload, sig, extra] = value.split('.');
-  if (payload === undefined || sig === undefined || extra !== undefined || !same(sig, mac(key, payload))) return undefined;
-  let v: unknown;
-  try {
-    v = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
+  const v = value === undefined ? undefined : verifiedPayload(key, value);
+  if (typeof v !== 'object' || v === null) return undefined;
   const { sub, sc, exp, sid } = v as Record<string, unknown>;
   if (!isPrincipalId(sub) || !Array.isArray(sc) || !sc.every(isScope) || typeof exp !== 'number' || exp <= now || typeof sid !== 'string') return undefined;
   return { id: sub, scopes: new Set(sc as string[]), sid };
