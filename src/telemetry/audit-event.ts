@@ -81,14 +81,7 @@ export function auditEvent(a: AuditInput): Record<string, unknown> {
     ...(a.tool !== undefined && { resources: [{ name: a.tool, type: 'mcp_tool' }] }),
     src_endpoint: { ...(a.src.ip !== undefined && { ip: a.src.ip }), ...(a.src.port !== undefined && { port: a.src.port }) },
     dst_endpoint: { hostname: a.dst.hostname, port: dstPort, svc_name: 'mcp' },
-    device: { hostname: a.pod, type_id: 0 },
-    metadata: {
-      uid: randomUUID(),
-      version: OCSF_VERSION,
-      log_name: 'toolgate_audit',
-      product: { name: 'toolgate', vendor_name: 'toolgate', version: a.version },
-      ...(a.traceId !== undefined && { correlation_uid: a.traceId }),
-    },
+    ...producedBy(a.pod, a.version, a.traceId),
     unmapped: {
       ...(a.traceId !== undefined && { trace_id: a.traceId }),
       ...(a.sideEffect !== undefined && { side_effect: a.sideEffect }),
@@ -99,12 +92,33 @@ export function auditEvent(a: AuditInput): Record<string, unknown> {
   };
 }
 
+/** When and where an event other than a request's was made. */
+interface EventMeta {
+  readonly timeMs: number;
+  readonly pod: string;
+  readonly version: string;
+}
+
+/** The OCSF device and metadata every toolgate event carries: this pod, this build, a fresh event id. */
+function producedBy(pod: string, version: string, traceId?: string): Record<string, unknown> {
+  return {
+    device: { hostname: pod, type_id: 0 },
+    metadata: {
+      uid: randomUUID(),
+      version: OCSF_VERSION,
+      log_name: 'toolgate_audit',
+      product: { name: 'toolgate', vendor_name: 'toolgate', version },
+      ...(traceId !== undefined && { correlation_uid: traceId }),
+    },
+  };
+}
+
 /**
  * A tool contract event (drift, unknown tool, release, lint findings) as an
  * OCSF Detection Finding (class 2004): the tool, both digests, and which
  * fields and pointers changed or which rules fired; never the texts.
  */
-export function contractAuditEvent(e: ContractEvent, meta: { readonly timeMs: number; readonly pod: string; readonly version: string }): Record<string, unknown> {
+export function contractAuditEvent(e: ContractEvent, meta: EventMeta): Record<string, unknown> {
   const activityId = e.kind === 'release' ? 3 : 1;
   const severe = e.action === 'quarantine';
   return {
@@ -121,8 +135,7 @@ export function contractAuditEvent(e: ContractEvent, meta: { readonly timeMs: nu
     status_code: e.kind === 'release' ? 'released' : `contract_${e.kind}`,
     finding_info: { uid: randomUUID(), title: `tool contract ${e.kind}`, types: [e.kind] },
     resources: [{ name: e.tool, type: 'mcp_tool' }],
-    device: { hostname: meta.pod, type_id: 0 },
-    metadata: { uid: randomUUID(), version: OCSF_VERSION, log_name: 'toolgate_audit', product: { name: 'toolgate', vendor_name: 'toolgate', version: meta.version } },
+    ...producedBy(meta.pod, meta.version),
     unmapped: {
       action: e.action,
       digest: e.digest,
@@ -140,7 +153,7 @@ const APPROVAL_ACTIVITY = { requested: 1, approved: 2, denied: 2, expired: 3, sp
  * and argument digest, who decided and through which door. Never an argument
  * value: the digest is what binds the approval.
  */
-export function approvalAuditEvent(e: ApprovalEvent, meta: { readonly timeMs: number; readonly pod: string; readonly version: string }): Record<string, unknown> {
+export function approvalAuditEvent(e: ApprovalEvent, meta: EventMeta): Record<string, unknown> {
   const activityId = APPROVAL_ACTIVITY[e.event];
   return {
     class_uid: 3003,
@@ -156,8 +169,7 @@ export function approvalAuditEvent(e: ApprovalEvent, meta: { readonly timeMs: nu
     status_code: `approval_${e.event}`,
     actor: { user: { uid: e.principal } },
     resources: [{ name: e.tool, type: 'mcp_tool' }],
-    device: { hostname: meta.pod, type_id: 0 },
-    metadata: { uid: randomUUID(), version: OCSF_VERSION, log_name: 'toolgate_audit', product: { name: 'toolgate', vendor_name: 'toolgate', version: meta.version } },
+    ...producedBy(meta.pod, meta.version),
     unmapped: {
       approval_id: e.approvalId,
       arguments_digest: e.argumentsDigest,
