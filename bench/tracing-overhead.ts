@@ -16,11 +16,12 @@
  * paid for. Knobs: BENCH_ROUNDS (7), BENCH_REQUESTS per sample (20000).
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
 import { IncomingMessage } from 'node:http';
-import { Socket, type AddressInfo } from 'node:net';
+import { Socket } from 'node:net';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/helpers/ports.ts';
+import { accepts, spawnNode, waitReady } from './lib/children.ts';
 import { spreadOf } from './lib/stats.ts';
 
 const MODES = {
@@ -86,12 +87,10 @@ async function sample(mode: Mode): Promise<void> {
 
 async function main(): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
-  const stub = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': '0' }).end());
-  });
-  await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
-  const endpoint = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+  const port = await freePort();
+  const receiver = spawnNode('tracing-otlp', fileURLToPath(new URL('otlp-stub.ts', import.meta.url)), ['--port', String(port)]);
+  await waitReady(receiver, () => accepts(port));
+  const endpoint = `http://127.0.0.1:${port}`;
   const self = fileURLToPath(import.meta.url);
   const runSample = (mode: Mode) => new Promise<number>((resolve, reject) => {
     const tracing = mode === 'off' ? { OTEL_SDK_DISABLED: 'true' } : { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_BSP_MAX_QUEUE_SIZE: '100000' };
@@ -111,7 +110,7 @@ async function main(): Promise<void> {
       process.stderr.write(`bench:tracing round ${round + 1}/${rounds} ${JSON.stringify(Object.fromEntries(figures))}\n`);
     }
   } finally {
-    stub.close();
+    await receiver.stop();
   }
   const out: Record<string, number | null> = {};
   for (const mode of modes.filter((m) => m !== 'off')) {
