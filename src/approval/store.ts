@@ -80,11 +80,10 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
 
   #put(r: ApprovalRecord): void {
-    const evicted = this.#byBinding.size >= MAX_MEMORY_APPROVALS;
-    this.#byBinding.set(r.binding, r);
+    // The LRU dropped its oldest record to make room: forget its id too.
+    const evicted = this.#byBinding.set(r.binding, r);
+    if (evicted !== undefined) this.#bindingOf.delete(evicted.id);
     this.#bindingOf.set(r.id, r.binding);
-    // The LRU dropped its oldest record: forget its id too.
-    if (evicted) for (const [id, b] of this.#bindingOf) if (this.#byBinding.peek(b) === undefined) this.#bindingOf.delete(id);
   }
 
   #drop(r: ApprovalRecord): void {

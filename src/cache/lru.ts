@@ -33,10 +33,17 @@ export class Lru<K, V> {
     this.#map.delete(key);
   }
 
-  set(key: K, value: V): void {
+  /** Returns the value evicted to make room, if any, so a caller's own indexes can forget it. */
+  set(key: K, value: V): V | undefined {
     this.#map.delete(key);
-    if (this.#map.size >= this.#max) this.#map.delete(this.#map.keys().next().value as K);
+    let evicted: V | undefined;
+    if (this.#map.size >= this.#max) {
+      const [oldest, old] = this.#map.entries().next().value as [K, V];
+      this.#map.delete(oldest);
+      evicted = old;
+    }
     this.#map.set(key, value);
+    return evicted;
   }
 
   clear(): void {

@@ -24,6 +24,20 @@ function draft(now = T0, ttlMs = 60_000): ApprovalRecord {
   };
 }
 
+describe('MemoryApprovalStore at its bound', () => {
+  it('forgets the oldest record by id as well as by binding when it makes room', async () => {
+    const store = new MemoryApprovalStore();
+    const first = draft();
+    await store.open(first);
+    const rest = Array.from({ length: 10_000 }, () => draft());
+    for (const r of rest) await store.open(r);
+    assert.equal(await store.get(first.id), undefined);
+    assert.equal((await store.decide(first.id, 'approved', 'alice', T0)).kind, 'not_found');
+    assert.equal((await store.get(rest[0]?.id as string))?.binding, rest[0]?.binding);
+    assert.equal((await store.pending(T0, 20_000)).length, 10_000);
+  });
+});
+
 function contract(name: string, make: () => ApprovalStore) {
   describe(`${name}: the approval store contract`, () => {
     it('opens one record per binding: a second open gets the first', async () => {
