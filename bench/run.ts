@@ -11,6 +11,7 @@
  */
 import { compile, type Build } from './lib/build.ts';
 import { loadConfig } from './lib/config.ts';
+import { pinOrchestrator } from './lib/cpus.ts';
 import { renderTable } from './lib/report.ts';
 import { toolgateWithCatalogue } from './lib/contracts.ts';
 import { BENCH_KEY, writeBenchPolicy, writeRowsPolicy } from './lib/policy.ts';
@@ -101,6 +102,7 @@ const cases: readonly Case[] = [
       const p = r.figures.get('policy');
       return {
         ...fig.spread('policy_cpu_ratio', r.cpuRatio.get('policy')),
+        ...fig.spread('policy_cpu_ratio_saturated', r.cpuRatioSaturated.get('policy')),
         ...fig.spread('policy_baseline_cpu_ratio', r.vsBaseline.get('policy')),
         policy_rps: fig.rps(p?.rps),
         policy_ratio_to_floor: fig.ratio(p?.rps, r.figures.get('floor')?.rps),
@@ -159,6 +161,7 @@ const cases: readonly Case[] = [
     measures: ['throughput', 'latency'], cpuVsFloor: true,
     report: (r) => ({
       ...fig.spread('tracing_sampled_cpu_ratio', r.cpuRatio.get('tracing_sampled')),
+      ...fig.spread('tracing_sampled_cpu_ratio_saturated', r.cpuRatioSaturated.get('tracing_sampled')),
       ...fig.spread('tracing_sampled_baseline_cpu_ratio', r.vsBaseline.get('tracing_sampled')),
       tracing_sampled_cpu_us_at_rate: fig.us(r.figures.get('tracing_sampled')?.cpuUsAtRate),
     }),
@@ -171,6 +174,7 @@ const cases: readonly Case[] = [
       const off = r.figures.get('toolgate');
       return {
         ...fig.spread('tracing_always_cpu_ratio', r.cpuRatio.get('tracing_always')),
+        ...fig.spread('tracing_always_cpu_ratio_saturated', r.cpuRatioSaturated.get('tracing_always')),
         ...fig.spread('tracing_always_baseline_cpu_ratio', r.vsBaseline.get('tracing_always')),
         tracing_rps: fig.rps(on?.rps),
         tracing_ratio: fig.ratio(on?.rps, off?.rps),
@@ -188,6 +192,7 @@ const cases: readonly Case[] = [
       const without = r.figures.get('policy');
       return {
         ...fig.spread('validator_cpu_ratio', r.cpuRatio.get('validator')),
+        ...fig.spread('validator_cpu_ratio_saturated', r.cpuRatioSaturated.get('validator')),
         ...fig.spread('validator_baseline_cpu_ratio', r.vsBaseline.get('validator')),
         validator_rps: fig.rps(withValidator?.rps),
         validator_ratio: fig.ratio(withValidator?.rps, without?.rps),
@@ -224,6 +229,7 @@ if (!loaded.ok) {
 const config = loaded.config;
 const selected = config.cases === undefined ? cases : cases.filter((c) => config.cases?.includes(c.id));
 
+pinOrchestrator();
 let builds: { own: Build; baseline?: Build };
 try {
   console.error('compiling this checkout');

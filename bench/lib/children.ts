@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { placed, type Placement } from './cpus.ts';
 
 /**
  * Child servers of one benchmark run. Each writes stdout and stderr to its
@@ -44,12 +45,16 @@ function installCleanup(): void {
   }
 }
 
-export function spawnNode(name: string, script: string, args: readonly string[], env: Readonly<Record<string, string>> = {}): Child {
+export function spawnNode(
+  name: string, script: string, args: readonly string[], env: Readonly<Record<string, string>> = {}, role: keyof Placement = 'helpers',
+): Child {
   installCleanup();
   logDir ??= mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
   const logPath = join(logDir, `${name}.log`);
   const fd = openSync(logPath, 'a');
-  const proc = spawn(process.execPath, [script, ...args], {
+  // taskset execs node, so the child's pid is node's own.
+  const cmd = placed(role, [process.execPath, script, ...args]);
+  const proc = spawn(cmd.file, cmd.args, {
     stdio: ['ignore', fd, fd],
     env: { ...process.env, ...env },
   });

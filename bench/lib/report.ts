@@ -1,12 +1,15 @@
 import type { BenchConfig } from './config.ts';
+import { placement } from './cpus.ts';
 import type { Case, Figures, Outcome } from './runner.ts';
 
 /** The human-readable part of the output: settings, one row per case, then every JSON key. */
 export function renderTable(cases: readonly Case[], outcome: Outcome, config: BenchConfig, keys: Readonly<Record<string, number | null>>): string {
   const lines: string[] = [];
   lines.push(
-    `toolgate benchmark: ${config.rounds} interleaved round(s); per measurement ${config.warmupSeconds} s warm-up, `
-    + `${config.rateSeconds} s at ${config.rate} req/s offered, ${config.seconds} s saturated at ${config.connections} connections; `
+    `toolgate benchmark: ${config.rounds} round(s) per case, each paired with the floor; per measurement ${config.warmupSeconds} s warm-up, `
+    + `${config.rateSeconds} s at ${config.rate} req/s offered (paced), ${config.seconds} s saturated at ${config.connections} connections `
+    + `(side by side with the floor, then alone for req/s); `
+    + (placement === undefined ? 'processes not pinned; ' : `proxies on CPU ${placement.proxies}, load generator and helpers on ${placement.helpers}; `)
     + `${config.latencySeconds} s serial, ${config.sseSamples} serial SSE requests; medians over rounds`
     + (config.baseline === undefined ? '' : `; baseline ${config.baseline}`),
     '',
@@ -15,6 +18,7 @@ export function renderTable(cases: readonly Case[], outcome: Outcome, config: Be
     const rounds = outcome.rounds.get(c.id) ?? [];
     const m: Figures = outcome.summary.figures.get(c.id) ?? {};
     const ratio = outcome.summary.cpuRatio.get(c.id);
+    const saturated = outcome.summary.cpuRatioSaturated.get(c.id);
     const failure = outcome.failed.get(c.id);
     return [
       c.id,
@@ -22,6 +26,8 @@ export function renderTable(cases: readonly Case[], outcome: Outcome, config: Be
       rounds.map((r) => (r.cpuUsAtRate === undefined ? '-' : r.cpuUsAtRate.toFixed(0))).join(' / ') || '-',
       num(m.cpuUsAtRate, 1),
       ratio === undefined ? '-' : `${ratio.median.toFixed(3)} ±${ratio.spread.toFixed(3)}`,
+      num(m.cpuUsSideBySide, 1),
+      saturated === undefined ? '-' : `${saturated.median.toFixed(3)} ±${saturated.spread.toFixed(3)}`,
       num(m.cpuUsPerReq, 1),
       num(m.rps, 0),
       num(m.rssLoadedMb, 1),
@@ -32,7 +38,7 @@ export function renderTable(cases: readonly Case[], outcome: Outcome, config: Be
     ];
   });
   lines.push(...grid(
-    ['case', 'target', 'CPU µs/req at rate by round', 'CPU µs/req', 'ratio to floor (IQR)', 'CPU µs saturated', 'req/s', 'RSS MB', 'p50 ms', 'p99 ms', 'SSE 1st ms', ''],
+    ['case', 'target', 'CPU µs/req at rate by round', 'CPU µs/req at rate', 'ratio to floor (IQR)', 'CPU µs saturated beside floor', 'ratio (IQR)', 'CPU µs saturated alone', 'req/s', 'RSS MB', 'p50 ms', 'p99 ms', 'SSE 1st ms', ''],
     rows,
   ));
   lines.push('');

@@ -1,6 +1,7 @@
 import type { Build } from './build.ts';
 import type { BenchConfig } from './config.ts';
 import { load, type LoadRun } from './load.ts';
+import { paced } from './paced.ts';
 import { cpuMicros, rssMb } from './procstat.ts';
 import { STREAM_CALL, type BenchRequest } from './request.ts';
 import { firstEventTimes } from './sse.ts';
@@ -42,6 +43,8 @@ export interface Figures {
   readonly cpuUsPerReq?: number;
   /** CPU µs per request at the fixed offered rate. */
   readonly cpuUsAtRate?: number;
+  /** CPU µs per request at saturation while the paired floor is saturated on the same CPU. */
+  readonly cpuUsSideBySide?: number;
   /** RSS right after the saturation run. */
   readonly rssLoadedMb?: number;
   readonly p50Ms?: number;
@@ -114,6 +117,44 @@ export async function runBenchmark(
     log(`starting ${key}`);
     targets.set(key, await launch(ctx));
   };
+  /**
+   * A fresh process interprets before it compiles: one longer warm-up before
+   * round 1, the floor's included, then (for a paired case) a whole round
+   * whose figures are dropped. Without it the first two rounds of a pair
+   * read up to 2× off, and they decided the spread.
+   */
+  const measureRounds = async (c: Case, target: Target): Promise<void> => {
+    const floor = targets.get('floor');
+    const baseline = targets.get(`${c.target}@baseline`);
+    for (const t of [target, baseline, ...(c.cpuVsFloor ? [floor] : [])]) {
+      if (t !== undefined) await load(t.origin + c.request.path, c.request, { connections: config.connections, seconds: FIRST_WARMUP_SECONDS, expectStatus: c.expectStatus ?? 200 });
+    }
+    if (c.cpuVsFloor) await measurePair(c, target, floor as Target, baseline, 0, config).catch(() => undefined);
+    for (let round = 0; round < config.rounds; round++) {
+      try {
+        if (c.cpuVsFloor) {
+          const r = await measurePair(c, target, floor as Target, baseline, round, config);
+          rounds.get('floor')?.push(r.floor);
+          const ratios = pairs.get(c.id) as PairRatios;
+          pushRatio(ratios.rate, r.own.cpuUsAtRate, r.floor.cpuUsAtRate);
+          pushRatio(ratios.saturated, r.own.cpuUsSideBySide, r.floor.cpuUsSideBySide);
+          if (r.baseline !== undefined) pushRatio(ratios.baseline, r.own.cpuUsAtRate, r.baseline.cpuUsAtRate);
+          const own = { ...r.own, ...(await measureCase(c, target, config, ['latency', 'sse'])) };
+          rounds.get(c.id)?.push(own);
+          log(`round ${round + 1}/${config.rounds} ${c.id}: ${describe(own)}; floor ${describe(r.floor)}`
+            + (r.baseline === undefined ? '' : `; baseline ${describe(r.baseline)}`));
+        } else {
+          const f = await measureCase(c, target, config, c.measures);
+          rounds.get(c.id)?.push(f);
+          log(`round ${round + 1}/${config.rounds} ${c.id}: ${describe(f)}`);
+        }
+      } catch (err) {
+        failed.set(c.id, (err as Error).message);
+        log(`round ${round + 1}/${config.rounds} ${c.id}: FAILED ${(err as Error).message}`);
+        return;
+      }
+    }
+  };
   let startup: Startup | undefined;
   try {
     if (startupPhase !== undefined) {
@@ -124,69 +165,31 @@ export async function runBenchmark(
         return undefined;
       });
     }
-    const needFloor = cases.some((c) => c.cpuVsFloor);
-    if (needFloor) await startTarget('floor', 'floor', ownCtx);
-    for (const c of cases) {
+    if (cases.some((c) => c.cpuVsFloor)) await startTarget('floor', 'floor', ownCtx);
+    // One case at a time: its targets live only for its own rounds. Idle
+    // proxies are not idle (a catalogue re-sync, a span batch, a timer), and
+    // beside a measured pair on its CPU they read as that pair's noise.
+    for (const [index, c] of cases.entries()) {
+      const keys = [c.target, ...(c.cpuVsFloor && builds.baseline !== undefined ? [`${c.target}@baseline`] : [])];
       try {
         await startTarget(c.target, c.target, ownCtx);
-        if (c.cpuVsFloor && builds.baseline !== undefined) {
-          await startTarget(`${c.target}@baseline`, c.target, { ...ownCtx, cli: builds.baseline.cli, baseline: true });
+        if (keys.length > 1 && builds.baseline !== undefined) {
+          await startTarget(keys[1] as string, c.target, { ...ownCtx, cli: builds.baseline.cli, baseline: true });
         }
+        const target = targets.get(c.target) as Target;
+        const problem = await verify(c, stub, target);
+        if (problem !== undefined) throw new Error(problem);
+        await measureRounds(c, target);
       } catch (err) {
-        failed.set(c.id, `could not start ${c.target}: ${(err as Error).message}`);
+        if (!failed.has(c.id)) failed.set(c.id, `could not start ${c.target}: ${(err as Error).message}`);
       }
-    }
-    for (const c of cases) {
-      const target = targets.get(c.target);
-      if (target === undefined || failed.has(c.id)) continue;
-      const problem = await verify(c, stub, target);
-      if (problem !== undefined) failed.set(c.id, problem);
-    }
-    // A fresh process interprets before it compiles: one longer warm-up per case before round 1,
-    // the floor's included, then a whole round per paired case whose figures are dropped. Without
-    // it the first two rounds of a pair read up to 2× off (a cold floor, a target whose at-rate
-    // path had not run), and they decided the spread.
-    for (const c of cases) {
-      for (const key of [c.target, `${c.target}@baseline`, ...(c.cpuVsFloor ? ['floor'] : [])]) {
-        const target = targets.get(key);
-        if (target === undefined || failed.has(c.id)) continue;
-        await load(target.origin + c.request.path, c.request, { connections: config.connections, seconds: FIRST_WARMUP_SECONDS, expectStatus: c.expectStatus ?? 200 });
-      }
-    }
-    for (const c of cases.filter((x) => x.cpuVsFloor && !failed.has(x.id))) {
-      const target = targets.get(c.target);
-      if (target === undefined) continue;
-      await measurePair(c, target, targets.get('floor') as Target, targets.get(`${c.target}@baseline`), 0, config).catch(() => undefined);
-    }
-    for (let round = 0; round < config.rounds; round++) {
-      // Alternate the order so slow drift (thermal, neighbours) does not always favour the same case.
-      const order = round % 2 === 0 ? cases : [...cases].reverse();
-      for (const c of order) {
-        const target = targets.get(c.target);
-        if (target === undefined || failed.has(c.id)) continue;
-        try {
-          if (c.cpuVsFloor) {
-            const floor = targets.get('floor') as Target;
-            const baseline = targets.get(`${c.target}@baseline`);
-            const r = await measurePair(c, target, floor, baseline, round, config);
-            rounds.get('floor')?.push(r.floor);
-            const ratios = pairs.get(c.id) as PairRatios;
-            pushRatio(ratios.rate, r.own.cpuUsAtRate, r.floor.cpuUsAtRate);
-            pushRatio(ratios.saturated, r.own.cpuUsPerReq, r.floor.cpuUsPerReq);
-            if (r.baseline !== undefined) pushRatio(ratios.baseline, r.own.cpuUsAtRate, r.baseline.cpuUsAtRate);
-            const own = { ...r.own, ...(await measureCase(c, target, config, ['latency', 'sse'])) };
-            rounds.get(c.id)?.push(own);
-            log(`round ${round + 1}/${config.rounds} ${c.id}: ${describe(own)}; floor ${describe(r.floor)}`
-              + (r.baseline === undefined ? '' : `; baseline ${describe(r.baseline)}`));
-          } else {
-            const f = await measureCase(c, target, config, c.measures);
-            rounds.get(c.id)?.push(f);
-            log(`round ${round + 1}/${config.rounds} ${c.id}: ${describe(f)}`);
-          }
-        } catch (err) {
-          failed.set(c.id, (err as Error).message);
-          log(`round ${round + 1}/${config.rounds} ${c.id}: FAILED ${(err as Error).message}`);
-        }
+      const later = new Set(cases.slice(index + 1).map((x) => x.target));
+      for (const key of keys) {
+        const t = targets.get(key);
+        if (t === undefined || t === stub || key === 'floor' || later.has(key)) continue;
+        targets.delete(key);
+        const exit = await t.stop();
+        if (t.gracefulExit && exit !== 0) warnings.push(`${key} exited with ${exit} after SIGTERM (expected 0)`);
       }
     }
   } finally {
@@ -223,12 +226,17 @@ async function measurePair(
   for (const [, t] of order) {
     checked(await load(t.origin + c.request.path, c.request, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
   }
-  const atRate = await Promise.all(order.map(([, t]) => cpuOver(t, () => load(t.origin + c.request.path, c.request, {
+  const atRate = await Promise.all(order.map(([, t]) => cpuOver(t, () => paced(t.origin, c.request, {
     connections: config.connections, seconds: config.rateSeconds, rate: config.rate, expectStatus,
   }))));
+  // Saturated side by side too: on one CPU each gets its share of whatever that CPU delivers in those seconds.
+  const saturated = await Promise.all(order.map(([, t]) => cpuOver(t, () => load(t.origin + c.request.path, c.request, {
+    connections: config.connections, seconds: config.seconds, expectStatus,
+  }))));
   order.forEach(([role], i) => {
-    const us = atRate[i]?.usPerReq;
-    out[role] = us === undefined ? {} : { cpuUsAtRate: us };
+    const rate = atRate[i]?.usPerReq;
+    const sat = saturated[i]?.usPerReq;
+    out[role] = { ...(rate === undefined ? {} : { cpuUsAtRate: rate }), ...(sat === undefined ? {} : { cpuUsSideBySide: sat }) };
   });
   for (const [role, target] of order) Object.assign(out[role] ?? {}, await measureSaturated(c, target, config));
   return { own: out.own as Figures, floor: out.floor as Figures, ...(out.baseline === undefined ? {} : { baseline: out.baseline }) };
@@ -308,7 +316,7 @@ function checked(run: LoadRun): LoadRun {
   return run;
 }
 
-const FIGURE_KEYS = ['rps', 'cpuUsPerReq', 'cpuUsAtRate', 'rssLoadedMb', 'p50Ms', 'p99Ms', 'sseFirstEventMs'] as const;
+const FIGURE_KEYS = ['rps', 'cpuUsPerReq', 'cpuUsAtRate', 'cpuUsSideBySide', 'rssLoadedMb', 'p50Ms', 'p99Ms', 'sseFirstEventMs'] as const;
 
 /** Medians over rounds: a shared machine's noise goes both ways once rounds are interleaved. */
 function summarise(
@@ -356,6 +364,7 @@ function optional<K extends string>(key: K, v: Spread | undefined): Partial<Reco
 function describe(f: Figures): string {
   const parts: string[] = [];
   if (f.cpuUsAtRate !== undefined) parts.push(`${f.cpuUsAtRate.toFixed(1)} µs CPU/req at rate`);
+  if (f.cpuUsSideBySide !== undefined) parts.push(`${f.cpuUsSideBySide.toFixed(1)} µs CPU/req saturated side by side`);
   if (f.rps !== undefined) parts.push(`${Math.round(f.rps)} req/s`);
   if (f.cpuUsPerReq !== undefined) parts.push(`${f.cpuUsPerReq.toFixed(1)} µs CPU/req saturated`);
   if (f.p50Ms !== undefined && f.p99Ms !== undefined) parts.push(`p50 ${f.p50Ms.toFixed(3)} ms, p99 ${f.p99Ms.toFixed(3)} ms`);

@@ -49,7 +49,7 @@ export function benchProxy(name: 'floor' | 'peer'): Launcher {
   return async (ctx) => {
     const port = await freePort();
     const script = name === 'floor' ? ctx.floor : benchScript('peer.ts');
-    const child = spawnNode(name, script, ['--upstream', ctx.stub.origin, '--port', String(port)]);
+    const child = spawnNode(name, script, ['--upstream', ctx.stub.origin, '--port', String(port)], {}, 'proxies');
     await waitReady(child, () => accepts(port));
     return { name, origin: `http://127.0.0.1:${port}`, pid: child.pid, gracefulExit: false, stop: () => child.stop() };
   };
@@ -80,7 +80,7 @@ export function toolgate(name: string, opts: { args?: readonly string[]; env?: R
       '--port', String(port),
       '--admin-port', String(adminPort),
       ...(ctx.baseline === true ? (opts.args ?? []).map(forBaseline) : (opts.args ?? [])),
-    ], opts.env);
+    ], opts.env, 'proxies');
     // Generous: a policy start on a starved shared machine can take tens of seconds.
     await waitReady(child, () => answers200(`http://127.0.0.1:${adminPort}/readyz`), 60_000);
     return {

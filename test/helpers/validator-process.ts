@@ -6,6 +6,7 @@ import type { ValidateRequest__Output } from '../../src/grpc/generated/toolgate/
 export interface ValidatorProcess {
   /** host:port for the policy's `target`. */
   readonly target: string;
+  readonly pid: number;
   /** Every request it received, in order (empty with `quiet`). */
   readonly requests: ValidateRequest__Output[];
   /** Whether it is still running (a CRASH payload ends it). */
@@ -46,6 +47,7 @@ export async function startValidator(options: { quiet?: boolean } = {}): Promise
   });
   return {
     target: `127.0.0.1:${port}`,
+    pid: child.pid as number,
     requests,
     alive: () => !exited,
     exited: () => gone,

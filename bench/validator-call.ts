@@ -1,0 +1,112 @@
+/**
+ * `npm run bench:validator`: the CPU one external validator call costs the
+ * proxy, client side, in one process: toolgate's `ValidatorClients`
+ * (grpc-js) against the least a unary gRPC call over HTTP/2 must do (one
+ * `node:http2` stream: the 5-byte frame, the same protobuf encoding, status
+ * from the trailers), both calling the same validator process
+ * (`test/helpers/validator-server.ts`) with BENCH_CONCURRENCY calls in
+ * flight. Rounds alternate; each figure is the median over rounds. The
+ * difference is what grpc-js spends per call on top of the wire work.
+ * Knobs: BENCH_ROUNDS (5), BENCH_REQUESTS per round (10000), BENCH_CONCURRENCY (32).
+ * Prints one line per round to stderr, then one JSON line.
+ */
+import { connect } from 'node:http2';
+import { serviceDefinition } from '../src/grpc/definitions.ts';
+import type { ValidateRequest } from '../src/grpc/generated/toolgate/v1/ValidateRequest.ts';
+import { ValidatorClients } from '../src/grpc/validator-client.ts';
+import { startValidator } from '../test/helpers/validator-process.ts';
+import { pin } from './lib/cpus.ts';
+import { spreadOf } from './lib/stats.ts';
+
+const ROUNDS = positive('BENCH_ROUNDS', 5);
+const REQUESTS = positive('BENCH_REQUESTS', 10_000);
+const CONCURRENCY = positive('BENCH_CONCURRENCY', 32);
+const WARMUP = 2000;
+
+const REQUEST: ValidateRequest = {
+  event: 'tools/call',
+  phase: 'request',
+  payloadJson: JSON.stringify({ name: 'search_issues', arguments: { repository: 'acme/checkout-service', query: 'checkout fails on retry', limit: 20 } }),
+  principal: { id: 'bench-agent', scopes: ['issues.read'] },
+  validator: 'bench',
+};
+
+// The caller runs on the proxies' CPU, the validator on the helpers', as in `npm run bench`.
+const validator = await startValidator({ quiet: true });
+pin(validator.pid, 'helpers');
+pin(process.pid, 'proxies');
+const clients = new ValidatorClients();
+const method = serviceDefinition('toolgate.v1.Validator').Validate;
+if (method === undefined) throw new Error('no Validate method in proto/');
+const session = connect(`http://${validator.target}`);
+
+const grpcJs = async (): Promise<void> => {
+  const outcome = await clients.validate(validator.target, REQUEST, 2000);
+  if (outcome.kind !== 'valid') throw new Error(`grpc-js call: ${outcome.kind}`);
+};
+
+const wire = (): Promise<void> => new Promise((resolve, reject) => {
+  const message = method.requestSerialize(REQUEST);
+  const frame = Buffer.allocUnsafe(5 + message.length);
+  frame[0] = 0;
+  frame.writeUInt32BE(message.length, 1);
+  message.copy(frame, 5);
+  const stream = session.request({ ':method': 'POST', ':path': method.path, 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': '2000m' });
+  const chunks: Buffer[] = [];
+  let status: unknown;
+  stream.on('data', (c: Buffer) => chunks.push(c));
+  stream.on('trailers', (t) => { status = t['grpc-status']; });
+  stream.on('error', reject);
+  stream.on('end', () => {
+    if (status !== '0') return reject(new Error(`http2 call: grpc-status ${String(status)}`));
+    const answer = method.responseDeserialize(Buffer.concat(chunks).subarray(5)) as { valid?: boolean };
+    if (answer.valid !== true) return reject(new Error('http2 call: not valid'));
+    resolve();
+  });
+  stream.end(frame);
+});
+
+async function cpuPerCall(call: () => Promise<void>, n: number): Promise<number> {
+  const before = process.cpuUsage();
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next++ < n) await call();
+  }));
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / n;
+}
+
+const samples = { grpcJs: [] as number[], wire: [] as number[] };
+try {
+  await cpuPerCall(grpcJs, WARMUP);
+  await cpuPerCall(wire, WARMUP);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['grpcJs', 'wire'] as const) : (['wire', 'grpcJs'] as const);
+    for (const which of order) samples[which].push(await cpuPerCall(which === 'grpcJs' ? grpcJs : wire, REQUESTS));
+    console.error(`round ${round + 1}/${ROUNDS}: grpc-js ${samples.grpcJs.at(-1)?.toFixed(1)} µs/call, http2 ${samples.wire.at(-1)?.toFixed(1)} µs/call`);
+  }
+} finally {
+  clients.close();
+  session.close();
+  await validator.close();
+}
+const g = spreadOf(samples.grpcJs);
+const w = spreadOf(samples.wire);
+const r = spreadOf(samples.grpcJs.map((x, i) => x / (samples.wire[i] as number)));
+const round1 = (v: number | undefined) => (v === undefined ? null : Math.round(v * 10) / 10);
+console.log(JSON.stringify({
+  grpc_js_cpu_us_per_call: round1(g?.median), grpc_js_cpu_us_per_call_spread: round1(g?.spread),
+  http2_cpu_us_per_call: round1(w?.median), http2_cpu_us_per_call_spread: round1(w?.spread),
+  grpc_js_over_http2: r === undefined ? null : Math.round(r.median * 1000) / 1000,
+}));
+
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) {
+    console.error(`invalid ${name}: expected a whole number above 0`);
+    process.exit(2);
+  }
+  return n;
+}
