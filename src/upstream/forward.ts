@@ -243,6 +243,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     }
     // Waiting on a slow client is not upstream silence.
     clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
     controller.pause();
   }
 
@@ -253,13 +254,16 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
    */
   #armIdle(): void {
     if (this.#bodyIdleMs === 0 || this.#settled || this.#eventStream) return;
-    clearTimeout(this.#idleTimer);
-    this.#idleTimer = setTimeout(() => {
-      const err = Object.assign(new Error('upstream body idle'), { code: 'UND_ERR_BODY_TIMEOUT' });
-      this.#controller?.abort(err);
-      this.#fail(err);
-    }, this.#bodyIdleMs);
+    // Re-armed on every chunk: refresh() moves the one timer rather than making a new one each time.
+    if (this.#idleTimer === undefined) this.#idleTimer = setTimeout(this.#onIdle, this.#bodyIdleMs);
+    else this.#idleTimer.refresh();
   }
+
+  readonly #onIdle = (): void => {
+    const err = Object.assign(new Error('upstream body idle'), { code: 'UND_ERR_BODY_TIMEOUT' });
+    this.#controller?.abort(err);
+    this.#fail(err);
+  };
 
   #sawProgress(chunk: Buffer): boolean {
     const seen = (this.#tail === undefined ? chunk : Buffer.concat([this.#tail, chunk])).includes(PROGRESS);
