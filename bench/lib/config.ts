@@ -37,7 +37,7 @@ interface Knob {
 
 const knobs: readonly Knob[] = [
   { key: 'seconds', env: 'BENCH_SECONDS', default: 2, integer: false, max: 600 },
-  { key: 'rateSeconds', env: 'BENCH_RATE_SECONDS', default: 2, integer: false, max: 600 },
+  { key: 'rateSeconds', env: 'BENCH_RATE_SECONDS', default: 4, integer: false, max: 600 },
   { key: 'rate', env: 'BENCH_RATE', default: 600, integer: true, max: 1_000_000 },
   { key: 'warmupSeconds', env: 'BENCH_WARMUP_SECONDS', default: 0.5, integer: false, max: 600 },
   { key: 'latencySeconds', env: 'BENCH_LATENCY_SECONDS', default: 1, integer: false, max: 600 },
