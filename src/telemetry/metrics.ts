@@ -212,25 +212,17 @@ export function createMetrics(): Metrics {
     if (histogram === undefined) histograms.set(e.method, (histogram = duration.bind(e.method)));
     histogram.observe(e.durationSeconds);
   };
-  // Keyed stage → outcome → mode → rule: each part is a string toolgate already
-  // holds, so a lookup hashes nothing new (a joined key was built and hashed
-  // for every decision, several per call).
-  const decisionCounters = new Map<string, Map<string, Map<string, Map<string, { inc(): void }>>>>();
+  const decisionCounters = new Map<string, { inc(): void }>();
   const decisionHistograms = new Map<string, { observe(v: number): void }>();
-  const level = <V>(m: Map<string, V>, key: string, make: () => V): V => {
-    let v = m.get(key);
-    if (v === undefined) m.set(key, (v = make()));
-    return v;
-  };
   const onDecision = (m: unknown) => {
     const d = m as Decision;
     const outcome = d.allowed ? 'allow' : (d.error ?? 'deny');
     const mode = d.mode ?? 'enforce';
     const rule = d.rule ?? '';
-    const byOutcome = level(decisionCounters, d.stage, () => new Map());
-    const byMode = level(byOutcome, outcome, () => new Map());
-    const byRule = level(byMode, mode, () => new Map());
-    level(byRule, rule, () => decisions.bind(d.stage, outcome, mode, rule)).inc();
+    const key = `${d.stage}\u0000${outcome}\u0000${mode}\u0000${rule}`;
+    let counter = decisionCounters.get(key);
+    if (counter === undefined) decisionCounters.set(key, (counter = decisions.bind(d.stage, outcome, mode, rule)));
+    counter.inc();
     let histogram = decisionHistograms.get(d.stage);
     if (histogram === undefined) decisionHistograms.set(d.stage, (histogram = decisionDuration.bind(d.stage)));
     histogram.observe(d.durationSeconds);
