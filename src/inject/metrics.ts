@@ -3,7 +3,8 @@
  * port. Every outcome's series exists from the start at 0, so the first
  * denial is an increase an alert can see.
  */
-import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
+import { collectProcessMetrics } from '../telemetry/process-metrics.ts';
 import { OUTCOMES } from './review.ts';
 import type { Outcome } from './review.ts';
 
@@ -14,7 +15,7 @@ export interface InjectorMetrics {
 
 export function createInjectorMetrics(): InjectorMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'toolgate_process_' });
+  collectProcessMetrics(registry);
   const reviews = new Counter({
     name: 'toolgate_injector_reviews_total',
     help: 'Pod AdmissionReviews answered, by outcome: patched (sidecar added), denied (an opted-in pod refused, the message says why), skipped (admitted unchanged: not opted in, already injected, or not a pod creation).',

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from './process-metrics.ts';
 import { FastCounter, FastHistogram } from './fast-metrics.ts';
 import {
   catalogueState,
@@ -38,7 +39,7 @@ export interface Metrics {
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'toolgate_process_' });
+  collectProcessMetrics(registry);
 
   const requests = new FastCounter({
     name: 'toolgate_requests_total',
