@@ -65,7 +65,7 @@ const cases: readonly Case[] = [
   },
   {
     id: 'peer', label: 'http-proxy, keep-alive', target: 'peer', request: SEARCH_CALL,
-    measures: ['throughput', 'latency'],
+    measures: ['throughput', 'latency'], cpuVsFloor: true,
     report: (r) => ({ peer_rps: fig.rps(r.figures.get('peer')?.rps) }),
   },
   {
@@ -81,8 +81,8 @@ const cases: readonly Case[] = [
         ...fig.spread('toolgate_baseline_cpu_ratio', r.vsBaseline.get('toolgate')),
         cpu_us_at_rate: fig.us(t?.cpuUsAtRate),
         toolgate_rps: fig.rps(t?.rps),
-        ratio_to_floor: fig.ratio(t?.rps, floor?.rps),
-        ratio_to_peer: fig.ratio(t?.rps, r.figures.get('peer')?.rps),
+        ratio_to_floor: fig.ratio(r.rpsRatio.get('toolgate')?.median, 1),
+        ratio_to_peer: fig.ratio(r.rpsRatio.get('toolgate')?.median, r.rpsRatio.get('peer')?.median),
         p50_added_ms: fig.addedMs(t?.p50Ms, d?.p50Ms),
         p99_added_ms: fig.addedMs(t?.p99Ms, d?.p99Ms),
         cpu_us_per_req: fig.us(t?.cpuUsPerReq),
@@ -105,7 +105,7 @@ const cases: readonly Case[] = [
         ...fig.spread('policy_cpu_ratio_saturated', r.cpuRatioSaturated.get('policy')),
         ...fig.spread('policy_baseline_cpu_ratio', r.vsBaseline.get('policy')),
         policy_rps: fig.rps(p?.rps),
-        policy_ratio_to_floor: fig.ratio(p?.rps, r.figures.get('floor')?.rps),
+        policy_ratio_to_floor: fig.ratio(r.rpsRatio.get('policy')?.median, 1),
         policy_p50_added_ms: fig.addedMs(p?.p50Ms, r.figures.get('direct')?.p50Ms),
         policy_cpu_us_per_req: fig.us(p?.cpuUsPerReq),
         policy_cpu_us_at_rate: fig.us(p?.cpuUsAtRate),
@@ -115,13 +115,13 @@ const cases: readonly Case[] = [
   },
   {
     id: 'policy_redis', label: 'toolgate, policy with grants in Redis', target: 'policy_redis', request: AUTHENTICATED_CALL,
-    measures: ['throughput', 'latency'],
+    measures: ['throughput', 'latency'], cpuVsFloor: true,
     report: (r) => {
       const withRedis = r.figures.get('policy_redis');
       const inProcess = r.figures.get('policy');
       return {
         redis_rps: fig.rps(withRedis?.rps),
-        redis_ratio: fig.ratio(withRedis?.rps, inProcess?.rps),
+        redis_ratio: fig.ratio(r.rpsRatio.get('policy_redis')?.median, r.rpsRatio.get('policy')?.median),
         redis_p50_added_ms: fig.addedMs(withRedis?.p50Ms, inProcess?.p50Ms),
         redis_l1_hit_rate: l1HitRates.get('policy_redis') ?? null,
       };
@@ -137,11 +137,10 @@ const cases: readonly Case[] = [
     measures: ['throughput'], cpuVsFloor: true,
     report: (r) => {
       const withConditions = r.figures.get('conditions20');
-      const plain = r.figures.get('rows20');
       return {
         conditions20_cpu_us_at_rate: fig.us(withConditions?.cpuUsAtRate),
-        conditions_cpu_ratio: fig.ratio(withConditions?.cpuUsAtRate, plain?.cpuUsAtRate),
-        conditions_rps_ratio: fig.ratio(withConditions?.rps, plain?.rps),
+        conditions_cpu_ratio: fig.ratio(r.cpuRatio.get('conditions20')?.median, r.cpuRatio.get('rows20')?.median),
+        conditions_rps_ratio: fig.ratio(r.rpsRatio.get('conditions20')?.median, r.rpsRatio.get('rows20')?.median),
       };
     },
   },
@@ -152,7 +151,7 @@ const cases: readonly Case[] = [
       const every = r.figures.get('conditions20_every');
       return {
         conditions20_every_cpu_us_at_rate: fig.us(every?.cpuUsAtRate),
-        conditions_every_cpu_ratio: fig.ratio(every?.cpuUsAtRate, r.figures.get('rows20')?.cpuUsAtRate),
+        conditions_every_cpu_ratio: fig.ratio(r.cpuRatio.get('conditions20_every')?.median, r.cpuRatio.get('rows20')?.median),
       };
     },
   },
@@ -177,7 +176,7 @@ const cases: readonly Case[] = [
         ...fig.spread('tracing_always_cpu_ratio_saturated', r.cpuRatioSaturated.get('tracing_always')),
         ...fig.spread('tracing_always_baseline_cpu_ratio', r.vsBaseline.get('tracing_always')),
         tracing_rps: fig.rps(on?.rps),
-        tracing_ratio: fig.ratio(on?.rps, off?.rps),
+        tracing_ratio: fig.ratio(r.rpsRatio.get('tracing_always')?.median, r.rpsRatio.get('toolgate')?.median),
         tracing_p50_added_ms: fig.addedMs(on?.p50Ms, off?.p50Ms),
         tracing_cpu_us_per_req: fig.us(on?.cpuUsPerReq),
         tracing_cpu_us_at_rate: fig.us(on?.cpuUsAtRate),
@@ -195,7 +194,7 @@ const cases: readonly Case[] = [
         ...fig.spread('validator_cpu_ratio_saturated', r.cpuRatioSaturated.get('validator')),
         ...fig.spread('validator_baseline_cpu_ratio', r.vsBaseline.get('validator')),
         validator_rps: fig.rps(withValidator?.rps),
-        validator_ratio: fig.ratio(withValidator?.rps, without?.rps),
+        validator_ratio: fig.ratio(r.rpsRatio.get('validator')?.median, r.rpsRatio.get('policy')?.median),
         validator_p50_added_ms: fig.addedMs(withValidator?.p50Ms, without?.p50Ms),
         validator_cpu_us_at_rate: fig.us(withValidator?.cpuUsAtRate),
       };
@@ -211,11 +210,10 @@ const cases: readonly Case[] = [
     measures: ['throughput', 'latency'], cpuVsFloor: true,
     report: (r) => {
       const pinned = r.figures.get('pinned_1000');
-      const unpinned = r.figures.get('catalogue_1000');
       return {
         pinned_1000_cpu_us_at_rate: fig.us(pinned?.cpuUsAtRate),
-        pinned_cpu_ratio: fig.ratio(pinned?.cpuUsAtRate, unpinned?.cpuUsAtRate),
-        pinned_rps_ratio: fig.ratio(pinned?.rps, unpinned?.rps),
+        pinned_cpu_ratio: fig.ratio(r.cpuRatio.get('pinned_1000')?.median, r.cpuRatio.get('catalogue_1000')?.median),
+        pinned_rps_ratio: fig.ratio(r.rpsRatio.get('pinned_1000')?.median, r.rpsRatio.get('catalogue_1000')?.median),
       };
     },
   },

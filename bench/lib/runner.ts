@@ -67,6 +67,12 @@ interface Summary {
   readonly cpuRatio: ReadonlyMap<string, Spread>;
   /** The same at saturation. */
   readonly cpuRatioSaturated: ReadonlyMap<string, Spread>;
+  /**
+   * Per cpuVsFloor case: req/s alone ÷ the floor's, per round. Cases run one
+   * after another, minutes apart, so two cases' figures are compared through
+   * these (and cpuRatio), never through their raw medians.
+   */
+  readonly rpsRatio: ReadonlyMap<string, Spread>;
   /** Per cpuVsFloor case: CPU at the fixed rate ÷ the baseline build's, per round (only with BENCH_BASELINE). */
   readonly vsBaseline: ReadonlyMap<string, Spread>;
   readonly startup: {
@@ -92,6 +98,8 @@ const FIRST_WARMUP_SECONDS = 2;
 interface PairRatios {
   rate: number[];
   saturated: number[];
+  /** req/s alone ÷ the floor's, both from the same round. */
+  rps: number[];
   baseline: number[];
 }
 
@@ -104,7 +112,7 @@ export async function runBenchmark(
   log: Log,
 ): Promise<Outcome> {
   const rounds = new Map<string, Figures[]>(cases.map((c) => [c.id, []]));
-  const pairs = new Map<string, PairRatios>(cases.filter((c) => c.cpuVsFloor).map((c) => [c.id, { rate: [], saturated: [], baseline: [] }]));
+  const pairs = new Map<string, PairRatios>(cases.filter((c) => c.cpuVsFloor).map((c) => [c.id, { rate: [], saturated: [], rps: [], baseline: [] }]));
   const failed = new Map<string, string>();
   const warnings: string[] = [];
   const targets = new Map<string, Target>();
@@ -138,6 +146,7 @@ export async function runBenchmark(
           const ratios = pairs.get(c.id) as PairRatios;
           pushRatio(ratios.rate, r.own.cpuUsAtRate, r.floor.cpuUsAtRate);
           pushRatio(ratios.saturated, r.own.cpuUsSideBySide, r.floor.cpuUsSideBySide);
+          pushRatio(ratios.rps, r.own.rps, r.floor.rps);
           if (r.baseline !== undefined) pushRatio(ratios.baseline, r.own.cpuUsAtRate, r.baseline.cpuUsAtRate);
           const own = { ...r.own, ...(await measureCase(c, target, config, ['latency', 'sse'])) };
           rounds.get(c.id)?.push(own);
@@ -347,6 +356,7 @@ function summarise(
     figures,
     cpuRatio: ratios((p) => p.rate),
     cpuRatioSaturated: ratios((p) => p.saturated),
+    rpsRatio: ratios((p) => p.rps),
     vsBaseline: ratios((p) => p.baseline),
     startup: startup === undefined ? {} : {
       ...optional('readyMs', spreadOf(startup.readyMs)),
