@@ -6,56 +6,66 @@ const TICK_MS = 1;
 const DRAIN_MS = 5000;
 
 /**
- * Load at a fixed offered rate, spread evenly over time: every millisecond
- * it sends however many requests the schedule says are due, each on an idle
- * keep-alive connection. autocannon's own rate limit sends each connection's
- * share at the start of every second and then waits, so a "fixed rate" run
- * was a saturated burst plus idle time, and two proxies measured side by
- * side fought over the CPU in the same burst. Paced requests reach a proxy
- * one at a time, as a sidecar at moderate load sees them.
+ * Load at a fixed offered rate, spread evenly over time, to several targets
+ * at once: every millisecond it sends each target the requests its schedule
+ * says are due, each on an idle keep-alive connection. autocannon's own rate
+ * limit sends each connection's share at the start of every second and then
+ * waits, so a "fixed rate" run was a saturated burst plus idle time, and two
+ * proxies measured side by side fought over the CPU in the same burst. Paced
+ * requests reach a proxy one at a time, as a sidecar at moderate load sees
+ * them. Which target is sent to first rotates every tick: with two proxies
+ * on one CPU, the one whose requests arrive second runs after the other on
+ * that CPU, and a fixed order showed in their ratio.
  */
 export async function paced(
-  origin: string,
+  origins: readonly string[],
   req: BenchRequest,
   opts: { connections: number; seconds: number; rate: number; expectStatus: number },
-): Promise<LoadRun> {
-  const pool = new Pool(origin, { connections: opts.connections, pipelining: 1 });
-  let sent = 0;
-  let answered = 0;
-  let failures = 0;
-  const inFlight = new Set<Promise<void>>();
-  const one = (): void => {
-    const p = pool.request({ method: req.method, path: req.path, headers: req.headers, body: req.body })
+): Promise<LoadRun[]> {
+  const targets = origins.map((origin) => ({
+    pool: new Pool(origin, { connections: opts.connections, pipelining: 1 }),
+    sent: 0,
+    answered: 0,
+    failures: 0,
+    inFlight: new Set<Promise<void>>(),
+  }));
+  const send = (t: (typeof targets)[number]): void => {
+    t.sent++;
+    const p = t.pool.request({ method: req.method, path: req.path, headers: req.headers, body: req.body })
       .then(async (res) => {
         await res.body.dump();
-        if (res.statusCode === opts.expectStatus) answered++;
-        else failures++;
-      }, () => { failures++; })
-      .finally(() => inFlight.delete(p));
-    inFlight.add(p);
+        if (res.statusCode === opts.expectStatus) t.answered++;
+        else t.failures++;
+      }, () => { t.failures++; })
+      .finally(() => t.inFlight.delete(p));
+    t.inFlight.add(p);
   };
   const start = performance.now();
   const total = Math.round(opts.rate * opts.seconds);
+  let tick = 0;
   await new Promise<void>((resolve) => {
-    const tick = (): void => {
+    const onTick = (): void => {
       const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * opts.rate));
-      while (sent < due) {
-        sent++;
-        one();
+      for (let i = 0; i < targets.length; i++) {
+        const t = targets[(i + tick) % targets.length] as (typeof targets)[number];
+        while (t.sent < due) send(t);
       }
-      if (sent < total) setTimeout(tick, TICK_MS);
+      tick++;
+      if (targets.some((t) => t.sent < total)) setTimeout(onTick, TICK_MS);
       else resolve();
     };
-    tick();
+    onTick();
   });
-  const drained = Promise.all(inFlight);
-  const late = await Promise.race([drained.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), DRAIN_MS).unref())]);
+  const late = await Promise.race([
+    Promise.all(targets.flatMap((t) => [...t.inFlight])).then(() => false),
+    new Promise<boolean>((r) => setTimeout(() => r(true), DRAIN_MS).unref()),
+  ]);
   const seconds = (performance.now() - start) / 1000;
-  await pool.destroy();
-  return {
-    requests: answered + failures,
-    rps: (answered + failures) / seconds,
-    failures: failures + (late ? inFlight.size : 0),
+  await Promise.all(targets.map((t) => t.pool.destroy()));
+  return targets.map((t) => ({
+    requests: t.answered + t.failures,
+    rps: (t.answered + t.failures) / seconds,
+    failures: t.failures + (late ? t.inFlight.size : 0),
     latenciesMs: [],
-  };
+  }));
 }

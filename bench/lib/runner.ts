@@ -235,9 +235,16 @@ async function measurePair(
   for (const [, t] of order) {
     checked(await load(t.origin + c.request.path, c.request, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
   }
-  const atRate = await Promise.all(order.map(([, t]) => cpuOver(t, () => paced(t.origin, c.request, {
+  const before = order.map(([, t]) => cpuMicros(t.pid));
+  const runs = await paced(order.map(([, t]) => t.origin), c.request, {
     connections: config.connections, seconds: config.rateSeconds, rate: config.rate, expectStatus,
-  }))));
+  });
+  const atRate = order.map(([, t], i) => {
+    const run = checked(runs[i] as LoadRun);
+    const b = before[i];
+    const a = cpuMicros(t.pid);
+    return { usPerReq: b === undefined || a === undefined || run.requests === 0 ? undefined : (a - b) / run.requests };
+  });
   // Saturated side by side too: on one CPU each gets its share of whatever that CPU delivers in those seconds.
   const saturated = await Promise.all(order.map(([, t]) => cpuOver(t, () => load(t.origin + c.request.path, c.request, {
     connections: config.connections, seconds: config.seconds, expectStatus,
