@@ -2,12 +2,12 @@
  * `npm run bench`: toolgate against direct access, the floor (the least any
  * policy proxy must do) and the peer (http-proxy), all in one process tree on
  * loopback. Primary figures are CPU µs per request of the proxy process,
- * measured in interleaved rounds against the floor, as median ratios with
+ * measured in rounds paired with the floor on one CPU, as median ratios with
  * their spread; plus start-up time, idle and loaded RSS, throughput and
  * latency. Prints a table, then as its last line one JSON object of figures.
  * Knobs: BENCH_SECONDS, BENCH_RATE, BENCH_RATE_SECONDS, BENCH_WARMUP_SECONDS,
  * BENCH_LATENCY_SECONDS, BENCH_ROUNDS, BENCH_STARTS, BENCH_CONNECTIONS,
- * BENCH_SSE_SAMPLES, BENCH_CASES, BENCH_BASELINE (see docs/benchmarks.md).
+ * BENCH_SSE_SAMPLES, BENCH_CASES, BENCH_BASELINE, BENCH_PIN (see docs/benchmarks.md).
  */
 import { compile, type Build } from './lib/build.ts';
 import { loadConfig } from './lib/config.ts';

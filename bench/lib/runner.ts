@@ -26,10 +26,10 @@ export interface Case {
   readonly expectStatus?: number;
   readonly measures: readonly Measure[];
   /**
-   * Measured in interleaved pairs with the floor (and, with BENCH_BASELINE,
-   * with the same case on the baseline build): each round runs both at the
-   * fixed rate and at saturation back to back, and the round's CPU ratio is
-   * taken between those neighbours.
+   * Measured in paired rounds with the floor (and, with BENCH_BASELINE, with
+   * the same case on the baseline build): each round loads them side by side
+   * at the fixed rate and at saturation, and the round's ratios are taken
+   * between those neighbours.
    */
   readonly cpuVsFloor?: boolean;
   readonly sseRequest?: BenchRequest;
@@ -179,12 +179,11 @@ export async function runBenchmark(
     // proxies are not idle (a catalogue re-sync, a span batch, a timer), and
     // beside a measured pair on its CPU they read as that pair's noise.
     for (const [index, c] of cases.entries()) {
-      const keys = [c.target, ...(c.cpuVsFloor && builds.baseline !== undefined ? [`${c.target}@baseline`] : [])];
+      const baselineCli = c.cpuVsFloor ? builds.baseline?.cli : undefined;
+      const keys = [c.target, ...(baselineCli === undefined ? [] : [`${c.target}@baseline`])];
       try {
         await startTarget(c.target, c.target, ownCtx);
-        if (keys.length > 1 && builds.baseline !== undefined) {
-          await startTarget(keys[1] as string, c.target, { ...ownCtx, cli: builds.baseline.cli, baseline: true });
-        }
+        if (baselineCli !== undefined) await startTarget(`${c.target}@baseline`, c.target, { ...ownCtx, cli: baselineCli, baseline: true });
         const target = targets.get(c.target) as Target;
         const problem = await verify(c, stub, target);
         if (problem !== undefined) throw new Error(problem);
@@ -217,11 +216,11 @@ function pushRatio(into: number[], a: number | undefined, b: number | undefined)
 
 /**
  * One round of a cpuVsFloor case: the case, the floor and (if any) the
- * baseline. At the fixed rate all of them take their load at the same time,
- * so whatever else the machine is doing in those seconds (neighbours, steal
- * time, frequency changes) lands on each alike and cancels in the ratio; at
- * saturation they run one after another (each would otherwise take the
- * other's CPU), in an order that rotates with the round.
+ * baseline, all on the proxies' CPU. At the fixed rate and then saturated,
+ * all of them take their load at the same time, so whatever else the machine
+ * is doing in those seconds (neighbours, steal time, frequency changes) lands
+ * on each alike and cancels in the ratio; then each alone, in an order that
+ * rotates with the round, for req/s and RSS.
  */
 async function measurePair(
   c: Case, own: Target, floor: Target, baseline: Target | undefined, round: number, config: BenchConfig,
@@ -235,18 +234,12 @@ async function measurePair(
   for (const [, t] of order) {
     checked(await load(t.origin + c.request.path, c.request, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
   }
-  const before = order.map(([, t]) => cpuMicros(t.pid));
-  const runs = await paced(order.map(([, t]) => t.origin), c.request, {
+  const targets = order.map(([, t]) => t);
+  const atRate = await cpuOver(targets, () => paced(targets.map((t) => t.origin), c.request, {
     connections: config.connections, seconds: config.rateSeconds, rate: config.rate, expectStatus,
-  });
-  const atRate = order.map(([, t], i) => {
-    const run = checked(runs[i] as LoadRun);
-    const b = before[i];
-    const a = cpuMicros(t.pid);
-    return { usPerReq: b === undefined || a === undefined || run.requests === 0 ? undefined : (a - b) / run.requests };
-  });
+  }));
   // Saturated side by side too: on one CPU each gets its share of whatever that CPU delivers in those seconds.
-  const saturated = await Promise.all(order.map(([, t]) => cpuOver(t, () => load(t.origin + c.request.path, c.request, {
+  const saturated = await cpuOver(targets, () => Promise.all(targets.map((t) => load(t.origin + c.request.path, c.request, {
     connections: config.connections, seconds: config.seconds, expectStatus,
   }))));
   order.forEach(([role], i) => {
@@ -262,21 +255,25 @@ async function measureSaturated(c: Case, target: Target, config: BenchConfig): P
   const url = target.origin + c.request.path;
   const expectStatus = c.expectStatus ?? 200;
   checked(await load(url, c.request, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
-  const saturated = await cpuOver(target, () => load(url, c.request, { connections: config.connections, seconds: config.seconds, expectStatus }));
+  const [saturated] = await cpuOver([target], async () => [await load(url, c.request, { connections: config.connections, seconds: config.seconds, expectStatus })]);
   const rss = rssMb(target.pid);
   return {
-    rps: saturated.run.rps,
-    ...(saturated.usPerReq === undefined ? {} : { cpuUsPerReq: saturated.usPerReq }),
+    rps: saturated?.run.rps,
+    ...(saturated?.usPerReq === undefined ? {} : { cpuUsPerReq: saturated.usPerReq }),
     ...(rss === undefined ? {} : { rssLoadedMb: rss }),
   };
 }
 
-async function cpuOver(target: Target, run: () => Promise<LoadRun>): Promise<{ run: LoadRun; usPerReq?: number }> {
-  const before = cpuMicros(target.pid);
-  const r = checked(await run());
-  const after = cpuMicros(target.pid);
-  if (before === undefined || after === undefined || r.requests === 0) return { run: r };
-  return { run: r, usPerReq: (after - before) / r.requests };
+/** Each target's CPU µs per request over `run`, which loads them all and yields one run per target, in order. */
+async function cpuOver(targets: readonly Target[], run: () => Promise<LoadRun[]>): Promise<Array<{ run: LoadRun; usPerReq?: number }>> {
+  const before = targets.map((t) => cpuMicros(t.pid));
+  const runs = await run();
+  return targets.map((t, i) => {
+    const r = checked(runs[i] as LoadRun);
+    const b = before[i];
+    const a = cpuMicros(t.pid);
+    return b === undefined || a === undefined || r.requests === 0 ? { run: r } : { run: r, usPerReq: (a - b) / r.requests };
+  });
 }
 
 /** One answer through the target must equal the stub's own answer, before anything is timed. */
@@ -334,7 +331,7 @@ function checked(run: LoadRun): LoadRun {
 
 const FIGURE_KEYS = ['rps', 'cpuUsPerReq', 'cpuUsAtRate', 'cpuUsSideBySide', 'rssLoadedMb', 'p50Ms', 'p99Ms', 'sseFirstEventMs'] as const;
 
-/** Medians over rounds: a shared machine's noise goes both ways once rounds are interleaved. */
+/** Medians over rounds: a shared machine's noise goes both ways once each round is paired with the floor. */
 function summarise(
   rounds: ReadonlyMap<string, readonly Figures[]>,
   pairs: ReadonlyMap<string, PairRatios>,
