@@ -33,6 +33,7 @@ import { closeServer, countConnections, drain, listen } from './http/lifecycle.t
 import type { RequestPath } from './pipeline/request-path.ts';
 import { transparentPath } from './pipeline/transparent.ts';
 import { grantState } from './telemetry/channels.ts';
+import { startHeapTrim, type HeapTrimmer } from './telemetry/heap-trim.ts';
 import { log, setLogLevel } from './telemetry/log.ts';
 import { createMetrics } from './telemetry/metrics.ts';
 import { startTelemetry } from './telemetry/start.ts';
@@ -124,8 +125,12 @@ export async function start(settings: Settings): Promise<Toolgate> {
   const answered = waitForUpstream(pool, settings.mcpPath, lifetime.signal).then(() => {
     if (!lifetime.signal.aborted) upstreamAnswered = true;
   });
+  let trimmer: HeapTrimmer | undefined;
   const ready = Promise.all([answered, policy?.firstSync]).then(() => {
-    if (!lifetime.signal.aborted) log.info('ready');
+    if (lifetime.signal.aborted) return;
+    log.info('ready');
+    // From ready on: the start-up is the first activity it may give back.
+    if (settings.heapTrimIdleMs > 0) trimmer = startHeapTrim(settings.heapTrimIdleMs);
   });
 
   let closing: Promise<void> | undefined;
@@ -133,6 +138,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
     closing ??= (async () => {
       draining = true;
       lifetime.abort();
+      trimmer?.stop();
       await Promise.all([drain(traffic, settings.drainTimeoutMs), grpc?.close(settings.drainTimeoutMs)]);
       await Promise.all([pool.close(), closeServer(admin), policy?.close()]);
       metrics.dispose();

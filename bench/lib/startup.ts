@@ -3,8 +3,12 @@ import { rssMb } from './procstat.ts';
 import type { Startup } from './runner.ts';
 import { startStub, type Launcher, type StartContext } from './targets.ts';
 
-/** How long a freshly ready process is left alone before its idle RSS is read. */
-const SETTLE_MS = 1500;
+/**
+ * How long a freshly ready process is left alone before its idle RSS is read:
+ * idle means idle, so past toolgate's default idle heap trim
+ * (TOOLGATE_HEAP_TRIM_IDLE_MS, 5 s after ready) and the collection it runs.
+ */
+const SETTLE_MS = 7000;
 
 /** Tools the large-catalogue stub advertises besides the two real ones. */
 const CATALOGUE_TOOLS = 1000;

@@ -31,6 +31,8 @@ export interface Settings {
   /** Absent: no policy, toolgate forwards everything (transparent mode). */
   readonly policyFile: string | undefined;
   readonly catalogueRefreshMs: number;
+  /** 0: never. */
+  readonly heapTrimIdleMs: number;
   readonly deferredTools: boolean;
   /** How tools/call refusals the model can fix are answered from MCP 2025-11-25 on. */
   readonly toolErrors: ToolErrors;
@@ -242,6 +244,11 @@ export const settingDefs = [
     key: 'catalogueRefreshMs', flag: '--catalogue-refresh-ms', env: 'TOOLGATE_CATALOGUE_REFRESH_MS', default: '60000',
     doc: "How often toolgate re-reads the upstream's tools/list (also refreshed on notifications/tools/list_changed).",
     parse: int(1000, 86_400_000),
+  }),
+  setting({
+    key: 'heapTrimIdleMs', flag: '--heap-trim-idle-ms', env: 'TOOLGATE_HEAP_TRIM_IDLE_MS', default: '5000',
+    doc: 'Once the process has been idle this long (under 2% of a CPU) after activity, the start-up included, one memory-reducing garbage collection gives the heap it no longer uses back to the system; it holds the event loop for tens of milliseconds. 0: never.',
+    parse: (raw) => (raw === '0' ? ok(0) : 'value' in int(1000, 3_600_000)(raw) ? ok(Number(raw)) : bad('expected 0 or a whole number from 1000 to 3600000')),
   }),
   setting({
     key: 'deferredTools', flag: '--deferred-tools', env: 'TOOLGATE_DEFERRED_TOOLS', default: '',

@@ -203,6 +203,13 @@ export interface DeadlinePassed {
 }
 export const deadlinePassed = channel('toolgate:deadline');
 
+/** The idle heap trim ran (`heap-trim.ts`): what it gave back and how long it held the event loop. */
+export interface HeapTrim {
+  readonly releasedBytes: number;
+  readonly durationSeconds: number;
+}
+export const heapTrim = channel('toolgate:heap_trim');
+
 /** A rate-limit decision made in process because the shared store (Redis) could not be asked. */
 export const rateLimitFallback = channel('toolgate:rate_limit:fallback');
 

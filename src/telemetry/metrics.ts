@@ -22,8 +22,8 @@ import {
 } from './channels.ts';
 import { discovery, type DiscoveryDone } from './channels.ts';
 import { auditRecord, grantState, grantStoreHealth, policyReload, snapshotLookup, type AuditRecord, type GrantState, type GrantStoreHealth, type PolicyReload, type SnapshotLookup } from './channels.ts';
-import { approvalEvent, breakerChange, deadlinePassed, idempotencyOutcome, rateLimitFallback, upstreamRetry } from './channels.ts';
-import type { ApprovalEvent, BreakerChange, DeadlinePassed, IdempotencyOutcome, UpstreamRetry } from './channels.ts';
+import { approvalEvent, breakerChange, deadlinePassed, heapTrim, idempotencyOutcome, rateLimitFallback, upstreamRetry } from './channels.ts';
+import type { ApprovalEvent, BreakerChange, DeadlinePassed, HeapTrim, IdempotencyOutcome, UpstreamRetry } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 
 /**
@@ -359,6 +359,16 @@ function executionMetrics(registry: Registry): Subscription[] {
     labelNames: ['event'] as const,
     registers: [registry],
   });
+  const trims = new Counter({
+    name: 'toolgate_heap_trims_total',
+    help: 'Idle heap trims: memory-reducing collections run once the process fell idle after activity (TOOLGATE_HEAP_TRIM_IDLE_MS).',
+    registers: [registry],
+  });
+  const trimmed = new Counter({
+    name: 'toolgate_heap_trim_released_bytes_total',
+    help: 'Heap memory the idle heap trims gave back to the system.',
+    registers: [registry],
+  });
   const BREAKER = { closed: 0, half_open: 1, open: 2 } as const;
   return [
     [upstreamRetry, (m) => retries.labels((m as UpstreamRetry).reason, (m as UpstreamRetry).outcome).inc()],
@@ -367,5 +377,9 @@ function executionMetrics(registry: Registry): Subscription[] {
     [idempotencyOutcome, (m) => keys.labels((m as IdempotencyOutcome).result).inc()],
     [rateLimitFallback, () => fallback.inc()],
     [approvalEvent, (m) => approvals.labels((m as ApprovalEvent).event).inc()],
+    [heapTrim, (m) => {
+      trims.inc();
+      trimmed.inc((m as HeapTrim).releasedBytes);
+    }],
   ];
 }

@@ -41,7 +41,15 @@ describe('settings', () => {
     assert.equal(s.maxConnections, 0);
   });
 
+  it('trims an idle heap after 5 s by default; 0 turns it off', () => {
+    assert.equal(loadSettings([], {}).heapTrimIdleMs, 5000);
+    assert.equal(loadSettings(['--heap-trim-idle-ms', '0'], {}).heapTrimIdleMs, 0);
+    assert.equal(loadSettings([], { TOOLGATE_HEAP_TRIM_IDLE_MS: '60000' }).heapTrimIdleMs, 60_000);
+  });
+
   const invalid: [string[], Record<string, string>, string][] = [
+    [['--heap-trim-idle-ms', '500'], {}, '--heap-trim-idle-ms'],
+    [[], { TOOLGATE_HEAP_TRIM_IDLE_MS: '-1' }, 'TOOLGATE_HEAP_TRIM_IDLE_MS'],
     [['--redis-replay-wait-replicas', 'some'], {}, '--redis-replay-wait-replicas'],
     [['--redis-replay-wait-replicas', '17'], {}, '--redis-replay-wait-replicas'],
     [[], { TOOLGATE_CLIENT_HEADERS_TIMEOUT_MS: '10' }, 'TOOLGATE_CLIENT_HEADERS_TIMEOUT_MS'],

@@ -1,0 +1,80 @@
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { heapTrim } from './channels.ts';
+
+/**
+ * Returning an idle sidecar's spare heap to the system.
+ *
+ * V8 grows the young generation (up to 2 × 16 MB semi-spaces) while most of
+ * what it allocates survives, and loading modules at start-up is exactly
+ * that; it shrinks it again only after a full collection at a low allocation
+ * rate, which an idle process never runs. With a policy, a freshly ready
+ * toolgate so holds ~25 MB of young generation and start-up garbage that it
+ * will not touch until traffic comes, paid once per pod. Once the process has
+ * been idle for a window after activity, one memory-reducing collection (V8's
+ * "last resort" flavour, the one behind `LowMemoryNotification`: the young
+ * generation back to its minimum, old-space pages released) gives it back.
+ * Envoy's overload manager `shrink_heap` action is the same idea for its
+ * allocator. Traffic regrows the young generation as it needs.
+ */
+
+/** Share of one CPU below which a window counts as idle: scrapes and probes fit under it, traffic does not. */
+const IDLE_CPU_SHARE = 0.02;
+/** Committed but unused heap below which a collection (tens of ms) is not worth running. */
+const MIN_SLACK_BYTES = 4 * 1024 * 1024;
+
+type Gc = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+
+export interface HeapTrimmer {
+  stop(): void;
+}
+
+/**
+ * Checks every `idleMs` whether the window just ended was idle and followed
+ * activity (the start-up counts), and if the heap has slack, trims it once.
+ * The timer does not keep the process alive.
+ */
+export function startHeapTrim(idleMs: number): HeapTrimmer {
+  let gc: Gc | undefined;
+  let activeSinceTrim = true;
+  let before = process.cpuUsage();
+  const timer = setInterval(() => {
+    const used = process.cpuUsage(before);
+    before = process.cpuUsage();
+    if (used.user + used.system > idleMs * 1000 * IDLE_CPU_SHARE) {
+      activeSinceTrim = true;
+      return;
+    }
+    if (!activeSinceTrim) return;
+    const heap = getHeapStatistics();
+    if (heap.total_heap_size - heap.used_heap_size < MIN_SLACK_BYTES) return;
+    gc ??= exposeGc();
+    const started = performance.now();
+    gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    const durationSeconds = (performance.now() - started) / 1000;
+    activeSinceTrim = false;
+    // The trim's own CPU is not activity.
+    before = process.cpuUsage();
+    if (heapTrim.hasSubscribers) {
+      heapTrim.publish({ releasedBytes: Math.max(0, heap.total_heap_size - getHeapStatistics().total_heap_size), durationSeconds });
+    }
+  }, idleMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * V8's `gc` function without `--expose-gc` on the command line, which the
+ * image's and every operator's command line would otherwise need: the flag
+ * is set just long enough for a fresh context to be created with `gc` in it.
+ */
+function exposeGc(): Gc {
+  const own = (globalThis as { gc?: unknown }).gc;
+  if (typeof own === 'function') return own as Gc;
+  setFlagsFromString('--expose-gc');
+  try {
+    return runInNewContext('gc') as Gc;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
+}
