@@ -241,6 +241,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   const listChanged = new ListChangedStreams();
   const sync = new CatalogueSync({
     url: new URL(settings.mcpPath, settings.upstream),
+    dispatcher: pool,
     refreshIntervalMs: settings.catalogueRefreshMs,
     onChange: (c) => {
       void reportEnforceability(c, schemas(current.policy).registry, () => sync.current() === c);

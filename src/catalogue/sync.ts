@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import { log } from '../telemetry/log.ts';
 import { backoffDelay } from './backoff.ts';
 import { buildCatalogue, type BuildStats, type Catalogue } from './catalogue.ts';
@@ -11,6 +12,8 @@ export interface CatalogueSyncOptions {
   readonly refreshIntervalMs: number;
   /** Sent on every request to the upstream (e.g. its own credentials). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Carries the link's requests (the sidecar's upstream pool). Default: undici's global dispatcher. */
+  readonly dispatcher?: Dispatcher;
   /** Called with each catalogue whose digest differs from the previous one, the first included. */
   readonly onChange?: (c: Catalogue) => void;
   /** Per JSON-RPC request (connect probe, each page). Default 10 s. */
@@ -50,7 +53,7 @@ const DEFAULTS = { requestTimeoutMs: 10_000, minRefreshGapMs: 1_000, retryBaseMs
  * retries with backoff; the connection is rebuilt on the next attempt.
  */
 export class CatalogueSync {
-  readonly #opts: Required<Omit<CatalogueSyncOptions, 'headers' | 'onChange'>> & Pick<CatalogueSyncOptions, 'headers' | 'onChange'>;
+  readonly #opts: Required<Omit<CatalogueSyncOptions, 'headers' | 'onChange' | 'dispatcher'>> & Pick<CatalogueSyncOptions, 'headers' | 'onChange' | 'dispatcher'>;
   readonly #abort = new AbortController();
   #current: Catalogue | undefined;
   #link: UpstreamLink | undefined;
@@ -155,6 +158,7 @@ export class CatalogueSync {
         opened = await openLink({
           url: this.#opts.url,
           headers: this.#opts.headers,
+          dispatcher: this.#opts.dispatcher,
           requestTimeoutMs: this.#opts.requestTimeoutMs,
           signal: this.#abort.signal,
           onListChanged: () => this.#onChangeHint(opened),

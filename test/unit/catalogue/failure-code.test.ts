@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
-import { failureCode } from '../../../src/catalogue/upstream.ts';
+import { failureCode, LinkError } from '../../../src/catalogue/link-error.ts';
 
 describe('failureCode', () => {
-  it('names HTTP statuses, socket errors, SDK and JSON-RPC codes without message text', () => {
+  it('names link errors, socket errors, timeouts and aborts without message text', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1 secret'), { code: 'ECONNREFUSED' });
-    const fetchFailed = new TypeError('fetch failed', { cause: refused });
     const cases: [unknown, string][] = [
-      [new SdkHttpError(SdkErrorCode.SendFailed, 'upstream said secret', { status: 503 }), 'http_503'],
-      [new SdkError(SdkErrorCode.EraNegotiationFailed, 'probe failed: secret', { cause: fetchFailed }), 'net_econnrefused'],
-      [new SdkError(SdkErrorCode.SendFailed, 'x', undefined, { cause: Object.assign(new Error('y'), { code: 'UND_ERR_SOCKET' }) }), 'net_und_err_socket'],
-      [new SdkError(SdkErrorCode.EraNegotiationFailed, 'secret'), 'sdk_era_negotiation_failed'],
-      [new SdkError(SdkErrorCode.RequestTimeout, 'secret'), 'sdk_request_timeout'],
-      [new ProtocolError(-32601, 'secret'), 'jsonrpc_-32601'],
+      [new LinkError('http_503'), 'http_503'],
+      [new LinkError('jsonrpc_-32601'), 'jsonrpc_-32601'],
+      [refused, 'net_econnrefused'],
+      [new TypeError('fetch failed secret', { cause: refused }), 'net_econnrefused'],
+      [Object.assign(new Error('other side closed secret'), { code: 'UND_ERR_SOCKET' }), 'net_und_err_socket'],
+      [new DOMException('The operation was aborted due to timeout secret', 'TimeoutError'), 'request_timeout'],
       [Object.assign(new Error('secret'), { name: 'AbortError' }), 'aborted'],
       [new Error('secret'), 'connect_failed'],
       ['secret', 'connect_failed'],
