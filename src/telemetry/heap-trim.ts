@@ -18,7 +18,7 @@ import { heapTrim } from './channels.ts';
  * allocator. Traffic regrows the young generation as it needs.
  */
 
-/** Share of one CPU below which a window counts as idle: scrapes and probes fit under it, traffic does not. */
+/** Share of one CPU below which a sample counts as idle: scrapes and probes fit under it, traffic does not. */
 const IDLE_CPU_SHARE = 0.02;
 /** Committed but unused heap below which a collection (tens of ms) is not worth running. */
 const MIN_SLACK_BYTES = 4 * 1024 * 1024;
@@ -30,35 +30,39 @@ export interface HeapTrimmer {
 }
 
 /**
- * Checks every `idleMs` whether the window just ended was idle and followed
- * activity (the start-up counts), and if the heap has slack, trims it once.
- * The timer does not keep the process alive.
+ * Samples the process's CPU time every second (or every `idleMs`, if
+ * shorter). Once no sample has been busy for `idleMs` and there was activity
+ * since the last trim (the start-up counts), and the heap has slack, trims it
+ * once. The timer does not keep the process alive.
  */
 export function startHeapTrim(idleMs: number): HeapTrimmer {
+  const tickMs = Math.min(1000, idleMs);
   let gc: Gc | undefined;
   let activeSinceTrim = true;
+  let busyAt = performance.now();
   let before = process.cpuUsage();
   const timer = setInterval(() => {
     const used = process.cpuUsage(before);
     before = process.cpuUsage();
-    if (used.user + used.system > idleMs * 1000 * IDLE_CPU_SHARE) {
+    const now = performance.now();
+    if (used.user + used.system > tickMs * 1000 * IDLE_CPU_SHARE) {
       activeSinceTrim = true;
+      busyAt = now;
       return;
     }
-    if (!activeSinceTrim) return;
+    if (!activeSinceTrim || now - busyAt < idleMs) return;
     const heap = getHeapStatistics();
     if (heap.total_heap_size - heap.used_heap_size < MIN_SLACK_BYTES) return;
     gc ??= exposeGc();
-    const started = performance.now();
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-    const durationSeconds = (performance.now() - started) / 1000;
+    const durationSeconds = (performance.now() - now) / 1000;
     activeSinceTrim = false;
     // The trim's own CPU is not activity.
     before = process.cpuUsage();
     if (heapTrim.hasSubscribers) {
       heapTrim.publish({ releasedBytes: Math.max(0, heap.total_heap_size - getHeapStatistics().total_heap_size), durationSeconds });
     }
-  }, idleMs);
+  }, tickMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
