@@ -88,6 +88,14 @@ describe('optional modules load only when configured', () => {
     assert.deepEqual([...await loadedFeatures(upstream.origin, ['--policy-file', policyFile(POLICY)])], []);
   });
 
+  // The catalogue link speaks to the upstream over toolgate's own pool, without the MCP SDK client.
+  it('a policy loads neither an MCP SDK nor the undici index for its catalogue link', async () => {
+    const urls = await loadedModules(upstream.origin, ['--policy-file', policyFile(POLICY)]);
+    assert.ok(urls.some((u) => u.endsWith('/src/catalogue/upstream.ts')), 'the probe sees the catalogue link load');
+    assert.deepEqual(urls.filter((u) => u.includes('/node_modules/@modelcontextprotocol/') || u.includes('/node_modules/zod/')
+      || u.endsWith('/node_modules/undici/index.js') || u === 'node:internal/deps/undici/undici'), []);
+  });
+
   it('each configured feature loads what it needs (the probe can see them)', async () => {
     const got = await loadedFeatures(upstream.origin, [
       '--policy-file', policyFile(WITH_CONDITION_AND_JWT, { 'jwks.json': JWKS }), '--grpc', 'true', '--grpc-port', '0', '--redis-url', redis.url, '--deferred-tools', 'true',
