@@ -42,7 +42,7 @@ const knobs: readonly Knob[] = [
   { key: 'warmupSeconds', env: 'BENCH_WARMUP_SECONDS', default: 0.5, integer: false, max: 600 },
   { key: 'latencySeconds', env: 'BENCH_LATENCY_SECONDS', default: 1, integer: false, max: 600 },
   { key: 'rounds', env: 'BENCH_ROUNDS', default: 5, integer: true, max: 100 },
-  { key: 'starts', env: 'BENCH_STARTS', default: 3, integer: true, max: 100 },
+  { key: 'starts', env: 'BENCH_STARTS', default: 5, integer: true, max: 100 },
   { key: 'connections', env: 'BENCH_CONNECTIONS', default: 32, integer: true, max: 1024 },
   { key: 'sseSamples', env: 'BENCH_SSE_SAMPLES', default: 100, integer: true, max: 100_000 },
 ];
