@@ -119,15 +119,18 @@ export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
   };
 
   /**
-   * The 2026-07-28 change stream. It ends when the upstream ends it (a
-   * graceful response, or a restart): changes may then go unheard, so the
-   * link counts as lost and the sync reconnects and reads the list again.
+   * The 2026-07-28 change stream. Once open, it ends when the upstream ends
+   * it (a graceful response, or a restart): changes may then go unheard, so
+   * the link counts as lost and the sync reconnects and reads the list again.
+   * A server that refuses to open one is read on the interval instead:
+   * reconnecting would only be refused again.
    */
   async function listenForChanges(): Promise<void> {
     const id = ++ids;
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: meta(), notifications: { toolsListChanged: true } } });
+    let opened: Awaited<ReturnType<typeof openStream>> | undefined;
     try {
-      const opened = await openStream({ dispatcher, url: opts.url, headers: { ...opts.headers, ...modernHeaders('subscriptions/listen') }, signal }, 'POST', body, opts.requestTimeoutMs);
+      opened = await openStream({ dispatcher, url: opts.url, headers: { ...opts.headers, ...modernHeaders('subscriptions/listen') }, signal }, 'POST', body, opts.requestTimeoutMs);
       if (opened.kind === 'open') {
         await eachSseMessage(opened.body, (m) => {
           onMessage(m);
@@ -135,9 +138,11 @@ export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
         });
       }
     } catch {
-      // However it ended, the same: below.
+      // A failed open or a dropped stream: below.
     }
-    if (live()) opts.onLost();
+    if (!live()) return;
+    if (opened?.kind === 'refused') opts.onTrouble();
+    else opts.onLost();
   }
 
   /**

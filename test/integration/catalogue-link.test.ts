@@ -213,6 +213,19 @@ describe('catalogue link: notification streams and close', () => {
     await waitFor(() => lost === 1, 'the ended stream reported as lost');
   });
 
+  it('2026-07-28: a server that refuses the listen stream is trouble once, not a lost link reconnected for ever', async () => {
+    const { url, seen } = await serve((s, res) => {
+      if (s.rpc === 'server/discover') return json(res, 200, reply(s, { supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } }));
+      json(res, 404, rpcError(s, -32601));
+    });
+    let trouble = 0;
+    let lost = 0;
+    await open(url, { onTrouble: () => trouble++, onLost: () => lost++ });
+    await waitFor(() => trouble === 1, 'the refused stream reported');
+    assert.equal(lost, 0);
+    assert.equal(seen.filter((s) => s.rpc === 'subscriptions/listen').length, 1);
+  });
+
   it('does not listen when the server does not offer tool list changes, and close() reports nothing', async () => {
     const { url, seen } = await serve((s, res) => {
       if (s.rpc === 'server/discover') return json(res, 200, reply(s, { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } }));
