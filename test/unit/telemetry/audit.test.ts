@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -173,8 +174,10 @@ describe('the audit sink', () => {
   it('drops everything after the output fails, without throwing', async () => {
     const out = new Writable({ write: (_c, _e, done) => done(new Error('disk full')) });
     const sink = createAuditSink(out, 10, true);
+    // Waits for the failure itself, not for a guess at how long it takes to surface.
+    const failed = once(out, 'error');
     sink.write('a');
-    await new Promise((r) => setTimeout(r, 10));
+    await failed;
     assert.equal(sink.write('b'), false);
     await sink.close();
   });
