@@ -59,18 +59,19 @@ const REOPEN_MAX_MS = 30_000;
 export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
   // The undici index loads every dispatcher, fetch and WebSocket: only for callers that bring none.
   const dispatcher = opts.dispatcher ?? (await import('undici')).getGlobalDispatcher();
+  // Aborted by close() or by the caller: ends every request and stream, and silences the callbacks.
   const life = new AbortController();
   const signal = AbortSignal.any([opts.signal, life.signal]);
-  let closing = false;
-  const live = () => !closing && !signal.aborted;
+  const live = () => !signal.aborted;
   const onMessage = (m: Record<string, unknown>) => {
     if (m.method === LIST_CHANGED && live()) opts.onListChanged();
   };
-  const exchange = (headers: Readonly<Record<string, string>>): Exchange => ({
+  /** A request with `headers`, bounded by requestTimeoutMs unless `bound` says otherwise (streams: the link's life). */
+  const exchange = (headers: Readonly<Record<string, string>>, bound = AbortSignal.any([signal, AbortSignal.timeout(opts.requestTimeoutMs)])): Exchange => ({
     dispatcher,
     url: opts.url,
     headers: { ...opts.headers, ...headers },
-    signal: AbortSignal.any([signal, AbortSignal.timeout(opts.requestTimeoutMs)]),
+    signal: bound,
     onMessage,
   });
   let ids = 0;
@@ -79,14 +80,13 @@ export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
     return resultOf(outcome);
   };
 
-  const modern = await discover((headers, params) => post(exchange(headers), { id: ++ids, method: 'server/discover', params }), modernHeaders, meta);
+  const modern = await discover((headers, params) => post(exchange(headers), { id: ++ids, method: 'server/discover', params }));
   if (modern !== undefined) {
     const listen = modern.toolsListChanged ? listenForChanges() : undefined;
     return {
       era: 'modern',
       listPage: (cursor) => call(modernHeaders('tools/list'), 'tools/list', { ...(cursor !== undefined && { cursor }), _meta: meta() }),
       close: async () => {
-        closing = true;
         life.abort();
         await listen;
       },
@@ -107,13 +107,12 @@ export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
     era: 'legacy',
     listPage: (cursor) => call(session, 'tools/list', cursor === undefined ? {} : { cursor }),
     close: async () => {
-      closing = true;
       life.abort();
       await stream;
       // A 2025 session would otherwise linger on the upstream until it
       // expires. Bounded: a hung upstream must not hold up close().
       if (typeof sessionId === 'string') {
-        await endSession({ dispatcher, url: opts.url, headers: { ...opts.headers, ...session }, signal: AbortSignal.timeout(Math.min(opts.requestTimeoutMs, END_SESSION_MS)) }).catch(() => undefined);
+        await endSession(exchange(session, AbortSignal.timeout(Math.min(opts.requestTimeoutMs, END_SESSION_MS)))).catch(() => undefined);
       }
     },
   };
@@ -130,7 +129,7 @@ export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: meta(), notifications: { toolsListChanged: true } } });
     let opened: Awaited<ReturnType<typeof openStream>> | undefined;
     try {
-      opened = await openStream({ dispatcher, url: opts.url, headers: { ...opts.headers, ...modernHeaders('subscriptions/listen') }, signal }, 'POST', body, opts.requestTimeoutMs);
+      opened = await openStream(exchange(modernHeaders('subscriptions/listen'), signal), 'POST', body, opts.requestTimeoutMs);
       if (opened.kind === 'open') {
         await eachSseMessage(opened.body, (m) => {
           onMessage(m);
@@ -158,7 +157,7 @@ export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
       const openedAt = performance.now();
       let refused = false;
       try {
-        const opened = await openStream({ dispatcher, url: opts.url, headers: { ...opts.headers, ...session }, signal }, 'GET', undefined, opts.requestTimeoutMs);
+        const opened = await openStream(exchange(session, signal), 'GET', undefined, opts.requestTimeoutMs);
         if (opened.kind === 'refused') {
           if (opened.status === 405) return;
           refused = true;
@@ -189,8 +188,8 @@ type Probe = (headers: Readonly<Record<string, string>>, params: unknown) => Pro
  * speak. Anything else (404, 405, a 400 without a modern error, another
  * JSON-RPC error, a result that is not a discover result) is a 2025 server.
  */
-async function discover(probe: Probe, headers: (method: string) => Record<string, string>, meta: () => Record<string, unknown>): Promise<{ readonly toolsListChanged: boolean } | undefined> {
-  const outcome = await probe(headers('server/discover'), { _meta: meta() });
+async function discover(probe: Probe): Promise<{ readonly toolsListChanged: boolean } | undefined> {
+  const outcome = await probe(modernHeaders('server/discover'), { _meta: meta() });
   if (outcome.kind === 'refused' && (outcome.status === 401 || outcome.status === 403 || outcome.status >= 500)) throw new LinkError(`http_${outcome.status}`);
   if (outcome.kind === 'accepted') return undefined;
   if (outcome.error !== undefined) {

@@ -95,7 +95,8 @@ export async function openStream(
   const res = await x.dispatcher.request({
     ...target(x.url),
     method,
-    headers: { ...x.headers, accept: 'text/event-stream', ...(body === undefined ? {} : { accept: 'application/json, text/event-stream', 'content-type': 'application/json' }) },
+    // A POST that opens a stream is still a JSON-RPC request, so it takes both answers; a GET only the stream.
+    headers: { ...x.headers, ...(body === undefined ? { accept: 'text/event-stream' } : { accept: 'application/json, text/event-stream', 'content-type': 'application/json' }) },
     body,
     signal: x.signal,
     headersTimeout: headersTimeoutMs,
