@@ -305,6 +305,7 @@ export function createMetrics(): Metrics {
     [policyReload, onReload],
     [auditRecord, onAudit],
     ...executionMetrics(registry),
+    ...heapTrimMetrics(registry),
   ] as const;
   for (const [c, f] of subscriptions) c.subscribe(f);
   return {
@@ -359,6 +360,19 @@ function executionMetrics(registry: Registry): Subscription[] {
     labelNames: ['event'] as const,
     registers: [registry],
   });
+  const BREAKER = { closed: 0, half_open: 1, open: 2 } as const;
+  return [
+    [upstreamRetry, (m) => retries.labels((m as UpstreamRetry).reason, (m as UpstreamRetry).outcome).inc()],
+    [breakerChange, (m) => breaker.set(BREAKER[(m as BreakerChange).state])],
+    [deadlinePassed, (m) => deadlines.labels((m as DeadlinePassed).phase).inc()],
+    [idempotencyOutcome, (m) => keys.labels((m as IdempotencyOutcome).result).inc()],
+    [rateLimitFallback, () => fallback.inc()],
+    [approvalEvent, (m) => approvals.labels((m as ApprovalEvent).event).inc()],
+  ];
+}
+
+/** The idle heap trim (telemetry/heap-trim.ts): how often it ran and what it gave back. */
+function heapTrimMetrics(registry: Registry): Subscription[] {
   const trims = new Counter({
     name: 'toolgate_heap_trims_total',
     help: 'Idle heap trims: memory-reducing collections run once the process fell idle after activity (TOOLGATE_HEAP_TRIM_IDLE_MS).',
@@ -369,17 +383,8 @@ function executionMetrics(registry: Registry): Subscription[] {
     help: 'Heap memory the idle heap trims gave back to the system.',
     registers: [registry],
   });
-  const BREAKER = { closed: 0, half_open: 1, open: 2 } as const;
-  return [
-    [upstreamRetry, (m) => retries.labels((m as UpstreamRetry).reason, (m as UpstreamRetry).outcome).inc()],
-    [breakerChange, (m) => breaker.set(BREAKER[(m as BreakerChange).state])],
-    [deadlinePassed, (m) => deadlines.labels((m as DeadlinePassed).phase).inc()],
-    [idempotencyOutcome, (m) => keys.labels((m as IdempotencyOutcome).result).inc()],
-    [rateLimitFallback, () => fallback.inc()],
-    [approvalEvent, (m) => approvals.labels((m as ApprovalEvent).event).inc()],
-    [heapTrim, (m) => {
-      trims.inc();
-      trimmed.inc((m as HeapTrim).releasedBytes);
-    }],
-  ];
+  return [[heapTrim, (m) => {
+    trims.inc();
+    trimmed.inc((m as HeapTrim).releasedBytes);
+  }]];
 }
