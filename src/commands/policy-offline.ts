@@ -14,7 +14,7 @@ import { loadPolicyFile, type ConfigError } from '../config/policy/policy.ts';
 import { policyLoader } from '../config/reload/policy-loader.ts';
 import { createFileGrantStore } from '../grants/file-store.ts';
 import type { DecisionDeps } from '../grpc/deps.ts';
-import { explainFor } from '../grpc/explain.ts';
+import { explainFor, parseArguments } from '../grpc/explain.ts';
 import type { ExplainResponse } from '../grpc/generated/toolgate/v1/ExplainResponse.ts';
 import { isRecord } from '../json/record.ts';
 import type { CatalogueEntry, CatalogueView } from '../catalogue/view.ts';
@@ -100,13 +100,19 @@ export interface Subject {
   readonly claims?: Readonly<Record<string, unknown>>;
 }
 
-/** The decision for one tools/call, with the same code the proxy and the gRPC Explain use. */
-export function decideOffline(deps: DecisionDeps, subject: Subject, tool: string, args: Record<string, unknown>): Promise<ExplainResponse> {
+/**
+ * The decision for one tools/call, with the same code the proxy and the gRPC
+ * Explain use. The arguments come as JSON text (a JSON object), read as the
+ * proxy reads a body: integers a double cannot hold keep their digits.
+ */
+export function decideOffline(deps: DecisionDeps, subject: Subject, tool: string, argumentsJson: string): Promise<ExplainResponse> {
+  const args = parseArguments(argumentsJson);
+  if (args === undefined) throw new TypeError('decideOffline takes the arguments as the JSON text of an object');
   const principal: Principal = {
     id: subject.id,
     scopes: new Set(subject.scopes),
     credentialStrength: subject.strength,
     ...(subject.claims !== undefined && { claims: subject.claims }),
   };
-  return explainFor(deps, principal, 'tools/call', tool, args, JSON.stringify(args));
+  return explainFor(deps, principal, 'tools/call', tool, args, argumentsJson);
 }

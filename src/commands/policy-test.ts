@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ConfigError } from '../config/policy/policy.ts';
+import { stringifyExact } from '../json/exact.ts';
 import { compileSchema, parseYaml, validateWith } from '../config/policy/validate.ts';
 import { PRINCIPAL_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from '../config/policy/grant-row.ts';
 import type { DecisionDeps } from '../grpc/deps.ts';
@@ -92,7 +93,7 @@ export async function runTestFile(inForce: PolicyInForce, path: string): Promise
   } catch (err) {
     return { ok: false, errors: [{ path: '', message: `read: cannot read the test file (${(err as NodeJS.ErrnoException).code ?? 'error'})` }] };
   }
-  const parsed = parseYaml(text, MAX_TEST_FILE_BYTES);
+  const parsed = parseYaml(text, MAX_TEST_FILE_BYTES, { exactIntegers: true });
   if (!parsed.ok) return parsed;
   const suite = validateWith<RawSuite>(validateSuite, parsed.value);
   if (!suite.ok) return suite;
@@ -121,7 +122,7 @@ export async function runTestFile(inForce: PolicyInForce, path: string): Promise
       continue;
     }
     const subject: Subject = { id: c.principal.id, scopes: c.principal.scopes ?? [], strength: c.principal.strength ?? 'static', ...(c.principal.claims !== undefined && { claims: c.principal.claims }) };
-    const response = await decideOffline(deps.value, subject, c.tool, c.arguments ?? {});
+    const response = await decideOffline(deps.value, subject, c.tool, stringifyExact(c.arguments ?? {}));
     const actual = outcome(response);
     const expected = describe(c.expect);
     results.push({ file: path, name: c.name, ok: actual === expected, expected, actual, detail: detail(response) });

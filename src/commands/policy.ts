@@ -125,8 +125,7 @@ async function explain(argv: readonly string[], io: PolicyIo): Promise<number> {
   if (!scopes.every(isScope)) throw new UsageError('--scopes is a comma-separated list of scope tokens');
   const strength = STRENGTHS.find((s) => s === values.strength);
   if (strength === undefined) throw new UsageError(`--strength is one of ${STRENGTHS.join(', ')}`);
-  const args = parseArguments(values.args);
-  if (args === undefined) throw new UsageError('--args is a JSON object');
+  if (parseArguments(values.args) === undefined) throw new UsageError('--args is a JSON object');
   const claims = values.claims === undefined ? undefined : parseArguments(values.claims);
   if (values.claims !== undefined && !isRecord(claims)) throw new UsageError('--claims is a JSON object');
 
@@ -137,7 +136,7 @@ async function explain(argv: readonly string[], io: PolicyIo): Promise<number> {
   }
   const catalogue = await catalogueOption(values.catalog, io);
   if (!catalogue.ok) return 1;
-  const response = await decideOffline(offlineDeps(loaded.value, catalogue.tools), { id: values.principal, scopes, strength, ...(claims !== undefined && { claims }) }, values.tool, args);
+  const response = await decideOffline(offlineDeps(loaded.value, catalogue.tools), { id: values.principal, scopes, strength, ...(claims !== undefined && { claims }) }, values.tool, values.args);
   io.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
   return 0;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { canonicalize } from '../json/canonical.ts';
-import type { Classified } from '../mcp/classify.ts';
+import { callArguments, type Classified } from '../mcp/classify.ts';
 
 /** The IETF httpapi draft's field; its value is a Structured Field string (quoted), a bare token is accepted too. */
 export const KEY_HEADER = 'idempotency-key';
@@ -59,9 +59,14 @@ export function scopedKey(principal: string, tool: string, key: string): string 
   return createHash('sha256').update(JSON.stringify([principal, tool, key])).digest('hex');
 }
 
-/** RFC 8785 digest of the call's arguments: the same call in any key order or number spelling has one digest. */
+/**
+ * RFC 8785 digest of the call's arguments: the same call in any key order or
+ * number spelling has one digest, and an integer a double cannot hold is
+ * digested with its digits, so two calls the server reads differently never
+ * share one.
+ */
 export function argumentsDigest(message: Classified): string {
-  const canonical = canonicalize(message.params?.arguments ?? {});
+  const canonical = canonicalize(callArguments(message) ?? {});
   // classify admitted the body as JSON, so canonicalization only refuses what
   // JSON cannot hold; such a body digests as its own refusal, never as another call.
   const text = canonical.ok ? canonical.text : `\u0000${canonical.code}`;

@@ -1,5 +1,6 @@
 import type { Policy } from '../config/policy/policy.ts';
 import type { CatalogueEntry } from '../catalogue/view.ts';
+import { callArguments } from '../mcp/classify.ts';
 import { paramHeadersDisagree } from '../mcp/param-headers.ts';
 import { isDryRun } from './dry-run.ts';
 import { deny, PASS, type Exchange, type Interceptor, type Verdict } from './contract.ts';
@@ -18,7 +19,7 @@ export function argumentsInterceptor(cacheFor: (policy: Policy) => SchemaCache):
     const compiled = cacheFor(ex.policy).get(entry.digest, entry.tool.inputSchema);
     if (!compiled.ok) return deny('tool_validation_unavailable');
     const declared = compiled.paramHeaders;
-    if (declared.length > 0 && ex.message.era === 'modern' && !isDryRun(ex.request) && paramHeadersDisagree(declared, ex.message.params?.arguments, ex.request.headers)) {
+    if (declared.length > 0 && ex.message.era === 'modern' && !isDryRun(ex.request) && paramHeadersDisagree(declared, callArguments(ex.message), ex.request.headers)) {
       return deny('header_mismatch');
     }
     const inexact = ex.message.inexactInteger;

@@ -55,9 +55,13 @@ function write(value: unknown, out: string[], depth: number, path: Set<object>):
     case 'boolean':
       out.push(value ? 'true' : 'false');
       return;
+    case 'bigint':
+      // An integer a double cannot hold (json/exact.ts): RFC 8785 has no
+      // spelling for it, so its digits stand, which no double's form can equal.
+      out.push(value.toString());
+      return;
     case 'object':
       break;
-    case 'bigint':
     case 'function':
     case 'symbol':
     case 'undefined':

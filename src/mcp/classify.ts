@@ -4,6 +4,7 @@ import { foldName } from '../json/fold-name.ts';
 import { isRecord } from '../json/record.ts';
 import { hasDuplicateKeys } from '../json/duplicate-keys.ts';
 import { decodeHeaderValue } from './header-value.ts';
+import { parseExact } from '../json/exact.ts';
 import { findInexactInteger } from '../json/inexact-integers.ts';
 import { nestsDeeperThan } from '../json/scan.ts';
 
@@ -84,6 +85,29 @@ export interface Classified {
    * integer JSON.parse could not read exactly (see inexact-integers.ts).
    */
   readonly inexactInteger?: string | undefined;
+  /**
+   * With `inexactInteger`: the arguments read exactly, such integers as
+   * `bigint` (see json/exact.ts). Read them through `callArguments`.
+   */
+  readonly exactArguments?: unknown;
+}
+
+/**
+ * The tools/call arguments whose values toolgate decides on: as JSON.parse
+ * read them, unless that rounded an integer, then as written. Schema
+ * validation takes `params.arguments` instead (ajv knows no `bigint`) and
+ * refuses such integers where it compares values.
+ */
+export function callArguments(message: Classified): unknown {
+  return message.exactArguments ?? message.params?.arguments;
+}
+
+/** The exact reading of `arguments` inside `text` (see `callArguments`), only when an integer there was rounded. */
+export function exactArgumentsOf(text: string, inexactInteger: string | undefined, within: readonly string[]): unknown {
+  if (inexactInteger === undefined) return undefined;
+  let node = parseExact(text);
+  for (const key of within) node = isRecord(node) ? node[key] : undefined;
+  return node;
 }
 
 interface Rejected {
@@ -135,11 +159,12 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
     : undefined;
 
   const inexactInteger = method === 'tools/call' ? findInexactInteger(parsed.text, ARGUMENTS_PATH) : undefined;
+  const exact = exactArgumentsOf(parsed.text, inexactInteger, ARGUMENTS_PATH);
   const envelopeVersion = readEnvelopeVersion(params);
   const headerVersion = headers.protocolVersion;
   const modern = isModern(envelopeVersion) || isModern(headerVersion);
   if (!modern) {
-    return accept('legacy', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params, inexactInteger);
+    return accept('legacy', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params, inexactInteger, exact);
   }
 
   if (headerVersion !== undefined && envelopeVersion !== undefined && headerVersion !== envelopeVersion) {
@@ -159,7 +184,7 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
       return reject('header_mismatch', id);
     }
   }
-  return accept('modern', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params, inexactInteger);
+  return accept('modern', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params, inexactInteger, exact);
 }
 
 function isModern(version: string | undefined): boolean {
@@ -209,6 +234,7 @@ function accept(
   name: string | undefined,
   params: Record<string, unknown> | undefined,
   inexactInteger?: string,
+  exactArguments?: unknown,
 ): Classified {
-  return { ok: true, era, protocolVersion, kind, id, method, name, params, inexactInteger };
+  return { ok: true, era, protocolVersion, kind, id, method, name, params, inexactInteger, exactArguments };
 }

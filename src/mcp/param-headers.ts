@@ -6,7 +6,9 @@ import { decodeHeaderValue } from './header-value.ts';
  * Whether the request's `Mcp-Param-*` fields disagree with the arguments the
  * schema checked (see validation/header-declarations.ts for why it matters): a
  * value present in one and not the other, or different once decoded.
- * Integers compare as numbers (`42.0` is `42`), booleans as `true`/`false`.
+ * Integers compare as numbers (`42.0` is `42`), by their digits when the
+ * header is written as an integer; booleans as `true`/`false`. The arguments
+ * are those of `callArguments`, so an integer a double cannot hold is exact.
  */
 export function paramHeadersDisagree(declared: readonly ParamHeader[], args: unknown, headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
   for (const { field, path } of declared) {
@@ -38,6 +40,14 @@ function valueAt(args: unknown, path: readonly string[]): unknown {
 function sameValue(text: string, value: unknown): boolean {
   if (typeof value === 'string') return text === value;
   if (typeof value === 'boolean') return text === String(value);
+  // An integer header against an integer argument compares digits: Number()
+  // would round both sides above 2^53 and call two numbers equal.
+  if ((typeof value === 'number' && Number.isInteger(value)) || typeof value === 'bigint') {
+    const digits = text.trim();
+    if (INTEGER.test(digits)) return BigInt(digits) === BigInt(value);
+  }
   if (typeof value === 'number') return text.trim() !== '' && Number(text) === value;
   return false;
 }
+
+const INTEGER = /^-?\d+$/;

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { SideEffect } from '../config/policy/raw.ts';
 import type { ErrorId } from '../errors.ts';
-import type { Classified } from '../mcp/classify.ts';
+import { callArguments, type Classified } from '../mcp/classify.ts';
 import { methodLabel } from '../mcp/methods.ts';
 import { approvalAuditEvent, auditEvent, contractAuditEvent } from './audit-event.ts';
 import type { AuditSink } from './audit-sink.ts';
@@ -78,7 +78,7 @@ export function startAudit(options: AuditOptions): Audit {
     const tool = isCall ? safeName(message.name) : undefined;
     const effect = tool === undefined ? undefined : sideEffect?.(tool);
     if (s?.denial === undefined && s?.wouldDeny === undefined && !(isCall && effect !== 'read_only')) return;
-    const args = isCall && message.params !== undefined && Object.hasOwn(message.params, 'arguments') ? { present: true as const, value: message.params.arguments } : undefined;
+    const args = isCall && message.params !== undefined && Object.hasOwn(message.params, 'arguments') ? { present: true as const, value: callArguments(message) } : undefined;
     const event = auditEvent({
       timeMs: Date.now(),
       durationMs: e.durationSeconds * 1000,

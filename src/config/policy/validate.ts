@@ -30,12 +30,15 @@ export function compileSchema(schema: object): ValidateFunction {
 /**
  * YAML 1.2 core schema (so `yes`/`no` stay strings), duplicate keys rejected,
  * aliases bounded against expansion bombs. JSON is YAML, so JSON files load too.
+ * With `exactIntegers`, an integer a double cannot hold is read as a `bigint`
+ * with its digits (as json/exact.ts reads JSON); every other number as usual.
  */
-export function parseYaml(text: string, maxBytes: number): Parsed<unknown> {
+export function parseYaml(text: string, maxBytes: number, options: { readonly exactIntegers?: boolean } = {}): Parsed<unknown> {
   if (Buffer.byteLength(text, 'utf8') > maxBytes) {
     return { ok: false, errors: [{ path: '', message: `file is larger than ${maxBytes} bytes` }] };
   }
-  const doc = parseDocument(text, { uniqueKeys: true, strict: true, prettyErrors: true, version: '1.2' });
+  const exact = options.exactIntegers === true;
+  const doc = parseDocument(text, { uniqueKeys: true, strict: true, prettyErrors: true, version: '1.2', intAsBigInt: exact });
   if (doc.errors.length > 0) {
     return {
       ok: false,
@@ -47,10 +50,17 @@ export function parseYaml(text: string, maxBytes: number): Parsed<unknown> {
     };
   }
   try {
-    return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
+    return { ok: true, value: doc.toJS({ maxAliasCount: 100, ...(exact && { reviver: unlessInexact }) }) };
   } catch {
     return { ok: false, errors: [{ path: '', message: 'YAML aliases expand too far' }] };
   }
+}
+
+/** Back to a number wherever a double holds the integer exactly. */
+function unlessInexact(_key: unknown, value: unknown): unknown {
+  if (typeof value !== 'bigint') return value;
+  const n = Number(value);
+  return Number.isFinite(n) && BigInt(n) === value ? n : value;
 }
 
 export function validateWith<T>(validate: ValidateFunction, value: unknown): Parsed<T> {

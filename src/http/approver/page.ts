@@ -3,6 +3,7 @@
  * stylesheet, every dynamic value HTML-escaped. It is the one place toolgate
  * shows argument values, so an approver sees exactly what they approve.
  */
+import { parseExact, stringifyExact } from '../../json/exact.ts';
 import type { ApprovalRecord } from '../../approval/record.ts';
 import { errors, type ErrorId } from '../../errors.ts';
 
@@ -29,10 +30,10 @@ export interface ToolFacts {
   readonly annotations?: unknown;
 }
 
-/** Pretty-prints the stored arguments; text that is not JSON is shown as it is (escaped either way). */
+/** Pretty-prints the stored arguments with every digit of every integer; text that is not JSON is shown as it is (escaped either way). */
 function pretty(text: string): string {
   try {
-    return JSON.stringify(JSON.parse(text), null, 2);
+    return stringifyExact(parseExact(text), 2);
   } catch {
     return text;
   }

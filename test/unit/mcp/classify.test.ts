@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { stringifyExact } from '../../../src/json/exact.ts';
 import { classify, type McpHeaders } from '../../../src/mcp/classify.ts';
 import { decodeHeaderValue } from '../../../src/mcp/header-value.ts';
 import { corpus } from '../../helpers/testdata.ts';
@@ -56,7 +57,9 @@ describe('classify: the body decides, 2026-07-28 headers must agree with it', ()
     { name: 'boolean id', headers: {}, body: { jsonrpc: '2.0', id: true, method: 'ping' }, expect: { ok: false, code: 'invalid_request', id: null } },
     { name: 'array params are allowed by JSON-RPC', headers: {}, body: { jsonrpc: '2.0', id: 1, method: 'x', params: [1] }, expect: { ok: true, params: undefined } },
     { name: 'a tools/call names where its arguments hold an integer JSON.parse rounded', headers: {}, body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"n":[0,9007199254740993]}}}',
-      expect: { ok: true, inexactInteger: '/n/1' } },
+      expect: { ok: true, inexactInteger: '/n/1', exactArguments: { n: [0, 9007199254740993n] } } },
+    { name: 'arguments without such an integer are read once, by JSON.parse', headers: {}, body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"n":9007199254740992,"m":1.5e300}}}',
+      expect: { ok: true, inexactInteger: undefined, exactArguments: undefined } },
     { name: 'only a tools/call is scanned for inexact integers', headers: {}, body: '{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"a","arguments":{"n":9007199254740993}}}',
       expect: { ok: true, inexactInteger: undefined } },
     { name: 'a JSON-RPC member only in another letter case', headers: {}, body: '{"jsonrpc":"2.0","id":1,"Method":"tools/call"}', expect: { ok: false, code: 'case_variant_key', id: 1 } },
@@ -73,7 +76,7 @@ describe('classify: the body decides, 2026-07-28 headers must agree with it', ()
   for (const row of table) {
     it(row.name, () => {
       const result = classify(row.headers, body(row.body)) as unknown as Record<string, unknown>;
-      for (const [k, v] of Object.entries(row.expect)) assert.deepEqual(result[k], v, `${k} of ${JSON.stringify(result)}`);
+      for (const [k, v] of Object.entries(row.expect)) assert.deepEqual(result[k], v, `${k} of ${stringifyExact(result)}`);
     });
   }
 });
