@@ -32,13 +32,16 @@ export function applies(row: GrantRow, id: string, held: ReadonlySet<string>): b
  * Decides one tool from the rows for that tool that already apply to the
  * principal (see `applies`). Conditional rows are taken at their best case
  * (an allow row's condition holds, a deny row's does not), so an allow here
- * means some call could be allowed and is marked `pending`; a deny is final.
+ * means some call could be allowed and is marked `pending`, as is a deny that
+ * shadow mode only records; any other deny is final.
  */
 export function decideRows(applicable: readonly GrantRow[]): Decision {
   const pending = applicable.some((r) => r.when !== undefined);
   if (!pending) return decideMatching(applicable, applicable);
   const best = decideMatching(applicable.filter((r) => r.when === undefined || r.effect === 'allow'), applicable);
-  return best.effect === 'allow' ? Object.freeze({ ...best, pending: true }) : best;
+  // A refusal shadow mode only records lets calls through, so a conditional
+  // enforced deny could still refuse one: that is decided per call too.
+  return best.effect === 'allow' || best.audit === true ? Object.freeze({ ...best, pending: true }) : best;
 }
 
 /**
@@ -46,9 +49,33 @@ export function decideRows(applicable: readonly GrantRow[]): Decision {
  * `candidates` are all rows that apply by principal and scopes: a refusal
  * because none of them matched is shadowed when one of them is in audit mode
  * (a conditional allow being rolled out), a refusal by deny rows only when
- * every one of them is.
+ * every one of them is, and then only if it does not loosen enforcement
+ * (see `unlessLoosening`).
  */
 export function decideMatching(matching: readonly GrantRow[], candidates: readonly GrantRow[]): Decision {
+  return unlessLoosening(rulesOver(matching, candidates), () => rulesOver(matching.filter(enforcedOrAllow), candidates.filter(enforcedOrAllow)));
+}
+
+/**
+ * A row in audit mode never loosens what is enforced. A refusal decided
+ * only by audit-mode deny rows (an exact one overriding `*` rows, say) is
+ * decided again without them: when that still refuses, and is not itself
+ * shadowed, that refusal is enforced and the audit rows are recorded as
+ * would-be refusals beside it. `without` is that second decision.
+ */
+export function unlessLoosening(d: Decision, without: () => Decision): Decision {
+  if (d.effect !== 'deny' || d.audit !== true || d.reason === 'no_grant') return d;
+  const fallback = without();
+  if (fallback.effect !== 'deny' || fallback.audit === true) return d;
+  return Object.freeze({ ...fallback, wouldDeny: Object.freeze([...d.rows, ...(fallback.wouldDeny ?? [])]) });
+}
+
+/** Rows that stay when the audit-mode deny rows are left out. */
+export function enforcedOrAllow(row: GrantRow): boolean {
+  return row.effect !== 'deny' || !isAudit(row);
+}
+
+function rulesOver(matching: readonly GrantRow[], candidates: readonly GrantRow[]): Decision {
   if (matching.length === 0) {
     return candidates.some(isAudit) ? Object.freeze({ ...NO_GRANT, audit: true }) : NO_GRANT;
   }
@@ -56,14 +83,26 @@ export function decideMatching(matching: readonly GrantRow[], candidates: readon
   const level = exact.length > 0 ? exact : matching;
   const denies = level.filter((r) => r.effect === 'deny');
   const isExact = exact.length > 0;
-  if (denies.length > 0) {
-    const decision: Decision = { effect: 'deny', reason: isExact ? 'exact_deny' : 'wildcard_deny', rows: Object.freeze(denies) };
-    return Object.freeze(denies.every(isAudit) ? { ...decision, audit: true } : decision);
-  }
-  return Object.freeze({ effect: 'allow', reason: isExact ? 'exact_allow' : 'wildcard_allow', rows: Object.freeze([...level]) });
+  if (denies.length > 0) return denyBy(isExact ? 'exact_deny' : 'wildcard_deny', denies);
+  // A row asking for approval names the allow: it is the one that governs the call.
+  const asking = level.filter((r) => r.approval !== undefined);
+  return Object.freeze({ effect: 'allow', reason: isExact ? 'exact_allow' : 'wildcard_allow', rows: Object.freeze([...asking, ...level.filter((r) => r.approval === undefined)]) });
 }
 
-function isAudit(row: GrantRow): boolean {
+/**
+ * A refusal by the deny rows that hold at the deciding level. Enforced rows
+ * decide whenever one holds; audit-mode rows beside them are kept as
+ * `wouldDeny`, so shadow mode still records them. Only when every one is in
+ * audit mode is the refusal shadowed.
+ */
+export function denyBy(reason: 'exact_deny' | 'wildcard_deny', denies: readonly GrantRow[]): Decision {
+  const enforced = denies.filter((r) => !isAudit(r));
+  if (enforced.length === 0) return Object.freeze({ effect: 'deny', reason, rows: Object.freeze([...denies]), audit: true });
+  const shadowed = denies.filter(isAudit);
+  return Object.freeze({ effect: 'deny', reason, rows: Object.freeze(enforced), ...(shadowed.length > 0 && { wouldDeny: Object.freeze(shadowed) }) });
+}
+
+export function isAudit(row: GrantRow): boolean {
   return row.enforcement === 'audit';
 }
 

@@ -24,6 +24,8 @@ export interface Decision {
   readonly pending?: true;
   /** A refusal by this decision is shadowed: the deciding rows (or, for no_grant, some candidate row) are in audit mode. */
   readonly audit?: true;
+  /** Audit-mode deny rows that held beside the enforced deny rows that decided: recorded as would-be refusals. */
+  readonly wouldDeny?: readonly GrantRow[];
 }
 
 /** Who a snapshot was computed for: wildcard rows depend on the scopes held. */

@@ -11,7 +11,7 @@ import type { ErrorId } from '../errors.ts';
 import { isRecord } from '../json/record.ts';
 import { isPrincipalId, isScope } from '../config/policy/grant-row.ts';
 import { decide } from '../grants/snapshot.ts';
-import { MAX_NESTING, type Classified } from '../mcp/classify.ts';
+import { exactArgumentsOf, MAX_NESTING, type Classified } from '../mcp/classify.ts';
 import { hasDuplicateKeys } from '../json/duplicate-keys.ts';
 import { findInexactInteger } from '../json/inexact-integers.ts';
 import { nestsDeeperThan } from '../json/scan.ts';
@@ -64,6 +64,7 @@ export async function explainFor(deps: DecisionDeps, principal: Principal, metho
   const subject = { id: principal.id, scopes: [...principal.scopes].sort(), credentialStrength: principal.credentialStrength };
   if (!snap.ok) return { ...refused('grants', 'grants_unavailable', 0), principal: subject };
 
+  const inexactInteger = method === 'tools/call' && argumentsJson !== '' ? findInexactInteger(argumentsJson, []) : undefined;
   const message: Classified = {
     ok: true,
     era: 'modern',
@@ -73,7 +74,8 @@ export async function explainFor(deps: DecisionDeps, principal: Principal, metho
     method,
     name: tool === '' ? undefined : tool,
     params: method === 'tools/call' ? { name: tool, arguments: args } : {},
-    inexactInteger: method === 'tools/call' ? findInexactInteger(argumentsJson, []) : undefined,
+    inexactInteger,
+    exactArguments: exactArgumentsOf(argumentsJson, inexactInteger, []),
   };
   const ex: Exchange = {
     request: dryRunRequest(),
@@ -93,6 +95,11 @@ export async function explainFor(deps: DecisionDeps, principal: Principal, metho
   let shadowedOnly = false;
   for (const i of deps.interceptors) {
     if (!i.methods.includes(method)) continue;
+    // As on the MCP path, a stage with nothing to decide for this call is not asked: it passes.
+    if (i.applies !== undefined && !i.applies(ex)) {
+      stages.push({ name: i.name, outcome: 'pass', code: '' });
+      continue;
+    }
     const v = await i.intercept(ex);
     const audit = v.kind === 'deny' && shadowed(ex, i.name, v);
     stages.push({ name: i.name, outcome: audit ? 'audit_deny' : v.kind, code: v.kind === 'deny' ? v.error : '' });

@@ -3,9 +3,13 @@ import { bindingOf } from '../approval/record.ts';
 import { isOurState, signState, verifyState } from '../approval/request-state.ts';
 import type { ApprovalRule, GrantRow } from '../config/policy/grant-row.ts';
 import { argumentsDigest } from '../execution/idempotency-key.ts';
+import { enforcementFor } from '../config/policy/policy.ts';
+import { isAudit } from '../grants/rules.ts';
 import { decide } from '../grants/snapshot.ts';
 import type { GrantSnapshot } from '../grants/types.ts';
+import { stringifyExact } from '../json/exact.ts';
 import { isRecord } from '../json/record.ts';
+import { callArguments } from '../mcp/classify.ts';
 import type { UrlElicitation } from '../mcp/jsonrpc.ts';
 import { decideCall } from './conditions.ts';
 import { isDryRun } from './dry-run.ts';
@@ -37,9 +41,18 @@ function toolsAskingApproval(snapshot: GrantSnapshot): ReadonlySet<string> {
   return out;
 }
 
-/** The approval the deciding rows ask for: conditional rows are decided for this call; the first asking row wins. */
+/**
+ * The approval the deciding rows ask for: conditional rows are decided for
+ * this call; the first asking row wins. Approval is enforced in every mode:
+ * a refusal that shadow mode only records lets the call on as if the deny
+ * rows it shadows were absent, and the allow rows then in force still ask.
+ */
 function ruleFor(ex: Exchange, tool: string): { rule: ApprovalRule; row: GrantRow } | undefined {
-  const d = ex.snapshot.conditional.has(tool) ? decideCall(ex)?.decision : decide(ex.snapshot, tool);
+  let d = ex.snapshot.conditional.has(tool) ? decideCall(ex)?.decision : decide(ex.snapshot, tool);
+  if (d?.effect === 'deny' && (d.audit === true || enforcementFor(ex.policy, tool) === 'audit')) {
+    const toolAudit = enforcementFor(ex.policy, tool) === 'audit';
+    d = decideCall(ex, (r) => r.effect === 'deny' && (toolAudit || isAudit(r)))?.decision;
+  }
   if (d === undefined || d.effect !== 'allow') return undefined;
   const row = d.rows.find((r) => r.approval !== undefined);
   return row?.approval === undefined ? undefined : { rule: row.approval, row };
@@ -78,7 +91,7 @@ export function approvalInterceptor(door: ApprovalDoor): Interceptor {
       };
       const state = ex.message.params?.requestState;
       if (isOurState(state) && verifyState(door.stateKey, state, bindingOf(parts), now()) === undefined) return deny('approval_state_invalid');
-      const answer = await door.approvals.forCall({ ...parts, rule: found.rule, arguments: JSON.stringify(ex.message.params?.arguments ?? {}), request: ex.request });
+      const answer = await door.approvals.forCall({ ...parts, rule: found.rule, arguments: stringifyExact(callArguments(ex.message) ?? {}), request: ex.request });
       const rule = found.row.name;
       switch (answer.kind) {
         case 'run':

@@ -1,54 +1,103 @@
 import { compileCondition, conditionBindings, type Condition, type ConditionBindings } from '../config/policy/conditions.ts';
 import { toolMetadata } from '../config/policy/policy.ts';
-import { decideMatching } from '../grants/rules.ts';
+import { decideMatching, denyBy, enforcedOrAllow, isAudit, unlessLoosening } from '../grants/rules.ts';
 import { WILDCARD, type GrantRow } from '../config/policy/grant-row.ts';
-import type { Decision } from '../grants/types.ts';
+import type { Decision, GrantSnapshot } from '../grants/types.ts';
+import { callArguments } from '../mcp/classify.ts';
 import { deny, type Exchange, type Interceptor, type Verdict } from './contract.ts';
 
 export interface CallDecision {
   readonly decision: Decision;
-  /** A condition that decided the refusal could not be evaluated. */
+  /** No deciding row's condition held: the ones that decided could not be evaluated. */
   readonly failed: boolean;
 }
 
 /**
  * The grant decision for one call of a tool with conditional rows, under the
  * grant rules: exact rows before `*` rows, and at each level deny rows first.
- * A row without a condition always applies; a condition is evaluated only
- * when its row could still change the outcome, so a decision stops at the
- * first deny row that applies, else the first allow row that does. A
- * condition that cannot be evaluated never allows: such an allow row does not
- * apply, such a deny row does, and either way the refusal says
- * `condition_error`. Undefined when the tool has no conditional row for this
- * principal: the grants stage already decided.
+ * A row without a condition always applies. A condition that cannot be
+ * evaluated never allows: such an allow row does not apply, such a deny row
+ * does, and a refusal decided only by such rows says `condition_error`.
+ *
+ * At a level, enforced deny rows are read before audit-mode ones and decide
+ * as soon as one holds; the audit-mode deny rows are still evaluated, so
+ * those that hold are recorded (`wouldDeny`), and decide (shadowed) only
+ * when no enforced row holds. Allow rows are read only when no deny row
+ * holds, and stop at the first that does. `skip` leaves deny rows out, as a
+ * shadowed refusal lets a call through: approval is asked as if they were
+ * absent. Undefined when the tool has no conditional row for this principal
+ * and nothing is skipped: the grants stage already decided.
  */
-export function decideCall(ex: Exchange): CallDecision | undefined {
+export function decideCall(ex: Exchange, skip?: (row: GrantRow) => boolean): CallDecision | undefined {
   const tool = ex.message.name;
-  const rows = tool === undefined ? undefined : ex.snapshot.conditional.get(tool);
-  if (tool === undefined || rows === undefined) return undefined;
+  if (tool === undefined) return undefined;
+  const rows = ex.snapshot.conditional.get(tool) ?? (skip === undefined ? undefined : rowsOf(ex.snapshot, tool));
+  if (rows === undefined) return undefined;
   let bindings: ConditionBindings | undefined;
-  let failed = false;
+  const holds = (c: Checked): boolean | undefined => (c.condition === undefined ? true : c.condition.evaluate((bindings ??= bind(ex, tool))));
+  const first = decideLevels(rows, holds, skip);
+  if (skip !== undefined) return first;
+  // As the grant rules say (grants/rules.ts): an audit-mode row never loosens what is enforced.
+  let failed = first.failed;
+  const decision = unlessLoosening(first.decision, () => {
+    const again = decideLevels(rows, holds, (r) => !enforcedOrAllow(r));
+    failed = again.failed;
+    return again.decision;
+  });
+  return decision === first.decision ? first : { decision, failed };
+}
+
+function decideLevels(rows: readonly GrantRow[], holds: (c: Checked) => boolean | undefined, skip: ((row: GrantRow) => boolean) | undefined): CallDecision {
+  let allowFailed = false;
   for (const { exact, denies, allows } of levelsOf(rows)) {
-    for (const row of denies) {
-      const h = row.condition === undefined ? true : row.condition.evaluate((bindings ??= bind(ex, tool)));
+    const held: Checked[] = [];
+    const surely = new Set<Checked>();
+    let settled = false;
+    for (const c of denies) {
+      if (skip?.(c.row) === true) continue;
+      const audit = isAudit(c.row);
+      // An enforced row that surely holds settles the refusal; audit rows are still read, for the record.
+      if (settled && !audit) continue;
+      const h = holds(c);
       if (h === false) continue;
-      const decision: Decision = { effect: 'deny', reason: exact ? 'exact_deny' : 'wildcard_deny', rows: Object.freeze([row.row]) };
-      return { decision: Object.freeze(row.row.enforcement === 'audit' ? { ...decision, audit: true as const } : decision), failed: h === undefined };
+      held.push(c);
+      if (h === true) {
+        surely.add(c);
+        if (!audit) settled = true;
+      }
     }
-    for (const row of allows) {
-      const h = row.condition === undefined ? true : row.condition.evaluate((bindings ??= bind(ex, tool)));
-      if (h === true) return { decision: Object.freeze({ effect: 'allow', reason: exact ? 'exact_allow' : 'wildcard_allow', rows: Object.freeze([row.row]) }), failed: false };
-      if (h === undefined) failed = true;
+    if (held.length > 0) {
+      // Rows that surely held name the refusal before rows that held because they could not be read.
+      const decision = denyBy(exact ? 'exact_deny' : 'wildcard_deny', [...held.filter((c) => surely.has(c)), ...held.filter((c) => !surely.has(c))].map((c) => c.row));
+      return { decision, failed: !held.some((c) => surely.has(c) && decision.rows.includes(c.row)) };
+    }
+    for (const c of allows) {
+      const h = holds(c);
+      if (h === true) return { decision: Object.freeze({ effect: 'allow', reason: exact ? 'exact_allow' : 'wildcard_allow', rows: Object.freeze([c.row]) }), failed: false };
+      if (h === undefined) allowFailed = true;
     }
   }
-  return { decision: decideMatching([], rows), failed };
+  return { decision: decideMatching([], skip === undefined ? rows : rows.filter((r) => !skip(r))), failed: allowFailed };
+}
+
+/** A snapshot's rows for one tool (the unconditional ones are otherwise decided once, ahead of time). */
+const toolRows = new WeakMap<GrantSnapshot, Map<string, readonly GrantRow[]>>();
+
+function rowsOf(snapshot: GrantSnapshot, tool: string): readonly GrantRow[] {
+  let byTool = toolRows.get(snapshot);
+  if (byTool === undefined) {
+    byTool = new Map();
+    for (const r of snapshot.rows) byTool.set(r.tool, [...(byTool.get(r.tool) ?? []), r]);
+    toolRows.set(snapshot, byTool);
+  }
+  return byTool.get(tool) ?? [];
 }
 
 function bind(ex: Exchange, tool: string): ConditionBindings {
   return conditionBindings({
     principal: ex.principal,
     tool: { name: tool, metadata: toolMetadata(ex.policy, tool), annotations: ex.catalogue.get(tool)?.tool.annotations },
-    args: ex.message.params?.arguments,
+    args: callArguments(ex.message),
     request: { protocolVersion: ex.message.protocolVersion, timeMs: Date.now() },
   });
 }
@@ -76,9 +125,10 @@ function levelsOf(rows: readonly GrantRow[]): readonly Level[] {
       const level = rows.filter((r) => (r.principal !== WILDCARD) === exact);
       // A row asking for approval is read before plain allows: the stricter outcome wins when both hold.
       const allows = level.filter((r) => r.effect === 'allow');
+      const denies = level.filter((r) => r.effect === 'deny');
       return {
         exact,
-        denies: level.filter((r) => r.effect === 'deny').map(checked),
+        denies: [...denies.filter((r) => !isAudit(r)), ...denies.filter(isAudit)].map(checked),
         allows: [...allows.filter((r) => r.approval !== undefined), ...allows.filter((r) => r.approval === undefined)].map(checked),
       };
     });
@@ -115,7 +165,13 @@ export function conditionsInterceptor(): Interceptor {
       const rule = (d.rows[0] ?? ex.snapshot.conditional.get(ex.message.name as string)?.find((r) => r.when !== undefined))?.name;
       if (d.effect === 'allow') return rule === undefined ? { kind: 'pass' } : { kind: 'pass', rule };
       const refused = deny('tool_not_granted', { reason: call.failed ? 'condition_error' : 'condition' });
-      return { ...refused, ...(d.audit === true && { audit: true as const }), ...(rule !== undefined && { rule }) } as Verdict;
+      return { ...refused, ...(d.audit === true && { audit: true as const }), ...(rule !== undefined && { rule }), ...wouldDenyOf(d) } as Verdict;
     },
   };
+}
+
+/** The verdict field that records audit-mode rows held beside an enforced refusal. */
+export function wouldDenyOf(d: Decision): { wouldDeny?: { rule: string | undefined } } {
+  const first = d.wouldDeny?.[0];
+  return first === undefined ? {} : { wouldDeny: { rule: first.name } };
 }

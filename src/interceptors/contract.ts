@@ -39,6 +39,8 @@ export type Verdict =
     readonly audit?: true;
     /** The grant row that refused, when a stage decided by one. */
     readonly rule?: string;
+    /** Audit-mode grant rows held beside the enforced ones that refused: recorded as shadow mode records them. */
+    readonly wouldDeny?: { readonly rule: string | undefined };
   } & Refusal)
   | { readonly kind: 'respond'; readonly result: unknown };
 

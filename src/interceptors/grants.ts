@@ -1,6 +1,7 @@
 import { decide } from '../grants/snapshot.ts';
 import type { Decision } from '../grants/types.ts';
 import { deny, PASS, refuse, type Interceptor, type Verdict } from './contract.ts';
+import { wouldDenyOf } from './conditions.ts';
 import { mayCall, notGranted, scopesThatWouldHelp } from '../grants/visibility.ts';
 
 export interface GrantsOptions {
@@ -33,6 +34,6 @@ export function grantsInterceptor(options: GrantsOptions): Interceptor {
 /** The verdict naming the deciding row, and shadowed when the decision's rows are in audit mode. */
 function decided(v: Verdict, d: Decision): Verdict {
   const rule = (v.kind === 'deny') === (d.effect === 'deny') ? d.rows[0]?.name : undefined;
-  if (v.kind === 'respond' || (rule === undefined && d.audit !== true)) return v;
-  return { ...v, ...(rule !== undefined && { rule }), ...(v.kind === 'deny' && d.audit === true && { audit: true as const }) } as Verdict;
+  if (v.kind === 'respond' || (rule === undefined && d.audit !== true && d.wouldDeny === undefined)) return v;
+  return { ...v, ...(rule !== undefined && { rule }), ...(v.kind === 'deny' && d.audit === true && { audit: true as const }), ...(v.kind === 'deny' && wouldDenyOf(d)) } as Verdict;
 }

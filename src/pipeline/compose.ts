@@ -56,6 +56,10 @@ function runFrom(list: readonly Interceptor[], start: number, exchange: Exchange
 function settle(interceptor: Interceptor, ex: Exchange, v: Verdict, began: number): boolean {
   const audit = v.kind === 'deny' && shadowed(ex, interceptor.name, v);
   if (decision.hasSubscribers) {
+    // An audit-mode row that held beside the enforced refusal is recorded first, as it would be alone.
+    if (v.kind === 'deny' && !audit && v.wouldDeny !== undefined) {
+      decision.publish({ request: ex.request, stage: interceptor.name, allowed: false, principal: ex.principal, error: v.error, mode: 'audit', ...(v.wouldDeny.rule !== undefined && { rule: v.wouldDeny.rule }), durationSeconds: 0 });
+    }
     const keywords = v.kind === 'deny' ? v.data?.errors?.map((e) => e.keyword) : undefined;
     decision.publish({
       request: ex.request,

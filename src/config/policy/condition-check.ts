@@ -79,8 +79,14 @@ function infer(env: CelEnv, e: Expr, scope: Scope, weight: number, state: { node
   const sub = (x: Expr | undefined, s: Scope = scope, w = weight): CheckType => (x === undefined ? DYN : infer(env, x, s, w, state));
   const k = e.exprKind;
   switch (k.case) {
-    case 'constExpr':
-      return constantType(k.value.constantKind.case);
+    case 'constExpr': {
+      const c = k.value.constantKind;
+      // The parser reads any run of digits; CEL's ints are 64-bit, and a literal beyond is a compile error.
+      if ((c.case === 'int64Value' && (c.value < INT64_MIN || c.value > INT64_MAX)) || (c.case === 'uint64Value' && c.value > UINT64_MAX)) {
+        throw new CheckError(`integer literal out of range: CEL ${c.case === 'int64Value' ? 'int is 64-bit signed' : 'uint is 64-bit'}`, e.id);
+      }
+      return constantType(c.case);
+    }
     case 'identExpr': {
       const t = scope.get(k.value.name);
       if (t === undefined) throw new CheckError(`undeclared reference to '${k.value.name}'`, e.id);
@@ -149,6 +155,16 @@ function callType(env: CelEnv, name: string, target: CheckType | undefined, args
       if (!isDyn(cond) && typeName(cond) !== 'bool') throw new CheckError(`a conditional needs a bool, got ${typeName(cond)}`, argIds[0] ?? id);
       return common([yes, no]);
     }
+    case '_==_':
+    case '_!=_':
+      comparable(name, args[0] as CheckType, args[1] as CheckType, id);
+      return BOOL;
+    case '@in': {
+      const [item, range] = args as [CheckType, CheckType];
+      if (!isDyn(range) && range.kind === 'list') comparable(name, item, range.element, argIds[0] ?? id);
+      if (!isDyn(range) && range.kind === 'map') comparable(name, item, range.key, argIds[0] ?? id);
+      break;
+    }
     case '_[_]': {
       const [on, index] = args as [CheckType, CheckType];
       if (isDyn(on)) return DYN;
@@ -177,6 +193,22 @@ function callType(env: CelEnv, name: string, target: CheckType | undefined, args
   }
   return common(results);
 }
+
+/**
+ * The library declares equality on (dyn, dyn), so `request.time == 5` would
+ * load and never hold. Two known types must be one type, or both numbers
+ * (CEL compares int, uint and double across types).
+ */
+function comparable(name: string, a: CheckType, b: CheckType, id: bigint): void {
+  if (isDyn(a) || isDyn(b) || typeName(a) === typeName(b)) return;
+  if (NUMERIC.has(typeName(a)) && NUMERIC.has(typeName(b))) return;
+  throw new CheckError(`'${operator(name)}' compares values of one type, got ${typeName(a)} and ${typeName(b)}`, id);
+}
+
+const NUMERIC: ReadonlySet<string> = new Set(['int', 'uint', 'double']);
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
 
 function fieldOf(t: CheckType, field: string, id: bigint): CheckType {
   if (isDyn(t)) return DYN;

@@ -55,7 +55,7 @@ let setup: Setup | undefined;
 
 function celSetup(): Setup {
   if (setup !== undefined) return setup;
-  const { cel: { CelScalar, celEnv, listType, mapType }, strings } = cel();
+  const { cel: { CelScalar, celEnv, listType, mapType, objectType }, strings } = cel();
   const PRINCIPAL: RecordType = {
     kind: 'record',
     name: 'principal',
@@ -69,7 +69,8 @@ function celSetup(): Setup {
   const REQUEST: RecordType = {
     kind: 'record',
     name: 'request',
-    fields: { protocolVersion: CelScalar.STRING, time: CelScalar.DYN },
+    // The type the library's timestamp() returns, so `request.time > 5` is refused at load.
+    fields: { protocolVersion: CelScalar.STRING, time: objectType('google.protobuf.Timestamp') },
   };
   const ANY = mapType(CelScalar.STRING, CelScalar.DYN);
   setup = {
@@ -105,6 +106,11 @@ export interface ConditionBindings {
    * iterate refuse to run. Reading it converts every variable.
    */
   readonly oversized: boolean;
+  /**
+   * A variable read so far held an integer beyond int64, which CEL cannot
+   * hold: the condition that read it fails rather than judge another number.
+   */
+  readonly unreadable: boolean;
 }
 
 export interface Condition {
@@ -151,7 +157,7 @@ function compile(source: string): CompiledCondition {
         if (iterates && bindings.oversized) return undefined;
         try {
           const r = run(bindings.values as Parameters<typeof run>[0]);
-          return typeof r === 'boolean' && !isCelError(r) ? r : undefined;
+          return typeof r === 'boolean' && !isCelError(r) && !bindings.unreadable ? r : undefined;
         } catch {
           return undefined;
         }
@@ -185,7 +191,7 @@ export function conditionBindings(input: ConditionInput): ConditionBindings {
 /** Getters on the prototype: CEL reads `values[name]`, and a variable no condition reads is never built. */
 class LazyBindings implements ConditionBindings {
   readonly #input: ConditionInput;
-  readonly #state = { oversized: false };
+  readonly #state: ConversionState = { oversized: false, unreadable: false };
   #principal: CelInput | undefined;
   #tool: CelInput | undefined;
   #args: CelInput | undefined;
@@ -204,6 +210,10 @@ class LazyBindings implements ConditionBindings {
     void this.tool;
     void this.args;
     return this.#state.oversized;
+  }
+
+  get unreadable(): boolean {
+    return this.#state.unreadable;
   }
 
   get principal(): CelInput {
@@ -238,23 +248,38 @@ class LazyBindings implements ConditionBindings {
   }
 }
 
-const EMPTY_OBJECT = Object.freeze({});
-const frozenConversions = new WeakMap<object, { readonly value: CelInput; readonly oversized: boolean }>();
+interface ConversionState {
+  oversized: boolean;
+  /** A value no CEL type holds exactly (an integer beyond int64) was met: conditions reading it cannot be evaluated. */
+  unreadable: boolean;
+}
 
-function frozenToCel(v: unknown, state: { oversized: boolean }): CelInput {
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const EMPTY_OBJECT = Object.freeze({});
+const frozenConversions = new WeakMap<object, { readonly value: CelInput } & Readonly<ConversionState>>();
+
+function frozenToCel(v: unknown, state: ConversionState): CelInput {
   if (typeof v !== 'object' || v === null || !Object.isFrozen(v)) return toCel(v, state);
   let hit = frozenConversions.get(v);
   if (hit === undefined) {
-    const own = { oversized: false };
-    hit = { value: toCel(v, own), oversized: own.oversized };
+    const own: ConversionState = { oversized: false, unreadable: false };
+    hit = { value: toCel(v, own), ...own };
     frozenConversions.set(v, hit);
   }
   if (hit.oversized) state.oversized = true;
+  if (hit.unreadable) state.unreadable = true;
   return hit.value;
 }
 
-function toCel(v: unknown, state: { oversized: boolean }): CelInput {
+function toCel(v: unknown, state: ConversionState): CelInput {
   if (typeof v === 'number') return Number.isSafeInteger(v) ? BigInt(v) : v;
+  if (typeof v === 'bigint') {
+    // An integer read exactly (json/exact.ts): a CEL int when int64 holds it.
+    if (v >= INT64_MIN && v <= INT64_MAX) return v;
+    state.unreadable = true;
+    return null;
+  }
   if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
   if (Array.isArray(v)) {
     if (v.length > MAX_ITERATIONS) state.oversized = true;

@@ -232,7 +232,8 @@ function build(raw: RawPolicy, text: string, baseDir: string | undefined): Polic
     const row = normalizeRow({ ...g, name: g.name ?? `/grants/${i}` });
     // The schema and semantic checks admit only rows normalizeRow accepts.
     if (row === undefined) continue;
-    const key = JSON.stringify([row.principal, row.tool, row.effect, row.scopes, row.revision ?? null, row.when ?? null, row.enforcement ?? null]);
+    // The approval rule is part of what a row is: an allow row must never absorb the require_approval row beside it.
+    const key = JSON.stringify([row.principal, row.tool, row.effect, row.scopes, row.revision ?? null, row.when ?? null, row.enforcement ?? null, row.approval ?? null]);
     if (seen.has(key)) continue;
     seen.add(key);
     grants.push(row);

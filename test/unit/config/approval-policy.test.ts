@@ -8,6 +8,20 @@ import { decideCall } from '../../../src/interceptors/conditions.ts';
 const row = (extra: string) => `version: 1\ngrants:\n  - { principal: "*", tool: refund, scopes: [pay], ${extra} }\n`;
 
 describe('require_approval rows', () => {
+  it('are never absorbed by an allow row that is otherwise the same, in either file order', () => {
+    const allow = '  - { principal: "*", tool: refund, scopes: [pay], effect: allow }\n';
+    const ask = '  - { principal: "*", tool: refund, scopes: [pay], effect: require_approval, approval: { approverScope: pay.approve } }\n';
+    for (const grants of [allow + ask, ask + allow]) {
+      const r = parsePolicy(`version: 1\ngrants:\n${grants}`);
+      assert.ok(r.ok);
+      assert.equal(r.policy.grants.length, 2);
+      const snap = snapshotFor([...r.policy.grants], { id: 'alice', scopes: ['pay'] }, 1);
+      assert.ok(snap.ok);
+      assert.equal(snap.snapshot.rows.length, 2);
+      assert.ok(snap.snapshot.decisions.get('refund')?.rows[0]?.approval !== undefined, 'the row asking for approval governs the call');
+    }
+  });
+
   it('load as allow rows carrying the approval, expiresIn in seconds, selfApproval false by default', () => {
     const r = parsePolicy(row('effect: require_approval, approval: { approverScope: pay.approve, expiresIn: 2m }'));
     assert.ok(r.ok, JSON.stringify(!r.ok && r.errors));

@@ -87,3 +87,40 @@ describe('grant conditions: compile-time checks', () => {
     assert.deepEqual(r.policy.grants.map((g) => [g.name, g.when, g.enforcement]), [['/grants/0', 'args.a == 1', 'audit'], ['u-all', undefined, undefined]]);
   });
 });
+
+describe('grant conditions: numbers and times are typed as CEL types them', () => {
+  it('request.time is a timestamp: comparing it with a number, a string or taking its size is refused at load', () => {
+    for (const bad of ['request.time > 5', 'request.time == 5', 'request.time != 5', 'size(request.time) > 0', 'request.time > "2020-01-01T00:00:00Z"', 'request.time in [1, 2]']) {
+      assert.match(compileError(bad), /no matching overload|compares values of one type/, bad);
+    }
+    assert.equal(evaluate('request.time > timestamp("2026-01-01T00:00:00Z")', {}), true);
+    assert.equal(evaluate('request.time.getDayOfWeek() == 5', {}), true, '2026-01-02 was a Friday');
+    assert.equal(evaluate('request.time - duration("24h") < timestamp("2026-01-01T00:00:01Z")', {}), true);
+  });
+
+  it('equality between two known, different types is refused, as it is for principal.id', () => {
+    for (const bad of ['principal.id == 5', 'principal.strength != 1', 'request.protocolVersion == 1', '5 in principal.scopes']) {
+      assert.match(compileError(bad), /compares values of one type/, bad);
+    }
+    assert.equal(evaluate('args.n == 1.0', { n: 1 }), true, 'int, uint and double compare across types');
+    assert.equal(evaluate('principal.id == "alice"', {}), true);
+    assert.equal(evaluate('args.n == "x"', { n: 'x' }), true, 'dyn operands are decided at run time');
+  });
+
+  it('an int literal beyond int64, or a uint literal beyond uint64, is a compile error', () => {
+    for (const bad of ['args.n == 99999999999999999999', 'args.n == 9223372036854775808', 'args.n == -9223372036854775809', 'args.n == 18446744073709551616u']) {
+      assert.match(compileError(bad), /integer literal out of range/, bad);
+    }
+    assert.equal(evaluate('args.n == 9223372036854775807', { n: 9223372036854775807n }), true);
+    assert.equal(evaluate('args.n == -9223372036854775808', { n: -9223372036854775808n }), true);
+  });
+
+  it('an integer read exactly compares exactly; one beyond int64 fails the condition rather than judge another number', () => {
+    assert.equal(evaluate('args.account == 9007199254740993', { account: 9007199254740993n }), true);
+    assert.equal(evaluate('args.account == 9007199254740993', { account: 9007199254740992 }), false);
+    assert.equal(evaluate('args.amount <= 9007199254740992', { amount: 9007199254740993n }), false);
+    assert.equal(evaluate('args.amount <= 9007199254740992', { amount: 9007199254740992 }), true);
+    assert.equal(evaluate('args.q == "x"', { q: 'x', id: 99999999999999999999n }), undefined);
+    assert.equal(evaluate('principal.id == "alice"', { id: 99999999999999999999n }), true, 'a condition not reading args is unaffected');
+  });
+});

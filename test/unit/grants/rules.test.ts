@@ -306,7 +306,23 @@ describe('conditional rows and shadow mode', () => {
     assert.equal(decideMatching([], [wild({ when: 'args.a == 1' })]).audit, undefined);
     const auditDeny = wild({ effect: 'deny', enforcement: 'audit' });
     const enforcedDeny = wild({ effect: 'deny', name: 'hard' });
-    assert.equal(decideMatching([auditDeny], [auditDeny]).audit, true);
-    assert.equal(decideMatching([auditDeny, enforcedDeny], [auditDeny, enforcedDeny]).audit, undefined);
+    const allow = wild({});
+    assert.equal(decideMatching([auditDeny, allow], [auditDeny, allow]).audit, true);
+    const mixed = decideMatching([auditDeny, enforcedDeny], [auditDeny, enforcedDeny]);
+    assert.equal(mixed.audit, undefined);
+    assert.deepEqual(mixed.rows, [enforcedDeny], 'the enforced row decides and is named, whatever the order');
+    assert.deepEqual(mixed.wouldDeny, [auditDeny], 'the audit row is still recorded');
+    assert.deepEqual(decideMatching([enforcedDeny, auditDeny], [enforcedDeny, auditDeny]).rows, [enforcedDeny]);
+  });
+
+  it('an audit-mode deny never loosens enforcement: alone it grants nothing, and an exact one does not lift a `*` deny', () => {
+    const auditDeny = wild({ effect: 'deny', enforcement: 'audit' });
+    const lone = decideMatching([auditDeny], [auditDeny]);
+    assert.deepEqual([lone.effect, lone.reason, lone.audit, lone.wouldDeny], ['deny', 'no_grant', undefined, [auditDeny]]);
+    const exactAudit = row('alice', 'read_file', 'deny');
+    const shadowRow = { ...exactAudit, enforcement: 'audit' as const };
+    const wildDeny = wild({ effect: 'deny', name: 'hard' });
+    const d = decideMatching([shadowRow, wildDeny], [shadowRow, wildDeny]);
+    assert.deepEqual([d.effect, d.reason, d.audit, d.rows, d.wouldDeny], ['deny', 'wildcard_deny', undefined, [wildDeny], [shadowRow]]);
   });
 });
