@@ -82,6 +82,28 @@ describe('toolgate policy (the real CLI, offline)', () => {
     assert.equal(r.stdout, `${file}: /grants/0/when: condition: no matching overload for 'endsWith' applied to dyn.(int) at line 1, column 8\n`);
   });
 
+  it('validate, test and explain refuse conditions that could never hold, alike: request.time against a number or string, an int beyond 64 bits', async () => {
+    const file = join(dir, 'never.yaml');
+    await writeFile(file, [
+      'grants:',
+      '  - { principal: "*", tool: t, effect: allow, when: "request.time > 5" }',
+      '  - { principal: "*", tool: t, effect: allow, when: "request.time == 5" }',
+      '  - { principal: "*", tool: t, effect: allow, when: "size(request.time) > 0" }',
+      '  - { principal: "*", tool: t, effect: allow, when: \'request.time > "2020-01-01T00:00:00Z"\' }',
+      '  - { principal: "*", tool: t, effect: deny, when: "args.n == 99999999999999999999" }',
+      '',
+    ].join('\n'));
+    const tests = join(dir, 'never.test.yaml');
+    await writeFile(tests, 'tests:\n  - { name: x, principal: { id: a }, tool: t, expect: allow }\n');
+    const runs = [await toolgate('policy', 'validate', file), await toolgate('policy', 'test', file, tests), await toolgate('policy', 'explain', file, '--principal', 'a', '--tool', 't')];
+    for (const r of runs) {
+      assert.equal(r.code, 1);
+      const lines = r.stdout.trim().split('\n');
+      assert.deepEqual(lines.map((l) => l.split(': ')[1]), ['/grants/0/when', '/grants/1/when', '/grants/2/when', '/grants/3/when', '/grants/4/when'], r.stdout);
+      assert.match(lines[4] ?? '', /integer literal out of range/);
+    }
+  });
+
   it('validate: referenced files are read unless --skip-files', async () => {
     assert.equal((await toolgate('policy', 'validate', EXAMPLE)).code, 1);
     const r = await toolgate('policy', 'validate', '--skip-files', EXAMPLE);
