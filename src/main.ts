@@ -83,6 +83,7 @@ export async function start(settings: Settings): Promise<Toolgate> {
 
   const telemetry = await startTelemetry(settings, { sideEffect: (tool) => policy?.sideEffect(tool) });
   const path: RequestPath = policy?.path ?? transparentPath(settings, pool);
+  const handleTraffic = createTrafficHandler(settings, path);
   const traffic = createServer(
     {
       maxHeaderSize: settings.maxHeaderBytes,
@@ -92,8 +93,10 @@ export async function start(settings: Settings): Promise<Toolgate> {
       // let slow connections outlive the timeout by that much.
       connectionsCheckingInterval: Math.min(1000, settings.clientHeadersTimeoutMs),
     },
-    createTrafficHandler(settings, path),
+    handleTraffic,
   );
+  // Answered by the request path once it reads the body (stages/body.ts), not by Node on arrival.
+  traffic.on('checkContinue', handleTraffic);
   countConnections(traffic, settings.maxConnections);
   // One more than the limit, so the handler can tell "at the limit" from
   // "over it" (Node silently drops fields past maxHeadersCount).

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 
 export type BodyResult =
@@ -12,15 +12,27 @@ export function declaredTooLarge(req: IncomingMessage, limit: number): boolean {
 }
 
 /**
+ * toolgate handles `checkContinue` itself (main.ts), so Node does not answer
+ * `Expect: 100-continue` on arrival: the client is told to send its body only
+ * once toolgate is about to read it, after authentication and the size check.
+ * A refusal before that is answered without the body ever being sent.
+ */
+export function continueIfExpected(req: IncomingMessage, res: ServerResponse): void {
+  const expect = req.headers.expect;
+  if (typeof expect === 'string' && expect.trim().toLowerCase() === '100-continue' && !res.headersSent) res.writeContinue();
+}
+
+/**
  * Buffers a request body, counting while it streams so an oversized body is
  * refused as soon as it crosses the limit, not after it has been held in
  * memory whole.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+export function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<BodyResult> {
   if (declaredTooLarge(req, limit)) return Promise.resolve({ ok: false, code: 'payload_too_large' });
   // Gone while authentication was awaited (a JWKS fetch): 'close' has fired
   // and 'end' never will, so waiting for either would never finish.
   if (req.destroyed) return Promise.resolve({ ok: false, code: 'aborted' });
+  continueIfExpected(req, res);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'undici';
 import { sendError, type JsonRpcId } from '../../mcp/jsonrpc.ts';
 import { forward, type ForwardOptions, type ForwardOutcome } from '../../upstream/forward.ts';
-import { BodyLimit, declaredTooLarge } from './body.ts';
+import { BodyLimit, continueIfExpected, declaredTooLarge } from './body.ts';
 
 export type PassThrough = (req: IncomingMessage, res: ServerResponse, rpcId: JsonRpcId, headers: string[], options?: ForwardOptions) => Promise<ForwardOutcome>;
 
@@ -17,6 +17,7 @@ export function passThrough(pool: Pool, maxBodyBytes: number): PassThrough {
       return Promise.resolve('payload_too_large');
     }
     const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody) continueIfExpected(req, res);
     const body = hasBody ? req.pipe(new BodyLimit(maxBodyBytes)) : null;
     return forward(pool, req, res, headers, body, rpcId, options);
   };

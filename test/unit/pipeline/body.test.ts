@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { readBody, type BodyResult } from '../../../src/pipeline/stages/body.ts';
@@ -15,19 +15,19 @@ const LIMIT = 64;
 describe('readBody', () => {
   let server: Listening;
   let port = 0;
-  let handle = (_req: IncomingMessage): void => {};
+  let handle = (_req: IncomingMessage, _res: ServerResponse): void => {};
 
   before(async () => {
-    server = await listenOnLoopback((req) => handle(req));
+    server = await listenOnLoopback((req, res) => handle(req, res));
     port = Number(new URL(server.origin).port);
   });
   after(() => server.close());
 
   function read(head: string, body: string, opts: { leave?: boolean; afterClose?: boolean } = {}): Promise<BodyResult> {
     return new Promise((resolve) => {
-      handle = (req) => {
-        if (opts.afterClose) req.once('close', () => void readBody(req, LIMIT).then(resolve));
-        else void readBody(req, LIMIT).then(resolve);
+      handle = (req, res) => {
+        if (opts.afterClose) req.once('close', () => void readBody(req, res, LIMIT).then(resolve));
+        else void readBody(req, res, LIMIT).then(resolve);
       };
       const socket = connect(port, '127.0.0.1', () => {
         socket.write(`POST /mcp HTTP/1.1\r\nHost: t\r\n${head}\r\n${body}`);
