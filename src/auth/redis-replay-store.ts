@@ -153,6 +153,18 @@ export class RedisReplayStore implements ReplayStore {
     this.#epochs[shard] = marker;
   }
 
+  /**
+   * How long WAIT may block: half the claim's bound, and never as long as the
+   * client's own command timeout, which would fail the WAIT itself and turn a
+   * write the replicas did acknowledge into `unavailable`.
+   */
+  #waitMs(): number {
+    const o = this.#client.options;
+    const own = 'commandTimeout' in o ? o.commandTimeout : 'redisOptions' in o ? o.redisOptions?.commandTimeout : undefined;
+    const bound = typeof own === 'number' && own > 0 ? Math.min(this.#timeoutMs, own) : this.#timeoutMs;
+    return Math.max(1, Math.floor(bound / 2));
+  }
+
   #fresh(): string {
     return `${this.#now()}:${randomUUID()}`;
   }
@@ -164,7 +176,7 @@ export class RedisReplayStore implements ReplayStore {
       reply = await runScript(this.#client, CLAIM, [marker, record], args);
     } else {
       // One pipeline: in a Cluster both go to the key's master, so WAIT counts its replicas.
-      const replies = await this.#client.pipeline().eval(CLAIM.lua, 2, marker, record, ...args).wait(this.#waitReplicas, Math.max(1, Math.floor(this.#timeoutMs / 2))).exec();
+      const replies = await this.#client.pipeline().eval(CLAIM.lua, 2, marker, record, ...args).wait(this.#waitReplicas, this.#waitMs()).exec();
       const [claimed, wait] = replies ?? [];
       if (claimed === undefined || claimed[0] !== null) return 'unavailable';
       reply = claimed[1];

@@ -15,12 +15,34 @@ let b: RedisClient;
 const clients: RedisClient[] = [];
 const servers: RedisServer[] = [];
 
-function connect(url: string): Promise<RedisClient> {
-  const c = parseRedisConfig({ url, commandTimeoutMs: COMMAND_TIMEOUT_MS, connectTimeoutMs: 500 });
+function connect(url: string, commandTimeoutMs = COMMAND_TIMEOUT_MS): Promise<RedisClient> {
+  const c = parseRedisConfig({ url, commandTimeoutMs, connectTimeoutMs: 500 });
   assert.ok(c.ok);
   const client = createRedisClient(c.config);
   clients.push(client);
   return new Promise((res) => client.once('ready', () => res(client)));
+}
+
+/**
+ * Until the master holds an acknowledgement from an online replica for
+ * every byte it has written: what WAIT counts, rather than the replica's own
+ * `master_link_status`, which is up before the master has heard back.
+ */
+async function replicaCaughtUp(port: number): Promise<void> {
+  await waitUntil(async () => {
+    const info = await cli(port, 'INFO', 'replication').catch(() => '');
+    const master = Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
+    const acked = /slave0:.*state=online,offset=(\d+)/.exec(info)?.[1];
+    return acked !== undefined && Number(acked) >= master;
+  });
+}
+
+async function waitUntil(ok: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await ok()) return;
+    await sleep(50);
+  }
+  assert.fail('timed out');
 }
 
 const store = (client: RedisClient, waitReplicas = 0, timeoutMs = COMMAND_TIMEOUT_MS) => new RedisReplayStore({ client, domain: 'replay', timeoutMs, waitReplicas });
@@ -28,6 +50,8 @@ const store = (client: RedisClient, waitReplicas = 0, timeoutMs = COMMAND_TIMEOU
 before(async () => {
   redis = await startRedis();
   servers.push(redis);
+  // Replicas started by the tests sync at once, not after the default 5 s wait for more of them.
+  await cli(redis.port, 'CONFIG', 'SET', 'repl-diskless-sync-delay', '0');
   [a, b] = await Promise.all([connect(redis.url), connect(redis.url)]);
 });
 
@@ -65,13 +89,33 @@ describe('RedisReplayStore', () => {
     assert.equal(await a.exists(replayKeys('replay', 'unacked').record), 0);
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
     servers.push(replica);
-    for (let i = 0; i < 400 && !/master_link_status:up/.test(await cli(replica.port, 'INFO', 'replication').catch(() => '')); i++) await sleep(50);
-    // Semantics, not timing: a deadline a loaded machine cannot miss (WAIT gets half of it).
-    const patient = store(a, 1, 5_000);
+    await replicaCaughtUp(redis.port);
+    // Semantics, not timing: a client and a claim deadline a loaded machine cannot miss (WAIT gets half).
+    const patient = store(await connect(redis.url, 10_000), 1, 5_000);
     assert.equal(await patient.claim('unacked', Date.now() + 60_000, issued), 'claimed');
     assert.equal(await patient.claim('unacked', Date.now() + 60_000, issued), 'refused');
     const onReplica = await connect(replica.url);
     assert.equal(await store(onReplica).claim('on-replica', Date.now() + 60_000, issued), 'unavailable', 'a replica cannot record an id');
+    await replica.close();
+  });
+
+  it('WAIT never outlasts the client\'s own command timeout: a slow acknowledgement is unavailable and forgotten, never a failed WAIT left recorded', async () => {
+    const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
+    servers.push(replica);
+    await replicaCaughtUp(redis.port);
+    // The store may wait 5 s, but the client gives up on any command after 200 ms.
+    const s = store(a, 1, 5_000);
+    replica.freeze();
+    try {
+      const began = Date.now();
+      assert.equal(await s.claim('slow-ack', Date.now() + 60_000, Date.now()), 'unavailable');
+      assert.ok(Date.now() - began < 5_000, 'answered within the client\'s bound, not the store\'s');
+      await waitUntil(async () => (await a.exists(replayKeys('replay', 'slow-ack').record)) === 0);
+    } finally {
+      replica.thaw();
+    }
+    await replicaCaughtUp(redis.port);
+    assert.equal(await store(await connect(redis.url, 10_000), 1, 5_000).claim('slow-ack', Date.now() + 60_000, Date.now()), 'claimed', 'a retry once the replica answers is a first use');
     await replica.close();
   });
 
