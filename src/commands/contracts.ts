@@ -77,7 +77,7 @@ async function execute(inv: Invocation, pins: RedisPinStore | undefined, grants:
     const digest = digestArg ?? current?.digest;
     if (digest === undefined) return { ok: false, reason: 'the catalogue has no tool of that name; give its DIGEST to approve a contract not served yet' };
     const contract = current !== undefined && current.digest === digest ? contractOf(current.tool) : undefined;
-    if (!(await pins.approve(tool, { digest, by: 'operator', ...(contract !== undefined && { contract }) }))) return { ok: false, reason: 'Redis refused the command or did not answer in time' };
+    if (!(await pins.approve(tool, { digest, by: 'operator', at: Date.now(), ...(contract !== undefined && { contract }) }))) return { ok: false, reason: 'Redis refused the command or did not answer in time' };
     const bumped = await grants.bump();
     if (!bumped.ok) return { ok: false, reason: 'the pin is written, but the grant revision could not be bumped; run `toolgate grants revision --bump`' };
     return { ok: true, value: [JSON.stringify({ tool, approved: digest, revision: bumped.revision })] };
@@ -98,6 +98,8 @@ async function execute(inv: Invocation, pins: RedisPinStore | undefined, grants:
         status: a.status,
         approved: a.approved,
         ...(stored.get(a.name) !== undefined && { pinnedBy: stored.get(a.name)?.by }),
+        ...(stored.get(a.name)?.at !== undefined && { pinnedAt: new Date(stored.get(a.name)?.at as number).toISOString() }),
+        ...(Object.hasOwn(config.value.tools, a.name) && { listedInPolicy: true }),
         ...(a.changes !== undefined && { changed: a.changes }),
         ...(a.findings.length > 0 && { findings: a.findings }),
       })),

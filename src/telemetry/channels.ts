@@ -114,6 +114,11 @@ export interface ContractState {
   readonly quarantined: number;
 }
 
+/** Pins held in memory that the pin store had lost (or held only in an older form): kept, and written back. */
+export interface ContractPinsLost {
+  readonly count: number;
+}
+
 export const requestStart = channel('toolgate:request:start');
 export const requestClassified = channel('toolgate:request:classified');
 export const decision = channel('toolgate:decision');
@@ -123,6 +128,7 @@ export const requestEnd = channel('toolgate:request:end');
 export const catalogueState = channel('toolgate:catalogue:state');
 export const contractEvent = channel('toolgate:contracts:event');
 export const contractState = channel('toolgate:contracts:state');
+export const contractPinsLost = channel('toolgate:contracts:pins-lost');
 export const sseStream = channel('toolgate:sse:stream');
 export const inflight = channel('toolgate:request:inflight');
 /** A client connection opened (+1) or closed (-1) on the traffic port. */

@@ -6,6 +6,7 @@ import {
   clientConnection,
   connectionRefused,
   contractEvent,
+  contractPinsLost,
   contractState,
   decision,
   inflight,
@@ -14,6 +15,7 @@ import {
   upstreamEnd,
   type CatalogueState,
   type ContractEvent,
+  type ContractPinsLost,
   type ContractState,
   type Decision,
   type RequestEnd,
@@ -95,6 +97,11 @@ export function createMetrics(): Metrics {
   const quarantinedTools = new Gauge({
     name: 'toolgate_contract_quarantined_tools',
     help: 'Tools quarantined now (contract drift, unpinned with unknownTools: quarantine, or a high lint finding with lint: enforce).',
+    registers: [registry],
+  });
+  const pinsLost = new Counter({
+    name: 'toolgate_contract_pins_lost_total',
+    help: 'Contract pins this replica held that the pin store (Redis) no longer had, or had only in an older form: kept in force and written back. Any increase means the store lost data.',
     registers: [registry],
   });
   const lintFindings = new Counter({
@@ -287,10 +294,12 @@ export function createMetrics(): Metrics {
     for (const f of e.findings ?? []) lintFindings.labels(f.rule, f.severity).inc();
   };
   const onContractState = (m: unknown) => quarantinedTools.set((m as ContractState).quarantined);
+  const onPinsLost = (m: unknown) => pinsLost.inc((m as ContractPinsLost).count);
   const subscriptions = [
     [catalogueState, onCatalogue],
     [contractEvent, onContractEvent],
     [contractState, onContractState],
+    [contractPinsLost, onPinsLost],
     [requestEnd, onEnd],
     [inflight, onInflight],
     [sseStream, onSse],

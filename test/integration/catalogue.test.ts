@@ -9,6 +9,7 @@ import { startCatalogueServer, tool, type CatalogueServer } from '../helpers/cat
 import { freePort } from '../helpers/ports.ts';
 import { startV1Server } from '../helpers/mcp-v1-server.ts';
 import { startV2Server } from '../helpers/mcp-v2-server.ts';
+import { captureStderr } from '../helpers/stderr.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -207,18 +208,13 @@ describe('catalogue sync against real SDK servers', () => {
       pageSize: 2,
       tools: [tool('alpha'), { description: 'SECRET-NO-NAME' }, tool('alpha', { description: 'SECRET-DUP' }), 42, tool('beta')],
     });
-    const lines: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    }) as typeof process.stderr.write;
+    const { lines, restore } = captureStderr();
     setLogLevel('info');
     const { sync } = syncFor(upstream.url);
     try {
       await sync.start();
     } finally {
-      process.stderr.write = write;
+      restore();
       setLogLevel('error');
     }
     assert.deepEqual(names(sync.current()), ['alpha', 'beta']);

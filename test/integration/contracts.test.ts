@@ -18,6 +18,7 @@ import { metricValue } from '../helpers/metrics.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { HONEST_WEATHER, startRugPullServer, type RugPullServer } from '../helpers/rug-pull-server.ts';
 import { sha256 } from '../helpers/static-keys.ts';
+import { captureStderr } from '../helpers/stderr.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 
 const KEY = 'agent-7d1e3c5a9b2f4e6a8c0d';
@@ -278,6 +279,59 @@ describe('gRPC ContractService on one replica without Redis', () => {
       assert.equal((await rawCall(gate, session, 'get_weather')).status, 200);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('pins never fall back to trust when Redis comes back empty', () => {
+  let dir: string;
+  let redis: RedisServer;
+  let upstream: RugPullServer;
+  let gate: RunningToolgate;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolgate-contracts-loss-'));
+    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(KEY)}, principal: agent }\n`);
+    await writeFile(join(dir, 'policy.yaml'), `version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\n${CONTRACTS}grants:\n${GRANTS}`);
+    redis = await startRedis();
+    upstream = await startRugPullServer();
+    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--policy-domain', 'loss', '--catalogue-refresh-ms', '1000']);
+    await gate.ready;
+  });
+  after(async () => {
+    await gate?.close();
+    await upstream?.close();
+    await redis?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a tool rug-pulled while Redis was down stays quarantined after Redis restarts empty; the pins held are written back, logged and counted', async () => {
+    const c = await connect(gate);
+    // The log line is JSON on stderr; only the error level is let through in tests.
+    const { lines, restore } = captureStderr();
+    try {
+      const key = '{tg:loss}:contracts:pins';
+      await until('both tools pinned in Redis', async () => /^:2\r\n$/.test(await redis.command('HLEN', key)));
+      const honestPin = await redis.command('HGET', key, 'get_weather');
+      await redis.kill();
+      upstream.setWeatherDescription(POISONED);
+      await until('quarantined while Redis is down', async () => (await rawCall(gate, c.session, 'get_weather')).status === 403, 10_000);
+
+      await redis.restart();
+      await until('the pins written back', async () => /^:2\r\n$/.test(await redis.command('HLEN', key).catch(() => '')), 10_000);
+      assert.equal(await redis.command('HGET', key, 'get_weather'), honestPin, 'the honest contract\'s pin, not the poisoned one');
+      // Several evaluations later, still refused and hidden.
+      await new Promise((r) => setTimeout(r, 1000));
+      assertQuarantineRefusal(await rawCall(gate, c.session, 'get_weather'));
+      assert.deepEqual(await listed(c.client), ['echo']);
+      assert.ok((await metricValue(gate.adminUrl, 'toolgate_contract_pins_lost_total', {})) >= 1);
+      const lost = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'the contract pin store lost pins this replica held: they are kept and written back');
+      assert.equal(lost?.level, 'error');
+      assert.equal(lost?.count, 2);
+      assert.ok(!lines.join('').includes('IMPORTANT'), 'no contract text in the log');
+    } finally {
+      restore();
+      await c.client.close();
     }
   });
 });

@@ -1,12 +1,12 @@
 import type { ContractsConfig } from '../../config/policy/policy.ts';
-import { contractEvent, contractState, type ContractEvent } from '../../telemetry/channels.ts';
+import { contractEvent, contractPinsLost, contractState, type ContractEvent } from '../../telemetry/channels.ts';
 import { log } from '../../telemetry/log.ts';
 import type { Catalogue, CatalogueTool } from '../catalogue.ts';
 import { toolDigest } from '../digest.ts';
 import { lintTool, type Finding } from '../lint/lint.ts';
 import { assess, type Assessment, type QuarantineReason } from './assess.ts';
 import { contractOf } from './diff.ts';
-import type { Pin, PinStore } from './pins.ts';
+import { reconcilePin, type Pin, type PinStore } from './pins.ts';
 
 export interface Quarantined {
   readonly reason: QuarantineReason;
@@ -122,7 +122,7 @@ export class ContractGuard {
     const chosen = digest ?? current?.digest;
     if (chosen === undefined) return { ok: false, reason: 'unknown_tool' };
     const contract = current !== undefined && current.digest === chosen ? contractOf(current.tool) : undefined;
-    const ok = await this.#opts.store.approve(tool, { digest: chosen, by: 'operator', ...(contract !== undefined && { contract }) });
+    const ok = await this.#opts.store.approve(tool, { digest: chosen, by: 'operator', at: Date.now(), ...(contract !== undefined && { contract }) });
     if (!ok) return { ok: false, reason: 'store_unavailable' };
     await this.evaluate();
     return { ok: true, digest: chosen };
@@ -137,7 +137,8 @@ export class ContractGuard {
       this.#install(new Map(), config);
       return;
     }
-    const pins = new Map((await this.#opts.store.all()) ?? this.#pins);
+    const stored = await this.#opts.store.all();
+    const pins = stored === undefined ? new Map(this.#pins) : await this.#reconcile(stored);
     if (config.mode !== 'off' && config.pin === 'first-seen') await this.#pinFirstSeen(catalogue, config, pins);
     this.#pins = pins;
     const lint = this.#linter();
@@ -148,10 +149,33 @@ export class ContractGuard {
     this.#install(next, config);
   }
 
+  /**
+   * The store's pins, with every pin held in memory that the store lost or
+   * holds only in an older form kept (see `reconcilePin`) and written back,
+   * so a loss never turns a quarantined contract into a trusted one.
+   */
+  async #reconcile(stored: ReadonlyMap<string, Pin>): Promise<Map<string, Pin>> {
+    const pins = new Map(stored);
+    const kept: string[] = [];
+    for (const [tool, held] of this.#pins) {
+      const r = reconcilePin(stored.get(tool), held);
+      if (r.pin !== undefined) pins.set(tool, r.pin);
+      if (r.kept) kept.push(tool);
+    }
+    if (kept.length === 0) return pins;
+    log.error('the contract pin store lost pins this replica held: they are kept and written back', { count: kept.length, tools: kept.slice(0, 20).join(',') });
+    if (contractPinsLost.hasSubscribers) contractPinsLost.publish({ count: kept.length });
+    // HSET, not HSETNX: a first-seen pin written since the loss must not stand.
+    await Promise.all(kept.map((tool) => this.#opts.store.approve(tool, pins.get(tool) as Pin)));
+    return pins;
+  }
+
   async #pinFirstSeen(catalogue: Catalogue, config: ContractsConfig, pins: Map<string, Pin>): Promise<void> {
     for (const tool of catalogue.tools.values()) {
       if (pins.has(tool.name) || Object.hasOwn(config.tools, tool.name)) continue;
-      const held = await this.#opts.store.pinFirst(tool.name, { digest: tool.digest, contract: contractOf(tool.tool), by: 'first-seen' });
+      // A tool quarantined now has lost its pin somewhere between; its contract is the suspect one.
+      if (this.#quarantined.has(tool.name)) continue;
+      const held = await this.#opts.store.pinFirst(tool.name, { digest: tool.digest, contract: contractOf(tool.tool), by: 'first-seen', at: Date.now() });
       if (held !== undefined) pins.set(tool.name, held);
     }
   }

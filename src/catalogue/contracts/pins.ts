@@ -14,6 +14,8 @@ export interface Pin {
   readonly contract?: Readonly<Record<string, unknown>>;
   /** An operator's approval vouches for the content (lint defers to it); a first-seen pin only for its stability. */
   readonly by: 'first-seen' | 'operator';
+  /** When it was pinned (epoch ms), so a stale copy of a later approval can be told apart; absent in pins from older builds. */
+  readonly at?: number;
 }
 
 export interface PinStore {
@@ -111,5 +113,22 @@ function parsePin(text: string): Pin | undefined {
   }
   if (!isRecord(v) || !isDigest(v.digest) || (v.by !== 'first-seen' && v.by !== 'operator')) return undefined;
   if (v.contract !== undefined && !isRecord(v.contract)) return undefined;
-  return { digest: v.digest, by: v.by, ...(v.contract !== undefined && { contract: v.contract }) };
+  if (v.at !== undefined && !(Number.isSafeInteger(v.at) && (v.at as number) > 0)) return undefined;
+  return { digest: v.digest, by: v.by, ...(v.contract !== undefined && { contract: v.contract }), ...(v.at !== undefined && { at: v.at as number }) };
+}
+
+/**
+ * Which pin stands when the store's copy and the one held in memory differ.
+ * The store can lose pins (restarted empty, flushed) or go back in time (a
+ * failover to a replica that missed a write): a pin the store no longer has,
+ * or has only in an older form, must not fall back to trust. So the store's
+ * pin replaces the held one only when it is an operator's approval at least
+ * as recent (or of an older build, which did not date pins); a first-seen
+ * pin of another digest can only have been written after the held one was
+ * lost, and is not trusted over it.
+ */
+export function reconcilePin(stored: Pin | undefined, held: Pin | undefined): { readonly pin: Pin | undefined; readonly kept: boolean } {
+  if (held === undefined || (stored !== undefined && stored.digest === held.digest)) return { pin: stored ?? held, kept: false };
+  if (stored !== undefined && stored.by === 'operator' && (stored.at === undefined || held.at === undefined || stored.at >= held.at)) return { pin: stored, kept: false };
+  return { pin: held, kept: true };
 }
