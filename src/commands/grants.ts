@@ -12,12 +12,13 @@ import type { ChangeResult, RedisGrantSource } from '../grants/sources/redis.ts'
 import type { GrantRow } from '../config/policy/grant-row.ts';
 import { parseFlags, REDIS_FLAGS, redisTarget, whenReady, type Parsed } from './redis-flags.ts';
 
-export const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny [--scopes a,b] | list [--principal P] [--tool T] | revision [--bump | --reset]'
+export const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny|require_approval [--scopes a,b]'
+  + ' [--approver-scope S [--expires-in 15m] [--self-approval]] | list [--principal P] [--tool T] | revision [--bump | --reset]'
   + ' (all with --redis-url URL --domain D)';
 
-const VALUE_FLAGS = new Set([...REDIS_FLAGS, '--principal', '--tool', '--effect', '--scopes']);
-const SWITCHES = new Set(['--bump', '--reset']);
-const ROW_FLAGS = ['--principal', '--tool', '--effect', '--scopes'];
+const VALUE_FLAGS = new Set([...REDIS_FLAGS, '--principal', '--tool', '--effect', '--scopes', '--approver-scope', '--expires-in']);
+const SWITCHES = new Set(['--bump', '--reset', '--self-approval']);
+const ROW_FLAGS = ['--principal', '--tool', '--effect', '--scopes', '--approver-scope', '--expires-in', '--self-approval'];
 const ALLOWED: Readonly<Record<string, ReadonlySet<string>>> = {
   set: new Set(ROW_FLAGS),
   delete: new Set(ROW_FLAGS),
@@ -81,7 +82,7 @@ async function execute(inv: Invocation, source: RedisGrantSource): Promise<Parse
 }
 
 function changeOutput(r: ChangeResult, isDelete: boolean): Parsed<string[]> {
-  if (!r.ok) return { ok: false, reason: r.code === 'invalid_row' ? 'invalid row (see --principal, --tool, --effect, --scopes)' : 'Redis refused the command or did not answer in time' };
+  if (!r.ok) return { ok: false, reason: r.code === 'invalid_row' ? 'invalid row (see --principal, --tool, --effect, --scopes, --approver-scope, --expires-in)' : 'Redis refused the command or did not answer in time' };
   return { ok: true, value: [JSON.stringify(isDelete ? { deleted: r.changed, revision: r.revision } : { revision: r.revision })] };
 }
 
@@ -90,10 +91,16 @@ function rowFrom(flags: ReadonlyMap<string, string>): Parsed<unknown> {
   const tool = flags.get('--tool');
   const effect = flags.get('--effect');
   if (principal === undefined || tool === undefined || effect === undefined) return { ok: false, reason: '--principal, --tool and --effect are required' };
-  if (effect !== 'allow' && effect !== 'deny') return { ok: false, reason: '--effect must be allow or deny' };
+  if (effect !== 'allow' && effect !== 'deny' && effect !== 'require_approval') return { ok: false, reason: '--effect must be allow, deny or require_approval' };
   const scopesText = flags.get('--scopes');
   const scopes = scopesText === undefined || scopesText === '' ? [] : scopesText.split(',').map((s) => s.trim());
-  return { ok: true, value: { principal, tool, effect, scopes } };
+  const approverScope = flags.get('--approver-scope');
+  const asks = effect === 'require_approval';
+  if (asks !== (approverScope !== undefined)) return { ok: false, reason: '--approver-scope goes with --effect require_approval, and only with it' };
+  if (!asks && (flags.has('--expires-in') || flags.has('--self-approval'))) return { ok: false, reason: '--expires-in and --self-approval go with --effect require_approval' };
+  const expiresIn = flags.get('--expires-in');
+  const approval = asks ? { approverScope, ...(expiresIn !== undefined && { expiresIn }), ...(flags.has('--self-approval') && { selfApproval: true }) } : undefined;
+  return { ok: true, value: { principal, tool, effect, scopes, ...(approval !== undefined && { approval }) } };
 }
 
 function sortRows(rows: readonly GrantRow[]): GrantRow[] {

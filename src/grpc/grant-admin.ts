@@ -96,11 +96,22 @@ function change(r: ChangeResult): AdminResult<{ revision: number; changed: boole
 /** The wire row as the CLI would build it; `normalizeRow` in the source has the final word. */
 function fromWire(row: GrantRow__Output | null): unknown {
   if (row === null) return undefined;
-  return { principal: row.principal, tool: row.tool, effect: row.effect, scopes: row.scopes };
+  const a = row.approval;
+  // An approval on any other effect is left for normalizeRow to refuse, never silently dropped.
+  const approval = a === null ? undefined : {
+    approverScope: a.approverScope,
+    ...(a.expiresInSeconds !== 0 && { expiresIn: a.expiresInSeconds }),
+    ...(a.selfApproval && { selfApproval: true }),
+  };
+  return { principal: row.principal, tool: row.tool, effect: row.effect, scopes: row.scopes, ...(approval !== undefined && { approval }) };
 }
 
 function toWire(r: GrantRow): WireRow {
-  return { principal: r.principal, tool: r.tool, scopes: [...r.scopes], effect: r.effect, revision: r.revision ?? 0 };
+  const a = r.approval;
+  return {
+    principal: r.principal, tool: r.tool, scopes: [...r.scopes], effect: a === undefined ? r.effect : 'require_approval', revision: r.revision ?? 0,
+    ...(a !== undefined && { approval: { approverScope: a.approverScope, expiresInSeconds: a.expiresIn, selfApproval: a.selfApproval } }),
+  };
 }
 
 /** The CLI's order, so both list the same rows the same way. */

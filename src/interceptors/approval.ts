@@ -26,6 +26,12 @@ export interface ApprovalDoor {
   readonly approvals: Approvals;
   /** Signs and verifies the 2026-07-28 requestState. */
   readonly stateKey: Buffer;
+  /**
+   * Grants come from the policy file: the file's digest already covers them,
+   * and the file store's revision is this process's own, so it is left out of
+   * the binding and replicas (and a restarted process) bind a call alike.
+   */
+  readonly grantsFromFile?: boolean;
   readonly now?: () => number;
 }
 
@@ -86,8 +92,9 @@ export function approvalInterceptor(door: ApprovalDoor): Interceptor {
         principal: ex.principal.id,
         tool,
         argumentsDigest: argumentsDigest(ex.message),
-        // A grant change bumps the control revision; any other policy edit changes the source digest.
-        policyRevision: `${ex.snapshot.revision}.${ex.policy.sourceDigest.slice(0, 16)}`,
+        // A grant change bumps the shared control revision, or (grants in the file) changes the source
+        // digest, as any other policy edit does: either way every replica computes the same binding.
+        policyRevision: `${door.grantsFromFile === true ? 'file' : ex.snapshot.revision}.${ex.policy.sourceDigest.slice(0, 16)}`,
       };
       const state = ex.message.params?.requestState;
       if (isOurState(state) && verifyState(door.stateKey, state, bindingOf(parts), now()) === undefined) return deny('approval_state_invalid');

@@ -22,6 +22,10 @@ describe('two replicas sharing Redis race to spend one approval', () => {
   let redis: RedisServer;
   let upstream: ApprovalUpstream;
   let replicas: ToolgateProcess[];
+  const flags = (page: number) => [
+    '--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--policy-domain', 'approvals',
+    '--approval-secret-file', join(dir, 'approval.key'), '--approval-port', String(page),
+  ];
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-approvals-'));
@@ -30,10 +34,6 @@ describe('two replicas sharing Redis race to spend one approval', () => {
     await writeFile(join(dir, 'approval.key'), randomBytes(32).toString('base64'));
     redis = await startRedis();
     upstream = await startApprovalUpstream();
-    const flags = (page: number) => [
-      '--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--policy-domain', 'approvals',
-      '--approval-secret-file', join(dir, 'approval.key'), '--approval-port', String(page),
-    ];
     replicas = await Promise.all([startToolgateProcess(upstream.origin, flags(await freePort())), startToolgateProcess(upstream.origin, flags(await freePort()))]);
   });
   after(async () => {
@@ -43,11 +43,34 @@ describe('two replicas sharing Redis race to spend one approval', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  const call = (replica: ToolgateProcess, amount: number, id: number) =>
+    post(replica.url, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'refund_payment', arguments: { amount, currency: 'EUR' } } }), {
+      authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18',
+    });
+  const runs = () => upstream.executions.get('refund_payment') ?? 0;
+
+  it('with grants from the policy file, an approval asked on one replica runs on the other, and on a restarted one', async () => {
+    const alice = new ApproverClient();
+    const asked = await call(replicas[0] as ToolgateProcess, 777, 1);
+    const url = (asked.json().error?.data as { url?: string } | undefined)?.url ?? assert.fail(asked.text);
+    assert.equal((await alice.signIn(url, ALICE_KEY)).status, 200);
+    assert.equal((await alice.decide(url, 'approve')).status, 303);
+    const before = runs();
+    const elsewhere = await call(replicas[1] as ToolgateProcess, 777, 2);
+    assert.equal(elsewhere.status, 200, elsewhere.text);
+    assert.equal(runs(), before + 1);
+
+    const again = await call(replicas[1] as ToolgateProcess, 778, 3);
+    const url2 = (again.json().error?.data as { url?: string } | undefined)?.url ?? assert.fail(again.text);
+    assert.equal((await alice.decide(url2, 'approve')).status, 303);
+    await replicas[1]?.kill();
+    replicas[1] = await startToolgateProcess(upstream.origin, flags(await freePort()));
+    const restarted = await call(replicas[1], 778, 4);
+    assert.equal(restarted.status, 200, restarted.text);
+    assert.equal(runs(), before + 2);
+  });
+
   it(`runs the approved call exactly once in each of ${TRIALS} trials`, async () => {
-    const call = (replica: ToolgateProcess, amount: number, id: number) =>
-      post(replica.url, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'refund_payment', arguments: { amount, currency: 'EUR' } } }), {
-        authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18',
-      });
     const alice = new ApproverClient();
     const outcomes = { executed: 0, racesWithTwoRuns: 0, racesWithNoRun: 0 };
     for (let i = 0; i < TRIALS; i++) {
@@ -57,9 +80,9 @@ describe('two replicas sharing Redis race to spend one approval', () => {
       // Approved on the page of one replica; the record is shared through Redis.
       if (i === 0) assert.equal((await alice.signIn(url, ALICE_KEY)).status, 200);
       assert.equal((await alice.decide(url, 'approve')).status, 303);
-      const before = upstream.executions.get('refund_payment') ?? 0;
+      const before = runs();
       const answers = await Promise.all(replicas.map((r, k) => call(r, amount, 2 + k)));
-      const ran = (upstream.executions.get('refund_payment') ?? 0) - before;
+      const ran = runs() - before;
       const ok = answers.filter((a) => a.status === 200).length;
       assert.equal(ok, ran, 'every 200 is one upstream run');
       if (ran > 1) outcomes.racesWithTwoRuns++;

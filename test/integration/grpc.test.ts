@@ -201,6 +201,30 @@ describe('gRPC API', () => {
       assert.match(err.details, /policy file/);
     });
 
+    it('with Redis grants: a require_approval row is written, listed with its rule, and asks for approval; malformed ones are refused', async () => {
+      const row = { principal: 'alice', tool: 'rotate_keys', effect: 'require_approval', approval: { approverScope: 'keys.approve', expiresInSeconds: 120 } };
+      const set = await sharedApi.call<{ revision: number; changed: boolean }>('GrantAdmin', 'SetRow', { row }, admin);
+      assert.equal(set.changed, true);
+      const list = await sharedApi.call<ListRowsResponse__Output>('GrantAdmin', 'ListRows', { tool: 'rotate_keys' }, admin);
+      assert.deepEqual(list.rows.map((r) => [r.principal, r.effect, r.approval?.approverScope, r.approval?.expiresInSeconds, r.approval?.selfApproval]), [['alice', 'require_approval', 'keys.approve', 120, false]]);
+      let asked = false;
+      for (let i = 0; i < 50 && !asked; i++) {
+        const r = await sharedApi.call<ExplainResponse__Output>('PolicyService', 'Explain', { method: 'tools/call', tool: 'rotate_keys', argumentsJson: '{}' }, alice);
+        asked = r.stages.some((x) => x.name === 'approval' && x.code === 'approval_required');
+        if (!asked) await new Promise((res) => setTimeout(res, 20));
+      }
+      assert.ok(asked, 'the row read back from Redis asks for approval');
+      for (const bad of [
+        { principal: 'alice', tool: 'rotate_keys', effect: 'require_approval' },
+        { principal: 'alice', tool: 'rotate_keys', effect: 'deny', approval: { approverScope: 'keys.approve' } },
+        { principal: 'alice', tool: 'rotate_keys', effect: 'require_approval', approval: { approverScope: 'keys.approve', expiresInSeconds: 5 } },
+      ]) {
+        assert.equal((await refusal(sharedApi.call('GrantAdmin', 'SetRow', { row: bad }, admin))).code, status.INVALID_ARGUMENT, JSON.stringify(bad));
+      }
+      const gone = await sharedApi.call<{ changed: boolean }>('GrantAdmin', 'DeleteRow', { row }, admin);
+      assert.equal(gone.changed, true);
+    });
+
     it('with Redis grants: set, list, delete and revision as the CLI does, and the change is in force', async () => {
       const before = await sharedApi.call<{ revision: number }>('GrantAdmin', 'GetRevision', {}, admin);
       const set = await sharedApi.call<{ revision: number; changed: boolean }>('GrantAdmin', 'SetRow', { row: { principal: 'alice', tool: 'search_docs', effect: 'allow' } }, admin);

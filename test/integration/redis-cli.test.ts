@@ -27,6 +27,33 @@ after(async () => {
 });
 
 describe('toolgate grants', () => {
+  it('writes require_approval rows beside the plain allow row, with their rule, and refuses approval flags on other effects', async () => {
+    const common = ['--redis-url', `redis://127.0.0.1:${redis.port}`, '--redis-password-file', join(dir, 'password'), '--domain', 'cli-approval'];
+    const a = io();
+    assert.equal(await run(['set', ...common, '--principal', '*', '--tool', 'refund', '--effect', 'allow', '--scopes', 'pay'], a.io), 0);
+    assert.equal(await run(['set', ...common, '--principal', '*', '--tool', 'refund', '--effect', 'require_approval', '--scopes', 'pay', '--approver-scope', 'pay.approve', '--expires-in', '2m', '--self-approval'], a.io), 0, a.err.join(''));
+    const l = io();
+    assert.equal(await run(['list', ...common, '--tool', 'refund'], l.io), 0);
+    const rows = l.out.map((x) => JSON.parse(x) as Record<string, unknown>);
+    assert.equal(rows.length, 2, 'the approval row stands beside the allow row');
+    assert.deepEqual(rows.find((r) => r.approval !== undefined)?.approval, { approverScope: 'pay.approve', expiresIn: 120, selfApproval: true });
+    for (const bad of [
+      ['--effect', 'require_approval'],
+      ['--effect', 'allow', '--approver-scope', 'pay.approve'],
+      ['--effect', 'deny', '--expires-in', '2m'],
+    ]) {
+      const b = io();
+      assert.equal(await run(['set', ...common, '--principal', '*', '--tool', 'refund', ...bad], b.io), 2, bad.join(' '));
+      assert.match(b.err.join(''), /require_approval/);
+    }
+    const bounds = io();
+    assert.equal(await run(['set', ...common, '--principal', '*', '--tool', 'refund', '--effect', 'require_approval', '--approver-scope', 'pay.approve', '--expires-in', '5s'], bounds.io), 2);
+    assert.match(bounds.err.join(''), /invalid row/);
+    const d = io();
+    assert.equal(await run(['delete', ...common, '--principal', '*', '--tool', 'refund', '--effect', 'require_approval', '--scopes', 'pay', '--approver-scope', 'pay.approve'], d.io), 0);
+    assert.match(d.out.join(''), /"deleted":true/);
+  });
+
   it('sets, lists as JSON lines, deletes and reports the revision, with the password from a secret file', async () => {
     const common = ['--redis-url', `redis://127.0.0.1:${redis.port}`, '--redis-password-file', join(dir, 'password'), '--domain', 'cli'];
     const a = io();

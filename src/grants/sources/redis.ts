@@ -4,7 +4,9 @@
  * and per tool), increments the control revision and publishes it, all in one
  * Lua script: no reader ever sees a row without its revision or the reverse.
  * Rows are identified by (principal, tool, effect, scopes), as `normalizeRow`
- * canonicalises them; a row's `revision` is the revision it was written at.
+ * canonicalises them, a row asking for approval by `require_approval` as its
+ * effect (so it stands beside the plain allow row, as in the policy file);
+ * a row's `revision` is the revision it was written at.
  */
 import { domainKeys, isDomain } from '../../cache/keys.ts';
 import type { DomainKeys } from '../../cache/keys.ts';
@@ -176,13 +178,15 @@ export function createRedisSource(client: RedisClient, domain: string): RedisGra
 
 /** The identity a row is upserted and deleted by: everything but its revision. */
 function rowIdentity(row: GrantRow): string {
-  return JSON.stringify([row.principal, row.tool, row.effect, row.scopes]);
+  return JSON.stringify([row.principal, row.tool, row.approval === undefined ? row.effect : 'require_approval', row.scopes]);
 }
 
 /** Canonical row JSON split where the revision goes, so the script can insert the one it allocates. */
 function rowJsonAround(row: GrantRow): [string, string] {
+  const a = row.approval;
+  const approval = a === undefined ? '' : `"approval":{"approverScope":${JSON.stringify(a.approverScope)},"expiresIn":${a.expiresIn},"selfApproval":${a.selfApproval}},`;
   return [
-    `{"effect":${JSON.stringify(row.effect)},"principal":${JSON.stringify(row.principal)},"revision":`,
+    `{${approval}"effect":${JSON.stringify(row.effect)},"principal":${JSON.stringify(row.principal)},"revision":`,
     `,"scopes":${JSON.stringify(row.scopes)},"tool":${JSON.stringify(row.tool)}}`,
   ];
 }

@@ -1,6 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { ApprovalRule as _toolgate_v1_ApprovalRule, ApprovalRule__Output as _toolgate_v1_ApprovalRule__Output } from './toolgate/v1/ApprovalRule.ts';
 import type { ChangeResponse as _toolgate_v1_ChangeResponse, ChangeResponse__Output as _toolgate_v1_ChangeResponse__Output } from './toolgate/v1/ChangeResponse.ts';
 import type { DeleteRowRequest as _toolgate_v1_DeleteRowRequest, DeleteRowRequest__Output as _toolgate_v1_DeleteRowRequest__Output } from './toolgate/v1/DeleteRowRequest.ts';
 import type { GetRevisionRequest as _toolgate_v1_GetRevisionRequest, GetRevisionRequest__Output as _toolgate_v1_GetRevisionRequest__Output } from './toolgate/v1/GetRevisionRequest.ts';
@@ -19,6 +20,7 @@ type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> 
 export interface ProtoGrpcType {
   toolgate: {
     v1: {
+      ApprovalRule: MessageTypeDefinition<_toolgate_v1_ApprovalRule, _toolgate_v1_ApprovalRule__Output>
       ChangeResponse: MessageTypeDefinition<_toolgate_v1_ChangeResponse, _toolgate_v1_ChangeResponse__Output>
       DeleteRowRequest: MessageTypeDefinition<_toolgate_v1_DeleteRowRequest, _toolgate_v1_DeleteRowRequest__Output>
       GetRevisionRequest: MessageTypeDefinition<_toolgate_v1_GetRevisionRequest, _toolgate_v1_GetRevisionRequest__Output>

@@ -1,6 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { ApprovalRule as _toolgate_v1_ApprovalRule, ApprovalRule__Output as _toolgate_v1_ApprovalRule__Output } from './toolgate/v1/ApprovalRule.ts';
 import type { ArgumentError as _toolgate_v1_ArgumentError, ArgumentError__Output as _toolgate_v1_ArgumentError__Output } from './toolgate/v1/ArgumentError.ts';
 import type { ExplainRequest as _toolgate_v1_ExplainRequest, ExplainRequest__Output as _toolgate_v1_ExplainRequest__Output } from './toolgate/v1/ExplainRequest.ts';
 import type { ExplainResponse as _toolgate_v1_ExplainResponse, ExplainResponse__Output as _toolgate_v1_ExplainResponse__Output } from './toolgate/v1/ExplainResponse.ts';
@@ -16,6 +17,7 @@ type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> 
 export interface ProtoGrpcType {
   toolgate: {
     v1: {
+      ApprovalRule: MessageTypeDefinition<_toolgate_v1_ApprovalRule, _toolgate_v1_ApprovalRule__Output>
       ArgumentError: MessageTypeDefinition<_toolgate_v1_ArgumentError, _toolgate_v1_ArgumentError__Output>
       ExplainRequest: MessageTypeDefinition<_toolgate_v1_ExplainRequest, _toolgate_v1_ExplainRequest__Output>
       ExplainResponse: MessageTypeDefinition<_toolgate_v1_ExplainResponse, _toolgate_v1_ExplainResponse__Output>

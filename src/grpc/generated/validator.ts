@@ -1,6 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { ApprovalRule as _toolgate_v1_ApprovalRule, ApprovalRule__Output as _toolgate_v1_ApprovalRule__Output } from './toolgate/v1/ApprovalRule.ts';
 import type { GrantRow as _toolgate_v1_GrantRow, GrantRow__Output as _toolgate_v1_GrantRow__Output } from './toolgate/v1/GrantRow.ts';
 import type { Principal as _toolgate_v1_Principal, Principal__Output as _toolgate_v1_Principal__Output } from './toolgate/v1/Principal.ts';
 import type { ValidateRequest as _toolgate_v1_ValidateRequest, ValidateRequest__Output as _toolgate_v1_ValidateRequest__Output } from './toolgate/v1/ValidateRequest.ts';
@@ -14,6 +15,7 @@ type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> 
 export interface ProtoGrpcType {
   toolgate: {
     v1: {
+      ApprovalRule: MessageTypeDefinition<_toolgate_v1_ApprovalRule, _toolgate_v1_ApprovalRule__Output>
       GrantRow: MessageTypeDefinition<_toolgate_v1_GrantRow, _toolgate_v1_GrantRow__Output>
       Principal: MessageTypeDefinition<_toolgate_v1_Principal, _toolgate_v1_Principal__Output>
       Severity: EnumTypeDefinition

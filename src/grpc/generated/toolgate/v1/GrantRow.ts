@@ -1,5 +1,6 @@
 // Original file: proto/toolgate/v1/common.proto
 
+import type { ApprovalRule as _toolgate_v1_ApprovalRule, ApprovalRule__Output as _toolgate_v1_ApprovalRule__Output } from '../../toolgate/v1/ApprovalRule.ts';
 import type { Long } from '@grpc/proto-loader';
 
 export interface GrantRow {
@@ -11,6 +12,7 @@ export interface GrantRow {
   'when'?: (string);
   'enforcement'?: (string);
   'name'?: (string);
+  'approval'?: (_toolgate_v1_ApprovalRule | null);
 }
 
 export interface GrantRow__Output {
@@ -22,4 +24,5 @@ export interface GrantRow__Output {
   'when': (string);
   'enforcement': (string);
   'name': (string);
+  'approval': (_toolgate_v1_ApprovalRule__Output | null);
 }
