@@ -9,6 +9,7 @@
  * clients with a policy that names validators. A transparent sidecar so
  * never loads (or holds in memory) any of them.
  */
+import type { GuardOptions } from './cache/guarded-write.ts';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
@@ -270,7 +271,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   const limiter = shared === undefined ? local : new SharedBuckets({ client: shared.client, domain: settings.policyDomain, fallback: local });
   // Human approval: records shared through Redis when configured; the page only with its port.
   let pagePort: number | undefined;
-  const approval = await openApprovals(settings, shared?.client, () => pageBaseUrl(settings, pagePort));
+  const approval = await openApprovals(settings, shared, () => pageBaseUrl(settings, pagePort));
   const page = settings.approvalPort === undefined ? undefined : await startApproverPage(settings, {
     approvals: approval.approvals,
     verifiers: () => current.verifiers,
@@ -368,11 +369,13 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
 interface SharedRedis {
   readonly config: RedisConfig;
   readonly client: RedisClient;
+  /** How records a failover must not undo are written (one-time tokens, approval spends). */
+  readonly guard: GuardOptions;
   readonly replayStore: ReplayStore;
   close(): void;
 }
 
-/** One connection for one-time-token records and discovery activations; the grant store opens its own. */
+/** One connection for one-time-token records, approvals and discovery activations; the grant store opens its own. */
 async function connectRedis(settings: Settings, url: string): Promise<SharedRedis> {
   const [{ createRedisClient, parseRedisConfig }, { RedisReplayStore }] = await Promise.all([
     import('./cache/redis.ts'), import('./auth/redis-replay-store.ts'),
@@ -387,15 +390,13 @@ async function connectRedis(settings: Settings, url: string): Promise<SharedRedi
   });
   if (!parsed.ok) throw new StartupError(`invalid setting ${parsed.setting}: ${parsed.problem}`);
   const client = createRedisClient(parsed.config, { name: 'toolgate-shared' });
+  // One setting for every record a failover must not undo (cache/guarded-write.ts).
+  const guard = { waitReplicas: settings.redisReplayWaitReplicas ?? (parsed.config.mode === 'sentinel' ? 1 : 0), timeoutMs: parsed.config.commandTimeoutMs };
   return {
     config: parsed.config,
     client,
-    replayStore: new RedisReplayStore({
-      client,
-      domain: settings.policyDomain,
-      timeoutMs: parsed.config.commandTimeoutMs,
-      waitReplicas: settings.redisReplayWaitReplicas ?? (parsed.config.mode === 'sentinel' ? 1 : 0),
-    }),
+    guard,
+    replayStore: new RedisReplayStore({ client, domain: settings.policyDomain, ...guard }),
     close: () => client.disconnect(),
   };
 }

@@ -1,3 +1,4 @@
+import type { GuardOptions } from '../cache/guarded-write.ts';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { RedisClient } from '../cache/redis.ts';
@@ -26,7 +27,8 @@ export interface OpenedApprovals {
  * webhook when configured. `pageUrl` is read per approval, once the page
  * listens.
  */
-export async function openApprovals(settings: Settings, client: RedisClient | undefined, pageUrl: () => string): Promise<OpenedApprovals> {
+export async function openApprovals(settings: Settings, shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined, pageUrl: () => string): Promise<OpenedApprovals> {
+  const client = shared?.client;
   const secret = settings.approvalSecretFile === undefined ? randomBytes(32) : await readSecret(settings.approvalSecretFile, 'TOOLGATE_APPROVAL_SECRET_FILE');
   if (settings.approvalSecretFile === undefined && client !== undefined) {
     log.warn('approval request states and page sessions are signed with a key of this process only; set the same TOOLGATE_APPROVAL_SECRET_FILE on every replica', { setting: 'TOOLGATE_APPROVAL_SECRET_FILE' });
@@ -34,7 +36,7 @@ export async function openApprovals(settings: Settings, client: RedisClient | un
   const webhook = settings.approvalWebhookUrl === undefined || settings.approvalWebhookSecretFile === undefined
     ? undefined
     : { url: settings.approvalWebhookUrl, secret: await readSecret(settings.approvalWebhookSecretFile, 'TOOLGATE_APPROVAL_WEBHOOK_SECRET_FILE') };
-  const store = client === undefined ? new MemoryApprovalStore() : new RedisApprovalStore({ client, domain: settings.policyDomain });
+  const store = shared === undefined ? new MemoryApprovalStore() : new RedisApprovalStore({ client: shared.client, domain: settings.policyDomain, ...shared.guard });
   return {
     approvals: new Approvals({ store, pageUrl, ...(webhook !== undefined && { webhook }) }),
     stateKey: subkey(secret, 'state'),

@@ -1,5 +1,7 @@
 import type { RedisClient } from '../cache/redis.ts';
 import { approvalKeys } from '../cache/keys.ts';
+import { randomUUID } from 'node:crypto';
+import { guardedWrite, type GuardOptions } from '../cache/guarded-write.ts';
 import { runScript, script } from '../cache/scripts.ts';
 import { decided, EXPIRED_NOTICE_MS, parseRecord, spendOutcome, type ApprovalRecord, type DecideResult, type SpendResult } from './record.ts';
 import type { ApprovalStore } from './store.ts';
@@ -21,17 +23,44 @@ return false
 /**
  * Reads the binding's record and, unless it is pending inside its time,
  * deletes it with its id index in the same step: of two replicas racing on
- * one approved record, exactly one gets it back as approved.
+ * one approved record, exactly one gets it back as approved. What it took is
+ * kept for a moment under a key only this spend knows (KEYS[3]), so UNDO can
+ * put it back when the spend cannot be vouched for.
+ * KEYS: record, pending set, this spend's backup. ARGV: now, id prefix, backup TTL ms.
  */
 const SPEND = script(`
 local text = redis.call('GET', KEYS[1])
 if not text then return false end
 local r = cjson.decode(text)
 if r.state == 'pending' and tonumber(r.expiresAt) > tonumber(ARGV[1]) then return {'keep', text} end
+redis.call('SET', KEYS[3], cjson.encode({text = text, ttl = redis.call('PTTL', KEYS[1])}), 'PX', ARGV[3])
 redis.call('DEL', KEYS[1], ARGV[2] .. r.id)
 redis.call('ZREM', KEYS[2], r.id)
 return {'take', text}
 `);
+
+/**
+ * Puts back what one spend took, unless the binding has a record again:
+ * a spend answered unavailable (deadline missed, replicas silent) never
+ * ran its call, so the approval stays usable rather than burnt.
+ * KEYS: record, this spend's backup. ARGV: id prefix, binding.
+ */
+const UNDO_SPEND = `
+local saved = redis.call('GET', KEYS[2])
+if not saved then return 0 end
+redis.call('DEL', KEYS[2])
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local b = cjson.decode(saved)
+local ttl = tonumber(b.ttl)
+if ttl == nil or ttl <= 0 then return 0 end
+local r = cjson.decode(b.text)
+redis.call('SET', KEYS[1], b.text, 'PX', ttl)
+redis.call('SET', ARGV[1] .. r.id, ARGV[2], 'PX', ttl)
+return 1
+`;
+
+/** How long a spend's backup lives: far beyond any deadline an undo could follow. */
+const SPEND_BACKUP_MS = 60_000;
 
 /** Replaces the record only while it is still the text the decision was made on (compare-and-set). */
 const DECIDE = script(`
@@ -41,19 +70,32 @@ redis.call('ZREM', KEYS[2], ARGV[3])
 return 1
 `);
 
+const DEFAULT_TIMEOUT_MS = 500;
+
+/** A spend Redis could not vouch for (and that was put back): the caller answers approval_unavailable. */
+class ApprovalStoreUnavailable extends Error {
+  override readonly name = 'ApprovalStoreUnavailable';
+}
+
 export interface RedisApprovalOptions {
   readonly client: RedisClient;
   readonly domain: string;
+  /** Replicas that must acknowledge a spend before its call runs, so a failover cannot hand the approval out again. */
+  readonly waitReplicas?: number;
+  /** Bound on a spend (the Redis command timeout). */
+  readonly timeoutMs?: number;
 }
 
 /** Approvals shared by every replica, under the policy domain's hash tag (one Cluster slot). */
 export class RedisApprovalStore implements ApprovalStore {
   readonly #client: RedisClient;
   readonly #keys: ReturnType<typeof approvalKeys>;
+  readonly #guard: GuardOptions;
 
   constructor(options: RedisApprovalOptions) {
     this.#client = options.client;
     this.#keys = approvalKeys(options.domain);
+    this.#guard = { waitReplicas: options.waitReplicas ?? 0, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS };
   }
 
   async open(draft: ApprovalRecord): Promise<{ record: ApprovalRecord; created: boolean }> {
@@ -63,9 +105,21 @@ export class RedisApprovalStore implements ApprovalStore {
     return typeof existing === 'string' ? { record: parseRecord(existing), created: false } : { record: draft, created: true };
   }
 
+  /** Guarded (cache/guarded-write.ts): a spend Redis cannot vouch for is put back and fails closed. */
   async spend(binding: string, now: number): Promise<SpendResult> {
-    const reply = await runScript(this.#client, SPEND, [this.#keys.record(binding), this.#keys.pending], [now, this.#keys.idPrefix]);
+    const key = this.#keys.record(binding);
+    const backup = `${key}:spending:${randomUUID()}`;
+    const written = await guardedWrite(this.#client, {
+      script: SPEND,
+      keys: [key, this.#keys.pending, backup],
+      args: [now, this.#keys.idPrefix, SPEND_BACKUP_MS],
+      undo: { lua: UNDO_SPEND, keys: [key, backup], args: [this.#keys.idPrefix, binding] },
+      wrote: (reply) => Array.isArray(reply) && reply[0] === 'take',
+    }, this.#guard);
+    if (!written.ok) throw new ApprovalStoreUnavailable();
+    const reply = written.reply;
     if (reply === null) return { kind: 'none' };
+    if ((reply as unknown[])[0] === 'take') void this.#client.del(backup).catch(() => {});
     const [, text] = reply as [string, string];
     const record = parseRecord(text);
     return { kind: spendOutcome(record, now), record };

@@ -15,12 +15,15 @@
  *   marker gone and records nothing. Tokens issued before the marker was
  *   replaced are then refused as `unavailable` until they expire.
  * Anything else (unreachable, slow, unacknowledged) is `unavailable`: the
- * caller gets a retryable 503, never an accepted replay.
+ * caller gets a retryable 503, never an accepted replay. The write, its WAIT
+ * and the compare-and-delete after a missed deadline are cache/guarded-write.ts,
+ * which every such record shares.
  */
 import { randomUUID } from 'node:crypto';
 import { isDomain, REPLAY_SHARDS, replayKeys, replayShardTag, type ReplayKeys } from '../cache/keys.ts';
 import { withDeadline, type RedisClient } from '../cache/redis.ts';
-import { runScript, script } from '../cache/scripts.ts';
+import { guardedWrite, sendNow } from '../cache/guarded-write.ts';
+import { script } from '../cache/scripts.ts';
 import type { ClaimResult, ReplayStore } from './replay-store.ts';
 
 /** Longest token id accepted; longer ids are refused rather than stored. */
@@ -108,9 +111,8 @@ export class RedisReplayStore implements ReplayStore {
       return await withDeadline(this.#claim(keys, own, ttl, issuedAtMs), this.#timeoutMs);
     } catch {
       // Answered 503, so the token was not used; but Redis may still run the claim after the deadline.
-      // Sent now, on the same connection, this runs after it and before the retry the 503 invites;
-      // as EVAL, since a NOSCRIPT answer would come too late for ioredis' own command timeout.
-      this.#client.eval(RELEASE, 1, keys.record, own).catch(() => {});
+      // Sent now, on the same connection, this runs after it and before the retry the 503 invites.
+      sendNow(this.#client, { lua: RELEASE, keys: [keys.record], args: [own] });
       return 'unavailable';
     }
   }
@@ -153,40 +155,21 @@ export class RedisReplayStore implements ReplayStore {
     this.#epochs[shard] = marker;
   }
 
-  /**
-   * How long WAIT may block: half the claim's bound, and never as long as the
-   * client's own command timeout, which would fail the WAIT itself and turn a
-   * write the replicas did acknowledge into `unavailable`.
-   */
-  #waitMs(): number {
-    const o = this.#client.options;
-    const own = 'commandTimeout' in o ? o.commandTimeout : 'redisOptions' in o ? o.redisOptions?.commandTimeout : undefined;
-    const bound = typeof own === 'number' && own > 0 ? Math.min(this.#timeoutMs, own) : this.#timeoutMs;
-    return Math.max(1, Math.floor(bound / 2));
-  }
-
   #fresh(): string {
     return `${this.#now()}:${randomUUID()}`;
   }
 
   async #record({ marker, record, shard }: ReplayKeys, own: string, ttl: number): Promise<ClaimResult | 'stale'> {
-    const args = [this.#epochs[shard] ?? '', this.#fresh(), ttl, own];
-    let reply: unknown;
-    if (this.#waitReplicas === 0) {
-      reply = await runScript(this.#client, CLAIM, [marker, record], args);
-    } else {
-      // One pipeline: in a Cluster both go to the key's master, so WAIT counts its replicas.
-      const replies = await this.#client.pipeline().eval(CLAIM.lua, 2, marker, record, ...args).wait(this.#waitReplicas, this.#waitMs()).exec();
-      const [claimed, wait] = replies ?? [];
-      if (claimed === undefined || claimed[0] !== null) return 'unavailable';
-      reply = claimed[1];
-      const acknowledged = wait !== undefined && wait[0] === null && typeof wait[1] === 'number' && wait[1] >= this.#waitReplicas;
-      if (Array.isArray(reply) && reply[0] === 1 && !acknowledged) {
-        // Not safely recorded: forget it, so the caller's retry is a first use again.
-        this.#client.del(record).catch(() => {});
-        return 'unavailable';
-      }
-    }
+    const written = await guardedWrite(this.#client, {
+      script: CLAIM,
+      keys: [marker, record],
+      args: [this.#epochs[shard] ?? '', this.#fresh(), ttl, own],
+      // Not safely recorded: forget it, so the caller's retry is a first use again.
+      undo: { lua: RELEASE, keys: [record], args: [own] },
+      wrote: (reply) => Array.isArray(reply) && reply[0] === 1,
+    }, { waitReplicas: this.#waitReplicas, timeoutMs: this.#timeoutMs });
+    if (!written.ok) return 'unavailable';
+    const reply = written.reply;
     if (!Array.isArray(reply)) return 'unavailable';
     if (reply[0] === 1) return 'claimed';
     if (reply[0] === 2) return 'refused';

@@ -315,7 +315,7 @@ export const settingDefs = [
   }),
   setting({
     key: 'redisReplayWaitReplicas', flag: '--redis-replay-wait-replicas', env: 'TOOLGATE_REDIS_REPLAY_WAIT_REPLICAS', default: 'auto',
-    doc: 'Replicas that must acknowledge (Redis WAIT) a used one-time token id before the token is accepted, so a failover cannot forget it; unacknowledged, the call gets 503 credential_check_unavailable (retryable). auto: 1 with redis+sentinel://, else 0.',
+    doc: 'Replicas that must acknowledge (Redis WAIT) a used one-time token id before the token is accepted, and an approval spend before its call runs, so a failover cannot forget either; unacknowledged, the call gets 503 credential_check_unavailable or approval_unavailable (retryable) and the approval stays usable. auto: 1 with redis+sentinel://, else 0.',
     parse: (raw) => (raw === 'auto' ? ok(undefined) : int(0, 16)(raw)),
   }),
   setting({

@@ -123,6 +123,64 @@ after(async () => {
 });
 contract('Redis', () => new RedisApprovalStore({ client, domain: `t${++serial}` }));
 
+describe('RedisApprovalStore under faults: a spend Redis cannot vouch for leaves the approval usable', () => {
+  const approved = async (store: RedisApprovalStore) => {
+    const a = draft();
+    await store.open(a);
+    assert.equal((await store.decide(a.id, 'approved', 'alice', T0 + 1)).kind, 'decided');
+    return a;
+  };
+
+  it('Redis stalled past the deadline during the spend: unavailable, and the spend that ran late is put back', async () => {
+    const parsed = parseRedisConfig({ url: redis.url, connectTimeoutMs: 2000, commandTimeoutMs: 200 });
+    assert.ok(parsed.ok);
+    const impatient = createRedisClient(parsed.config, { name: 'approval-stall' });
+    await new Promise((ready) => impatient.once('ready', ready));
+    try {
+      const store = new RedisApprovalStore({ client: impatient, domain: `stall${++serial}`, timeoutMs: 200 });
+      const a = await approved(store);
+      // The script is loaded first, so the stalled spend is the real one, not a NOSCRIPT answer.
+      assert.equal((await store.spend('no-such-binding', T0)).kind, 'none');
+      assert.match(await redis.command('CLIENT', 'PAUSE', '600', 'WRITE'), /^\+OK/);
+      await assert.rejects(store.spend(a.binding, T0 + 2));
+      await new Promise((r) => setTimeout(r, 800));
+      assert.equal((await store.get(a.id))?.state, 'approved', 'not burnt');
+      assert.equal((await store.spend(a.binding, T0 + 3)).kind, 'spent', 'and spent once, when Redis answers');
+      assert.equal((await store.spend(a.binding, T0 + 4)).kind, 'none');
+    } finally {
+      impatient.disconnect();
+    }
+  });
+
+  it('with a replica to wait for that does not acknowledge: unavailable, put back, and spent once it does', async () => {
+    await redis.command('CONFIG', 'SET', 'repl-diskless-sync-delay', '0');
+    const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
+    try {
+      const store = new RedisApprovalStore({ client, domain: `wait${++serial}`, waitReplicas: 1, timeoutMs: 1000 });
+      // Until the master holds the replica's acknowledgement of all it wrote: what WAIT counts.
+      for (let i = 0; i < 200; i++) {
+        const info = await redis.command('INFO', 'replication');
+        const acked = /slave0:.*state=online,offset=(\d+)/.exec(info)?.[1];
+        if (acked !== undefined && Number(acked) >= Number(/master_repl_offset:(\d+)/.exec(info)?.[1])) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const a = await approved(store);
+      replica.freeze();
+      try {
+        await assert.rejects(store.spend(a.binding, T0 + 2));
+        assert.equal((await store.get(a.id))?.state, 'approved', 'a failover to that replica could have handed it out again: not spent');
+      } finally {
+        replica.thaw();
+      }
+      let spent: string | undefined;
+      for (let i = 0; i < 100 && spent === undefined; i++) spent = await store.spend(a.binding, T0 + 3).then((r) => r.kind, () => undefined);
+      assert.equal(spent, 'spent');
+    } finally {
+      await replica.close();
+    }
+  });
+});
+
 describe('Approvals: who may decide, and what a held call gets', () => {
   const rule = { approverScope: 'payments.approve', expiresIn: 60, selfApproval: false };
   const call = { principal: 'caller', tool: 'refund_payment', argumentsDigest: 'abc', policyRevision: '1.x', rule, arguments: '{}' };
