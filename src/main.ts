@@ -319,7 +319,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     discovery,
     listChanged,
     mayList: (tool) => guard.mayList(tool),
-    execution: execution(settings, pool, shared?.client),
+    execution: execution(settings, pool, shared),
   });
   // An approval bumps the revision like a grant change, so cursors and cached lists made before it are refused.
   const bumpRevision = async (): Promise<number | undefined> => {

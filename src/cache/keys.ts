@@ -86,9 +86,10 @@ export function principalDigest(id: string): string {
 }
 
 /** Idempotency records of one domain, under its hash tag so a claim's two keys share a Cluster slot. */
-export function idempotencyKeys(domain: string): { record(scope: string): string; lease(scope: string): string } {
+export function idempotencyKeys(domain: string): { record(scope: string): string; lease(scope: string): string; readonly epoch: string } {
   const tag = `{tg:${domain}}`;
   return Object.freeze({
+    epoch: `${tag}:idem:epoch`,
     record: (scope: string) => `${tag}:idem:${scope}`,
     lease: (scope: string) => `${tag}:idem:${scope}:lease`,
   });

@@ -1,3 +1,4 @@
+import type { GuardOptions } from '../cache/guarded-write.ts';
 import type { Pool } from 'undici';
 import type { RedisClient } from '../cache/redis.ts';
 import type { Settings } from '../config/settings.ts';
@@ -18,7 +19,7 @@ export interface Execution {
 }
 
 /** How allowed calls run: one breaker and one retry budget for the upstream, idempotency records shared when Redis is. */
-export function execution(settings: Settings, pool: Pool, redis: RedisClient | undefined): Execution {
+export function execution(settings: Settings, pool: Pool, shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined): Execution {
   const now = () => performance.now();
   return {
     upstream: {
@@ -32,9 +33,9 @@ export function execution(settings: Settings, pool: Pool, redis: RedisClient | u
       budget: new RetryBudget({ percent: settings.retryBudgetPercent, min: settings.retryBudgetMin, windowMs: settings.retryBudgetWindowMs, now }),
       backoffMs: settings.retryBackoffMs,
     },
-    idempotency: redis === undefined
+    idempotency: shared === undefined
       ? new MemoryIdempotencyStore(settings.idempotencyRetentionMs)
-      : new RedisIdempotencyStore({ client: redis, domain: settings.policyDomain, retentionMs: settings.idempotencyRetentionMs }),
+      : new RedisIdempotencyStore({ client: shared.client, domain: settings.policyDomain, retentionMs: settings.idempotencyRetentionMs, guard: shared.guard }),
     concurrency: new ConcurrencyLimits(),
     maxResultBytes: settings.idempotencyMaxResultBytes,
     defaultTimeoutMs: settings.upstreamTimeoutMs,
