@@ -18,7 +18,8 @@
  * `undo` must be a compare-and-delete (or compare-and-restore): it takes back
  * only what this very write did, identified by a value only this write knows.
  */
-import { withDeadline, type RedisClient } from './redis.ts';
+import { withDeadline } from './deadline.ts';
+import type { RedisClient } from './redis.ts';
 import { runScript, type Script } from './scripts.ts';
 
 export interface GuardedWrite {
