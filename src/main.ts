@@ -192,7 +192,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     { watchPolicy }, { ListChangedStreams }, { openGrantStore }, { lazyValidatorClients }, { policyChecks },
     { createExternalValidators }, { composeChain },
     { policyPath }, { schemaCaches }, { ContractGuard }, { MemoryPinStore, RedisPinStore }, { visibleCatalogue },
-    { contractQuarantineInterceptor }, { knownToolInterceptor }, { TokenBuckets }, { SharedBuckets }, { execution },
+    { contractQuarantineInterceptor }, { knownToolInterceptor }, { TokenBuckets }, { SharedBuckets }, { execution, openIdempotency },
     { catalogueView }, { openApprovals, pageBaseUrl }, { approvalInterceptor },
   ] = await Promise.all([
     import('./auth/replay-store.ts'), import('./auth/session-bindings.ts'), import('./catalogue/enforceability.ts'),
@@ -305,6 +305,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     relay = shared === undefined ? undefined : new Relay({ config: shared.config, publisher: shared.client, domain: settings.policyDomain, streams: listChanged });
     discovery = createDiscovery({ catalogue, revisionNow: () => grants.revision() ?? -1, activations, listChanged, relay });
   }
+  const idempotency = await openIdempotency(settings, shared);
   const path = policyPath({
     settings,
     pool,
@@ -319,7 +320,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     discovery,
     listChanged,
     mayList: (tool) => guard.mayList(tool),
-    execution: execution(settings, pool, shared),
+    execution: execution(settings, pool, idempotency),
   });
   // An approval bumps the revision like a grant change, so cursors and cached lists made before it are refused.
   const bumpRevision = async (): Promise<number | undefined> => {
@@ -359,7 +360,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
       clearInterval(freshness);
       clearInterval(recheck);
       validators.close();
-      await Promise.all([watcher.close(), sync.close(), grants.close(), page === undefined ? undefined : closeServer(page.server)]);
+      await Promise.all([watcher.close(), sync.close(), grants.close(), idempotency.close?.(), page === undefined ? undefined : closeServer(page.server)]);
       relay?.close();
       shared?.close();
     },

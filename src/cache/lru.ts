@@ -46,6 +46,11 @@ export class Lru<K, V> {
     return evicted;
   }
 
+  /** Every entry, least recently used first, without counting any as a use. */
+  entries(): IterableIterator<[K, V]> {
+    return this.#map.entries();
+  }
+
   clear(): void {
     this.#map.clear();
   }

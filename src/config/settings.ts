@@ -74,6 +74,8 @@ export interface Settings {
   readonly breakerOpenMs: number;
   readonly idempotencyRetentionMs: number;
   readonly idempotencyMaxResultBytes: number;
+  /** Journal of idempotency records for a replica without Redis; undefined: in process only. */
+  readonly idempotencyFile: string | undefined;
   /** The approver page's port; undefined: no page (approvals are decided by the CLI or gRPC only). */
   readonly approvalPort: number | undefined;
   /** The page's address as approvers reach it (Ingress); undefined: http://<host>:<approval port>. */
@@ -408,8 +410,13 @@ export const settingDefs = [
   }),
   setting({
     key: 'idempotencyRetentionMs', flag: '--idempotency-retention-ms', env: 'TOOLGATE_IDEMPOTENCY_RETENTION_MS', default: '86400000',
-    doc: 'How long an idempotency key and its stored result are kept (in Redis when `TOOLGATE_REDIS_URL` is set, else in process, at most 100,000 keys, least recently used dropped first).',
+    doc: 'How long an idempotency key and its stored result are kept (in Redis when `TOOLGATE_REDIS_URL` is set, else in the `TOOLGATE_IDEMPOTENCY_FILE` journal or in process, at most 100,000 keys, least recently used dropped first).',
     parse: int(1000, 2_592_000_000),
+  }),
+  setting({
+    key: 'idempotencyFile', flag: '--idempotency-file', env: 'TOOLGATE_IDEMPOTENCY_FILE', default: '',
+    doc: 'Without Redis: a journal file (on a volume, one process per file) that keeps idempotency records across restarts; each claim is fdatasync-ed before its call is forwarded. Empty: records live in process and a restart forgets them, so a keyed repeat after a restart may run again (logged at start).',
+    parse: optionalText,
   }),
   setting({
     key: 'idempotencyMaxResultBytes', flag: '--idempotency-max-result-bytes', env: 'TOOLGATE_IDEMPOTENCY_MAX_RESULT_BYTES', default: '1048576',

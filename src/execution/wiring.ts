@@ -4,7 +4,9 @@ import type { RedisClient } from '../cache/redis.ts';
 import type { Settings } from '../config/settings.ts';
 import { UpstreamBreaker } from './breaker.ts';
 import { ConcurrencyLimits } from './concurrency.ts';
+import { FileIdempotencyStore } from './idempotency-file.ts';
 import { RedisIdempotencyStore } from './idempotency-redis.ts';
+import { log } from '../telemetry/log.ts';
 import { MemoryIdempotencyStore, type IdempotencyStore } from './idempotency-store.ts';
 import { RetryBudget } from './retry-budget.ts';
 import type { Upstream } from './run.ts';
@@ -19,7 +21,19 @@ export interface Execution {
 }
 
 /** How allowed calls run: one breaker and one retry budget for the upstream, idempotency records shared when Redis is. */
-export function execution(settings: Settings, pool: Pool, shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined): Execution {
+/**
+ * Where idempotency records live: in Redis when replicas share it; else in the
+ * journal file, which survives a restart; else in process, which does not, and
+ * says so once at start.
+ */
+export async function openIdempotency(settings: Settings, shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined): Promise<IdempotencyStore & { close?(): Promise<void> }> {
+  if (shared !== undefined) return new RedisIdempotencyStore({ client: shared.client, domain: settings.policyDomain, retentionMs: settings.idempotencyRetentionMs, guard: shared.guard });
+  if (settings.idempotencyFile !== undefined) return FileIdempotencyStore.open(settings.idempotencyFile, settings.idempotencyRetentionMs);
+  log.warn('idempotency records live in this process only: a keyed call repeated after a restart may run again; set TOOLGATE_IDEMPOTENCY_FILE (a volume) or TOOLGATE_REDIS_URL', { setting: 'TOOLGATE_IDEMPOTENCY_FILE' });
+  return new MemoryIdempotencyStore(settings.idempotencyRetentionMs);
+}
+
+export function execution(settings: Settings, pool: Pool, idempotency: IdempotencyStore): Execution {
   const now = () => performance.now();
   return {
     upstream: {
@@ -33,9 +47,7 @@ export function execution(settings: Settings, pool: Pool, shared: { readonly cli
       budget: new RetryBudget({ percent: settings.retryBudgetPercent, min: settings.retryBudgetMin, windowMs: settings.retryBudgetWindowMs, now }),
       backoffMs: settings.retryBackoffMs,
     },
-    idempotency: shared === undefined
-      ? new MemoryIdempotencyStore(settings.idempotencyRetentionMs)
-      : new RedisIdempotencyStore({ client: shared.client, domain: settings.policyDomain, retentionMs: settings.idempotencyRetentionMs, guard: shared.guard }),
+    idempotency,
     concurrency: new ConcurrencyLimits(),
     maxResultBytes: settings.idempotencyMaxResultBytes,
     defaultTimeoutMs: settings.upstreamTimeoutMs,

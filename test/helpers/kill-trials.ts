@@ -29,7 +29,8 @@ export async function runKillTrials(options: {
   readonly kills: number;
   readonly callsPerKill: number;
   readonly upstream: CountingUpstream;
-  readonly survivor: ToolgateProcess;
+  /** Repeats go here; without one, through the victim's successor (one replica whose records must outlive it). */
+  readonly survivor?: ToolgateProcess;
   readonly headers: Record<string, string>;
   respawn(): Promise<ToolgateProcess>;
   readonly callMs: number;
@@ -38,8 +39,9 @@ export async function runKillTrials(options: {
   const answers: Record<string, number> = {};
   upstream.behaviour.delayMs = callMs;
   const windowMs = callMs + 100;
+  let successor: ToolgateProcess | undefined;
   for (let k = 0; k < options.kills; k++) {
-    const victim = await options.respawn();
+    const victim = successor ?? (await options.respawn());
     const calls = Array.from({ length: options.callsPerKill }, (_, j) => ({ key: `kill-${process.pid}-${Date.now()}-${k}-${j}`, body: toolCall(j, 'refund_payment', { n: j }) }));
     const sent = calls.map(async (c) => {
       await new Promise((r) => setTimeout(r, Math.random() * windowMs));
@@ -48,12 +50,15 @@ export async function runKillTrials(options: {
     await new Promise((r) => setTimeout(r, windowMs));
     await victim.kill();
     await Promise.all(sent);
+    if (survivor === undefined) successor = await options.respawn();
+    const repeater = survivor ?? (successor as ToolgateProcess);
     for (const c of calls) {
-      const repeat = await post(survivor.url, c.body, { ...headers, 'idempotency-key': c.key });
+      const repeat = await post(repeater.url, c.body, { ...headers, 'idempotency-key': c.key });
       const answer = repeat.status === 200 ? (repeat.headers['idempotent-replayed'] === 'true' ? 'replayed' : 'executed') : String(repeat.json().error?.data?.code);
       answers[answer] = (answers[answer] ?? 0) + 1;
     }
   }
+  await successor?.close();
   let doubleExecutions = 0;
   for (const runs of upstream.byKey.values()) if (runs > 1) doubleExecutions++;
   return { trials: options.kills * options.callsPerKill, kills: options.kills, doubleExecutions, answers };
