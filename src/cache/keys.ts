@@ -100,6 +100,11 @@ export function rateLimitKey(domain: string, rule: string, principalHash: string
   return `{tg:${domain}}:rl:${rule}:${principalHash}`;
 }
 
+/** The replicas of a domain that took a shared rate-limit decision lately (a sorted set by time). */
+export function rateLimitReplicasKey(domain: string): string {
+  return `{tg:${domain}}:rl:replicas`;
+}
+
 /** Approvals of one domain, under its hash tag: a record by binding, its id's index, and the pending set. */
 export function approvalKeys(domain: string): { record(binding: string): string; readonly idPrefix: string; id(id: string): string; readonly pending: string } {
   const tag = `{tg:${domain}}`;
