@@ -15,8 +15,17 @@ export const CONTAINER_NAME = 'toolgate';
 export const ADMIN_PORT_NAME = 'toolgate-admin';
 const POLICY_VOLUME = 'toolgate-policy';
 const KEYS_VOLUME = 'toolgate-keys';
+const STATE_VOLUME = 'toolgate-state';
 const POLICY_DIR = '/etc/toolgate/policy';
 const KEYS_DIR = '/etc/toolgate/keys';
+/**
+ * An emptyDir outlives restarts of the container (a crash, an OOM kill), so
+ * the idempotency records a policy sidecar keeps there survive them where no
+ * Redis is configured (with Redis, Redis keeps them and the file is unused).
+ * No size limit: past one the kubelet evicts the pod; a full disk makes
+ * keyed calls fail closed instead.
+ */
+const STATE_DIR = '/var/lib/toolgate';
 
 /** Applied to the sidecar whatever the config says: hardening is not optional. */
 export const SECURITY_CONTEXT: JsonObject = Object.freeze({
@@ -48,11 +57,13 @@ export function sidecarContainer(config: InjectorConfig, plan: SidecarPlan): Jso
   if (options.passthroughPaths !== undefined) env.push({ name: 'TOOLGATE_PASSTHROUGH_PATHS', value: options.passthroughPaths });
   if (options.logLevel !== undefined) env.push({ name: 'TOOLGATE_LOG_LEVEL', value: options.logLevel });
   if (options.drainTimeoutMs !== undefined) env.push({ name: 'TOOLGATE_DRAIN_TIMEOUT_MS', value: String(options.drainTimeoutMs) });
+  if (options.policyConfigMap !== undefined) env.push({ name: 'TOOLGATE_IDEMPOTENCY_FILE', value: `${STATE_DIR}/idempotency.journal` });
   env.push(...config.env);
 
   const mounts: JsonObject[] = [];
   if (options.policyConfigMap !== undefined) mounts.push({ name: POLICY_VOLUME, mountPath: POLICY_DIR, readOnly: true });
   if (options.keysSecret !== undefined) mounts.push({ name: KEYS_VOLUME, mountPath: KEYS_DIR, readOnly: true });
+  if (options.policyConfigMap !== undefined) mounts.push({ name: STATE_VOLUME, mountPath: STATE_DIR });
   mounts.push(...config.volumeMounts);
 
   const container: Record<string, Json> = {
@@ -81,6 +92,7 @@ export function sidecarVolumes(config: InjectorConfig, options: PodOptions): Jso
   const volumes: JsonObject[] = [];
   if (options.policyConfigMap !== undefined) volumes.push({ name: POLICY_VOLUME, configMap: { name: options.policyConfigMap } });
   if (options.keysSecret !== undefined) volumes.push({ name: KEYS_VOLUME, secret: { secretName: options.keysSecret } });
+  if (options.policyConfigMap !== undefined) volumes.push({ name: STATE_VOLUME, emptyDir: {} });
   volumes.push(...config.volumes);
   return volumes;
 }

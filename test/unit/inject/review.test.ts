@@ -66,7 +66,9 @@ describe('injecting a pod from a Deployment (named port, probes on it, policy an
   it('mounts the policy ConfigMap and key Secret read-only and points TOOLGATE_POLICY_FILE into them', () => {
     const sidecar = sidecarOf(pod);
     assert.equal(envOf(sidecar).TOOLGATE_POLICY_FILE, '/etc/toolgate/policy/policy.yaml');
-    assert.ok(sidecar.volumeMounts.every((m: any) => m.readOnly === true));
+    assert.ok(sidecar.volumeMounts.filter((m: any) => m.name !== 'toolgate-state').every((m: any) => m.readOnly === true));
+    assert.deepEqual(sidecar.volumeMounts.find((m: any) => m.name === 'toolgate-state'), { name: 'toolgate-state', mountPath: '/var/lib/toolgate' }, 'the idempotency journal, on an emptyDir');
+    assert.equal(envOf(sidecar).TOOLGATE_IDEMPOTENCY_FILE, '/var/lib/toolgate/idempotency.journal');
     const volumes = Object.fromEntries(pod.spec.volumes.map((v: any) => [v.name, v]));
     assert.deepEqual(volumes['toolgate-policy'].configMap, { name: 'tickets-policy' });
     assert.deepEqual(volumes['toolgate-keys'].secret, { secretName: 'tickets-agent-keys' });
@@ -127,7 +129,7 @@ describe('injecting a pod whose Service targets a port number (no named port)', 
     assert.equal(env.TOOLGATE_POLICY_FILE, '/etc/toolgate/policy/search.yaml');
     assert.equal(env.TOOLGATE_MCP_PATH, '/v1/mcp');
     assert.deepEqual(sidecar.resources.limits, { memory: '512Mi' });
-    assert.deepEqual(pod.spec.volumes, [{ name: 'toolgate-policy', configMap: { name: 'search-policy' } }]);
+    assert.deepEqual(pod.spec.volumes, [{ name: 'toolgate-policy', configMap: { name: 'search-policy' } }, { name: 'toolgate-state', emptyDir: {} }]);
     assert.ok(patch.some((op) => op.op === 'add' && op.path === '/spec/volumes'));
   });
 });
