@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { NO_GRANT, applies, decideRows, toScopeSet } from './rules.ts';
-import { isPrincipalId, isScope, normalizeRow } from '../config/policy/grant-row.ts';
+import { approvalMember, isPrincipalId, isScope, normalizeRow } from '../config/policy/grant-row.ts';
 import { MAX_SNAPSHOT_ROWS } from './types.ts';
 import { WILDCARD } from '../config/policy/grant-row.ts';
 import type { Decision, GrantSnapshot, GrantSubject, SnapshotResult, StoredSnapshot } from './types.ts';
@@ -147,10 +147,7 @@ function canonicalRow(row: GrantRow): string {
   // Keys in sorted order; JSON.stringify of strings and safe integers already
   // matches RFC 8785 output.
   const optional = (key: string, v: string | number | undefined) => (v === undefined ? '' : `,"${key}":${JSON.stringify(v)}`);
-  // The approval rule keeps a require_approval row apart from an allow row that is otherwise the same.
-  const a = row.approval;
-  const approval = a === undefined ? '' : `"approval":{"approverScope":${JSON.stringify(a.approverScope)},"expiresIn":${a.expiresIn},"selfApproval":${a.selfApproval}},`;
-  return `{${approval}"effect":${JSON.stringify(row.effect)}${optional('enforcement', row.enforcement)}${optional('name', row.name)},`
+  return `{${approvalMember(row)}"effect":${JSON.stringify(row.effect)}${optional('enforcement', row.enforcement)}${optional('name', row.name)},`
     + `"principal":${JSON.stringify(row.principal)}${optional('revision', row.revision)},`
     + `"scopes":${JSON.stringify(row.scopes)},"tool":${JSON.stringify(row.tool)}${optional('when', row.when)}}`;
 }

@@ -55,8 +55,8 @@ function toolsAskingApproval(snapshot: GrantSnapshot): ReadonlySet<string> {
  */
 function ruleFor(ex: Exchange, tool: string): { rule: ApprovalRule; row: GrantRow } | undefined {
   let d = ex.snapshot.conditional.has(tool) ? decideCall(ex)?.decision : decide(ex.snapshot, tool);
-  if (d?.effect === 'deny' && (d.audit === true || enforcementFor(ex.policy, tool) === 'audit')) {
-    const toolAudit = enforcementFor(ex.policy, tool) === 'audit';
+  const toolAudit = d?.effect === 'deny' && enforcementFor(ex.policy, tool) === 'audit';
+  if (d?.effect === 'deny' && (d.audit === true || toolAudit)) {
     d = decideCall(ex, (r) => r.effect === 'deny' && (toolAudit || isAudit(r)))?.decision;
   }
   if (d === undefined || d.effect !== 'allow') return undefined;

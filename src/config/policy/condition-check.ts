@@ -206,8 +206,9 @@ function comparable(name: string, a: CheckType, b: CheckType, id: bigint): void 
 }
 
 const NUMERIC: ReadonlySet<string> = new Set(['int', 'uint', 'double']);
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
+/** What a CEL int holds: literals beyond are refused here, argument values beyond fail at run time (conditions.ts). */
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
 
 function fieldOf(t: CheckType, field: string, id: bigint): CheckType {

@@ -8,7 +8,7 @@
 import type { CelEnv, CelInput, CelType } from '@bufbuild/cel';
 import { RE2JS } from 're2js';
 import { cel } from './cel.ts';
-import { checkCondition, MAX_ITERATIONS, type RecordType } from './condition-check.ts';
+import { checkCondition, INT64_MAX, INT64_MIN, MAX_ITERATIONS, type RecordType } from './condition-check.ts';
 
 /** Longest condition source accepted, in characters. */
 export const MAX_CONDITION_LENGTH = 2048;
@@ -254,8 +254,6 @@ interface ConversionState {
   unreadable: boolean;
 }
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 const EMPTY_OBJECT = Object.freeze({});
 const frozenConversions = new WeakMap<object, { readonly value: CelInput } & Readonly<ConversionState>>();
 

@@ -24,6 +24,17 @@ export interface ApprovalRule {
 /** The default life of an approval: 15 minutes. */
 const DEFAULT_APPROVAL_SECONDS = 900;
 /** Bounds of `expiresIn`: long enough to reach a person, short enough that a stale approval cannot linger. */
+/**
+ * A row's approval rule as the leading member of its canonical JSON
+ * (`approval` sorts before `effect`), with its trailing comma; empty for a row
+ * without one. Where rows are stored or digested, it keeps a require_approval
+ * row from reading as the plain allow row beside it.
+ */
+export function approvalMember(row: { readonly approval?: ApprovalRule | undefined }): string {
+  const a = row.approval;
+  return a === undefined ? '' : `"approval":{"approverScope":${JSON.stringify(a.approverScope)},"expiresIn":${a.expiresIn},"selfApproval":${a.selfApproval}},`;
+}
+
 export const MIN_APPROVAL_SECONDS = 10;
 export const MAX_APPROVAL_SECONDS = 86_400;
 /** `expiresIn` as written: seconds, or a number with s, m or h. */

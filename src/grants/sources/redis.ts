@@ -13,7 +13,7 @@ import type { DomainKeys } from '../../cache/keys.ts';
 import { Cluster } from 'ioredis';
 import type { RedisClient } from '../../cache/redis.ts';
 import { runScript, script, type Script } from '../../cache/scripts.ts';
-import { normalizeRow } from '../../config/policy/grant-row.ts';
+import { approvalMember, normalizeRow } from '../../config/policy/grant-row.ts';
 import { WILDCARD } from '../../config/policy/grant-row.ts';
 import type { GrantRow } from '../../config/policy/grant-row.ts';
 import type { GrantSource, RevisionRead, SourceRead } from './types.ts';
@@ -183,10 +183,8 @@ function rowIdentity(row: GrantRow): string {
 
 /** Canonical row JSON split where the revision goes, so the script can insert the one it allocates. */
 function rowJsonAround(row: GrantRow): [string, string] {
-  const a = row.approval;
-  const approval = a === undefined ? '' : `"approval":{"approverScope":${JSON.stringify(a.approverScope)},"expiresIn":${a.expiresIn},"selfApproval":${a.selfApproval}},`;
   return [
-    `{${approval}"effect":${JSON.stringify(row.effect)},"principal":${JSON.stringify(row.principal)},"revision":`,
+    `{${approvalMember(row)}"effect":${JSON.stringify(row.effect)},"principal":${JSON.stringify(row.principal)},"revision":`,
     `,"scopes":${JSON.stringify(row.scopes)},"tool":${JSON.stringify(row.tool)}}`,
   ];
 }
