@@ -66,38 +66,78 @@ export function settledRecord(pending: RecordShape, how: Settlement): RecordShap
 
 const MAX_MEMORY_KEYS = 100_000;
 
-interface Held {
-  record: RecordShape;
-  leaseUntil: number;
-  expiresAt: number;
+/** A record as held in process: what it says, and until when (wall-clock ms, so a journal can keep it). */
+export interface Held {
+  readonly record: RecordShape;
+  readonly leaseUntil: number;
+  readonly expiresAt: number;
 }
 
-/** The in-process store, for one replica without Redis. */
+/** Where in-process records are also written when they must outlive the process (idempotency-file.ts). */
+export interface RecordJournal {
+  /** The scope's record as it now stands (undefined: removed), durable once this resolves. */
+  write(scope: string, held: Held | undefined): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The in-process store, for one replica without Redis. With a journal, every
+ * change is written to it, and a claim is acquired only once that is durable.
+ */
 export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly #records = new Lru<string, Held>(MAX_MEMORY_KEYS);
   readonly #retentionMs: number;
   readonly #now: () => number;
+  readonly #journal: RecordJournal | undefined;
 
-  constructor(retentionMs: number, now: () => number = Date.now) {
+  constructor(retentionMs: number, now: () => number = Date.now, journal?: RecordJournal) {
     this.#retentionMs = retentionMs;
     this.#now = now;
+    this.#journal = journal;
   }
 
-  claim(scope: string, digest: string, leaseMs: number): Promise<Claim> {
+  async claim(scope: string, digest: string, leaseMs: number): Promise<Claim> {
     const now = this.#now();
     const held = this.#records.get(scope);
-    if (held !== undefined && held.expiresAt > now) return Promise.resolve(claimOf(held.record, digest, held.leaseUntil - now));
+    if (held !== undefined && held.expiresAt > now) return claimOf(held.record, digest, held.leaseUntil - now);
     const token = randomUUID();
-    this.#records.set(scope, { record: { s: 'P', d: digest, t: token }, leaseUntil: now + leaseMs, expiresAt: now + this.#retentionMs });
-    return Promise.resolve({ kind: 'acquired', token });
+    const next: Held = { record: { s: 'P', d: digest, t: token }, leaseUntil: now + leaseMs, expiresAt: now + this.#retentionMs };
+    // Taken at once, so a concurrent repeat sees it; acquired only once the journal has it.
+    this.#records.set(scope, next);
+    if (this.#journal !== undefined) {
+      try {
+        await this.#journal.write(scope, next);
+      } catch (err) {
+        if (this.#records.peek(scope) === next) this.#records.delete(scope);
+        throw err;
+      }
+    }
+    return { kind: 'acquired', token };
   }
 
-  settle(scope: string, token: string, how: Settlement): Promise<void> {
+  async settle(scope: string, token: string, how: Settlement): Promise<void> {
     const held = this.#records.peek(scope);
-    if (held === undefined || held.record.s !== 'P' || held.record.t !== token) return Promise.resolve();
-    const next = settledRecord(held.record, how);
+    if (held === undefined || held.record.s !== 'P' || held.record.t !== token) return;
+    const record = settledRecord(held.record, how);
+    const next = record === undefined ? undefined : { record, leaseUntil: 0, expiresAt: this.#now() + this.#retentionMs };
     if (next === undefined) this.#records.delete(scope);
-    else this.#records.set(scope, { record: next, leaseUntil: 0, expiresAt: this.#now() + this.#retentionMs });
-    return Promise.resolve();
+    else this.#records.set(scope, next);
+    await this.#journal?.write(scope, next);
+  }
+
+  /** A record read back from the journal at start (undefined: removed). */
+  load(scope: string, held: Held | undefined): void {
+    if (held === undefined) this.#records.delete(scope);
+    else this.#records.set(scope, held);
+  }
+
+  /** The records within their retention, least recently used first: what a journal rewrite keeps. */
+  *live(): Generator<[string, Held]> {
+    const now = this.#now();
+    for (const entry of this.#records.entries()) if (entry[1].expiresAt > now) yield entry;
+  }
+
+  async close(): Promise<void> {
+    await this.#journal?.close();
   }
 }

@@ -4,7 +4,7 @@ import type { RedisClient } from '../cache/redis.ts';
 import type { Settings } from '../config/settings.ts';
 import { UpstreamBreaker } from './breaker.ts';
 import { ConcurrencyLimits } from './concurrency.ts';
-import { FileIdempotencyStore } from './idempotency-file.ts';
+import { openIdempotencyJournal } from './idempotency-file.ts';
 import { RedisIdempotencyStore } from './idempotency-redis.ts';
 import { log } from '../telemetry/log.ts';
 import { MemoryIdempotencyStore, type IdempotencyStore } from './idempotency-store.ts';
@@ -28,7 +28,7 @@ export interface Execution {
  */
 export async function openIdempotency(settings: Settings, shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined): Promise<IdempotencyStore & { close?(): Promise<void> }> {
   if (shared !== undefined) return new RedisIdempotencyStore({ client: shared.client, domain: settings.policyDomain, retentionMs: settings.idempotencyRetentionMs, guard: shared.guard });
-  if (settings.idempotencyFile !== undefined) return FileIdempotencyStore.open(settings.idempotencyFile, settings.idempotencyRetentionMs);
+  if (settings.idempotencyFile !== undefined) return openIdempotencyJournal(settings.idempotencyFile, settings.idempotencyRetentionMs);
   log.warn('idempotency records live in this process only: a keyed call repeated after a restart may run again; set TOOLGATE_IDEMPOTENCY_FILE (a volume) or TOOLGATE_REDIS_URL', { setting: 'TOOLGATE_IDEMPOTENCY_FILE' });
   return new MemoryIdempotencyStore(settings.idempotencyRetentionMs);
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { StartupError } from '../../src/errors.ts';
-import { FileIdempotencyStore } from '../../src/execution/idempotency-file.ts';
+import { openIdempotencyJournal } from '../../src/execution/idempotency-file.ts';
 import { startCountingUpstream, type CountingUpstream } from '../helpers/counting-upstream.ts';
 import { AGENT_KEY, executionPolicy, KEYS_YAML } from '../helpers/execution-policy.ts';
 import { runKillTrials, SAFE_ANSWERS } from '../helpers/kill-trials.ts';
@@ -17,7 +17,7 @@ import { startToolgateProcess, type ToolgateProcess } from '../helpers/toolgate-
 
 const RETENTION_MS = 60_000;
 
-describe('FileIdempotencyStore', () => {
+describe('the idempotency journal', () => {
   let dir: string;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-idem-file-'));
@@ -27,7 +27,7 @@ describe('FileIdempotencyStore', () => {
   it('keeps completed, unknown and in-flight records across a reopen; a PENDING one whose lease passed reads as unknown', async () => {
     const path = join(dir, 'a.journal');
     let now = 1_000_000;
-    const first = await FileIdempotencyStore.open(path, RETENTION_MS, () => now);
+    const first = await openIdempotencyJournal(path, RETENTION_MS, () => now);
     const done = await first.claim('done', 'd1', 5_000);
     assert.equal(done.kind, 'acquired');
     await first.settle('done', (done as { token: string }).token, { kind: 'completed', response: { status: 200, message: { jsonrpc: '2.0', id: 1, result: {} } } });
@@ -36,7 +36,7 @@ describe('FileIdempotencyStore', () => {
     const freed = await first.claim('freed', 'd3', 5_000);
     await first.settle('freed', (freed as { token: string }).token, { kind: 'released' });
     // No close: the process died.
-    const second = await FileIdempotencyStore.open(path, RETENTION_MS, () => now);
+    const second = await openIdempotencyJournal(path, RETENTION_MS, () => now);
     assert.equal((await second.claim('done', 'd1', 5_000)).kind, 'completed');
     assert.equal((await second.claim('done', 'other', 5_000)).kind, 'reused');
     assert.equal((await second.claim('running', 'd2', 5_000)).kind, 'in_progress', 'its holder may still be settling');
@@ -51,7 +51,7 @@ describe('FileIdempotencyStore', () => {
 
   it('skips a line torn by a crash, and starts from the journal rewritten with the live records only', async () => {
     const path = join(dir, 'b.journal');
-    const s = await FileIdempotencyStore.open(path, RETENTION_MS);
+    const s = await openIdempotencyJournal(path, RETENTION_MS);
     for (let i = 0; i < 50; i++) {
       const c = await s.claim(`k${i}`, 'd', 5_000);
       await s.settle(`k${i}`, (c as { token: string }).token, { kind: i % 2 === 0 ? 'released' : 'unknown' });
@@ -59,7 +59,7 @@ describe('FileIdempotencyStore', () => {
     await s.close();
     await appendFile(path, '{"k":"torn","h":{"rec');
     const before = (await stat(path)).size;
-    const again = await FileIdempotencyStore.open(path, RETENTION_MS);
+    const again = await openIdempotencyJournal(path, RETENTION_MS);
     assert.equal((await again.claim('k1', 'd', 5_000)).kind, 'unknown');
     assert.equal((await again.claim('k0', 'd', 5_000)).kind, 'acquired');
     assert.equal((await again.claim('torn', 'd', 5_000)).kind, 'acquired');
@@ -71,8 +71,8 @@ describe('FileIdempotencyStore', () => {
   it('refuses to start when the journal cannot be read or written, naming the setting', async () => {
     const notAFile = join(dir, 'a-directory');
     await mkdir(notAFile);
-    await assert.rejects(FileIdempotencyStore.open(notAFile, RETENTION_MS), (e: unknown) => e instanceof StartupError && /TOOLGATE_IDEMPOTENCY_FILE/.test(e.message));
-    await assert.rejects(FileIdempotencyStore.open(join(dir, 'missing-dir', 'x.journal'), RETENTION_MS), (e: unknown) => e instanceof StartupError && /TOOLGATE_IDEMPOTENCY_FILE/.test(e.message));
+    await assert.rejects(openIdempotencyJournal(notAFile, RETENTION_MS), (e: unknown) => e instanceof StartupError && /TOOLGATE_IDEMPOTENCY_FILE/.test(e.message));
+    await assert.rejects(openIdempotencyJournal(join(dir, 'missing-dir', 'x.journal'), RETENTION_MS), (e: unknown) => e instanceof StartupError && /TOOLGATE_IDEMPOTENCY_FILE/.test(e.message));
   });
 });
 
