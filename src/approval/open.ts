@@ -36,7 +36,7 @@ export async function openApprovals(settings: Settings, shared: { readonly clien
   const webhook = settings.approvalWebhookUrl === undefined || settings.approvalWebhookSecretFile === undefined
     ? undefined
     : { url: settings.approvalWebhookUrl, secret: await readSecret(settings.approvalWebhookSecretFile, 'TOOLGATE_APPROVAL_WEBHOOK_SECRET_FILE') };
-  const store = shared === undefined ? new MemoryApprovalStore() : new RedisApprovalStore({ client: shared.client, domain: settings.policyDomain, ...shared.guard });
+  const store = shared === undefined ? new MemoryApprovalStore() : new RedisApprovalStore({ client: shared.client, domain: settings.policyDomain, guard: shared.guard });
   return {
     approvals: new Approvals({ store, pageUrl, ...(webhook !== undefined && { webhook }) }),
     stateKey: subkey(secret, 'state'),

@@ -70,8 +70,6 @@ redis.call('ZREM', KEYS[2], ARGV[3])
 return 1
 `);
 
-const DEFAULT_TIMEOUT_MS = 500;
-
 /** A spend Redis could not vouch for (and that was put back): the caller answers approval_unavailable. */
 class ApprovalStoreUnavailable extends Error {
   override readonly name = 'ApprovalStoreUnavailable';
@@ -80,10 +78,8 @@ class ApprovalStoreUnavailable extends Error {
 export interface RedisApprovalOptions {
   readonly client: RedisClient;
   readonly domain: string;
-  /** Replicas that must acknowledge a spend before its call runs, so a failover cannot hand the approval out again. */
-  readonly waitReplicas?: number;
-  /** Bound on a spend (the Redis command timeout). */
-  readonly timeoutMs?: number;
+  /** How a spend is written: replicas that must acknowledge it before its call runs, so a failover cannot hand the approval out again. */
+  readonly guard?: GuardOptions;
 }
 
 /** Approvals shared by every replica, under the policy domain's hash tag (one Cluster slot). */
@@ -95,7 +91,7 @@ export class RedisApprovalStore implements ApprovalStore {
   constructor(options: RedisApprovalOptions) {
     this.#client = options.client;
     this.#keys = approvalKeys(options.domain);
-    this.#guard = { waitReplicas: options.waitReplicas ?? 0, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+    this.#guard = options.guard ?? { waitReplicas: 0 };
   }
 
   async open(draft: ApprovalRecord): Promise<{ record: ApprovalRecord; created: boolean }> {

@@ -35,9 +35,12 @@ export interface GuardedWrite {
 export interface GuardOptions {
   /** Replicas that must acknowledge the write (0: the master's answer suffices). */
   readonly waitReplicas: number;
-  /** Bound on the whole exchange (the Redis command timeout). */
-  readonly timeoutMs: number;
+  /** Bound on the whole exchange; default: the client's own command timeout. */
+  readonly timeoutMs?: number;
 }
+
+/** For a client that somehow carries no command timeout of its own: toolgate's default for it. */
+const FALLBACK_TIMEOUT_MS = 500;
 
 export type GuardedReply = { readonly ok: true; readonly reply: unknown } | { readonly ok: false };
 
@@ -45,8 +48,9 @@ const FAILED: GuardedReply = Object.freeze({ ok: false });
 
 export async function guardedWrite(client: RedisClient, w: GuardedWrite, options: GuardOptions): Promise<GuardedReply> {
   const undo = () => sendNow(client, w.undo);
+  const timeoutMs = options.timeoutMs ?? commandTimeoutOf(client) ?? FALLBACK_TIMEOUT_MS;
   try {
-    const r = await withDeadline(write(client, w, options), options.timeoutMs);
+    const r = await withDeadline(write(client, w, options.waitReplicas, timeoutMs), timeoutMs);
     if (!r.ok) undo();
     return r;
   } catch {
@@ -55,7 +59,7 @@ export async function guardedWrite(client: RedisClient, w: GuardedWrite, options
   }
 }
 
-async function write(client: RedisClient, w: GuardedWrite, { waitReplicas, timeoutMs }: GuardOptions): Promise<GuardedReply> {
+async function write(client: RedisClient, w: GuardedWrite, waitReplicas: number, timeoutMs: number): Promise<GuardedReply> {
   if (waitReplicas === 0) return { ok: true, reply: await runScript(client, w.script, w.keys, w.args) };
   const replies = await client.pipeline().eval(w.script.lua, w.keys.length, ...w.keys, ...w.args).wait(waitReplicas, waitMs(client, timeoutMs)).exec();
   const [written, wait] = replies ?? [];
@@ -80,8 +84,12 @@ export function sendNow(client: RedisClient, s: GuardedWrite['undo']): void {
  * a write the replicas did acknowledge into a failure.
  */
 function waitMs(client: RedisClient, timeoutMs: number): number {
+  const own = commandTimeoutOf(client);
+  return Math.max(1, Math.floor((own === undefined ? timeoutMs : Math.min(timeoutMs, own)) / 2));
+}
+
+function commandTimeoutOf(client: RedisClient): number | undefined {
   const o = client.options;
   const own = 'commandTimeout' in o ? o.commandTimeout : 'redisOptions' in o ? o.redisOptions?.commandTimeout : undefined;
-  const bound = typeof own === 'number' && own > 0 ? Math.min(timeoutMs, own) : timeoutMs;
-  return Math.max(1, Math.floor(bound / 2));
+  return typeof own === 'number' && own > 0 ? own : undefined;
 }

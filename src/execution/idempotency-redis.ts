@@ -46,8 +46,6 @@ if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1],
 return 1
 `);
 
-const DEFAULT_TIMEOUT_MS = 500;
-
 export interface RedisIdempotencyOptions {
   readonly client: RedisClient;
   readonly domain: string;
@@ -88,7 +86,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.#client = options.client;
     this.#keys = idempotencyKeys(options.domain);
     this.#retentionMs = options.retentionMs;
-    this.#guard = options.guard ?? { waitReplicas: 0, timeoutMs: DEFAULT_TIMEOUT_MS };
+    this.#guard = options.guard ?? { waitReplicas: 0 };
     this.#now = options.now ?? Date.now;
   }
 

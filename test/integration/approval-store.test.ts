@@ -137,7 +137,7 @@ describe('RedisApprovalStore under faults: a spend Redis cannot vouch for leaves
     const impatient = createRedisClient(parsed.config, { name: 'approval-stall' });
     await new Promise((ready) => impatient.once('ready', ready));
     try {
-      const store = new RedisApprovalStore({ client: impatient, domain: `stall${++serial}`, timeoutMs: 200 });
+      const store = new RedisApprovalStore({ client: impatient, domain: `stall${++serial}`, guard: { waitReplicas: 0, timeoutMs: 200 } });
       const a = await approved(store);
       // The script is loaded first, so the stalled spend is the real one, not a NOSCRIPT answer.
       assert.equal((await store.spend('no-such-binding', T0)).kind, 'none');
@@ -156,7 +156,7 @@ describe('RedisApprovalStore under faults: a spend Redis cannot vouch for leaves
     await redis.command('CONFIG', 'SET', 'repl-diskless-sync-delay', '0');
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
     try {
-      const store = new RedisApprovalStore({ client, domain: `wait${++serial}`, waitReplicas: 1, timeoutMs: 1000 });
+      const store = new RedisApprovalStore({ client, domain: `wait${++serial}`, guard: { waitReplicas: 1, timeoutMs: 1000 } });
       // Until the master holds the replica's acknowledgement of all it wrote: what WAIT counts.
       for (let i = 0; i < 200; i++) {
         const info = await redis.command('INFO', 'replication');
