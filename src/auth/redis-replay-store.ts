@@ -22,7 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDomain, REPLAY_SHARDS, replayKeys, replayShardTag, type ReplayKeys } from '../cache/keys.ts';
 import { withDeadline, type RedisClient } from '../cache/redis.ts';
-import { guardedWrite, sendNow } from '../cache/guarded-write.ts';
+import { freshMarker, guardedWrite, markerCreatedAt, sendNow } from '../cache/guarded-write.ts';
 import { script } from '../cache/scripts.ts';
 import type { ClaimResult, ReplayStore } from './replay-store.ts';
 
@@ -61,15 +61,6 @@ export interface RedisReplayStoreOptions {
   /** Replicas that must acknowledge a recorded id before it counts (0: the master's answer suffices). */
   readonly waitReplicas?: number;
   readonly now?: () => number;
-}
-
-/**
- * A marker is `<ms when created>:<random>`: the moment from which its shard
- * vouches for first uses. One that does not say (written by hand) counts from now.
- */
-function createdAt(marker: string, now: number): number {
-  const ms = Number.parseInt(marker, 10);
-  return Number.isSafeInteger(ms) ? ms : now;
 }
 
 export class RedisReplayStore implements ReplayStore {
@@ -151,12 +142,12 @@ export class RedisReplayStore implements ReplayStore {
   /** A marker other than the one known means the shard lost its records when it was replaced. */
   #noteMarker(shard: number, marker: string): void {
     const known = this.#epochs[shard];
-    if (known !== undefined && known !== marker) this.#lostAt[shard] = Math.max(this.#lostAt[shard]!, createdAt(marker, this.#now()));
+    if (known !== undefined && known !== marker) this.#lostAt[shard] = Math.max(this.#lostAt[shard]!, markerCreatedAt(marker, this.#now()));
     this.#epochs[shard] = marker;
   }
 
   #fresh(): string {
-    return `${this.#now()}:${randomUUID()}`;
+    return freshMarker(this.#now());
   }
 
   async #record({ marker, record, shard }: ReplayKeys, own: string, ttl: number): Promise<ClaimResult | 'stale'> {

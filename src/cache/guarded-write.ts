@@ -18,9 +18,25 @@
  * `undo` must be a compare-and-delete (or compare-and-restore): it takes back
  * only what this very write did, identified by a value only this write knows.
  */
+import { randomUUID } from 'node:crypto';
 import { withDeadline } from './deadline.ts';
 import type { RedisClient } from './redis.ts';
 import { runScript, type Script } from './scripts.ts';
+
+/**
+ * An epoch marker: `<ms when created>:<random>`, kept beside records whose
+ * loss must be noticed; the script writing a record compares it in the same
+ * step. A marker replaced means the records beside it were lost then.
+ */
+export function freshMarker(now: number): string {
+  return `${now}:${randomUUID()}`;
+}
+
+/** The moment a marker was created; one that does not say (written by hand) counts from now. */
+export function markerCreatedAt(marker: string, now: number): number {
+  const ms = Number.parseInt(marker, 10);
+  return Number.isSafeInteger(ms) ? ms : now;
+}
 
 export interface GuardedWrite {
   readonly script: Script;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../cache/redis.ts';
 import { idempotencyKeys } from '../cache/keys.ts';
-import { guardedWrite, type GuardOptions } from '../cache/guarded-write.ts';
+import { freshMarker, guardedWrite, markerCreatedAt, type GuardOptions } from '../cache/guarded-write.ts';
 import { runScript, script } from '../cache/scripts.ts';
 import { log } from '../telemetry/log.ts';
 import { claimOf, settledRecord, type Claim, type IdempotencyStore, type RecordShape, type Settlement } from './idempotency-store.ts';
@@ -101,7 +101,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       const written = await guardedWrite(this.#client, {
         script: CLAIM,
         keys: [this.#keys.epoch, record, lease],
-        args: [this.#epoch ?? '', `${this.#now()}:${randomUUID()}`, pending, this.#retentionMs, Math.max(1, Math.ceil(leaseMs))],
+        args: [this.#epoch ?? '', freshMarker(this.#now()), pending, this.#retentionMs, Math.max(1, Math.ceil(leaseMs))],
         undo: { lua: RELEASE, keys: [record, lease], args: [pending] },
         wrote: (reply) => Array.isArray(reply) && reply[0] === 1,
       }, this.#guard);
@@ -126,8 +126,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   /** A marker other than the one known means the records were lost when it was replaced. */
   #noteMarker(marker: string): void {
     if (this.#epoch !== undefined && this.#epoch !== marker) {
-      const replacedAt = Number.parseInt(marker, 10);
-      this.#refuseUntil = Math.max(this.#refuseUntil, (Number.isSafeInteger(replacedAt) ? replacedAt : this.#now()) + this.#retentionMs);
+      this.#refuseUntil = Math.max(this.#refuseUntil, markerCreatedAt(marker, this.#now()) + this.#retentionMs);
       log.error('the idempotency records in Redis were lost: keyed calls are refused until every key used before could have been repeated', { refuseForMs: Math.max(0, this.#refuseUntil - this.#now()) });
     }
     this.#epoch = marker;
