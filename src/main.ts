@@ -253,7 +253,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     },
   });
   const guard = new ContractGuard({
-    store: shared === undefined ? new MemoryPinStore() : new RedisPinStore(shared.client, settings.policyDomain),
+    store: shared === undefined ? new MemoryPinStore() : new RedisPinStore(shared.client, settings.policyDomain, shared.guard),
     config: () => current.policy.contracts,
     catalogue: () => sync.current(),
     // A tool left or joined what callers may see: every open stream is told to list again.
@@ -370,7 +370,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
 interface SharedRedis {
   readonly config: RedisConfig;
   readonly client: RedisClient;
-  /** How records a failover must not undo are written (one-time tokens, approval spends). */
+  /** How records a failover must not undo are written (one-time tokens, approval spends, idempotency claims, contract pins). */
   readonly guard: GuardOptions;
   readonly replayStore: ReplayStore;
   close(): void;

@@ -29,6 +29,8 @@ export interface DomainKeys {
   snapshot(revision: number, subjectHash: string): string;
   /** Hash: tool name → its pinned contract (JSON), first-seen or approved by an operator. */
   readonly contractPins: string;
+  /** String: the epoch marker of the pin hash (cache/guarded-write.ts), in the same slot. */
+  readonly contractPinsEpoch: string;
 }
 
 export function domainKeys(domain: string): DomainKeys {
@@ -42,6 +44,7 @@ export function domainKeys(domain: string): DomainKeys {
     tool: (name: string) => `${tag}:t:${name}`,
     snapshot: (revision: number, subjectHash: string) => `${tag}:snap:${revision}:${subjectHash}`,
     contractPins: `${tag}:contracts:pins`,
+    contractPinsEpoch: `${tag}:contracts:epoch`,
   });
 }
 

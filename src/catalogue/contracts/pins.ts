@@ -1,5 +1,7 @@
+import { freshMarker, guardedWrite, type GuardOptions } from '../../cache/guarded-write.ts';
 import { domainKeys } from '../../cache/keys.ts';
 import type { RedisClient } from '../../cache/redis.ts';
+import { script } from '../../cache/scripts.ts';
 import { isRecord } from '../../json/record.ts';
 
 /**
@@ -55,27 +57,67 @@ export class MemoryPinStore implements PinStore {
 }
 
 /**
+ * Checks the epoch marker, then HSETNX: the first replica to see a tool is the
+ * one whose digest is pinned, and only into a hash that has not lost its pins
+ * since this replica last read it.
+ * KEYS: marker, pins. ARGV: known marker ('' for none), a fresh marker, tool, pin text.
+ * Returns {0, marker} (nothing written), {1} pinned, {2, pin in force}.
+ */
+const PIN_FIRST = script(`
+local marker = redis.call('GET', KEYS[1])
+if not marker then
+  redis.call('SET', KEYS[1], ARGV[2])
+  return {0, ARGV[2]}
+end
+if marker ~= ARGV[1] then return {0, marker} end
+if redis.call('HSETNX', KEYS[2], ARGV[3], ARGV[4]) == 1 then return {1} end
+return {2, redis.call('HGET', KEYS[2], ARGV[3])}
+`);
+
+/** KEYS: pins. ARGV: tool, pin text. */
+const SET_PIN = script(`return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])`);
+
+/** Takes one write back: only while the field still holds that write's text, restoring what it replaced ('' for nothing). */
+const RESTORE_PIN = `
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+if ARGV[3] == '' then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+`;
+
+/**
  * Pins shared by every replica of a policy domain, in one hash under the
- * domain's hash tag; they survive restarts. HSETNX makes the first replica
- * to see a tool the one whose digest is pinned. Entries that do not parse
- * are ignored, as if the tool had no pin.
+ * domain's hash tag; they survive restarts. A pin's loss would let a changed
+ * contract be trusted, so every write follows cache/guarded-write.ts:
+ * acknowledged by replicas when configured, taken back when it cannot be
+ * vouched for, and a first-seen pin checked against the epoch marker in the
+ * same step. Entries that do not parse are ignored, as if the tool had no pin.
  */
 export class RedisPinStore implements PinStore {
   readonly #client: RedisClient;
-  readonly #key: string;
+  readonly #keys: { readonly pins: string; readonly epoch: string };
+  readonly #guard: GuardOptions;
+  #epoch: string | undefined;
 
-  constructor(client: RedisClient, domain: string) {
+  constructor(client: RedisClient, domain: string, guard: GuardOptions = { waitReplicas: 0 }) {
     this.#client = client;
-    this.#key = domainKeys(domain).contractPins;
+    const keys = domainKeys(domain);
+    this.#keys = { pins: keys.contractPins, epoch: keys.contractPinsEpoch };
+    this.#guard = guard;
   }
 
+  /**
+   * The pins, and the marker they were read under: the caller reconciles what
+   * it holds against them (reconcilePin) before it pins anything first-seen.
+   */
   async all(): Promise<ReadonlyMap<string, Pin> | undefined> {
     let raw: Record<string, string>;
+    let marker: string | null;
     try {
-      raw = await this.#client.hgetall(this.#key);
+      [raw, marker] = await Promise.all([this.#client.hgetall(this.#keys.pins), this.#client.get(this.#keys.epoch)]);
     } catch {
       return undefined;
     }
+    if (marker !== null) this.#epoch = marker;
     const out = new Map<string, Pin>();
     for (const [tool, text] of Object.entries(raw)) {
       const pin = parsePin(text);
@@ -85,19 +127,39 @@ export class RedisPinStore implements PinStore {
   }
 
   async pinFirst(tool: string, pin: Pin): Promise<Pin | undefined> {
-    try {
-      if ((await this.#client.hsetnx(this.#key, tool, JSON.stringify(pin))) === 1) return pin;
-      const text = await this.#client.hget(this.#key, tool);
-      return text === null ? undefined : parsePin(text);
-    } catch {
-      return undefined;
+    const text = JSON.stringify(pin);
+    for (let pass = 0; pass < 2; pass++) {
+      const written = await guardedWrite(this.#client, {
+        script: PIN_FIRST,
+        keys: [this.#keys.epoch, this.#keys.pins],
+        args: [this.#epoch ?? '', freshMarker(Date.now()), tool, text],
+        undo: { lua: RESTORE_PIN, keys: [this.#keys.pins], args: [tool, text, ''] },
+        wrote: (reply) => Array.isArray(reply) && reply[0] === 1,
+      }, this.#guard);
+      if (!written.ok) return undefined;
+      const reply = written.reply as [number, unknown];
+      if (reply[0] === 1) return pin;
+      if (reply[0] === 2) return typeof reply[1] === 'string' ? parsePin(reply[1]) : undefined;
+      // A marker replaced since the last read: the hash lost pins; pin nothing until they are read and written back.
+      const known = this.#epoch;
+      this.#epoch = String(reply[1]);
+      if (known !== undefined) return undefined;
     }
+    return undefined;
   }
 
   async approve(tool: string, pin: Pin): Promise<boolean> {
+    const text = JSON.stringify(pin);
     try {
-      await this.#client.hset(this.#key, tool, JSON.stringify(pin));
-      return true;
+      const previous = await this.#client.hget(this.#keys.pins, tool);
+      const written = await guardedWrite(this.#client, {
+        script: SET_PIN,
+        keys: [this.#keys.pins],
+        args: [tool, text],
+        undo: { lua: RESTORE_PIN, keys: [this.#keys.pins], args: [tool, text, previous ?? ''] },
+        wrote: () => true,
+      }, this.#guard);
+      return written.ok;
     } catch {
       return false;
     }
