@@ -330,6 +330,11 @@ export const errors = Object.freeze({
     message: 'The idempotency key could not be recorded, so the call was not run; retry with the same key later',
     when: 'a keyed tools/call while the idempotency store (Redis) cannot be reached: the call is refused rather than run without a record',
   }),
+  idempotency_not_durable: def({
+    code: 'idempotency_not_durable', status: 503, rpcCode: -31503, retryable: false, hint: 'contact_operator',
+    message: 'This toolgate keeps idempotency records only in process, which a restart forgets, so it does not run keyed calls to tools with side effects that must not repeat; the operator sets TOOLGATE_IDEMPOTENCY_FILE or TOOLGATE_REDIS_URL',
+    when: 'a keyed tools/call to a `non_idempotent_write` tool on a toolgate with neither `TOOLGATE_REDIS_URL` nor `TOOLGATE_IDEMPOTENCY_FILE`: its record would not survive a restart, so the call is refused rather than risk a second run',
+  }),
   validator_unavailable: def({
     code: 'validator_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
     message: 'An external validator could not be asked, so the call is refused; retry later',

@@ -317,7 +317,7 @@ export const settingDefs = [
   }),
   setting({
     key: 'redisReplayWaitReplicas', flag: '--redis-replay-wait-replicas', env: 'TOOLGATE_REDIS_REPLAY_WAIT_REPLICAS', default: 'auto',
-    doc: 'Replicas that must acknowledge (Redis WAIT) a used one-time token id before the token is accepted, and an approval spend before its call runs, so a failover cannot forget either; unacknowledged, the call gets 503 credential_check_unavailable or approval_unavailable (retryable) and the approval stays usable. auto: 1 with redis+sentinel://, else 0.',
+    doc: 'Replicas that must acknowledge (Redis WAIT) a used one-time token id before the token is accepted, an approval spend or an idempotency claim before its call runs, and a contract pin before it is trusted, so a failover cannot forget any of them; unacknowledged, the write is taken back and the call gets 503 credential_check_unavailable, approval_unavailable or idempotency_unavailable (retryable), the approval stays usable and the tool stays unpinned. auto: 1 with redis+sentinel://, else 0.',
     parse: (raw) => (raw === 'auto' ? ok(undefined) : int(0, 16)(raw)),
   }),
   setting({
@@ -415,7 +415,7 @@ export const settingDefs = [
   }),
   setting({
     key: 'idempotencyFile', flag: '--idempotency-file', env: 'TOOLGATE_IDEMPOTENCY_FILE', default: '',
-    doc: 'Without Redis: a journal file (on a volume, one process per file) that keeps idempotency records across restarts; each claim is fdatasync-ed before its call is forwarded. Empty: records live in process and a restart forgets them, so a keyed repeat after a restart may run again (logged at start).',
+    doc: 'Without Redis: a journal file (on a volume, one process per file) that keeps idempotency records across restarts; each claim is fdatasync-ed before its call is forwarded. Empty: records live in process, which a restart forgets, so keyed calls to non_idempotent_write tools are refused with 503 idempotency_not_durable (logged at start); other keyed calls keep in-process records.',
     parse: optionalText,
   }),
   setting({

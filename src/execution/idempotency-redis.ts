@@ -78,6 +78,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   readonly #now: () => number;
   /** The PENDING text each claim wrote, to compare-and-set on settle. */
   readonly #pending = new Map<string, string>();
+  readonly durable = true;
   #epoch: string | undefined;
   /** Claims are refused until then: records were lost, and a repeat of a call run before may still come. */
   #refuseUntil = Number.NEGATIVE_INFINITY;

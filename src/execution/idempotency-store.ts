@@ -29,6 +29,12 @@ export type Settlement =
  * A PENDING record whose lease ran out reads as UNKNOWN: its holder died.
  */
 export interface IdempotencyStore {
+  /**
+   * Whether records outlive this process (Redis, a journal file). A store that
+   * forgets them on restart cannot keep a non_idempotent_write to one run per
+   * key, so such keyed calls are refused rather than promised.
+   */
+  readonly durable: boolean;
   claim(scope: string, digest: string, leaseMs: number): Promise<Claim>;
   /** Settles a record this call acquired; a record since taken over by nobody else is never overwritten. */
   settle(scope: string, token: string, how: Settlement): Promise<void>;
@@ -94,6 +100,10 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.#retentionMs = retentionMs;
     this.#now = now;
     this.#journal = journal;
+  }
+
+  get durable(): boolean {
+    return this.#journal !== undefined;
   }
 
   async claim(scope: string, digest: string, leaseMs: number): Promise<Claim> {

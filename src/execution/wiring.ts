@@ -23,13 +23,14 @@ export interface Execution {
 /** How allowed calls run: one breaker and one retry budget for the upstream, idempotency records shared when Redis is. */
 /**
  * Where idempotency records live: in Redis when replicas share it; else in the
- * journal file, which survives a restart; else in process, which does not, and
- * says so once at start.
+ * journal file, which survives a restart; else in process, which does not:
+ * keyed calls to non_idempotent_write tools are then refused
+ * (idempotency_not_durable), and the log says so once at start.
  */
 export async function openIdempotency(settings: Settings, shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined): Promise<IdempotencyStore & { close?(): Promise<void> }> {
   if (shared !== undefined) return new RedisIdempotencyStore({ client: shared.client, domain: settings.policyDomain, retentionMs: settings.idempotencyRetentionMs, guard: shared.guard });
   if (settings.idempotencyFile !== undefined) return openIdempotencyJournal(settings.idempotencyFile, settings.idempotencyRetentionMs);
-  log.warn('idempotency records live in this process only: a keyed call repeated after a restart may run again; set TOOLGATE_IDEMPOTENCY_FILE (a volume) or TOOLGATE_REDIS_URL', { setting: 'TOOLGATE_IDEMPOTENCY_FILE' });
+  log.warn('idempotency records would live in this process only, which a restart forgets: keyed calls to non_idempotent_write tools are refused (idempotency_not_durable); set TOOLGATE_IDEMPOTENCY_FILE (a volume) or TOOLGATE_REDIS_URL', { setting: 'TOOLGATE_IDEMPOTENCY_FILE' });
   return new MemoryIdempotencyStore(settings.idempotencyRetentionMs);
 }
 

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { beforeEach, after, before } from 'node:test';
 import { startCountingUpstream, type CountingUpstream } from './counting-upstream.ts';
 import { startGateWith, type PolicyGate } from './policy-gate.ts';
@@ -43,13 +44,15 @@ export interface ExecutionGate {
 
 /**
  * For a describe block: toolgate in process enforcing executionPolicy() in
- * front of a counting upstream, started before its tests, reset to a quiet
- * upstream before each, closed after. Read the fields inside tests.
+ * front of a counting upstream, its idempotency records in a journal file (a
+ * store that outlives the process: without one, keyed non_idempotent_write
+ * calls are refused), started before its tests, reset to a quiet upstream
+ * before each, closed after. Read the fields inside tests.
  */
 export function useExecutionGate(flags: readonly string[] = []): ExecutionGate {
   const gate = {} as ExecutionGate;
   before(async () => {
-    gate.setup = await startGateWith(startCountingUpstream, { 'keys.yaml': KEYS_YAML, 'policy.yaml': executionPolicy() }, flags);
+    gate.setup = await startGateWith(startCountingUpstream, { 'keys.yaml': KEYS_YAML, 'policy.yaml': executionPolicy() }, (dir) => ['--idempotency-file', join(dir, 'idempotency.journal'), ...flags]);
     gate.upstream = gate.setup.upstream;
     gate.url = gate.setup.gate.url;
   });

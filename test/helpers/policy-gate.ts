@@ -21,12 +21,13 @@ export interface PolicyGate<U extends Listening = PolicyServer> {
 export async function startGateWith<U extends Listening>(
   startUpstream: () => Promise<U>,
   files: Readonly<Record<string, string>>,
-  flags: readonly string[] = [],
+  /** Flags, or flags that name files in the gate's own directory. */
+  flags: readonly string[] | ((dir: string) => readonly string[]) = [],
 ): Promise<PolicyGate<U>> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-policy-gate-'));
   await Promise.all(Object.entries(files).map(([name, text]) => writeFile(join(dir, name), text)));
   const upstream = await startUpstream();
-  const gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), ...flags]);
+  const gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), ...(typeof flags === 'function' ? flags(dir) : flags)]);
   await gate.ready;
   return {
     dir,

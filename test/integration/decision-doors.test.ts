@@ -91,7 +91,7 @@ describe('three doors decide alike: numbers beyond 2^53 and audit-mode rows', ()
     }, {
       'keys.yaml': `keys:\n  - { sha256: ${sha256(KEY)}, principal: decider, scopes: [pay] }\n`,
       'policy.yaml': POLICY,
-    }, ['--grpc', 'true', '--grpc-port', '0', '--audit-log', join(auditDir, 'audit.jsonl')]);
+    }, (dir) => ['--grpc', 'true', '--grpc-port', '0', '--audit-log', join(auditDir, 'audit.jsonl'), '--idempotency-file', join(dir, 'idempotency.journal')]);
     api = grpcClients(setup.gate.grpcPort as number);
   });
   after(async () => {

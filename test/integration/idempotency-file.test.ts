@@ -11,8 +11,9 @@ import { after, before, describe, it } from 'node:test';
 import { StartupError } from '../../src/errors.ts';
 import { openIdempotencyJournal } from '../../src/execution/idempotency-file.ts';
 import { startCountingUpstream, type CountingUpstream } from '../helpers/counting-upstream.ts';
-import { AGENT_KEY, executionPolicy, KEYS_YAML } from '../helpers/execution-policy.ts';
+import { AGENT_KEY, executionPolicy, KEYS_YAML, toolCall } from '../helpers/execution-policy.ts';
 import { runKillTrials, SAFE_ANSWERS } from '../helpers/kill-trials.ts';
+import { post } from '../helpers/raw.ts';
 import { startToolgateProcess, type ToolgateProcess } from '../helpers/toolgate-process.ts';
 
 const RETENTION_MS = 60_000;
@@ -102,5 +103,33 @@ describe('one toolgate process without Redis, its records in a journal file: the
     assert.equal(result.doubleExecutions, 0, JSON.stringify(result));
     for (const answer of Object.keys(result.answers)) assert.ok(SAFE_ANSWERS.has(answer), JSON.stringify(result.answers));
     console.log(`kill loop without Redis: ${result.trials} keyed calls, ${result.kills} SIGKILLs, ${result.doubleExecutions} double executions, answers ${JSON.stringify(result.answers)}`);
+  });
+
+  it('without a journal (and without Redis) every keyed non_idempotent_write is refused, none run, across SIGKILLs; other tools keep their records', async () => {
+    const flags = ['--policy-file', join(dir, 'policy.yaml')];
+    const executions = upstream.executions();
+    const result = await runKillTrials({
+      kills: 3, callsPerKill: CALLS, upstream, headers: { authorization: `Bearer ${AGENT_KEY}` }, callMs: 200,
+      respawn: (): Promise<ToolgateProcess> => startToolgateProcess(upstream.origin, flags),
+    });
+    assert.deepEqual(result.answers, { idempotency_not_durable: 3 * CALLS }, 'every repeat refused with the documented code');
+    assert.equal(upstream.executions(), executions, 'and nothing ran, first calls included');
+    upstream.behaviour.delayMs = 0;
+    const gate = await startToolgateProcess(upstream.origin, flags);
+    try {
+      const canary = 'canary-not-durable-5e1a';
+      const refused = await post(gate.url, toolCall(1, 'refund_payment', { note: canary }), { authorization: `Bearer ${AGENT_KEY}`, 'idempotency-key': 'nd-1' });
+      assert.equal(refused.status, 503);
+      const error = refused.json().error;
+      assert.equal(error?.data?.code, 'idempotency_not_durable');
+      assert.match(String(error?.message), /TOOLGATE_IDEMPOTENCY_FILE/);
+      assert.ok(!refused.text.includes(canary) && !refused.text.includes('nd-1'), 'nothing echoed');
+      const read = { authorization: `Bearer ${AGENT_KEY}`, 'idempotency-key': 'nd-2' };
+      assert.equal((await post(gate.url, toolCall(2, 'read_status', {}), read)).status, 200);
+      assert.equal((await post(gate.url, toolCall(3, 'read_status', {}), read)).headers['idempotent-replayed'], 'true', 'a read keeps its in-process record');
+      assert.equal((await post(gate.url, toolCall(4, 'refund_payment', {}), { authorization: `Bearer ${AGENT_KEY}` })).status, 200, 'an unkeyed call runs as before');
+    } finally {
+      await gate.close();
+    }
   });
 });

@@ -74,6 +74,8 @@ export function executeStage(deps: ExecuteDeps): ExecuteStage {
    */
   async function keyedCall(ex: Exchange, res: ServerResponse, headers: string[], body: Buffer, key: string, plan: CallPlan, meta: ToolMetadata): Promise<Outcome> {
     const { request: req, message } = ex;
+    // Promising one run per key with records a restart forgets would be a lie: refused, loudly.
+    if (!idempotency.durable && meta.sideEffect === 'non_idempotent_write') return refuse(res, message, { error: 'idempotency_not_durable' });
     const scope = scopedKey(ex.principal.id, message.name as string, key);
     let claim;
     try {
