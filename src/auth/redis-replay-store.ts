@@ -22,8 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDomain, REPLAY_SHARDS, replayKeys, replayShardTag, type ReplayKeys } from '../cache/keys.ts';
 import { withDeadline, type RedisClient } from '../cache/redis.ts';
-import { freshMarker, guardedWrite, markerCreatedAt, sendNow } from '../cache/guarded-write.ts';
-import { script } from '../cache/scripts.ts';
+import { epochScript, freshMarker, guardedWrite, markerCreatedAt, sendNow } from '../cache/guarded-write.ts';
 import type { ClaimResult, ReplayStore } from './replay-store.ts';
 
 /** Longest token id accepted; longer ids are refused rather than stored. */
@@ -35,13 +34,7 @@ const MAX_JTI_LENGTH = 512;
  * Returns {1} claimed, {2} already used, or {0, marker} when the marker is
  * not the one known (it is created first when absent): nothing was recorded.
  */
-const CLAIM = script(`
-local marker = redis.call('GET', KEYS[1])
-if not marker then
-  redis.call('SET', KEYS[1], ARGV[2])
-  return {0, ARGV[2]}
-end
-if marker ~= ARGV[1] then return {0, marker} end
+const CLAIM = epochScript(`
 if redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[3], 'NX') then return {1} end
 return {2}
 `);

@@ -21,7 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import { withDeadline } from './deadline.ts';
 import type { RedisClient } from './redis.ts';
-import { runScript, type Script } from './scripts.ts';
+import { runScript, script, type Script } from './scripts.ts';
 
 /**
  * An epoch marker: `<ms when created>:<random>`, kept beside records whose
@@ -30,6 +30,24 @@ import { runScript, type Script } from './scripts.ts';
  */
 export function freshMarker(now: number): string {
   return `${now}:${randomUUID()}`;
+}
+
+/**
+ * A script that first compares the epoch marker, in the same atomic step as
+ * what `body` writes. KEYS[1] is the marker, ARGV[1] the marker the caller
+ * knows ('' for none), ARGV[2] a fresh one. A missing marker is created from
+ * ARGV[2]; a missing or other marker returns {0, marker in force} and `body`
+ * does not run.
+ */
+export function epochScript(body: string): Script {
+  return script(`
+local marker = redis.call('GET', KEYS[1])
+if not marker then
+  redis.call('SET', KEYS[1], ARGV[2])
+  return {0, ARGV[2]}
+end
+if marker ~= ARGV[1] then return {0, marker} end
+${body.trimStart()}`);
 }
 
 /** The moment a marker was created; one that does not say (written by hand) counts from now. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../cache/redis.ts';
 import { idempotencyKeys } from '../cache/keys.ts';
-import { freshMarker, guardedWrite, markerCreatedAt, type GuardOptions } from '../cache/guarded-write.ts';
+import { epochScript, freshMarker, guardedWrite, markerCreatedAt, type GuardOptions } from '../cache/guarded-write.ts';
 import { runScript, script } from '../cache/scripts.ts';
 import { log } from '../telemetry/log.ts';
 import { claimOf, settledRecord, type Claim, type IdempotencyStore, type RecordShape, type Settlement } from './idempotency-store.ts';
@@ -18,13 +18,7 @@ import { claimOf, settledRecord, type Claim, type IdempotencyStore, type RecordS
  * marker, the PENDING text, retention ms, lease ms.
  * Returns {0, marker} (nothing recorded), {1} claimed, {2, record, lease ms}.
  */
-const CLAIM = script(`
-local marker = redis.call('GET', KEYS[1])
-if not marker then
-  redis.call('SET', KEYS[1], ARGV[2])
-  return {0, ARGV[2]}
-end
-if marker ~= ARGV[1] then return {0, marker} end
+const CLAIM = epochScript(`
 if redis.call('SET', KEYS[2], ARGV[3], 'NX', 'PX', ARGV[4]) then
   redis.call('SET', KEYS[3], '1', 'PX', ARGV[5])
   return {1}

@@ -1,4 +1,4 @@
-import { freshMarker, guardedWrite, type GuardOptions } from '../../cache/guarded-write.ts';
+import { epochScript, freshMarker, guardedWrite, type GuardOptions } from '../../cache/guarded-write.ts';
 import { domainKeys } from '../../cache/keys.ts';
 import type { RedisClient } from '../../cache/redis.ts';
 import { script } from '../../cache/scripts.ts';
@@ -63,13 +63,7 @@ export class MemoryPinStore implements PinStore {
  * KEYS: marker, pins. ARGV: known marker ('' for none), a fresh marker, tool, pin text.
  * Returns {0, marker} (nothing written), {1} pinned, {2, pin in force}.
  */
-const PIN_FIRST = script(`
-local marker = redis.call('GET', KEYS[1])
-if not marker then
-  redis.call('SET', KEYS[1], ARGV[2])
-  return {0, ARGV[2]}
-end
-if marker ~= ARGV[1] then return {0, marker} end
+const PIN_FIRST = epochScript(`
 if redis.call('HSETNX', KEYS[2], ARGV[3], ARGV[4]) == 1 then return {1} end
 return {2, redis.call('HGET', KEYS[2], ARGV[3])}
 `);
