@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { freePort } from './ports.ts';
 import { startRedis, startRedisProcess, type RedisServer } from './redis.ts';
+import { waitFor } from './wait.ts';
 
 const run = promisify(execFile);
 
@@ -136,6 +137,19 @@ export async function startCluster(masters: number, replicasPerMaster: number, n
       await Promise.all(nodes.map((n) => n.close()));
     },
   };
+}
+
+/**
+ * Until the master on `port` holds an acknowledgement from an online replica
+ * for every byte it has written: what WAIT counts, rather than the replica's
+ * own `master_link_status`, which is up before the master has heard back.
+ */
+export async function replicaCaughtUp(port: number, boundMs = 20_000): Promise<void> {
+  await waitFor(async () => {
+    const info = await cli(port, 'INFO', 'replication').catch(() => '');
+    const acked = /slave0:.*state=online,offset=(\d+)/.exec(info)?.[1];
+    return acked !== undefined && Number(acked) >= Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
+  }, 'the replica to acknowledge all the master wrote', boundMs);
 }
 
 /** One command through redis-cli, whose reply text is complete (the raw helper reads one packet). */

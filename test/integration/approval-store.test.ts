@@ -12,6 +12,7 @@ import { MemoryApprovalStore, type ApprovalStore } from '../../src/approval/stor
 import { run as approvalsCli } from '../../src/commands/approvals.ts';
 import { createRedisClient, parseRedisConfig, type RedisClient } from '../../src/cache/redis.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
+import { replicaCaughtUp } from '../helpers/redis-topologies.ts';
 
 const T0 = 1_800_000_000_000;
 let serial = 0;
@@ -157,13 +158,7 @@ describe('RedisApprovalStore under faults: a spend Redis cannot vouch for leaves
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
     try {
       const store = new RedisApprovalStore({ client, domain: `wait${++serial}`, guard: { waitReplicas: 1, timeoutMs: 1000 } });
-      // Until the master holds the replica's acknowledgement of all it wrote: what WAIT counts.
-      for (let i = 0; i < 200; i++) {
-        const info = await redis.command('INFO', 'replication');
-        const acked = /slave0:.*state=online,offset=(\d+)/.exec(info)?.[1];
-        if (acked !== undefined && Number(acked) >= Number(/master_repl_offset:(\d+)/.exec(info)?.[1])) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await replicaCaughtUp(redis.port);
       const a = await approved(store);
       replica.freeze();
       try {

@@ -10,6 +10,7 @@ import { idempotencyKeys } from '../../src/cache/keys.ts';
 import { createRedisClient, parseRedisConfig, type RedisClient } from '../../src/cache/redis.ts';
 import { IdempotencyUnavailable, RedisIdempotencyStore } from '../../src/execution/idempotency-redis.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
+import { replicaCaughtUp } from '../helpers/redis-topologies.ts';
 import { captureStderr } from '../helpers/stderr.ts';
 
 const RETENTION_MS = 60_000;
@@ -105,12 +106,7 @@ describe('RedisIdempotencyStore under faults', () => {
     await redis.command('CONFIG', 'SET', 'repl-diskless-sync-delay', '0');
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
     try {
-      for (let i = 0; i < 200; i++) {
-        const info = await redis.command('INFO', 'replication');
-        const acked = /slave0:.*state=online,offset=(\d+)/.exec(info)?.[1];
-        if (acked !== undefined && Number(acked) >= Number(/master_repl_offset:(\d+)/.exec(info)?.[1])) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await replicaCaughtUp(redis.port);
       const s = store(await connect(2000), domain, 1, 1000);
       assert.equal((await s.claim('warm', 'digest', LEASE_MS)).kind, 'acquired');
       replica.freeze();

@@ -10,6 +10,7 @@ import { domainKeys } from '../../src/cache/keys.ts';
 import { createRedisClient, parseRedisConfig, type RedisClient } from '../../src/cache/redis.ts';
 import { RedisPinStore, type Pin } from '../../src/catalogue/contracts/pins.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
+import { replicaCaughtUp } from '../helpers/redis-topologies.ts';
 
 let redis: RedisServer;
 const clients: RedisClient[] = [];
@@ -71,12 +72,7 @@ describe('RedisPinStore under faults', () => {
     await redis.command('CONFIG', 'SET', 'repl-diskless-sync-delay', '0');
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
     try {
-      for (let i = 0; i < 200; i++) {
-        const info = await redis.command('INFO', 'replication');
-        const acked = /slave0:.*state=online,offset=(\d+)/.exec(info)?.[1];
-        if (acked !== undefined && Number(acked) >= Number(/master_repl_offset:(\d+)/.exec(info)?.[1])) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await replicaCaughtUp(redis.port);
       const store = new RedisPinStore(await connect(2000), domain, { waitReplicas: 1, timeoutMs: 1000 });
       await store.all();
       assert.ok(await store.pinFirst('warm', pin('a')));

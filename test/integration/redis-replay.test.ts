@@ -6,7 +6,7 @@ import { replayKeys } from '../../src/cache/keys.ts';
 import { createRedisClient, parseRedisConfig } from '../../src/cache/redis.ts';
 import type { RedisClient } from '../../src/cache/redis.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
-import { cli } from '../helpers/redis-topologies.ts';
+import { cli, replicaCaughtUp } from '../helpers/redis-topologies.ts';
 
 const COMMAND_TIMEOUT_MS = 200;
 let redis: RedisServer;
@@ -21,20 +21,6 @@ function connect(url: string, commandTimeoutMs = COMMAND_TIMEOUT_MS): Promise<Re
   const client = createRedisClient(c.config);
   clients.push(client);
   return new Promise((res) => client.once('ready', () => res(client)));
-}
-
-/**
- * Until the master holds an acknowledgement from an online replica for
- * every byte it has written: what WAIT counts, rather than the replica's own
- * `master_link_status`, which is up before the master has heard back.
- */
-async function replicaCaughtUp(port: number): Promise<void> {
-  await waitUntil(async () => {
-    const info = await cli(port, 'INFO', 'replication').catch(() => '');
-    const master = Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
-    const acked = /slave0:.*state=online,offset=(\d+)/.exec(info)?.[1];
-    return acked !== undefined && Number(acked) >= master;
-  });
 }
 
 async function waitUntil(ok: () => Promise<boolean>): Promise<void> {
