@@ -320,6 +320,11 @@ export const errors = Object.freeze({
     message: 'Grants could not be confirmed as current; retry later',
     when: 'grant storage missing, unreachable, stale or malformed (fails closed)',
   }),
+  approval_outcome_unknown: def({
+    code: 'approval_outcome_unknown', status: 409, rpcCode: -31409, retryable: false, hint: 'contact_operator',
+    message: 'The approval for this exact call was being spent when toolgate lost its store\'s confirmation, so that call may have run; this one is not run: check its effect, then repeat the call to ask for a new approval',
+    when: 'a repeat of an approved call whose spend Redis applied but never confirmed (a failover or stall mid-spend) or that an identical call is spending right now; once the spend is a minute old, the first repeat told so consumes it and the next one asks for a new approval',
+  }),
   approval_unavailable: def({
     code: 'approval_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
     message: 'The approval store could not be reached, so the call was not run; retry later',

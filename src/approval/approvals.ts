@@ -17,7 +17,7 @@ export interface HeldCall extends BindingParts {
 
 /** What the held call gets: it runs (its approval is spent), or the caller is sent to the page, or told the outcome. */
 export type CallAnswer =
-  | { readonly kind: 'run' | 'denied' | 'expired'; readonly record: ApprovalRecord }
+  | { readonly kind: 'run' | 'denied' | 'expired' | 'unsettled'; readonly record: ApprovalRecord }
   | { readonly kind: 'ask'; readonly record: ApprovalRecord; readonly url: string }
   | { readonly kind: 'unavailable' };
 
@@ -75,6 +75,10 @@ export class Approvals {
         return { kind: found.kind === 'spent' ? 'run' : 'expired', record: found.record };
       }
       if (found.kind === 'denied') return { kind: 'denied', record: found.record };
+      if (found.kind === 'unsettled') {
+        publish('unsettled', found.record, call.request);
+        return { kind: 'unsettled', record: found.record };
+      }
       if (found.kind === 'pending') return { kind: 'ask', record: found.record, url: this.urlOf(found.record.id) };
       const draft: ApprovalRecord = {
         id: newApprovalId(),

@@ -61,11 +61,15 @@ export function isApprovalId(v: unknown): v is string {
  */
 export const EXPIRED_NOTICE_MS = 60 * 60 * 1000;
 
-/** What a repeat of the call finds, atomically: nothing, still pending, or a decided record consumed. */
+/**
+ * What a repeat of the call finds, atomically: nothing, still pending, a
+ * decided record consumed, or (`unsettled`) an approved record whose spend
+ * was applied but neither confirmed nor taken back, so its call may have run.
+ */
 export type SpendResult =
   | { readonly kind: 'none' }
   | { readonly kind: 'pending'; readonly record: ApprovalRecord }
-  | { readonly kind: 'spent' | 'denied' | 'expired'; readonly record: ApprovalRecord };
+  | { readonly kind: 'spent' | 'denied' | 'expired' | 'unsettled'; readonly record: ApprovalRecord };
 
 /** What a decision found. */
 export type DecideResult =

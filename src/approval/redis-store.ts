@@ -1,7 +1,7 @@
 import type { RedisClient } from '../cache/redis.ts';
 import { approvalKeys } from '../cache/keys.ts';
 import { randomUUID } from 'node:crypto';
-import { guardedWrite, type GuardOptions } from '../cache/guarded-write.ts';
+import { guardedWrite, sendNow, type GuardOptions } from '../cache/guarded-write.ts';
 import { runScript, script } from '../cache/scripts.ts';
 import { decided, EXPIRED_NOTICE_MS, parseRecord, spendOutcome, type ApprovalRecord, type DecideResult, type SpendResult } from './record.ts';
 import type { ApprovalStore } from './store.ts';
@@ -23,44 +23,77 @@ return false
 /**
  * Reads the binding's record and, unless it is pending inside its time,
  * deletes it with its id index in the same step: of two replicas racing on
- * one approved record, exactly one gets it back as approved. What it took is
- * kept for a moment under a key only this spend knows (KEYS[3]), so UNDO can
- * put it back when the spend cannot be vouched for.
- * KEYS: record, pending set, this spend's backup. ARGV: now, id prefix, backup TTL ms.
+ * one approved record, exactly one gets it back as approved.
+ *
+ * An approved record is spent in two phases. The spend leaves a marker under
+ * the binding (KEYS[3]) holding the record and a token only this spend knows;
+ * once Redis vouches for the spend, the spender deletes the marker (CONFIRM),
+ * and when it cannot, it puts the record back (UNDO_SPEND). A marker a repeat
+ * finds is a spend neither confirmed nor taken back: its call may have run,
+ * so the repeat is told `unsettled`, never handed a fresh approval as if
+ * nothing had happened. After `settle` ms nobody can still take the marker
+ * back: the repeat that sees it then consumes it, so the next one asks anew.
+ * Denied and expired records are only told once: nothing runs on them.
+ * KEYS: record, pending set, spend marker. ARGV: now, id prefix, token, settle ms.
  */
 const SPEND = script(`
+local now = tonumber(ARGV[1])
+local marked = redis.call('GET', KEYS[3])
+if marked then
+  local m = cjson.decode(marked)
+  if now - tonumber(m.at) >= tonumber(ARGV[4]) then redis.call('DEL', KEYS[3]) end
+  return {'unsettled', m.text}
+end
 local text = redis.call('GET', KEYS[1])
 if not text then return false end
 local r = cjson.decode(text)
-if r.state == 'pending' and tonumber(r.expiresAt) > tonumber(ARGV[1]) then return {'keep', text} end
-redis.call('SET', KEYS[3], cjson.encode({text = text, ttl = redis.call('PTTL', KEYS[1])}), 'PX', ARGV[3])
+local live = tonumber(r.expiresAt) > now
+if r.state == 'pending' and live then return {'keep', text} end
+local kind = 'told'
+if r.state == 'approved' and live then
+  kind = 'take'
+  redis.call('SET', KEYS[3], cjson.encode({token = ARGV[3], at = now, text = text}), 'PX', redis.call('PTTL', KEYS[1]))
+end
 redis.call('DEL', KEYS[1], ARGV[2] .. r.id)
 redis.call('ZREM', KEYS[2], r.id)
-return {'take', text}
+return {kind, text}
 `);
 
 /**
  * Puts back what one spend took, unless the binding has a record again:
  * a spend answered unavailable (deadline missed, replicas silent) never
  * ran its call, so the approval stays usable rather than burnt.
- * KEYS: record, this spend's backup. ARGV: id prefix, binding.
+ * KEYS: record, spend marker. ARGV: id prefix, binding, token.
  */
 const UNDO_SPEND = `
-local saved = redis.call('GET', KEYS[2])
-if not saved then return 0 end
+local marked = redis.call('GET', KEYS[2])
+if not marked then return 0 end
+local m = cjson.decode(marked)
+if m.token ~= ARGV[3] then return 0 end
+local ttl = redis.call('PTTL', KEYS[2])
 redis.call('DEL', KEYS[2])
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local b = cjson.decode(saved)
-local ttl = tonumber(b.ttl)
-if ttl == nil or ttl <= 0 then return 0 end
-local r = cjson.decode(b.text)
-redis.call('SET', KEYS[1], b.text, 'PX', ttl)
+if ttl <= 0 or redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local r = cjson.decode(m.text)
+redis.call('SET', KEYS[1], m.text, 'PX', ttl)
 redis.call('SET', ARGV[1] .. r.id, ARGV[2], 'PX', ttl)
 return 1
 `;
 
-/** How long a spend's backup lives: far beyond any deadline an undo could follow. */
-const SPEND_BACKUP_MS = 60_000;
+/** The spend that Redis vouched for is final: its marker goes (compare-and-delete). KEYS: spend marker. ARGV: token. */
+const CONFIRM_SPEND = {
+  lua: `
+local marked = redis.call('GET', KEYS[1])
+if marked and cjson.decode(marked).token == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
+`,
+} as const;
+
+/**
+ * How long a spend marker may still be taken back by its spender: far beyond
+ * any deadline an undo could follow, even one queued behind other writes'
+ * WAITs on a connection to a stalled Redis.
+ */
+const SPEND_SETTLE_MS = 60_000;
 
 /** Replaces the record only while it is still the text the decision was made on (compare-and-set). */
 const DECIDE = script(`
@@ -104,20 +137,22 @@ export class RedisApprovalStore implements ApprovalStore {
   /** Guarded (cache/guarded-write.ts): a spend Redis cannot vouch for is put back and fails closed. */
   async spend(binding: string, now: number): Promise<SpendResult> {
     const key = this.#keys.record(binding);
-    const backup = `${key}:spending:${randomUUID()}`;
+    const marker = this.#keys.spending(binding);
+    const token = randomUUID();
     const written = await guardedWrite(this.#client, {
       script: SPEND,
-      keys: [key, this.#keys.pending, backup],
-      args: [now, this.#keys.idPrefix, SPEND_BACKUP_MS],
-      undo: { lua: UNDO_SPEND, keys: [key, backup], args: [this.#keys.idPrefix, binding] },
+      keys: [key, this.#keys.pending, marker],
+      args: [now, this.#keys.idPrefix, token, SPEND_SETTLE_MS],
+      undo: { lua: UNDO_SPEND, keys: [key, marker], args: [this.#keys.idPrefix, binding, token] },
       wrote: (reply) => Array.isArray(reply) && reply[0] === 'take',
     }, this.#guard);
     if (!written.ok) throw new ApprovalStoreUnavailable();
-    const reply = written.reply;
-    if (reply === null) return { kind: 'none' };
-    if ((reply as unknown[])[0] === 'take') void this.#client.del(backup).catch(() => {});
-    const [, text] = reply as [string, string];
+    if (written.reply === null) return { kind: 'none' };
+    const [phase, text] = written.reply as [string, string];
     const record = parseRecord(text);
+    if (phase === 'unsettled') return { kind: 'unsettled', record };
+    // Lost, the confirmation only makes a later repeat hear `unsettled` for a call that did run: honest, never a second run.
+    if (phase === 'take') sendNow(this.#client, { ...CONFIRM_SPEND, keys: [marker], args: [token] });
     return { kind: spendOutcome(record, now), record };
   }
 

@@ -109,10 +109,17 @@ export function rateLimitReplicasKey(domain: string): string {
 }
 
 /** Approvals of one domain, under its hash tag: a record by binding, its id's index, and the pending set. */
-export function approvalKeys(domain: string): { record(binding: string): string; readonly idPrefix: string; id(id: string): string; readonly pending: string } {
+export function approvalKeys(domain: string): {
+  record(binding: string): string;
+  spending(binding: string): string;
+  readonly idPrefix: string;
+  id(id: string): string;
+  readonly pending: string;
+} {
   const tag = `{tg:${domain}}`;
   return Object.freeze({
     record: (binding: string) => `${tag}:appr:b:${binding}`,
+    spending: (binding: string) => `${tag}:appr:s:${binding}`,
     idPrefix: `${tag}:appr:i:`,
     id: (id: string) => `${tag}:appr:i:${id}`,
     pending: `${tag}:appr:pending`,

@@ -107,6 +107,8 @@ export function approvalInterceptor(door: ApprovalDoor): Interceptor {
           return deny('approval_denied', { approvalId: answer.record.id });
         case 'expired':
           return deny('approval_expired', { approvalId: answer.record.id });
+        case 'unsettled':
+          return deny('approval_outcome_unknown', { approvalId: answer.record.id });
         case 'unavailable':
           return deny('approval_unavailable');
         case 'ask':

@@ -146,7 +146,7 @@ export function contractAuditEvent(e: ContractEvent, meta: EventMeta): Record<st
   };
 }
 
-const APPROVAL_ACTIVITY = { requested: 1, approved: 2, denied: 2, expired: 3, spent: 3 } as const;
+const APPROVAL_ACTIVITY = { requested: 1, approved: 2, denied: 2, expired: 3, spent: 3, unsettled: 3 } as const;
 
 /**
  * An approval step as an OCSF Authorization event: who asked, for which tool
@@ -164,8 +164,8 @@ export function approvalAuditEvent(e: ApprovalEvent, meta: EventMeta): Record<st
     activity_name: `approval_${e.event}`,
     type_uid: 3003 * 100 + activityId,
     time: meta.timeMs,
-    severity_id: e.event === 'denied' ? 3 : 1,
-    severity: e.event === 'denied' ? 'Medium' : 'Informational',
+    severity_id: e.event === 'denied' || e.event === 'unsettled' ? 3 : 1,
+    severity: e.event === 'denied' || e.event === 'unsettled' ? 'Medium' : 'Informational',
     status_code: `approval_${e.event}`,
     actor: { user: { uid: e.principal } },
     resources: [{ name: e.tool, type: 'mcp_tool' }],

@@ -226,9 +226,9 @@ export const rateLimitFallback = channel('toolgate:rate_limit:fallback');
  * argument value.
  */
 export interface ApprovalEvent {
-  /** The tools/call this step happened on, when it happened on one (requested, expired, spent, denied told). */
+  /** The tools/call this step happened on, when it happened on one (requested, expired, spent, unsettled, denied told). */
   readonly request?: IncomingMessage;
-  readonly event: 'requested' | 'approved' | 'denied' | 'expired' | 'spent';
+  readonly event: 'requested' | 'approved' | 'denied' | 'expired' | 'spent' | 'unsettled';
   readonly approvalId: string;
   readonly principal: string;
   readonly tool: string;

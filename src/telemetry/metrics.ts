@@ -365,7 +365,7 @@ function executionMetrics(registry: Registry): Subscription[] {
   });
   const approvals = new Counter({
     name: 'toolgate_approvals_total',
-    help: 'Approval steps, by event: requested, approved, denied, expired (a repeat came too late), spent (the approved call ran).',
+    help: 'Approval steps, by event: requested, approved, denied, expired (a repeat came too late), spent (the approved call ran), unsettled (a repeat found a spend Redis never confirmed).',
     labelNames: ['event'] as const,
     registers: [registry],
   });

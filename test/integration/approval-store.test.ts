@@ -10,12 +10,21 @@ import { bindingOf, newApprovalId, type ApprovalRecord } from '../../src/approva
 import { RedisApprovalStore } from '../../src/approval/redis-store.ts';
 import { MemoryApprovalStore, type ApprovalStore } from '../../src/approval/store.ts';
 import { run as approvalsCli } from '../../src/commands/approvals.ts';
+import { approvalKeys } from '../../src/cache/keys.ts';
 import { createRedisClient, parseRedisConfig, type RedisClient } from '../../src/cache/redis.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { replicaCaughtUp } from '../helpers/redis-topologies.ts';
 
 const T0 = 1_800_000_000_000;
 let serial = 0;
+
+async function connected(url: string, name: string): Promise<RedisClient> {
+  const parsed = parseRedisConfig({ url, connectTimeoutMs: 2000, commandTimeoutMs: 2000 });
+  assert.ok(parsed.ok);
+  const c = createRedisClient(parsed.config, { name });
+  await new Promise((ready) => c.once('ready', ready));
+  return c;
+}
 
 function draft(now = T0, ttlMs = 60_000): ApprovalRecord {
   const parts = { principal: 'caller', tool: 'refund_payment', argumentsDigest: `d${++serial}`, policyRevision: '1.abc' };
@@ -173,6 +182,60 @@ describe('RedisApprovalStore under faults: a spend Redis cannot vouch for leaves
     } finally {
       await replica.close();
     }
+  });
+});
+
+describe('RedisApprovalStore across a failover: a spend applied but never confirmed is not a silent burn', () => {
+  it('the take-back is stuck behind a stalled master when it dies: the promoted replica says unsettled, then asks anew', async () => {
+    const master = await startRedis();
+    const replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port)]);
+    const onMaster = await connected(master.url, 'approval-failover');
+    const probe = await connected(master.url, 'approval-failover-probe');
+    let promoted: RedisClient | undefined;
+    try {
+      await master.command('CONFIG', 'SET', 'repl-diskless-sync-delay', '0');
+      const domain = `failover${++serial}`;
+      const store = new RedisApprovalStore({ client: onMaster, domain, guard: { waitReplicas: 1, timeoutMs: 1000 } });
+      const a = draft();
+      await store.open(a);
+      assert.equal((await store.decide(a.id, 'approved', 'alice', T0 + 1)).kind, 'decided');
+      await replicaCaughtUp(master.port);
+      replica.freeze();
+      const spending = store.spend(a.binding, T0 + 2);
+      // The spend has run on the master and sits in the frozen replica's stream; its WAIT is still waiting.
+      const record = approvalKeys(domain).record(a.binding);
+      for (let i = 0; i < 200 && (await probe.exists(record)) === 1; i++) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(await probe.exists(record), 0);
+      assert.match(await master.command('CLIENT', 'PAUSE', '10000', 'WRITE'), /^\+OK/);
+      await assert.rejects(spending, 'unacknowledged: the call does not run');
+      await master.kill();
+      replica.thaw();
+      assert.match(await replica.command('REPLICAOF', 'NO', 'ONE'), /^\+OK/);
+      promoted = await connected(replica.url, 'approval-promoted');
+      const after = new RedisApprovalStore({ client: promoted, domain });
+      const repeat = await after.spend(a.binding, T0 + 3);
+      assert.equal(repeat.kind, 'unsettled', 'not none: a fresh approval would hide that the call may have run');
+      assert.equal(repeat.kind === 'unsettled' && repeat.record.id, a.id);
+      assert.equal((await after.spend(a.binding, T0 + 4)).kind, 'unsettled', 'told until the spend is past any take-back');
+      assert.equal((await after.spend(a.binding, T0 + 61_000)).kind, 'unsettled');
+      assert.equal((await after.spend(a.binding, T0 + 61_001)).kind, 'none', 'then the next repeat asks for a new approval');
+    } finally {
+      onMaster.disconnect();
+      probe.disconnect();
+      promoted?.disconnect();
+      await replica.close();
+      await master.close();
+    }
+  });
+
+  it('a spend Redis confirms leaves no marker: the next repeat asks anew', async () => {
+    const store = new RedisApprovalStore({ client, domain: `confirm${++serial}` });
+    const a = draft();
+    await store.open(a);
+    await store.decide(a.id, 'approved', 'alice', T0 + 1);
+    assert.equal((await store.spend(a.binding, T0 + 2)).kind, 'spent');
+    await client.ping();
+    assert.equal((await store.spend(a.binding, T0 + 3)).kind, 'none');
   });
 });
 

@@ -88,7 +88,8 @@ describe('two replicas sharing Redis race to spend one approval', () => {
       if (ran > 1) outcomes.racesWithTwoRuns++;
       if (ran === 0) outcomes.racesWithNoRun++;
       outcomes.executed += ran;
-      for (const a of answers) if (a.status !== 200) assert.equal(a.json().error?.data?.code, 'approval_required', a.text);
+      // The loser finds the record gone (asked anew) or the winner's spend not yet confirmed (told its outcome is unknown).
+      for (const a of answers) if (a.status !== 200) assert.ok(['approval_required', 'approval_outcome_unknown'].includes(a.json().error?.data?.code as string), a.text);
     }
     assert.deepEqual(outcomes, { executed: TRIALS, racesWithTwoRuns: 0, racesWithNoRun: 0 });
     console.log(`approval race: ${TRIALS} trials, ${outcomes.executed} upstream executions, 0 double spends`);
