@@ -71,6 +71,7 @@ try {
     crashes: all.filter(([, o]) => o.crashed).length + [lagging, pins].filter((r) => r.crashed).length,
     approval_double_spends: lagging.approvalDoubleSpends,
     approvals_burnt: lagging.approvalsBurnt,
+    approvals_unsettled: lagging.approvalsUnsettled,
     idempotent_double_executions: lagging.idempotentDoubleExecutions + emptied.inFlightDoubleExecutions + emptied.afterCompletionDoubleExecutions,
     pin_trust_after_loss: pins.trusted,
     ratelimit_stall_overshoot: limits.overshoot,

@@ -64,6 +64,8 @@ export interface FailoverStateResult {
   readonly ranOnce: number;
   /** Approvals whose repeat was asked for a new approval though their call never ran: a spend applied, never confirmed, whose take-back was lost with the master. */
   readonly approvalsBurnt: number;
+  /** Approvals whose repeat was told `approval_outcome_unknown`: the spend was applied and never confirmed, and the caller is told so rather than asked anew. */
+  readonly approvalsUnsettled: number;
   readonly firstAnswers: Record<string, number>;
   readonly repeatAnswers: Record<string, number>;
   readonly crashed: boolean;
@@ -124,9 +126,11 @@ export async function failoverWithLaggingReplica(count = 5): Promise<FailoverSta
     await replicaCaughtUp(await set.masterPort()).catch(() => {});
     const repeatAnswers: Record<string, number> = {};
     let approvalsBurnt = 0;
+    let approvalsUnsettled = 0;
     for (const a of approved) {
       const r = await patiently(() => call(a), 15_000);
       if (r !== undefined && r.status !== 200 && codeOf(r) === 'approval_required') approvalsBurnt++;
+      if (r !== undefined && codeOf(r) === 'approval_outcome_unknown') approvalsUnsettled++;
       tally(repeatAnswers, r);
     }
     for (const k of keyed) tally(repeatAnswers, await patiently(() => call(k.amount, k.key), 15_000));
@@ -145,6 +149,7 @@ export async function failoverWithLaggingReplica(count = 5): Promise<FailoverSta
       idempotentDoubleExecutions: [...byKey.values()].filter((n) => n > 1).length,
       ranOnce: [...byAmount.values(), ...byKey.values()].filter((n) => n === 1).length,
       approvalsBurnt,
+      approvalsUnsettled,
       firstAnswers,
       repeatAnswers,
       crashed: gate.child.exitCode !== null,

@@ -21,7 +21,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isDomain, REPLAY_SHARDS, replayKeys, replayShardTag, type ReplayKeys } from '../cache/keys.ts';
-import { withDeadline, type RedisClient } from '../cache/redis.ts';
+import { RedisBreakerOpenError, redisCall } from '../cache/breaker.ts';
+import type { RedisClient } from '../cache/redis.ts';
 import { epochScript, freshMarker, guardedWrite, markerCreatedAt, sendNow } from '../cache/guarded-write.ts';
 import type { ClaimResult, ReplayStore } from './replay-store.ts';
 
@@ -92,8 +93,9 @@ export class RedisReplayStore implements ReplayStore {
     const keys = replayKeys(this.#domain, jti);
     const own = randomUUID();
     try {
-      return await withDeadline(this.#claim(keys, own, ttl, issuedAtMs), this.#timeoutMs);
-    } catch {
+      return await redisCall(this.#client, this.#timeoutMs, () => this.#claim(keys, own, ttl, issuedAtMs));
+    } catch (err) {
+      if (err instanceof RedisBreakerOpenError) return 'unavailable';
       // Answered 503, so the token was not used; but Redis may still run the claim after the deadline.
       // Sent now, on the same connection, this runs after it and before the retry the 503 invites.
       sendNow(this.#client, { lua: RELEASE, keys: [keys.record], args: [own] });

@@ -1,5 +1,5 @@
 /** Raised by `withDeadline` when Redis did not answer in time. */
-class RedisDeadlineError extends Error {
+export class RedisDeadlineError extends Error {
   override readonly name = 'RedisDeadlineError';
 }
 

@@ -19,7 +19,7 @@
  * only what this very write did, identified by a value only this write knows.
  */
 import { randomUUID } from 'node:crypto';
-import { withDeadline } from './deadline.ts';
+import { RedisBreakerOpenError, redisCall } from './breaker.ts';
 import type { RedisClient } from './redis.ts';
 import { runScript, script, type Script } from './scripts.ts';
 
@@ -84,11 +84,12 @@ export async function guardedWrite(client: RedisClient, w: GuardedWrite, options
   const undo = () => sendNow(client, w.undo);
   const timeoutMs = options.timeoutMs ?? commandTimeoutOf(client) ?? FALLBACK_TIMEOUT_MS;
   try {
-    const r = await withDeadline(write(client, w, options.waitReplicas, timeoutMs), timeoutMs);
+    const r = await redisCall(client, timeoutMs, () => write(client, w, options.waitReplicas, timeoutMs));
     if (!r.ok) undo();
     return r;
-  } catch {
-    undo();
+  } catch (err) {
+    // Refused by the breaker, nothing was sent.
+    if (!(err instanceof RedisBreakerOpenError)) undo();
     return FAILED;
   }
 }

@@ -267,7 +267,7 @@ function createCluster(config: RedisConfig, base: RedisOptions): Cluster {
     slotsRefreshTimeout: config.connectTimeoutMs,
     // Cluster retries CLUSTERDOWN, TRYAGAIN and redirections on its own, past
     // any per-node command timeout; callers bound each command with
-    // `withDeadline`, and these keep the retries inside that bound.
+    // `redisCall` (cache/breaker.ts), and these keep the retries inside that bound.
     maxRedirections: 3,
     retryDelayOnClusterDown: Math.min(100, config.commandTimeoutMs),
     retryDelayOnTryAgain: Math.min(100, config.commandTimeoutMs),
@@ -275,5 +275,3 @@ function createCluster(config: RedisConfig, base: RedisOptions): Cluster {
   };
   return new Cluster(config.nodes.map((n) => ({ host: n.host, port: n.port })), options);
 }
-
-export { withDeadline } from './deadline.ts';

@@ -313,7 +313,7 @@ export const settingDefs = [
   }),
   setting({
     key: 'redisCommandTimeoutMs', flag: '--redis-command-timeout-ms', env: 'TOOLGATE_REDIS_COMMAND_TIMEOUT_MS', default: '500',
-    doc: 'Redis command timeout; a grant lookup that misses the in-process cache fails closed (503) after it.', parse: int(10, 60_000),
+    doc: 'Redis command timeout; a grant lookup that misses the in-process cache fails closed (503) after it, and for one second after a timeout calls needing Redis are refused at once (then one probes).', parse: int(10, 60_000),
   }),
   setting({
     key: 'redisReplayWaitReplicas', flag: '--redis-replay-wait-replicas', env: 'TOOLGATE_REDIS_REPLAY_WAIT_REPLICAS', default: 'auto',

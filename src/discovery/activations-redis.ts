@@ -1,5 +1,6 @@
 import { principalDigest } from '../cache/keys.ts';
-import { withDeadline, type RedisClient } from '../cache/redis.ts';
+import { redisCall } from '../cache/breaker.ts';
+import type { RedisClient } from '../cache/redis.ts';
 import { log } from '../telemetry/log.ts';
 import type { Activations } from './activations.ts';
 
@@ -35,7 +36,7 @@ export class RedisActivations implements Activations {
     const fields: string[] = [];
     for (const name of names) fields.push(name, until);
     try {
-      const replies = await withDeadline(this.#client.multi().hgetall(key).hset(key, ...fields).pexpire(key, this.#ttlMs).exec(), this.#timeoutMs);
+      const replies = await redisCall(this.#client, this.#timeoutMs, () => this.#client.multi().hgetall(key).hset(key, ...fields).pexpire(key, this.#ttlMs).exec());
       const before = replies?.[0];
       return before !== undefined && before[0] === null ? this.#live(before[1] as Record<string, string>) : EMPTY;
     } catch {
@@ -46,7 +47,7 @@ export class RedisActivations implements Activations {
 
   async active(revision: number, principal: string): Promise<ReadonlySet<string>> {
     try {
-      return this.#live(await withDeadline(this.#client.hgetall(this.#key(revision, principal)), this.#timeoutMs));
+      return this.#live(await redisCall(this.#client, this.#timeoutMs, () => this.#client.hgetall(this.#key(revision, principal))));
     } catch {
       return EMPTY;
     }

@@ -19,7 +19,8 @@ import type { GrantRow } from '../config/policy/grant-row.ts';
 import { subjectHash } from '../cache/keys.ts';
 import { l1Key } from './subject-key.ts';
 import { DEFAULT_L1_MAX_ENTRIES, Lru } from '../cache/lru.ts';
-import { createRedisClient, withDeadline } from '../cache/redis.ts';
+import { redisCall } from '../cache/breaker.ts';
+import { createRedisClient } from '../cache/redis.ts';
 import type { RedisConfig } from '../cache/redis.ts';
 import { RevisionWatcher, type HealthChange } from './revision-watcher.ts';
 import { grantStoreHealth } from '../telemetry/channels.ts';
@@ -85,7 +86,7 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
   const subscriber = createRedisClient(options.redis, { name: `${name}-revision` });
   // A miss may take two round trips (L2, then rows); together they get one command timeout.
   const deadlineMs = options.redis.commandTimeoutMs;
-  const watcher = new RevisionWatcher({ read: () => withDeadline(source.readRevision(), deadlineMs), stalenessMs, checkIntervalMs });
+  const watcher = new RevisionWatcher({ read: () => redisCall(client, deadlineMs, () => source.readRevision()), stalenessMs, checkIntervalMs });
   const l1 = new Lru<string, Tagged<SnapshotResult>>(options.l1MaxEntries ?? DEFAULT_L1_MAX_ENTRIES);
   const tools = new Lru<string, Tagged<readonly GrantRow[]>>(TOOL_CACHE_ENTRIES);
   const loading = new Map<string, Promise<SnapshotResult>>();
@@ -188,7 +189,7 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
       const flightKey = `${revision}\u0000${key}`;
       let flight = loading.get(flightKey);
       if (flight === undefined) {
-        flight = withDeadline(load(principal, key, revision), deadlineMs)
+        flight = redisCall(client, deadlineMs, () => load(principal, key, revision))
           .catch(() => refusal('storageFailures'))
           .then(counted)
           .finally(() => loading.delete(flightKey));
@@ -201,7 +202,7 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
       if (revision === undefined) return undefined;
       const hit = tools.get(tool);
       if (hit !== undefined && hit.revision === revision) return hit.value;
-      const read = await withDeadline(source.readForTool(tool), deadlineMs).catch(() => undefined);
+      const read = await redisCall(client, deadlineMs, () => source.readForTool(tool)).catch(() => undefined);
       if (read === undefined || !read.ok) return undefined;
       watcher.notify(read.revision);
       if (watcher.revision() === read.revision) tools.set(tool, { revision: read.revision, value: read.rows });

@@ -153,7 +153,8 @@ describe('RedisApprovalStore under faults: a spend Redis cannot vouch for leaves
       assert.equal((await store.spend('no-such-binding', T0)).kind, 'none');
       assert.match(await redis.command('CLIENT', 'PAUSE', '600', 'WRITE'), /^\+OK/);
       await assert.rejects(store.spend(a.binding, T0 + 2));
-      await new Promise((r) => setTimeout(r, 800));
+      // Past the pause, and past the second in which the client's breaker refuses without sending.
+      await new Promise((r) => setTimeout(r, 1100));
       assert.equal((await store.get(a.id))?.state, 'approved', 'not burnt');
       assert.equal((await store.spend(a.binding, T0 + 3)).kind, 'spent', 'and spent once, when Redis answers');
       assert.equal((await store.spend(a.binding, T0 + 4)).kind, 'none');

@@ -95,7 +95,8 @@ describe('RedisIdempotencyStore under faults', () => {
     assert.equal((await s.claim('warm', 'digest', LEASE_MS)).kind, 'acquired', 'learns the marker; the script is loaded');
     assert.match(await redis.command('CLIENT', 'PAUSE', '600', 'WRITE'), /^\+OK/);
     await assert.rejects(s.claim('scope-stalled', 'digest', LEASE_MS), IdempotencyUnavailable);
-    await new Promise((r) => setTimeout(r, 800));
+    // Past the pause, and past the second in which the client's breaker refuses without sending.
+    await new Promise((r) => setTimeout(r, 1100));
     assert.match(await redis.command('EXISTS', idempotencyKeys(domain).record('scope-stalled')), /^:0/, 'the late claim was taken back');
     assert.equal((await s.claim('scope-stalled', 'digest', LEASE_MS)).kind, 'acquired', 'so the retry runs it, once');
   });

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { RedisReplayStore } from '../../src/auth/redis-replay-store.ts';
+import { breakerOf } from '../../src/cache/breaker.ts';
 import { replayKeys } from '../../src/cache/keys.ts';
 import { createRedisClient, parseRedisConfig } from '../../src/cache/redis.ts';
 import type { RedisClient } from '../../src/cache/redis.ts';
@@ -157,6 +159,42 @@ describe('RedisReplayStore', () => {
       if (again !== 'claimed') await sleep(25);
     }
     assert.equal(again, 'claimed', 'the retry the 503 invited is a first use');
+  });
+
+  it('while Redis is known to be stalled, claims are refused without being sent, and one a second later probes', async () => {
+    const client = await connect(redis.url);
+    const s = store(client);
+    assert.equal(await s.claim('warm-breaker', Date.now() + 60_000, Date.now()), 'claimed');
+    const source = new Redis(redis.port, '127.0.0.1');
+    const monitor = await source.monitor();
+    source.disconnect();
+    monitor.on('error', () => {});
+    const seen: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => seen.push(args.join(' ')));
+    try {
+      redis.freeze();
+      try {
+        assert.equal(await s.claim('breaker-stalled', Date.now() + 60_000, Date.now()), 'unavailable');
+        assert.equal(breakerOf(client).open, true);
+        assert.equal(await s.claim('breaker-refused', Date.now() + 60_000, Date.now()), 'unavailable');
+      } finally {
+        redis.thaw();
+      }
+      // What was sent runs now; the stalled claim's take-back follows it.
+      await waitUntil(async () => seen.some((c) => c.includes(replayKeys('replay', 'breaker-stalled').record)));
+      let again = 'unavailable';
+      for (let i = 0; i < 80 && again !== 'claimed'; i++) {
+        again = await s.claim('breaker-refused', Date.now() + 60_000, Date.now());
+        if (again !== 'claimed') await sleep(25);
+      }
+      assert.equal(again, 'claimed', 'the probe after the stall closes the breaker');
+      assert.equal(breakerOf(client).open, false);
+      const refused = replayKeys('replay', 'breaker-refused').record;
+      await waitUntil(async () => seen.some((c) => c.includes(refused)));
+      assert.equal(seen.filter((c) => /^evalsha /i.test(c) && c.includes(refused)).length, 1, 'only the claim after the stall was sent');
+    } finally {
+      monitor.disconnect();
+    }
   });
 
   it('fails closed, promptly, when Redis hangs or is gone', async () => {
