@@ -21,7 +21,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isDomain, REPLAY_SHARDS, replayKeys, replayShardTag, type ReplayKeys } from '../cache/keys.ts';
-import { RedisBreakerOpenError, redisCall } from '../cache/breaker.ts';
+import { breakerOf, isTimeout, RedisBreakerOpenError, redisCall } from '../cache/breaker.ts';
+import { withDeadline } from '../cache/deadline.ts';
 import type { RedisClient } from '../cache/redis.ts';
 import { epochScript, freshMarker, guardedWrite, markerCreatedAt, sendNow } from '../cache/guarded-write.ts';
 import type { ClaimResult, ReplayStore } from './replay-store.ts';
@@ -93,9 +94,13 @@ export class RedisReplayStore implements ReplayStore {
     const keys = replayKeys(this.#domain, jti);
     const own = randomUUID();
     try {
-      return await redisCall(this.#client, this.#timeoutMs, () => this.#claim(keys, own, ttl, issuedAtMs));
+      // The whole claim has one deadline; what it sends goes through the client's breaker, piece by piece
+      // (a breaker around the whole claim would be its own probe's refusal).
+      return await withDeadline(this.#claim(keys, own, ttl, issuedAtMs), this.#timeoutMs);
     } catch (err) {
       if (err instanceof RedisBreakerOpenError) return 'unavailable';
+      // It passes before the sends' own deadlines: the stall is known now, not a moment later.
+      if (isTimeout(err)) breakerOf(this.#client).timedOut();
       // Answered 503, so the token was not used; but Redis may still run the claim after the deadline.
       // Sent now, on the same connection, this runs after it and before the retry the 503 invites.
       sendNow(this.#client, { lua: RELEASE, keys: [keys.record], args: [own] });
@@ -123,11 +128,11 @@ export class RedisReplayStore implements ReplayStore {
    * replica happened to claim in. A failed pass is retried by the next claim.
    */
   #learnEpochs(): Promise<void> {
-    this.#learnt ??= Promise.all(Array.from({ length: REPLAY_SHARDS }, async (_, shard) => {
+    this.#learnt ??= redisCall(this.#client, this.#timeoutMs, () => Promise.all(Array.from({ length: REPLAY_SHARDS }, async (_, shard) => {
       const fresh = this.#fresh();
       const before = await this.#client.set(`${replayShardTag(this.#domain, shard)}:epoch`, fresh, 'NX', 'GET');
       this.#noteMarker(shard, before ?? fresh);
-    })).then(() => undefined, (err: unknown) => {
+    }))).then(() => undefined, (err: unknown) => {
       this.#learnt = undefined;
       throw err;
     });

@@ -41,6 +41,15 @@ export class RedisBreaker {
     return this.#askAfter !== 0;
   }
 
+  /**
+   * Opens it: the client is known to be down for the next probe period. For
+   * a deadline above the breaker (one bound over several sends) that passed:
+   * it may pass before the sends' own deadlines do.
+   */
+  timedOut(): void {
+    this.#askAfter = this.#now() + this.#probeMs;
+  }
+
   /** Runs `work` within `ms`, or refuses it at once while the client is known to be down. */
   async run<T>(ms: number, work: () => Promise<T>): Promise<T> {
     if (this.#askAfter !== 0) {
@@ -54,14 +63,14 @@ export class RedisBreaker {
       this.#askAfter = 0;
       return value;
     } catch (err) {
-      if (isTimeout(err)) this.#askAfter = this.#now() + this.#probeMs;
+      if (isTimeout(err)) this.timedOut();
       throw err;
     }
   }
 }
 
 /** A stall, as opposed to an answer (even an error reply) or a closed connection, which fail fast already. */
-function isTimeout(err: unknown): boolean {
+export function isTimeout(err: unknown): boolean {
   return err instanceof RedisDeadlineError || (err instanceof Error && err.message === 'Command timed out');
 }
 
