@@ -11,20 +11,13 @@ import { RedisApprovalStore } from '../../src/approval/redis-store.ts';
 import { MemoryApprovalStore, type ApprovalStore } from '../../src/approval/store.ts';
 import { run as approvalsCli } from '../../src/commands/approvals.ts';
 import { approvalKeys } from '../../src/cache/keys.ts';
-import { createRedisClient, parseRedisConfig, type RedisClient } from '../../src/cache/redis.ts';
+import type { RedisClient } from '../../src/cache/redis.ts';
+import { readyClient } from '../helpers/redis-client.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { replicaCaughtUp } from '../helpers/redis-topologies.ts';
 
 const T0 = 1_800_000_000_000;
 let serial = 0;
-
-async function connected(url: string, name: string): Promise<RedisClient> {
-  const parsed = parseRedisConfig({ url, connectTimeoutMs: 2000, commandTimeoutMs: 2000 });
-  assert.ok(parsed.ok);
-  const c = createRedisClient(parsed.config, { name });
-  await new Promise((ready) => c.once('ready', ready));
-  return c;
-}
 
 function draft(now = T0, ttlMs = 60_000): ApprovalRecord {
   const parts = { principal: 'caller', tool: 'refund_payment', argumentsDigest: `d${++serial}`, policyRevision: '1.abc' };
@@ -122,10 +115,7 @@ let redis: RedisServer;
 let client: RedisClient;
 before(async () => {
   redis = await startRedis();
-  const parsed = parseRedisConfig({ url: redis.url, connectTimeoutMs: 2000, commandTimeoutMs: 2000 });
-  assert.ok(parsed.ok);
-  client = createRedisClient(parsed.config, { name: 'approval-test' });
-  await new Promise((ready) => client.once('ready', ready));
+  client = await readyClient(redis.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000, name: 'approval-test' });
 });
 after(async () => {
   client?.disconnect();
@@ -142,10 +132,7 @@ describe('RedisApprovalStore under faults: a spend Redis cannot vouch for leaves
   };
 
   it('Redis stalled past the deadline during the spend: unavailable, and the spend that ran late is put back', async () => {
-    const parsed = parseRedisConfig({ url: redis.url, connectTimeoutMs: 2000, commandTimeoutMs: 200 });
-    assert.ok(parsed.ok);
-    const impatient = createRedisClient(parsed.config, { name: 'approval-stall' });
-    await new Promise((ready) => impatient.once('ready', ready));
+    const impatient = await readyClient(redis.url, { commandTimeoutMs: 200, connectTimeoutMs: 2000, name: 'approval-stall' });
     try {
       const store = new RedisApprovalStore({ client: impatient, domain: `stall${++serial}`, guard: { waitReplicas: 0, timeoutMs: 200 } });
       const a = await approved(store);
@@ -190,8 +177,8 @@ describe('RedisApprovalStore across a failover: a spend applied but never confir
   it('the take-back is stuck behind a stalled master when it dies: the promoted replica says unsettled, then asks anew', async () => {
     const master = await startRedis();
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port)]);
-    const onMaster = await connected(master.url, 'approval-failover');
-    const probe = await connected(master.url, 'approval-failover-probe');
+    const onMaster = await readyClient(master.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000, name: 'approval-failover' });
+    const probe = await readyClient(master.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000, name: 'approval-failover-probe' });
     let promoted: RedisClient | undefined;
     try {
       await master.command('CONFIG', 'SET', 'repl-diskless-sync-delay', '0');
@@ -212,7 +199,7 @@ describe('RedisApprovalStore across a failover: a spend applied but never confir
       await master.kill();
       replica.thaw();
       assert.match(await replica.command('REPLICAOF', 'NO', 'ONE'), /^\+OK/);
-      promoted = await connected(replica.url, 'approval-promoted');
+      promoted = await readyClient(replica.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000, name: 'approval-promoted' });
       const after = new RedisApprovalStore({ client: promoted, domain });
       const repeat = await after.spend(a.binding, T0 + 3);
       assert.equal(repeat.kind, 'unsettled', 'not none: a fresh approval would hide that the call may have run');

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { domainKeys } from '../../src/cache/keys.ts';
-import { createRedisClient, parseRedisConfig, type RedisClient } from '../../src/cache/redis.ts';
+import type { RedisClient } from '../../src/cache/redis.ts';
+import { readyClient } from '../helpers/redis-client.ts';
 import { RedisPinStore, type Pin } from '../../src/catalogue/contracts/pins.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { replicaCaughtUp } from '../helpers/redis-topologies.ts';
@@ -18,11 +19,8 @@ let n = 0;
 const pin = (c: string): Pin => ({ digest: c.repeat(64), by: 'first-seen', at: 1 });
 
 async function connect(commandTimeoutMs: number): Promise<RedisClient> {
-  const c = parseRedisConfig({ url: redis.url, commandTimeoutMs, connectTimeoutMs: 1000 });
-  assert.ok(c.ok);
-  const client = createRedisClient(c.config);
+  const client = await readyClient(redis.url, { commandTimeoutMs });
   clients.push(client);
-  await new Promise((res) => client.once('ready', res));
   return client;
 }
 

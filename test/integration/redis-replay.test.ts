@@ -5,8 +5,8 @@ import { Redis } from 'ioredis';
 import { RedisReplayStore } from '../../src/auth/redis-replay-store.ts';
 import { breakerOf } from '../../src/cache/breaker.ts';
 import { replayKeys } from '../../src/cache/keys.ts';
-import { createRedisClient, parseRedisConfig } from '../../src/cache/redis.ts';
 import type { RedisClient } from '../../src/cache/redis.ts';
+import { readyClient } from '../helpers/redis-client.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { cli, replicaCaughtUp } from '../helpers/redis-topologies.ts';
 
@@ -17,12 +17,10 @@ let b: RedisClient;
 const clients: RedisClient[] = [];
 const servers: RedisServer[] = [];
 
-function connect(url: string, commandTimeoutMs = COMMAND_TIMEOUT_MS): Promise<RedisClient> {
-  const c = parseRedisConfig({ url, commandTimeoutMs, connectTimeoutMs: 500 });
-  assert.ok(c.ok);
-  const client = createRedisClient(c.config);
+async function connect(url: string, commandTimeoutMs = COMMAND_TIMEOUT_MS): Promise<RedisClient> {
+  const client = await readyClient(url, { commandTimeoutMs, connectTimeoutMs: 500 });
   clients.push(client);
-  return new Promise((res) => client.once('ready', () => res(client)));
+  return client;
 }
 
 async function waitUntil(ok: () => Promise<boolean>): Promise<void> {
