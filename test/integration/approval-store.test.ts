@@ -177,13 +177,15 @@ describe('RedisApprovalStore across a failover: a spend applied but never confir
   it('the take-back is stuck behind a stalled master when it dies: the promoted replica says unsettled, then asks anew', async () => {
     const master = await startRedis();
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port)]);
-    const onMaster = await readyClient(master.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000, name: 'approval-failover' });
+    // WAIT blocks for half the guard's 6 s: the pause below must land before it gives up and sends the
+    // take-back, and on a busy machine a 0.5 s WAIT could be over first.
+    const onMaster = await readyClient(master.url, { commandTimeoutMs: 8000, connectTimeoutMs: 2000, name: 'approval-failover' });
     const probe = await readyClient(master.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000, name: 'approval-failover-probe' });
     let promoted: RedisClient | undefined;
     try {
       await master.command('CONFIG', 'SET', 'repl-diskless-sync-delay', '0');
       const domain = `failover${++serial}`;
-      const store = new RedisApprovalStore({ client: onMaster, domain, guard: { waitReplicas: 1, timeoutMs: 1000 } });
+      const store = new RedisApprovalStore({ client: onMaster, domain, guard: { waitReplicas: 1, timeoutMs: 6000 } });
       const a = draft();
       await store.open(a);
       assert.equal((await store.decide(a.id, 'approved', 'alice', T0 + 1)).kind, 'decided');
