@@ -11,6 +11,7 @@ import { startCountingUpstream } from '../test/helpers/counting-upstream.ts';
 import { AGENT_KEY, executionPolicy, KEYS_YAML, toolCall } from '../test/helpers/execution-policy.ts';
 import { post, rawExchange } from '../test/helpers/raw.ts';
 import { startRedis } from '../test/helpers/redis.ts';
+import { PROTOCOL_FORM } from './gate.ts';
 import { startToolgateProcess, type ToolgateProcess } from '../test/helpers/toolgate-process.ts';
 
 /** 10 a minute: a burst of 10, then one call back every 6 s. */
@@ -38,7 +39,7 @@ export async function rateLimitStall(stallMs = 10_000, afterMs = 3000): Promise<
     await writeFile(join(dir, 'keys.yaml'), KEYS_YAML);
     await writeFile(join(dir, 'policy.yaml'), executionPolicy(`rateLimits:\n  - { principal: "*", tool: read_status, requests: ${RULE.requests}, per: minute }\n`));
     const flags = ['--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--policy-domain', 'chaos-limits', '--redis-command-timeout-ms', '500'];
-    gates.push(await startToolgateProcess(upstream.origin, flags), await startToolgateProcess(upstream.origin, flags));
+    gates.push(await startToolgateProcess(upstream.origin, [...PROTOCOL_FORM, ...flags]), await startToolgateProcess(upstream.origin, [...PROTOCOL_FORM, ...flags]));
     let admitted = 0;
     let slowest = 0;
     const hammer = async (ms: number, timed: boolean) => {
@@ -91,7 +92,7 @@ export async function continueBeforeAuth(attempts = 20): Promise<ContinueResult>
   try {
     await writeFile(join(dir, 'keys.yaml'), KEYS_YAML);
     await writeFile(join(dir, 'policy.yaml'), executionPolicy());
-    gate = await startToolgateProcess(upstream.origin, ['--policy-file', join(dir, 'policy.yaml')]);
+    gate = await startToolgateProcess(upstream.origin, [...PROTOCOL_FORM, '--policy-file', join(dir, 'policy.yaml')]);
     const port = Number(new URL(gate.url).port);
     const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
     let continuedBeforeAuth = 0;

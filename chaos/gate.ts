@@ -19,9 +19,17 @@ export interface GateProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * Chaos tallies each answer by its HTTP status and registry code, so its
+ * gates write refusals in protocol form: every refusal keeps its registry
+ * status. The decisions are the same in either form; how refusals reach real
+ * clients is judged by test/e2e/interop.test.ts.
+ */
+export const PROTOCOL_FORM = ['--tool-errors', 'protocol'] as const;
+
 export async function startGate(env: Record<string, string>): Promise<GateProcess> {
   const child: ChildProcess = spawn(NODE, [join(ROOT, 'src/cli.ts')], {
-    env: { PATH: process.env.PATH ?? '', TOOLGATE_HOST: '127.0.0.1', TOOLGATE_PORT: '0', TOOLGATE_ADMIN_PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', TOOLGATE_HOST: '127.0.0.1', TOOLGATE_PORT: '0', TOOLGATE_ADMIN_PORT: '0', TOOLGATE_TOOL_ERRORS: 'protocol', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stopping = false;

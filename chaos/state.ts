@@ -22,6 +22,7 @@ import { startRedis } from '../test/helpers/redis.ts';
 import { replicaCaughtUp, startSentinelSet } from '../test/helpers/redis-topologies.ts';
 import { startRugPullServer } from '../test/helpers/rug-pull-server.ts';
 import { sha256 } from '../test/helpers/static-keys.ts';
+import { PROTOCOL_FORM } from './gate.ts';
 import { startToolgateProcess, type ToolgateProcess } from '../test/helpers/toolgate-process.ts';
 import { waitFor } from '../test/helpers/wait.ts';
 
@@ -86,7 +87,7 @@ export async function failoverWithLaggingReplica(count = 5): Promise<FailoverSta
     await writeFile(join(dir, 'keys.yaml'), APPROVAL_KEYS_YAML);
     await writeFile(join(dir, 'policy.yaml'), approvalPolicy());
     await writeFile(join(dir, 'approval.key'), randomBytes(32).toString('base64'));
-    gate = await startToolgateProcess(upstream.origin, [
+    gate = await startToolgateProcess(upstream.origin, [...PROTOCOL_FORM,
       '--policy-file', join(dir, 'policy.yaml'), '--redis-url', set.url, '--policy-domain', 'chaos-state',
       '--approval-secret-file', join(dir, 'approval.key'), '--approval-port', String(await freePort()), '--redis-command-timeout-ms', '500',
     ]);
@@ -185,7 +186,7 @@ export async function idempotencyEmptyRestart(count = 8): Promise<EmptyRestartRe
     // A fresh replica per case: a replica that saw a loss refuses keyed calls for a retention period, which would hide the second case.
     const round = async (name: string, restartDuringMs: number | undefined, delayMs: number): Promise<number> => {
       const before = doubles();
-      const gate = await startToolgateProcess(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--policy-domain', `chaos-${name}`]);
+      const gate = await startToolgateProcess(upstream.origin, [...PROTOCOL_FORM, '--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--policy-domain', `chaos-${name}`]);
       try {
         // The replica learns the epoch marker on its first claim, as a running one would have.
         await post(gate.url, toolCall(0, 'refund_payment', { warm: 1 }), { ...headers, 'idempotency-key': `${name}-warm-${process.pid}` });
@@ -246,7 +247,7 @@ export async function pinsAfterLoss(probeMs = 4000): Promise<PinLossResult> {
       '  - { principal: agent, tool: echo, effect: allow }', '  - { principal: agent, tool: get_weather, effect: allow }', '',
     ].join('\n'));
     const start = async () => {
-      const g = await startToolgateProcess(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--policy-domain', 'chaos-pins', '--catalogue-refresh-ms', '1000']);
+      const g = await startToolgateProcess(upstream.origin, [...PROTOCOL_FORM, '--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--policy-domain', 'chaos-pins', '--catalogue-refresh-ms', '1000']);
       gates.push(g);
       const client = new Client({ name: 'chaos', version: '1' });
       const transport = new StreamableHTTPClientTransport(new URL(g.url), { requestInit: { headers: { authorization: `Bearer ${PIN_KEY}` } } });

@@ -28,9 +28,16 @@ export interface ErrorDef {
    * which they raise to the application.
    */
   readonly toolResult?: true;
+  /**
+   * Keeps its HTTP status in every mode and on every method: the client acts
+   * at the HTTP layer (authentication, step-up, framing, the session), so the
+   * status is the message. Everything else is written as `mcp/tool-error.ts`
+   * `wireFor` decides.
+   */
+  readonly keepsStatus?: true;
 }
 
-type Hint =
+export type Hint =
   | 'fix_request'
   | 'fix_headers'
   | 'fix_arguments'
@@ -51,22 +58,22 @@ function def(d: ErrorDef): ErrorDef {
 
 export const errors = Object.freeze({
   header_mismatch: def({
-    code: 'header_mismatch', status: 400, rpcCode: -32020, retryable: false, hint: 'fix_headers',
+    code: 'header_mismatch', status: 400, rpcCode: -32020, retryable: false, hint: 'fix_headers', keepsStatus: true,
     message: 'Mcp-Method, Mcp-Name or MCP-Protocol-Version disagree with the body, a required one is missing, or an MCP header is given twice; send each header once, mirroring the body',
     when: 'Mcp-Method/Mcp-Name/MCP-Protocol-Version disagree with the body, or are missing where 2026-07-28 requires them; an Mcp-Param-* header the tool schema declares disagrees with the arguments; or an Mcp-* or MCP-Protocol-Version field comes more than once',
   }),
   parse_error: def({
-    code: 'parse_error', status: 400, rpcCode: -32700, retryable: false, hint: 'fix_request',
+    code: 'parse_error', status: 400, rpcCode: -32700, retryable: false, hint: 'fix_request', keepsStatus: true,
     message: 'The body is not valid JSON; send one JSON-RPC message encoded as UTF-8 JSON',
     when: 'malformed JSON body',
   }),
   nesting_too_deep: def({
-    code: 'nesting_too_deep', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',
+    code: 'nesting_too_deep', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request', keepsStatus: true,
     message: 'The body nests objects and arrays more than 512 levels deep; send a flatter message',
     when: 'a body whose objects and arrays nest more than 512 levels deep (checked before parsing, for bodies over 1,024 characters)',
   }),
   duplicate_key: def({
-    code: 'duplicate_key', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',
+    code: 'duplicate_key', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request', keepsStatus: true,
     message: 'An object in the body names a member twice, which servers read differently; send each name once',
     when: 'a JSON object anywhere in the body with a member name given twice (compared after unescaping, and ignoring what Go servers ignore: letter case, ſ for s, K (U+212A) for k)',
   }),
@@ -76,12 +83,12 @@ export const errors = Object.freeze({
     when: 'a JSON-RPC member (`Method`), a params member toolgate reads (`Name`, `Arguments`, `paramſ`) or a tools/call argument differing from a property the schema declares (`Path` for `path`; keyword `properties` at its pointer) only as Go servers ignore: letter case, ſ for s, K (U+212A) for k',
   }),
   invalid_request: def({
-    code: 'invalid_request', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request',
+    code: 'invalid_request', status: 400, rpcCode: -32600, retryable: false, hint: 'fix_request', keepsStatus: true,
     message: 'The body is not a single JSON-RPC 2.0 message; batches are not supported, send one message per POST',
     when: 'JSON that is not one JSON-RPC 2.0 request, notification or response (batches included), a method name that is not visible ASCII, or (with a policy) tools/call, tools/list or toolgate/discover sent without an id',
   }),
   invalid_path: def({
-    code: 'invalid_path', status: 400, rpcCode: -31400, retryable: false, hint: 'fix_request',
+    code: 'invalid_path', status: 400, rpcCode: -31400, retryable: false, hint: 'fix_request', keepsStatus: true,
     message: 'The request target is ambiguous; send a plain absolute path without encoded slashes, backslashes or dots',
     when: "a request target servers could route differently: an encoded `/`, `\\` or `.`, a raw `\\`, a malformed `%` escape, or not a path",
   }),
@@ -111,13 +118,13 @@ export const errors = Object.freeze({
     when: 'cursor tampered, expired, or bound to other state',
   }),
   unauthenticated: def({
-    code: 'unauthenticated', status: 401, rpcCode: -31401, retryable: false, hint: 'authenticate',
+    code: 'unauthenticated', status: 401, rpcCode: -31401, retryable: false, hint: 'authenticate', keepsStatus: true,
     message: 'No valid credential was presented; send a valid one in the Authorization header',
     when: 'no or bad credential; `WWW-Authenticate` carries `resource_metadata`',
   }),
   tool_not_granted: def({
-    code: 'tool_not_granted', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes',
-    message: 'This principal is not granted this tool; request the scopes named in error.data.requiredScopes if any',
+    code: 'tool_not_granted', status: 403, rpcCode: -31403, retryable: false, hint: 'contact_operator',
+    message: 'This principal is not granted this tool, so the call was not run; ask the operator for a grant if it should be (when scopes would grant it, the hint is request_scopes and error.data.requiredScopes names them)',
     when: 'no grant or an explicit deny; `insufficient_scope` challenge when scopes would help',
   }),
   no_tool_granted: def({
@@ -126,7 +133,7 @@ export const errors = Object.freeze({
     when: 'tools/list from an OAuth/JWT bearer caller who may call no tool while some scopes would grant tools; `insufficient_scope` challenge naming them (anyone else gets an empty list)',
   }),
   credential_too_weak: def({
-    code: 'credential_too_weak', status: 403, rpcCode: -31403, retryable: false, hint: 'step_up_credential',
+    code: 'credential_too_weak', status: 403, rpcCode: -31403, retryable: false, hint: 'step_up_credential', keepsStatus: true,
     message: "The tool's security level needs a stronger credential; re-authenticate as the WWW-Authenticate header asks and retry with a short-lived or one-time token",
     when: "the tool's security level needs a stronger credential; `WWW-Authenticate: Bearer error=\"insufficient_user_authentication\"` (RFC 9470), so OAuth clients can re-authenticate",
   }),
@@ -191,7 +198,7 @@ export const errors = Object.freeze({
     when: "gRPC GrantAdmin, or PolicyService.Explain for another principal, without the admin scope (`TOOLGATE_GRPC_ADMIN_SCOPE`)",
   }),
   not_found: def({
-    code: 'not_found', status: 404, rpcCode: -31404, retryable: false, hint: 'fix_request',
+    code: 'not_found', status: 404, rpcCode: -31404, retryable: false, hint: 'fix_request', keepsStatus: true,
     message: 'Nothing is served at this path; MCP requests go to the MCP endpoint',
     when: 'with a policy, a path that is neither the MCP endpoint nor under `TOOLGATE_PASSTHROUGH_PATHS`',
   }),
@@ -201,7 +208,7 @@ export const errors = Object.freeze({
     when: 'the approver page, CLI or gRPC names an approval id toolgate does not hold',
   }),
   session_not_found: def({
-    code: 'session_not_found', status: 404, rpcCode: -31404, retryable: false, hint: 'start_new_session',
+    code: 'session_not_found', status: 404, rpcCode: -31404, retryable: false, hint: 'start_new_session', keepsStatus: true,
     message: 'This caller has no session with this id; start a new one with initialize',
     when: "an `Mcp-Session-Id` this principal did not open through toolgate: another caller's, ended, forgotten after `TOOLGATE_SESSION_IDLE_MS`, or never issued",
   }),
@@ -211,7 +218,7 @@ export const errors = Object.freeze({
     when: 'discovery disabled: answered exactly as upstream answers an unknown method',
   }),
   method_not_allowed: def({
-    code: 'method_not_allowed', status: 405, rpcCode: -31405, retryable: false, hint: 'use_allowed_method',
+    code: 'method_not_allowed', status: 405, rpcCode: -31405, retryable: false, hint: 'use_allowed_method', keepsStatus: true,
     message: 'The MCP endpoint accepts POST, GET and DELETE (plus HEAD and OPTIONS); see the Allow header',
     when: 'an HTTP method other than POST, GET, DELETE, HEAD or OPTIONS on the MCP path',
   }),
@@ -256,7 +263,7 @@ export const errors = Object.freeze({
     when: 'gRPC GrantAdmin change while grants come from the policy file',
   }),
   payload_too_large: def({
-    code: 'payload_too_large', status: 413, rpcCode: -31413, retryable: false, hint: 'reduce_size',
+    code: 'payload_too_large', status: 413, rpcCode: -31413, retryable: false, hint: 'reduce_size', keepsStatus: true,
     message: 'The request body exceeds the configured limit; send a smaller message',
     when: 'request body larger than the configured limit (checked while streaming)',
   }),
@@ -276,7 +283,7 @@ export const errors = Object.freeze({
     when: 'rate limit exceeded; with `Retry-After`',
   }),
   headers_too_large: def({
-    code: 'headers_too_large', status: 431, rpcCode: -31431, retryable: false, hint: 'reduce_size',
+    code: 'headers_too_large', status: 431, rpcCode: -31431, retryable: false, hint: 'reduce_size', keepsStatus: true,
     message: 'The request headers exceed the configured count or size limit; send fewer or smaller headers',
     when: 'more header fields, or more header bytes, than configured',
   }),
@@ -306,12 +313,12 @@ export const errors = Object.freeze({
     when: "the call's deadline (the tool's `timeoutMs`, else `TOOLGATE_UPSTREAM_TIMEOUT_MS`; less when the caller sent its remaining budget) passed before forwarding (not sent) or during the exchange (upstream aborted; `outcome: unknown` unless the tool is `read_only`)",
   }),
   credential_check_unavailable: def({
-    code: 'credential_check_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
+    code: 'credential_check_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later', keepsStatus: true,
     message: 'A one-time credential could not be checked for reuse right now; send the same request again shortly',
     when: 'a one-time token that verifies, while the store of used token ids is unreachable, answered by a replica, or lost data the token may have been recorded in (fails closed)',
   }),
   request_timeout: def({
-    code: 'request_timeout', status: 408, rpcCode: -31408, retryable: true, hint: 'retry_later',
+    code: 'request_timeout', status: 408, rpcCode: -31408, retryable: true, hint: 'retry_later', keepsStatus: true,
     message: 'The request head did not arrive in time; send the whole request promptly on a new connection',
     when: 'the request line and headers took longer than TOOLGATE_CLIENT_HEADERS_TIMEOUT_MS (the connection is closed)',
   }),

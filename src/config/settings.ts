@@ -262,7 +262,7 @@ export const settingDefs = [
   }),
   setting({
     key: 'toolErrors', flag: '--tool-errors', env: 'TOOLGATE_TOOL_ERRORS', default: 'result',
-    doc: 'How tools/call refusals the model can fix by changing its call (`invalid_arguments`, `case_variant_key`, `inexact_number`) are answered on MCP 2025-11-25 and later: `result`, a tool result with `isError: true` that clients hand to the model (SEP-1303); `protocol`, the JSON-RPC error of earlier versions, for clients that depend on it. Older protocol versions always get the JSON-RPC error.',
+    doc: 'How refusals are written: `result`, in the form each client hands on (a tools/call refusal is a tool result with `isError: true`, other methods get a JSON-RPC error in a 200 answer, and an HTTP status stays only for authentication, step-up, framing and the session; see "Refusals reach the model"); `protocol`, every refusal with its registry HTTP status, as before 0.2, for clients that depend on it.',
     parse: (raw) => (raw === 'result' || raw === 'protocol' ? ok(raw) : bad('expected result or protocol')),
   }),
   setting({

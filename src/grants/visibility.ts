@@ -60,7 +60,7 @@ export function notGranted(policy: Policy, scopes: readonly string[] | undefined
   if (scopes === undefined || scopes.length === 0) return { error };
   return {
     error,
-    data: { requiredScopes: scopes },
+    data: { requiredScopes: scopes, hint: 'request_scopes' },
     headers: { 'www-authenticate': insufficientScopeChallenge(scopes, policy.authentication.resourceMetadataUrl) },
   };
 }

@@ -1,11 +1,13 @@
 import type { ServerResponse } from 'node:http';
-import { errors, type ErrorId } from '../errors.ts';
+import { errors, type ErrorId, type Hint } from '../errors.ts';
 import type { ValidationError } from '../validation/types.ts';
 
 export type JsonRpcId = string | number | null;
 
 /** Fields an agent can act on; closed keys, never prose or request content. */
 export interface ErrorData {
+  /** The next step, where this refusal's differs from its code's usual one (scopes that would help). */
+  readonly hint?: Hint;
   readonly requiredScopes?: readonly string[];
   readonly retryAfterMs?: number;
   /** Whether a side-effecting call may have run (`unknown`) or certainly did not (`not_started`). */
@@ -69,6 +71,7 @@ export function sendError(
   errorId: ErrorId,
   data?: ErrorData,
   headers?: Record<string, string>,
+  status = errors[errorId].status,
 ): void {
   if (res.headersSent) {
     res.destroy();
@@ -77,7 +80,7 @@ export function sendError(
   const e = errors[errorId];
   const pause = e.status === 503 && e.retryable && headers?.['retry-after'] === undefined;
   const body = errorBody(id, errorId, pause ? { retryAfterMs: UNAVAILABLE_RETRY_AFTER_SECONDS * 1000, ...data } : data);
-  res.writeHead(e.status, {
+  res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
     ...(pause && { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }),

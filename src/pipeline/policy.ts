@@ -71,9 +71,9 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   const headers = upstreamHeaders(settings, true);
   const pass = passThrough(pool, settings.maxBodyBytes);
   const snapshot = grantSnapshot(grants);
-  const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery, mayList: deps.mayList });
+  const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery, mayList: deps.mayList, toolErrors: settings.toolErrors });
   const discovery = deps.discovery === undefined ? undefined : discoveryStage(deps.discovery, deps.discoveryChain, settings.toolErrors);
-  const decide = chainStage(deps.chain, executeStage(deps.execution), settings.toolErrors);
+  const decide = chainStage(deps.chain, executeStage(deps.execution, settings.toolErrors), settings.toolErrors);
   const policed = new Set(['tools/call', 'tools/list', ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);
   const rowsForTool = (tool: string) => grants.rowsForTool(tool);
   const passthroughPaths = settings.passthroughPaths;

@@ -42,6 +42,10 @@ grants:
   - { principal: "*", tool: get-structured-content, scopes: ["tools:use"], effect: allow }
   - { principal: "*", tool: get-env, scopes: ["tools:use"], effect: allow }
   - { principal: agent, tool: get-env, effect: deny }
+  - { principal: "*", tool: execute_sql, scopes: ["tools:use"], effect: allow, when: "args.region == 'eu'" }
+  - { principal: agent, tool: città, effect: deny }
+rateLimits:
+  - { principal: bob, tool: echo, requests: 1, per: hour }
 `;
 
 const keys = `keys:
@@ -113,6 +117,21 @@ function recordingFetch(): { fetch: typeof fetch; last: () => Response | undefin
 type AnyClient = V1Client | V2Client;
 const callTool = (c: AnyClient, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<ToolResult>;
 
+/** A refusal the model reads: an isError tool result naming the code in _meta, telling what to do, echoing nothing. */
+function assertRefusalResult(r: ToolResult, code: string, told: RegExp): void {
+  assert.equal(r.isError, true, `${code}: a tool result with isError`);
+  assert.equal((r._meta?.['io.toolgate/error'] as { code?: string } | undefined)?.code, code);
+  assert.match(text(r), told);
+  assert.doesNotMatch(JSON.stringify(r), new RegExp(CANARY));
+}
+
+/** Calls until the refusal comes (the first call of a rate-limited principal may be admitted). */
+async function untilRefused(call: () => Promise<ToolResult>): Promise<ToolResult> {
+  let r = await call();
+  for (let i = 0; i < 3 && r.isError !== true; i++) r = await call();
+  return r;
+}
+
 function assertModelReadable(r: ToolResult, pointer: RegExp, rule: RegExp): void {
   assert.equal(r.isError, true);
   const t = text(r);
@@ -175,19 +194,36 @@ describe('real clients through toolgate in front of server-everything (2025-11-2
         }
       });
 
-      it('a misspelt tool is unknown_tool, not a scope question', async () => {
+      it('a misspelt tool is unknown_tool, not a scope question: a tool result with HTTP 200, as the SDK servers of 2025 answer', async () => {
         const c = await connect(gates.result.url, agent);
         try {
-          await assert.rejects(callTool(c, 'no-such-tool', {}), (e: Error) => /No tool of this name exists|unknown_tool/.test(e.message));
+          const r = await callTool(c, 'no-such-tool', { message: CANARY });
+          assertRefusalResult(r, 'unknown_tool', /no tool of this name exists/);
+          assert.doesNotMatch(text(r), /scope/i);
         } finally {
           await c.close();
         }
       });
 
-      it('a denied tool: an error that names the code', async () => {
-        const c = await connect(gates.result.url, agent);
+      it('a denied tool, and a principal with no grant at all: a tool result that never says to request scopes', async () => {
+        for (const [who, tool] of [[agent, 'get-env'], [agent, 'get-tiny-image']] as const) {
+          const c = await connect(gates.result.url, who);
+          try {
+            const r = await callTool(c, tool, { message: CANARY });
+            assertRefusalResult(r, 'tool_not_granted', /not granted this tool/);
+            assert.doesNotMatch(text(r), /scope/i);
+          } finally {
+            await c.close();
+          }
+        }
+      });
+
+      it('rate limited: a tool result with the wait in the text and retryAfterMs in the data', async () => {
+        const c = await connect(gates.result.url, { authorization: `Bearer ${tokens.bob}` });
         try {
-          await assert.rejects(callTool(c, 'get-env', {}), (e: Error) => /tool_not_granted/.test(`${e.message} ${JSON.stringify((e as { text?: unknown }).text ?? '')}`) || /not granted/.test(e.message));
+          const r = await untilRefused(() => callTool(c, 'echo', { message: CANARY }));
+          assertRefusalResult(r, 'rate_limited', /Wait \d+ s/);
+          assert.ok(((r._meta?.['io.toolgate/error'] as { retryAfterMs?: number }).retryAfterMs ?? 0) > 0);
         } finally {
           await c.close();
         }
@@ -258,12 +294,12 @@ describe('real clients through toolgate in front of server-everything (2025-11-2
     }
   });
 
-  it('2025-06-18 and older keep the JSON-RPC error', async () => {
+  it('2025-06-18 and older keep the JSON-RPC error for invalid arguments, in a 200 answer clients read', async () => {
     const res = await post(gates.result.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: CANARY.length } } }), {
       ...agent,
       'mcp-protocol-version': '2025-06-18',
     });
-    assert.equal(res.status, 400);
+    assert.equal(res.status, 200);
     const body = JSON.parse(res.text) as { error: { code: number; data: { code: string } } };
     assert.equal(body.error.code, -32602);
     assert.equal(body.error.data.code, 'invalid_arguments');
@@ -296,12 +332,37 @@ describe('the v2 client on 2026-07-28 through toolgate in front of the v2-SDK fi
     }
   });
 
-  it('a misspelt tool is unknown_tool', async () => {
+  it('a misspelt tool is unknown_tool: the JSON-RPC error of 2026-07-28, in a 200 answer the client raises as a protocol error', async () => {
     const c = await v2(gates.result.url, agent, '2026-07-28');
     try {
-      await assert.rejects(callTool(c, 'ecoh', { text: 'x' }), (e: Error) => /No tool of this name exists|unknown_tool/.test(e.message));
+      await assert.rejects(callTool(c, 'ecoh', { text: 'x' }), (e: Error) => /No tool of this name exists|unknown_tool/.test(e.message) && !/HTTP|40\d/.test(e.name));
     } finally {
       await c.close();
+    }
+  });
+
+  it('not granted, a condition that is false and rate limited: tool results the model reads; scopes that would help: the HTTP challenge', async () => {
+    const c = await v2(gates.result.url, agent, '2026-07-28');
+    try {
+      assertRefusalResult(await callTool(c, 'città', {}), 'tool_not_granted', /not granted this tool/);
+      const condition = await callTool(c, 'execute_sql', { region: 'us', query: CANARY });
+      assertRefusalResult(condition, 'tool_not_granted', /condition on this caller's grant/);
+      assert.doesNotMatch(text(condition), /scope/i);
+    } finally {
+      await c.close();
+    }
+    // Scopes would grant it: the step-up answer stays at the HTTP layer, where the client acts on it.
+    const none = await v2(gates.result.url, nobody, '2026-07-28');
+    try {
+      await assert.rejects(callTool(none, 'echo', { text: CANARY }), (e: Error) => /scope/i.test(e.message));
+    } finally {
+      await none.close();
+    }
+    const bob = await v2(gates.result.url, { authorization: `Bearer ${tokens.bob}` }, '2026-07-28');
+    try {
+      assertRefusalResult(await untilRefused(() => callTool(bob, 'echo', { text: CANARY })), 'rate_limited', /Wait \d+ s/);
+    } finally {
+      await bob.close();
     }
   });
 

@@ -1,4 +1,5 @@
-import { errors } from '../../src/errors.ts';
+import { errors, type ErrorId } from '../../src/errors.ts';
+import { wireFor, type WireRequest } from '../../src/mcp/tool-error.ts';
 import { settingDefs } from '../../src/config/settings.ts';
 import { createInjectorMetrics } from '../../src/inject/metrics.ts';
 import { createMetrics } from '../../src/telemetry/metrics.ts';
@@ -12,6 +13,25 @@ import type { Registry } from 'prom-client';
 export function errorTable(): string {
   const rows = Object.values(errors).map((e) => `| \`${e.code}\` | ${e.status} | ${e.rpcCode} | ${e.retryable ? 'yes' : 'no'} | \`${e.hint}\` | ${e.toolResult === true ? 'yes' : 'no'} | ${e.when} |`);
   return ['| code | HTTP | JSON-RPC | retryable | hint | tool result | when |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+const ERAS: readonly (readonly [string, WireRequest])[] = [
+  ['tools/call, 2025-06-18 and older', { method: 'tools/call', era: 'legacy', protocolVersion: '2025-06-18' }],
+  ['tools/call, 2025-11-25', { method: 'tools/call', era: 'legacy', protocolVersion: '2025-11-25' }],
+  ['tools/call, 2026-07-28', { method: 'tools/call', era: 'modern', protocolVersion: '2026-07-28' }],
+  ['other methods', { method: 'tools/list', era: 'legacy', protocolVersion: '2025-11-25' }],
+];
+
+/** How each refusal is written in the default `result` mode, from `wireFor` itself (no challenge; a challenge keeps the status). */
+export function wireTable(): string {
+  const rows = (Object.keys(errors) as ErrorId[]).map((id) => {
+    const forms = ERAS.map(([, request]) => {
+      const w = wireFor(request, id, false, 'result');
+      return w.form === 'tool_result' ? 'tool result' : w.status === 200 ? 'JSON-RPC error, 200' : `HTTP ${w.status}`;
+    });
+    return `| \`${id}\` | ${forms.join(' | ')} |`;
+  });
+  return [`| refusal | ${ERAS.map(([label]) => label).join(' | ')} |`, `|---|${ERAS.map(() => '---|').join('')}`, ...rows].join('\n');
 }
 
 export function settingsTable(): string {
@@ -55,7 +75,7 @@ if (import.meta.main) {
   const path = new URL('../../README.md', import.meta.url);
   let readme = readFileSync(path, 'utf8');
   const tables: Record<string, string> = {
-    errors: errorTable(), settings: settingsTable(), metrics: await metricsTable(), 'injector-metrics': injectorMetricsTable(),
+    errors: errorTable(), wire: wireTable(), settings: settingsTable(), metrics: await metricsTable(), 'injector-metrics': injectorMetricsTable(),
   };
   for (const [name, table] of Object.entries(tables)) {
     readme = readme.replace(new RegExp(`(<!-- ${name}:begin -->\\n)[\\s\\S]*?(\\n<!-- ${name}:end -->)`), `$1${table}$2`);

@@ -3,13 +3,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { errors } from '../../src/errors.ts';
-import { errorTable, injectorMetricsTable, metricsTable, section, settingsTable } from '../helpers/doc-tables.ts';
+import { errorTable, injectorMetricsTable, metricsTable, section, settingsTable, wireTable } from '../helpers/doc-tables.ts';
 
 const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
 
 describe('the README is kept equal to the code', () => {
   it('lists every error exactly as the registry defines it', () => {
     assert.equal(section(readme, 'errors'), errorTable());
+    assert.equal(section(readme, 'wire'), wireTable());
   });
   it('lists every setting with its flag, variable and default', () => {
     assert.equal(section(readme, 'settings'), settingsTable());

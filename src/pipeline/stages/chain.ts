@@ -6,7 +6,7 @@ import type { Exchange } from '../../interceptors/contract.ts';
 import type { Chain } from '../compose.ts';
 import type { Outcome } from '../outcome.ts';
 import type { ExecuteStage } from './execute.ts';
-import { answer, refuseCall } from './reply.ts';
+import { answer, refuse } from './reply.ts';
 
 export type ChainStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
 
@@ -24,7 +24,7 @@ export function chainStage(chain: Chain, execute: ExecuteStage, toolErrors: Tool
     const verdict = await chain.run(ex);
     if (verdict.kind === 'deny') {
       const outputSchema = ex.message.name === undefined ? undefined : ex.catalogue.get(ex.message.name)?.tool.outputSchema;
-      return refuseCall(res, ex.message, verdict, toolErrors, outputSchema === undefined);
+      return refuse(res, ex.message, verdict, toolErrors, outputSchema === undefined);
     }
     if (verdict.kind === 'respond') return answer(res, ex.message, verdict.result);
     const original = isOurState(ex.message.params?.requestState) ? withoutParamsMembers(body, APPROVAL_CONTINUATION) : body;

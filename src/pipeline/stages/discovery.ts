@@ -7,7 +7,7 @@ import type { Refusal } from '../../mcp/jsonrpc.ts';
 import { decision } from '../../telemetry/channels.ts';
 import type { Chain } from '../compose.ts';
 import type { Outcome } from '../outcome.ts';
-import { answer, refuse, refuseCall } from './reply.ts';
+import { answer, refuse } from './reply.ts';
 
 export type DiscoveryStage = (ex: Exchange, res: ServerResponse) => Promise<Outcome>;
 
@@ -25,7 +25,7 @@ export function isDiscovery(ex: Exchange): boolean {
 export function discoveryStage(discovery: DiscoveryService, chain: Chain, toolErrors: ToolErrors): DiscoveryStage {
   return async (ex, res) => {
     const limited = await chain.run(ex);
-    if (limited.kind === 'deny') return refuse(res, ex.message, limited);
+    if (limited.kind === 'deny') return refuse(res, ex.message, limited, toolErrors);
     const door = ex.message.method === DISCOVER_METHOD ? await discovery.discover(ex, ex.message.params) : await discovery.searchTool(ex, ex.message.params?.arguments);
     if (door.ok) return answer(res, ex.message, door.result);
     const refusal: Refusal = { error: door.error, ...(door.data !== undefined && { data: door.data }) };
@@ -34,6 +34,6 @@ export function discoveryStage(discovery: DiscoveryService, chain: Chain, toolEr
       decision.publish({ request: ex.request, stage: 'discovery', allowed: false, principal: ex.principal, error: door.error, ...(keywords !== undefined && { keywords }), durationSeconds: 0 });
     }
     // search_tools declares no outputSchema, so the error data may be its structuredContent.
-    return refuseCall(res, ex.message, refusal, toolErrors, true);
+    return refuse(res, ex.message, refusal, toolErrors);
   };
 }

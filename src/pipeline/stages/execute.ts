@@ -15,6 +15,8 @@ import { log } from '../../telemetry/log.ts';
 import type { AttemptRecord } from '../../upstream/forward.ts';
 import type { Outcome } from '../outcome.ts';
 import { refuse } from './reply.ts';
+import type { ToolErrors } from '../../config/settings.ts';
+import type { Refusal } from '../../mcp/jsonrpc.ts';
 
 /** What execution shares across calls (built once in main.ts). */
 export type ExecuteDeps = Execution;
@@ -30,24 +32,27 @@ const REPLAYED_META = 'io.toolgate/replayed';
  * cut to the caller's budget), its concurrency slot, its idempotency key,
  * then the upstream under the breaker and the retry rules.
  */
-export function executeStage(deps: ExecuteDeps): ExecuteStage {
+export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors): ExecuteStage {
   const { upstream, idempotency, concurrency } = deps;
+  /** A refusal of this call, as every refusal of a tools/call is written. */
+  const refused = (ex: Exchange, res: ServerResponse, refusal: Refusal): Outcome =>
+    refuse(res, ex.message, refusal, toolErrors, ex.catalogue.get(ex.message.name as string)?.tool.outputSchema === undefined);
   return async (ex, res, headers, body) => {
     const { request: req, message } = ex;
     const tool = message.name as string;
     const meta = toolMetadata(ex.policy, tool);
     const budget = callerBudget(req, message);
-    if (!budget.ok) return refuse(res, message, { error: 'invalid_timeout' });
+    if (!budget.ok) return refused(ex, res, { error: 'invalid_timeout' });
     // One rule for the tool's time: its own timeoutMs if the policy sets one, else the process setting.
     const toolTimeoutMs = meta.timeoutMs ?? deps.defaultTimeoutMs;
     const deadline = new Deadline(callDeadlineMs(toolTimeoutMs, budget.ms), () => performance.now());
     if (deadline.passed()) {
       if (deadlinePassed.hasSubscribers) deadlinePassed.publish({ phase: 'before_forward' });
-      return refuse(res, message, { error: 'deadline_exceeded', data: { outcome: 'not_started' } });
+      return refused(ex, res, { error: 'deadline_exceeded', data: { outcome: 'not_started' } });
     }
     const max = meta.maxConcurrent;
     if (max !== undefined && !concurrency.tryAcquire(tool, max)) {
-      return refuse(res, message, { error: 'rate_limited', data: { retryAfterMs: 1000 }, headers: { 'retry-after': '1' } });
+      return refused(ex, res, { error: 'rate_limited', data: { retryAfterMs: 1000 }, headers: { 'retry-after': '1' } });
     }
     try {
       const key = readKey(req, message);
@@ -75,14 +80,14 @@ export function executeStage(deps: ExecuteDeps): ExecuteStage {
   async function keyedCall(ex: Exchange, res: ServerResponse, headers: string[], body: Buffer, key: string, plan: CallPlan, meta: ToolMetadata): Promise<Outcome> {
     const { request: req, message } = ex;
     // Promising one run per key with records a restart forgets would be a lie: refused, loudly.
-    if (!idempotency.durable && meta.sideEffect === 'non_idempotent_write') return refuse(res, message, { error: 'idempotency_not_durable' });
+    if (!idempotency.durable && meta.sideEffect === 'non_idempotent_write') return refused(ex, res, { error: 'idempotency_not_durable' });
     const scope = scopedKey(ex.principal.id, message.name as string, key);
     let claim;
     try {
       claim = await idempotency.claim(scope, argumentsDigest(message), plan.deadline.remainingMs() + LEASE_GRACE_MS);
     } catch (err) {
       log.warn('idempotency store unavailable', { error: (err as { name?: string }).name ?? 'unknown' });
-      return refuse(res, message, { error: 'idempotency_unavailable' });
+      return refused(ex, res, { error: 'idempotency_unavailable' });
     }
     switch (claim.kind) {
       case 'completed':
@@ -90,16 +95,16 @@ export function executeStage(deps: ExecuteDeps): ExecuteStage {
         return replay(res, message.id, claim.response);
       case 'not_stored':
         tell('not_stored');
-        return refuse(res, message, { error: 'idempotent_result_not_stored' });
+        return refused(ex, res, { error: 'idempotent_result_not_stored' });
       case 'in_progress':
         tell('in_progress');
-        return refuse(res, message, { error: 'call_in_progress', data: { retryAfterMs: claim.retryAfterMs }, headers: { 'retry-after': String(Math.max(1, Math.ceil(claim.retryAfterMs / 1000))) } });
+        return refused(ex, res, { error: 'call_in_progress', data: { retryAfterMs: claim.retryAfterMs }, headers: { 'retry-after': String(Math.max(1, Math.ceil(claim.retryAfterMs / 1000))) } });
       case 'unknown':
         tell('unknown');
-        return refuse(res, message, { error: 'outcome_unknown' });
+        return refused(ex, res, { error: 'outcome_unknown' });
       case 'reused':
         tell('reused');
-        return refuse(res, message, { error: 'idempotency_key_reused' });
+        return refused(ex, res, { error: 'idempotency_key_reused' });
       case 'acquired':
         break;
     }

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { isRecord } from '../../json/record.ts';
 import type { Classified } from '../../mcp/classify.ts';
 import { sendError, type Refusal } from '../../mcp/jsonrpc.ts';
-import { answersAsToolResult, toolErrorResult } from '../../mcp/tool-error.ts';
+import { toolErrorResult, wireFor } from '../../mcp/tool-error.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { Outcome } from '../outcome.ts';
 
@@ -15,24 +15,20 @@ export function answer(res: ServerResponse, message: Classified, result: unknown
   return 'answered';
 }
 
-/** Answers a request with a registry error and its challenges. */
-export function refuse(res: ServerResponse, message: Classified, refusal: Refusal): Outcome {
-  sendError(res, message.id, refusal.error, refusal.data, refusal.headers as Record<string, string> | undefined);
-  return refusal.error;
-}
-
 /**
- * Refuses a tools/call. A refusal the model can fix by changing its call is,
- * from 2025-11-25 on and unless the operator chose `protocol`, a tool result
- * with `isError: true` (clients hand those to the model; protocol errors they
- * raise to the application). The outcome is the refusal either way, so
- * metrics and audit count it as one. `structured` is false when the tool
- * declares an outputSchema the error data would not satisfy.
+ * Refuses a request as `wireFor` decides (mcp/tool-error.ts): a tool result
+ * with `isError: true`, which clients hand to the model, or a JSON-RPC
+ * error, at HTTP 200 unless the client must act at the HTTP layer. The
+ * outcome is the refusal either way, so metrics and audit count it as one.
+ * `structured` is false when the tool declares an outputSchema the error
+ * data would not satisfy.
  */
-export function refuseCall(res: ServerResponse, message: Classified, refusal: Refusal, toolErrors: ToolErrors, structured: boolean): Outcome {
-  if (toolErrors === 'result' && answersAsToolResult(message, refusal.error)) {
+export function refuse(res: ServerResponse, message: Classified, refusal: Refusal, toolErrors: ToolErrors, structured = true): Outcome {
+  const wire = wireFor(message, refusal.error, refusal.headers?.['www-authenticate'] !== undefined, toolErrors);
+  if (wire.form === 'tool_result') {
     answer(res, message, toolErrorResult(refusal.error, refusal.data, structured));
     return refusal.error;
   }
-  return refuse(res, message, refusal);
+  sendError(res, message.id, refusal.error, refusal.data, refusal.headers as Record<string, string> | undefined, wire.status);
+  return refusal.error;
 }

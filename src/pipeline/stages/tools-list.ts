@@ -10,6 +10,7 @@ import { decision } from '../../telemetry/channels.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
 import { rewriteResult } from '../../upstream/rewrite.ts';
 import type { Outcome } from '../outcome.ts';
+import type { ToolErrors } from '../../config/settings.ts';
 import { answer, refuse } from './reply.ts';
 
 export interface ToolsListDeps {
@@ -21,6 +22,7 @@ export interface ToolsListDeps {
   readonly discovery?: DiscoveryService | undefined;
   /** Whether a tool object from the upstream's live list may be shown at all (contract pinning); all when absent. */
   readonly mayList?: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined;
+  readonly toolErrors: ToolErrors;
 }
 
 export type ToolsListStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
@@ -31,7 +33,7 @@ export type ToolsListStage = (ex: Exchange, res: ServerResponse, headers: string
  * who may list nothing is answered here (see emptyListing).
  */
 export function toolsListStage(deps: ToolsListDeps): ToolsListStage {
-  const { pool, catalogue, maxRewriteBytes, discovery, mayList } = deps;
+  const { pool, catalogue, maxRewriteBytes, discovery, mayList, toolErrors } = deps;
   return async (ex, res, headers, body) => {
     const req: IncomingMessage = ex.request;
     const listing = await emptyListing(ex, catalogue);
@@ -39,7 +41,7 @@ export function toolsListStage(deps: ToolsListDeps): ToolsListStage {
     if (decision.hasSubscribers) {
       decision.publish({ request: req, stage: 'tools_list', allowed: refused === undefined, principal: ex.principal, ...(refused !== undefined && { error: refused.error }), durationSeconds: 0 });
     }
-    if (refused !== undefined) return refuse(res, ex.message, refused);
+    if (refused !== undefined) return refuse(res, ex.message, refused, toolErrors);
     if (listing.kind === 'empty') return answer(res, ex.message, EMPTY_LISTING);
     const up = await requestBuffered(pool, req, res, headers, body, maxRewriteBytes);
     if (!up.ok) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { errors, type ErrorId } from '../../../src/errors.ts';
 import type { Classified } from '../../../src/mcp/classify.ts';
-import { answersAsToolResult, ERROR_META_KEY, toolErrorResult } from '../../../src/mcp/tool-error.ts';
+import { ERROR_META_KEY, toolErrorResult, wireFor } from '../../../src/mcp/tool-error.ts';
 
 function message(method: string, era: 'modern' | 'legacy', protocolVersion: string | undefined): Classified {
   return { ok: true, era, protocolVersion, kind: 'request', id: 1, method, name: 'echo', params: undefined };
@@ -17,15 +17,54 @@ test('only refusals the model can fix are marked, and never the ones a client mu
   }
 });
 
-test('a tools/call from 2025-11-25 on is answered as a tool result; older versions and other methods keep the JSON-RPC error', () => {
-  assert.equal(answersAsToolResult(message('tools/call', 'legacy', '2025-11-25'), 'invalid_arguments'), true);
-  assert.equal(answersAsToolResult(message('tools/call', 'modern', '2026-07-28'), 'inexact_number'), true);
-  assert.equal(answersAsToolResult(message('tools/call', 'legacy', '2025-06-18'), 'invalid_arguments'), false);
-  assert.equal(answersAsToolResult(message('tools/call', 'legacy', '2025-03-26'), 'invalid_arguments'), false);
-  assert.equal(answersAsToolResult(message('tools/call', 'legacy', undefined), 'invalid_arguments'), false);
-  assert.equal(answersAsToolResult(message('tools/call', 'legacy', 'not-a-date'), 'invalid_arguments'), false);
-  assert.equal(answersAsToolResult(message('toolgate/discover', 'legacy', '2025-11-25'), 'invalid_arguments'), false);
-  assert.equal(answersAsToolResult(message('tools/call', 'legacy', '2025-11-25'), 'tool_not_granted'), false);
+const call = (era: 'modern' | 'legacy', protocolVersion: string | undefined) => message('tools/call', era, protocolVersion);
+
+test('in result mode a policy refusal of a tools/call is a tool result in every era', () => {
+  for (const m of [call('legacy', '2025-03-26'), call('legacy', '2025-06-18'), call('legacy', '2025-11-25'), call('modern', '2026-07-28'), call('legacy', undefined)]) {
+    for (const id of ['tool_not_granted', 'rate_limited', 'tool_contract_changed', 'approval_denied', 'approval_required', 'validator_denied', 'idempotency_unavailable'] as const) {
+      assert.deepEqual(wireFor(m, id, false, 'result'), { form: 'tool_result' }, `${id} on ${m.protocolVersion}`);
+    }
+  }
+});
+
+test('an HTTP status stays where the client acts at the HTTP layer: a challenge, authentication, framing', () => {
+  const m = call('legacy', '2025-11-25');
+  assert.deepEqual(wireFor(m, 'tool_not_granted', true, 'result'), { form: 'error', status: 403 }, 'scopes would help: insufficient_scope');
+  assert.deepEqual(wireFor(m, 'credential_too_weak', true, 'result'), { form: 'error', status: 403 });
+  assert.deepEqual(wireFor(m, 'header_mismatch', false, 'result'), { form: 'error', status: 400 });
+  assert.deepEqual(wireFor(m, 'unauthenticated', false, 'result'), { form: 'error', status: 401 });
+  assert.deepEqual(wireFor(m, 'session_not_found', false, 'result'), { form: 'error', status: 404 });
+});
+
+test('a protocol error goes in a 200 answer where that era sends one: unknown tool on 2026-07-28, -32042, argument errors before 2025-11-25', () => {
+  assert.deepEqual(wireFor(call('modern', '2026-07-28'), 'unknown_tool', false, 'result'), { form: 'error', status: 200 });
+  assert.deepEqual(wireFor(call('legacy', '2025-11-25'), 'unknown_tool', false, 'result'), { form: 'tool_result' });
+  assert.deepEqual(wireFor(call('legacy', '2025-11-25'), 'approval_url_elicitation', false, 'result'), { form: 'error', status: 200 });
+  assert.deepEqual(wireFor(call('legacy', '2025-11-25'), 'invalid_arguments', false, 'result'), { form: 'tool_result' });
+  assert.deepEqual(wireFor(call('modern', '2026-07-28'), 'inexact_number', false, 'result'), { form: 'tool_result' });
+  for (const v of ['2025-06-18', '2025-03-26', undefined, 'not-a-date']) {
+    assert.deepEqual(wireFor(call('legacy', v), 'invalid_arguments', false, 'result'), { form: 'error', status: 200 }, String(v));
+  }
+});
+
+test('other methods get a JSON-RPC error in a 200 answer; protocol mode keeps every registry status', () => {
+  assert.deepEqual(wireFor(message('toolgate/discover', 'legacy', '2025-11-25'), 'invalid_params', false, 'result'), { form: 'error', status: 200 });
+  assert.deepEqual(wireFor(message('tools/list', 'legacy', '2025-11-25'), 'rate_limited', false, 'result'), { form: 'error', status: 200 });
+  assert.deepEqual(wireFor(message('tools/list', 'legacy', '2025-11-25'), 'no_tool_granted', true, 'result'), { form: 'error', status: 403 });
+  assert.deepEqual(wireFor(call('legacy', '2025-11-25'), 'tool_not_granted', false, 'protocol'), { form: 'error', status: 403 });
+  assert.deepEqual(wireFor(call('legacy', '2025-11-25'), 'invalid_arguments', false, 'protocol'), { form: 'error', status: 400 });
+});
+
+test('a refusal no scope would help never mentions scopes; a rate limit says how long to wait', () => {
+  for (const data of [undefined, { reason: 'condition' as const }, { reason: 'condition_error' as const }]) {
+    const t = (toolErrorResult('tool_not_granted', data, true).content as { text: string }[])[0]?.text ?? '';
+    assert.doesNotMatch(t, /scope/i);
+    assert.match(t, /toolgate refused the call/);
+  }
+  const limited = toolErrorResult('rate_limited', { retryAfterMs: 2500 }, true);
+  assert.match((limited.content as { text: string }[])[0]?.text ?? '', /Wait 3 s/);
+  assert.equal((limited.structuredContent as { retryAfterMs?: number }).retryAfterMs, 2500);
+  assert.doesNotMatch(errors.tool_not_granted.message, /request the scopes/);
 });
 
 test('the result says which argument and which rule, carries the machine data, and never a value', () => {
