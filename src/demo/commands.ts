@@ -6,6 +6,7 @@ export function stepCommand(step: Step, at: Endpoints): string {
   const headers = Object.entries(requestHeaders(step)).map(([name, value]) => `-H '${name}: ${value}'`);
   const request = [`${at.mcp} \\`, `  ${headers.slice(0, 3).join(' ')} \\`, `  ${headers.slice(3).join(' ')} \\`, `  -d '${requestBody(step)}'`];
   if (step.until === undefined) return ['curl -si ' + request[0], ...request.slice(1)].join('\n');
-  const loop = `for i in $(seq ${step.until.times}); do curl -s -o /dev/null -w '%{http_code} ' ${request[0]}`;
-  return [loop, ...request.slice(1, -1), `${request.at(-1)}; done; echo`].join('\n');
+  // Every answer is HTTP 200 (a refusal the model reads is a tool result): each line shows the refusal code, if any.
+  const loop = `for i in $(seq ${step.until.times}); do curl -s ${request[0]}`;
+  return [loop, ...request.slice(1, -1), `${request.at(-1)} | grep -o '"code":"[a-z_]*"' || echo ran; done`].join('\n');
 }

@@ -4,6 +4,8 @@
  * what the banner promises is what `--tour` checks.
  */
 
+import { ERROR_META_KEY } from '../mcp/tool-error.ts';
+
 /** Demo only: examples/demo/keys.yaml lists their hashes (a test keeps them equal). */
 export const DEMO_KEYS = {
   alice: { key: 'alice-demo-key', scopes: ['tickets.write'] },
@@ -43,8 +45,8 @@ export interface McpStep extends StepBase {
   readonly method: 'tools/list' | 'tools/call';
   readonly tool?: string;
   readonly arguments?: Record<string, unknown>;
-  /** Send until an answer has this status, at most `times` requests. */
-  readonly until?: { readonly status: number; readonly times: number };
+  /** Send until an answer refuses with this code, at most `times` requests. */
+  readonly until?: { readonly code: string; readonly times: number };
 }
 
 interface MetricsStep extends StepBase {
@@ -81,8 +83,11 @@ function json(a: Answer | undefined): { result?: Record<string, unknown>; error?
   }
 }
 
-function errorCode(a: Answer | undefined): string {
-  const code: unknown = json(a).error?.data?.code;
+/** toolgate's refusal code, from a JSON-RPC error or from a tool result's `_meta` (refusals the model reads). */
+export function errorCode(a: Answer | undefined): string {
+  const body = json(a);
+  const meta = body.result?._meta as Record<string, { code?: unknown } | undefined> | undefined;
+  const code: unknown = body.error?.data?.code ?? meta?.[ERROR_META_KEY]?.code;
   return typeof code === 'string' ? code : 'no error code';
 }
 
@@ -175,17 +180,17 @@ export const STEPS: readonly Step[] = [
     id: 'rate-limited',
     kind: 'mcp',
     title: 'a rate limit: bob asks for the weather until his bucket is empty',
-    promise: '200 until the bucket is empty, then 429 rate_limited with Retry-After',
+    promise: 'answers until the bucket is empty, then a rate_limited tool result telling the model how long to wait',
     as: 'bob',
     method: 'tools/call',
     tool: 'get_weather',
     arguments: { city: 'Oslo' },
-    until: { status: 429, times: 8 },
+    until: { code: 'rate_limited', times: 8 },
     check: (answers) => {
       const a = last(answers);
-      const before = answers.slice(0, -1).map((x) => x.status).join(' ');
-      const limited = refusal(a, 429, 'rate_limited', `, Retry-After: ${a?.headers.get('retry-after') ?? 'none'} (statuses before it: ${before || 'none'})`);
-      return { ...limited, ok: limited.ok && a?.headers.get('retry-after') !== null };
+      const before = answers.slice(0, -1).map((x) => (errorCode(x) === 'no error code' ? 'ran' : errorCode(x))).join(' ');
+      const limited = refusal(a, 200, 'rate_limited', `: ${JSON.stringify(text(a))} (answers before it: ${before || 'none'})`);
+      return { ...limited, ok: limited.ok && json(a).result?.isError === true && /Wait \d+ s/.test(text(a)) };
     },
   },
   {

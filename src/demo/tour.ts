@@ -1,4 +1,4 @@
-import { requestBody, requestHeaders, STEPS, type Answer, type Endpoints, type Outcome, type Step } from './steps.ts';
+import { errorCode, requestBody, requestHeaders, STEPS, type Answer, type Endpoints, type Outcome, type Step } from './steps.ts';
 
 export interface StepResult extends Outcome {
   readonly step: Step;
@@ -18,7 +18,7 @@ async function take(step: Step, at: Endpoints): Promise<StepResult> {
   for (let i = 0; i < times; i++) {
     const answer = await send(step, at);
     answers.push(answer);
-    if (step.kind === 'mcp' && step.until?.status === answer.status) break;
+    if (step.kind === 'mcp' && step.until !== undefined && errorCode(answer) === step.until.code) break;
   }
   return { step, status: (answers.at(-1) as Answer).status, ...step.check(answers) };
 }

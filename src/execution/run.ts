@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExponentialBackoff, fullJitterGenerator, type IBackoff } from 'cockatiel';
 import type { Pool } from 'undici';
-import { sendError, type JsonRpcId } from '../mcp/jsonrpc.ts';
+import type { JsonRpcId, Refuser } from '../mcp/jsonrpc.ts';
 import { upstreamRetry } from '../telemetry/channels.ts';
 import { attempt, type AttemptOutcome, type AttemptRecord, type ForwardOutcome, type ResponseHeadHook, type Transient } from '../upstream/forward.ts';
 import type { UpstreamBreaker } from './breaker.ts';
@@ -35,6 +35,8 @@ export interface CallIo {
   readonly headers: string[];
   readonly body: Buffer;
   readonly rpcId: JsonRpcId;
+  /** Writes toolgate's refusals of this call (deadline, breaker, upstream failure). */
+  readonly refuse: Refuser;
   readonly onResponseHead?: ResponseHeadHook | undefined;
   readonly onResponseChunk?: ((chunk: Buffer) => void) | undefined;
 }
@@ -71,7 +73,7 @@ export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo, re
       return true;
     };
     if (plan.deadline.passed()) {
-      sendError(io.res, io.rpcId, 'deadline_exceeded', plan.outcomeOnDeadline === undefined ? undefined : { outcome: plan.outcomeOnDeadline });
+      io.refuse({ error: 'deadline_exceeded', ...(plan.outcomeOnDeadline !== undefined && { data: { outcome: plan.outcomeOnDeadline } }) });
       return 'deadline_exceeded';
     }
     record.status = 0;
@@ -80,6 +82,7 @@ export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo, re
       () => attempt(upstream.pool, io.req, io.res, io.headers, io.body, io.rpcId, {
         deadline: { remainingMs: plan.deadline.remainingMs(), resetOnProgress: plan.resetOnProgress, outcome: plan.outcomeOnDeadline },
         onTransient,
+        refuse: io.refuse,
         onResponseHead: io.onResponseHead,
         onResponseChunk: io.onResponseChunk,
         record,
@@ -87,7 +90,7 @@ export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo, re
       (outcome) => failed(outcome, record, plan),
     );
     if (!guarded.ok) {
-      sendError(io.res, io.rpcId, 'upstream_circuit_open', { retryAfterMs: guarded.retryAfterMs }, { 'retry-after': String(Math.max(1, Math.ceil(guarded.retryAfterMs / 1000))) });
+      io.refuse({ error: 'upstream_circuit_open', data: { retryAfterMs: guarded.retryAfterMs }, headers: { 'retry-after': String(Math.max(1, Math.ceil(guarded.retryAfterMs / 1000))) } });
       return 'upstream_circuit_open';
     }
     const outcome = guarded.value;

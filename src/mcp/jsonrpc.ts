@@ -44,6 +44,14 @@ export interface Refusal {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/**
+ * Writes a refusal of the request at hand, in the form its door decided: the
+ * policy path's tool results, or a plain JSON-RPC error. Layers below the
+ * pipeline refuse through one, so an upstream failure reads like any other
+ * refusal of the same call.
+ */
+export type Refuser = (refusal: Refusal) => void;
+
 export function errorBody(id: JsonRpcId, errorId: ErrorId, data?: ErrorData): string {
   const e = errors[errorId];
   return JSON.stringify({
@@ -59,6 +67,12 @@ export function errorBody(id: JsonRpcId, errorId: ErrorId, data?: ErrorData): st
 
 /** What a retryable 503 tells the client to wait when its caller names nothing longer. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+/** A retryable 503 says when to come back even where its cause gave no time: the short pause of a store fault. */
+export function withUnavailablePause(errorId: ErrorId, data: ErrorData | undefined): ErrorData | undefined {
+  const e = errors[errorId];
+  return e.status === 503 && e.retryable && data?.retryAfterMs === undefined ? { retryAfterMs: UNAVAILABLE_RETRY_AFTER_SECONDS * 1000, ...data } : data;
+}
 
 /**
  * Writes a toolgate error as the whole response. `headers` carries challenges
@@ -79,7 +93,7 @@ export function sendError(
   }
   const e = errors[errorId];
   const pause = e.status === 503 && e.retryable && headers?.['retry-after'] === undefined;
-  const body = errorBody(id, errorId, pause ? { retryAfterMs: UNAVAILABLE_RETRY_AFTER_SECONDS * 1000, ...data } : data);
+  const body = errorBody(id, errorId, pause ? withUnavailablePause(errorId, data) : data);
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

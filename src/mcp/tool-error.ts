@@ -1,7 +1,7 @@
 import { errors, type ErrorId } from '../errors.ts';
 import type { ValidationError } from '../validation/types.ts';
 import type { Classified } from './classify.ts';
-import type { ErrorData } from './jsonrpc.ts';
+import { withUnavailablePause, type ErrorData } from './jsonrpc.ts';
 
 /** Where a tool-result refusal carries toolgate's machine data, whatever the tool's outputSchema. */
 export const ERROR_META_KEY = 'io.toolgate/error';
@@ -68,7 +68,7 @@ function sinceToolResults(v: string | undefined): boolean {
  */
 export function toolErrorResult(error: ErrorId, data: ErrorData | undefined, structured: boolean): Record<string, unknown> {
   const e = errors[error];
-  const machine = { code: e.code, retryable: e.retryable, hint: e.hint, ...data };
+  const machine = { code: e.code, retryable: e.retryable, hint: e.hint, ...withUnavailablePause(error, data) };
   return {
     content: [{ type: 'text', text: explain(error, data) }],
     ...(structured && { structuredContent: machine }),
@@ -121,6 +121,22 @@ const REFUSED: Partial<Record<ErrorId, (d: ErrorData) => string>> = {
   outcome_unknown: () => 'toolgate did not run this call: the first call with this idempotency key ended without a result, so it may have run. Check its effect before calling again with a new key',
   idempotency_key_reused: () => 'toolgate refused the call: this idempotency key was used for a call with other arguments. Use a new key for a different call',
   unknown_tool: () => 'toolgate refused the call: no tool of this name exists on this server. List the tools again and call one of those',
+  deadline_exceeded: (d) => d.outcome === 'unknown'
+    ? 'toolgate stopped waiting for the call: its deadline passed while it ran, so it may have run. Check its effect before calling again'
+    : d.outcome === 'not_started'
+      ? 'toolgate did not run the call: its time budget was spent before it could start. Call it again with a larger budget'
+      : 'toolgate stopped waiting for the call: its deadline passed. Call it again, with a larger budget if one was set',
+  upstream_circuit_open: (d) => `toolgate did not run the call: the tool's server has been failing, so calls to it are paused. Wait ${seconds(d.retryAfterMs)} s, then call the tool again`,
+  upstream_unavailable: () => 'toolgate could not reach the tool\'s server, so the call was not answered. Call the tool again later',
+  upstream_timeout: () => 'toolgate got no answer in time from the tool\'s server. Call the tool again later',
+  idempotency_key_required: () => 'toolgate did not run the call: this tool changes state and needs an idempotency key. The client must send an Idempotency-Key header with the call',
+  invalid_timeout: () => 'toolgate did not run the call: its time budget is not a whole number of milliseconds from 0 to 3600000. The client must correct it',
+  grants_unavailable: () => 'toolgate did not run the call: it could not confirm this caller\'s grants just now. Call the tool again in a few seconds',
+  approval_unavailable: () => 'toolgate did not run the call: its approval store could not be reached. Call the tool again in a few seconds',
+  idempotency_unavailable: () => 'toolgate did not run the call: its idempotency key could not be recorded. Repeat the call with the same key in a few seconds',
+  validator_unavailable: () => 'toolgate did not run the call: a content check it requires could not be asked. Call the tool again in a few seconds',
+  idempotency_not_durable: () => 'toolgate did not run the call: it cannot yet record idempotency keys durably, so it does not run keyed calls of this tool. Tell the user; the operator must give toolgate a journal file or Redis',
+  approval_state_invalid: () => 'toolgate did not run the call: the approval state sent with it does not belong to this call. Repeat the original call without it',
 };
 
 function where(pointer: string): string {

@@ -24,6 +24,7 @@ import { discoveryStage, isDiscovery } from './stages/discovery.ts';
 import { executeStage, type ExecuteDeps } from './stages/execute.ts';
 import { passThrough } from './stages/pass-through.ts';
 import { readMessage } from './stages/read-message.ts';
+import { refuse } from './stages/reply.ts';
 import { refusedRepeatedFields } from './stages/repeated-fields.ts';
 import { sessionGuard } from './stages/session.ts';
 import { grantSnapshot } from './stages/snapshot.ts';
@@ -109,8 +110,7 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
     const held = snapshot(req, principal);
     const snap = held instanceof Promise ? await held : held;
     if (snap === undefined) {
-      sendError(res, message.id, 'grants_unavailable');
-      return 'grants_unavailable';
+      return refuse(res, message, { error: 'grants_unavailable' }, settings.toolErrors);
     }
     const ex: Exchange = { request: req, message, principal, policy: inForce.policy, snapshot: snap, catalogue, rowsForTool };
     if (method === 'tools/list') return toolsList(ex, res, upstream, body);

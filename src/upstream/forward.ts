@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher, Pool } from 'undici';
 import type { ErrorId } from '../errors.ts';
 import { clientResponseHeaders } from '../mcp/headers.ts';
-import { sendError, type JsonRpcId } from '../mcp/jsonrpc.ts';
+import { sendError, type JsonRpcId, type Refusal, type Refuser } from '../mcp/jsonrpc.ts';
 import { deadlinePassed, sseStream } from '../telemetry/channels.ts';
 import { announceUpstream, withMetaFields, type UpstreamTiming } from './observe.ts';
 import { SseInjector } from './sse-injector.ts';
@@ -109,6 +109,8 @@ interface AttemptDeadline {
 }
 
 export interface ForwardOptions {
+  /** How a refusal before the response head is written; a plain JSON-RPC error without one. */
+  readonly refuse?: Refuser | undefined;
   readonly onEventStream?: EventStreamHook | undefined;
   /** Told the upstream's final status and headers before they go to the client. */
   readonly onResponseHead?: ResponseHeadHook | undefined;
@@ -182,7 +184,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#timing?.ended('deadline_exceeded');
     if (deadlinePassed.hasSubscribers) deadlinePassed.publish({ phase: 'in_flight' });
     const outcome = this.#call.deadline?.outcome;
-    sendError(this.#res, this.#rpcId, 'deadline_exceeded', outcome === undefined ? undefined : { outcome });
+    this.#refuse({ error: 'deadline_exceeded', ...(outcome !== undefined && { data: { outcome } }) });
     this.#settle('deadline_exceeded');
     // Aborting closes the upstream connection: the server sees the call end, not just toolgate stop waiting.
     this.#controller?.abort(new Error('deadline passed'));
@@ -306,9 +308,14 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     const id = upstreamErrorId(err);
     this.#timing?.ended(id);
     log.warn('upstream request failed', { error: upstreamErrorLabel(err), headersSent: this.#started });
-    // Mid-stream there is no status left to send: sendError cuts the connection.
-    sendError(this.#res, this.#rpcId, id);
+    this.#refuse({ error: id });
     this.#settle(id);
+  }
+
+  #refuse(refusal: Refusal): void {
+    // Mid-stream there is no status left to send: sendError cuts the connection.
+    if (this.#res.headersSent || this.#call.refuse === undefined) sendError(this.#res, this.#rpcId, refusal.error, refusal.data, refusal.headers);
+    else this.#call.refuse(refusal);
   }
 
   #settle(outcome: AttemptOutcome): void {

@@ -79,6 +79,14 @@ describe('approval in headless Chromium with real MCP SDK clients', { skip }, ()
     return client;
   }
 
+  /** A denied approval reaches the model as a tool result saying so, not as a transport exception. */
+  function assertDenied(result: unknown): void {
+    const r = result as { isError?: boolean; content: { text?: string }[]; _meta?: Record<string, { code?: string }> };
+    assert.equal(r.isError, true);
+    assert.equal(r._meta?.['io.toolgate/error']?.code, 'approval_denied');
+    assert.match(r.content[0]?.text ?? '', /an approver denied it/);
+  }
+
   async function elicitationOf(call: Promise<unknown>): Promise<{ url: string; message: string; elicitationId: string }> {
     const err = await call.then(() => assert.fail('the call ran without approval'), (e: unknown) => e);
     assert.ok(err instanceof UrlElicitationRequiredError, String(err));
@@ -121,8 +129,7 @@ describe('approval in headless Chromium with real MCP SDK clients', { skip }, ()
     assert.equal(await self.locator('h1').innerText(), 'self_approval_refused');
     await decide(url, ALICE_KEY, 'Deny');
     const before = runs();
-    const err = await client.callTool({ name: 'refund_payment', arguments: args }).then(() => undefined, (e: unknown) => e as Error);
-    assert.match(String(err?.message), /approval_denied/);
+    assertDenied(await client.callTool({ name: 'refund_payment', arguments: args }));
     assert.equal(runs(), before);
     await client.close();
   });
@@ -153,8 +160,7 @@ describe('approval in headless Chromium with real MCP SDK clients', { skip }, ()
       await decide(url, ALICE_KEY, 'Deny');
     });
     const before = runs();
-    const err = await client.callTool({ name: 'refund_payment', arguments: { amount: 510, currency: 'EUR' } }).then(() => undefined, (e: unknown) => e as Error);
-    assert.match(String(err?.message), /approval_denied|approver denied/);
+    assertDenied(await client.callTool({ name: 'refund_payment', arguments: { amount: 510, currency: 'EUR' } }));
     assert.equal(runs(), before);
     await client.close();
   });

@@ -223,7 +223,7 @@ describe('real clients through toolgate in front of server-everything (2025-11-2
         try {
           const r = await untilRefused(() => callTool(c, 'echo', { message: CANARY }));
           assertRefusalResult(r, 'rate_limited', /Wait \d+ s/);
-          assert.ok(((r._meta?.['io.toolgate/error'] as { retryAfterMs?: number }).retryAfterMs ?? 0) > 0);
+          assert.ok(((r._meta?.['io.toolgate/error'] as { retryAfterMs?: number } | undefined)?.retryAfterMs ?? 0) > 0);
         } finally {
           await c.close();
         }

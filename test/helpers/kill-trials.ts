@@ -1,4 +1,4 @@
-import { post } from './raw.ts';
+import { post, refusalOf } from './raw.ts';
 import { toolCall } from './execution-policy.ts';
 import type { CountingUpstream } from './counting-upstream.ts';
 import type { ToolgateProcess } from './toolgate-process.ts';
@@ -54,7 +54,8 @@ export async function runKillTrials(options: {
     const repeater = survivor ?? (successor as ToolgateProcess);
     for (const c of calls) {
       const repeat = await post(repeater.url, c.body, { ...headers, 'idempotency-key': c.key });
-      const answer = repeat.status === 200 ? (repeat.headers['idempotent-replayed'] === 'true' ? 'replayed' : 'executed') : String(repeat.json().error?.data?.code);
+      const refused = refusalOf(repeat);
+      const answer = refused !== undefined ? String(refused.code) : repeat.headers['idempotent-replayed'] === 'true' ? 'replayed' : 'executed';
       answers[answer] = (answers[answer] ?? 0) + 1;
     }
   }

@@ -17,7 +17,7 @@ import { ALICE_KEY, APPROVAL_KEYS_YAML, BOB_KEY, CALLER_KEY, OPS_KEY, approvalPo
 import { ApproverClient, hidden } from '../helpers/approver-client.ts';
 import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
 import { listenOnLoopback, readAll, type Listening } from '../helpers/http-server.ts';
-import { post, type RawResponse } from '../helpers/raw.ts';
+import { post, refusalOf, refusedCall, type RawResponse } from '../helpers/raw.ts';
 import { metricValue } from '../helpers/metrics.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -33,9 +33,8 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
     });
   const runs = (tool = 'refund_payment') => setup.upstream.executions.get(tool) ?? 0;
   const pendingUrl = (r: RawResponse) => {
-    assert.equal(r.status, 403, r.text);
-    const data = r.json().error?.data as { code: string; url: string; approvalId: string };
-    assert.equal(data.code, 'approval_required');
+    const data = refusedCall(r, 'approval_required') as { url: string; approvalId: string };
+    assert.match(refusalOf(r)?.text ?? '', new RegExp(`open ${data.url.replace(/[.?]/g, '\\$&')} to approve`));
     return data.url;
   };
 
@@ -89,11 +88,10 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
     assert.equal(result.inputRequests.toolgate_approval?.params.mode, 'url');
     const tampered = `${result.requestState.slice(0, -2)}AA`;
     const bad = await call({ amount: 400, currency: 'EUR' }, '2026-07-28', CALLER_KEY, 'refund_payment', { ...meta, requestState: tampered });
-    assert.equal(bad.status, 400);
-    assert.equal(bad.json().error?.data?.code, 'approval_state_invalid');
+    refusedCall(bad, 'approval_state_invalid');
     // The same state on other arguments is refused too: it is bound to the call.
     const other = await call({ amount: 401, currency: 'EUR' }, '2026-07-28', CALLER_KEY, 'refund_payment', { ...meta, requestState: result.requestState });
-    assert.equal(other.json().error?.data?.code, 'approval_state_invalid');
+    refusedCall(other, 'approval_state_invalid');
     // Without the capability the client gets the URL as an error.
     const plain = await call({ amount: 400, currency: 'EUR' }, '2026-07-28');
     pendingUrl(plain);
@@ -170,8 +168,7 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
     await alice.signIn(url, ALICE_KEY);
     assert.equal((await alice.decide(url, 'deny')).status, 303);
     const r = await call(args);
-    assert.equal(r.status, 403);
-    assert.equal(r.json().error?.data?.code, 'approval_denied');
+    refusedCall(r, 'approval_denied');
     assert.equal(runs(), before);
     // Told once: the next identical call asks for a new approval.
     assert.notEqual(pendingUrl(await call(args)), url);
@@ -244,7 +241,7 @@ describe('the approver page: escaping, CSRF, CSP and cookies', () => {
     const r = await post(setup.gate.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'refund_payment', arguments: { amount: 999, currency: HOSTILE[1], note: HOSTILE[0] } } }), {
       authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18',
     });
-    url = (r.json().error?.data as { url: string } | undefined)?.url as string;
+    url = refusedCall(r, 'approval_required').url as string;
   });
   after(() => setup.close());
 
@@ -323,9 +320,10 @@ describe('gRPC ApprovalService', () => {
       authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18',
     });
     const asked = await call();
-    const id = (asked.json().error?.data as { approvalId: string } | undefined)?.approvalId as string;
+    const data = refusedCall(asked, 'approval_required');
+    const id = data.approvalId as string;
     // Without the page, the approval is still named (a URN) for gRPC and the CLI.
-    assert.match(String(asked.json().error?.data?.url), /^urn:toolgate\/approvals\//);
+    assert.match(String(data.url), /^urn:toolgate\/approvals\//);
     const list = await api.call<ListPendingResponse__Output>('ApprovalService', 'ListPending', {}, `Bearer ${OPS_KEY}`);
     assert.deepEqual(list.approvals.map((a) => a.id), [id]);
     assert.ok(!JSON.stringify(list).includes('grpc-secret'));

@@ -7,7 +7,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { status } from '@grpc/grpc-js';
-import { request } from 'undici';
 import type { DiffContractResponse__Output } from '../../src/grpc/generated/toolgate/v1/DiffContractResponse.ts';
 import type { ListContractsResponse__Output } from '../../src/grpc/generated/toolgate/v1/ListContractsResponse.ts';
 import type { ApproveContractResponse__Output } from '../../src/grpc/generated/toolgate/v1/ApproveContractResponse.ts';
@@ -15,6 +14,7 @@ import { grpcClients, refusal, type GrpcClients } from '../unit/grpc/client.ts';
 import { run as contractsCli, type ContractsIo } from '../../src/commands/contracts.ts';
 import { run as grantsCli } from '../../src/commands/grants.ts';
 import { metricValue } from '../helpers/metrics.ts';
+import { passed, post, refusalOf, refusedCall, type RawResponse } from '../helpers/raw.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { HONEST_WEATHER, startRugPullServer, type RugPullServer } from '../helpers/rug-pull-server.ts';
 import { sha256 } from '../helpers/static-keys.ts';
@@ -58,27 +58,19 @@ async function connect(gate: RunningToolgate): Promise<{ client: Client; session
 
 const listed = async (client: Client) => (await client.listTools()).tools.map((t) => t.name).sort();
 
-/** A raw call on the client's session, to read the status and the error body exactly. */
-async function rawCall(gate: RunningToolgate, session: string, name: string): Promise<{ status: number; text: string }> {
-  const res = await request(gate.url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${KEY}`, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25',
-      accept: 'application/json, text/event-stream', 'content-type': 'application/json',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name, arguments: { city: 'Oslo' } } }),
+/** A raw call on the client's session, to read the status and the refusal exactly. */
+function rawCall(gate: RunningToolgate, session: string, name: string): Promise<RawResponse> {
+  return post(gate.url, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name, arguments: { city: 'Oslo' } } }), {
+    authorization: `Bearer ${KEY}`, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25',
   });
-  return { status: res.statusCode, text: await res.body.text() };
 }
 
-function assertQuarantineRefusal(r: { status: number; text: string }): void {
-  assert.equal(r.status, 403, r.text);
-  const body = JSON.parse(r.text) as { id: number; error: { code: number; data: { code: string; tool: string; approvedDigest: string } } };
-  assert.equal(body.id, 9);
-  assert.equal(body.error.code, -31403);
-  assert.equal(body.error.data.code, 'tool_contract_changed');
-  assert.equal(body.error.data.tool, 'get_weather');
-  assert.match(body.error.data.approvedDigest, /^[0-9a-f]{12}$/);
+function assertQuarantineRefusal(r: RawResponse): void {
+  const data = refusedCall(r, 'tool_contract_changed');
+  assert.equal(r.json().id, 9);
+  assert.equal(data.tool, 'get_weather');
+  assert.match(String(data.approvedDigest), /^[0-9a-f]{12}$/);
+  assert.match(refusalOf(r)?.text ?? '', /quarantined/);
   for (const leak of ['id_rsa', 'IMPORTANT', 'Oslo', HONEST_WEATHER]) assert.ok(!r.text.includes(leak), `the refusal echoes ${leak}`);
 }
 
@@ -116,7 +108,7 @@ describe('a rug pull (a listed tool changes its description) is quarantined unti
       upstream.setWeatherDescription(POISONED);
       // The live list is checked against the pins at once, whether or not the sync has run yet.
       assert.deepEqual(await listed(client), ['echo']);
-      await until('calls refused', async () => (await rawCall(gate, session, 'get_weather')).status === 403);
+      await until('calls refused', async () => refusalOf(await rawCall(gate, session, 'get_weather'))?.code === 'tool_contract_changed');
       const callsBefore = upstream.calls.length;
       assertQuarantineRefusal(await rawCall(gate, session, 'get_weather'));
       assert.equal(upstream.calls.length, callsBefore, 'a refused call reached the upstream');
@@ -194,7 +186,7 @@ describe('two replicas share first-seen pins through Redis', () => {
 
       upstream.setWeatherDescription(POISONED);
       for (const [i, g] of gates.entries()) {
-        await until(`replica ${i} refuses`, async () => (await rawCall(g, (clients[i] as { session: string }).session, 'get_weather')).status === 403);
+        await until(`replica ${i} refuses`, async () => refusalOf(await rawCall(g, (clients[i] as { session: string }).session, 'get_weather'))?.code === 'tool_contract_changed');
         assertQuarantineRefusal(await rawCall(g, (clients[i] as { session: string }).session, 'get_weather'));
         assert.deepEqual(await listed((clients[i] as { client: Client }).client), ['echo']);
       }
@@ -251,7 +243,7 @@ describe('gRPC ContractService on one replica without Redis', () => {
     try {
       await listed(client);
       upstream.setWeatherDescription(POISONED);
-      await until('quarantined', async () => (await rawCall(gate, session, 'get_weather')).status === 403);
+      await until('quarantined', async () => refusalOf(await rawCall(gate, session, 'get_weather'))?.code === 'tool_contract_changed');
 
       const all = await api.call<ListContractsResponse__Output>('ContractService', 'ListContracts', { tool: 'get_weather' }, admin);
       assert.equal(all.contracts.length, 1);
@@ -276,7 +268,7 @@ describe('gRPC ContractService on one replica without Redis', () => {
       assert.equal(approved.digest, c.digest);
       assert.ok(approved.revision > 0);
       assert.deepEqual(await listed(client), ['echo', 'get_weather']);
-      assert.equal((await rawCall(gate, session, 'get_weather')).status, 200);
+      assert.ok(passed(await rawCall(gate, session, 'get_weather')), 'runs again once approved');
     } finally {
       await client.close();
     }
@@ -315,7 +307,7 @@ describe('pins never fall back to trust when Redis comes back empty', () => {
       const honestPin = await redis.command('HGET', key, 'get_weather');
       await redis.kill();
       upstream.setWeatherDescription(POISONED);
-      await until('quarantined while Redis is down', async () => (await rawCall(gate, c.session, 'get_weather')).status === 403, 10_000);
+      await until('quarantined while Redis is down', async () => refusalOf(await rawCall(gate, c.session, 'get_weather'))?.code === 'tool_contract_changed', 10_000);
 
       await redis.restart();
       await until('the pins written back', async () => /^:2\r\n$/.test(await redis.command('HLEN', key).catch(() => '')), 10_000);

@@ -19,7 +19,7 @@ import { ApproverClient } from '../helpers/approver-client.ts';
 import { startPolicyServer } from '../helpers/mcp-policy-server.ts';
 import { metricValue } from '../helpers/metrics.ts';
 import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
-import { post } from '../helpers/raw.ts';
+import { post, refusalOf, refusedCall } from '../helpers/raw.ts';
 import { sha256 } from '../helpers/static-keys.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -105,12 +105,12 @@ describe('three doors decide alike: numbers beyond 2^53 and audit-mode rows', ()
       const before = setup.upstream.calls.length;
       const res = await post(setup.gate.url, rawCall(++n, c.tool, c.args), auth);
       if (c.expect === 'tool_not_granted') {
-        assert.equal(res.status, 403, res.text);
-        assert.equal(res.json().error?.data?.code, 'tool_not_granted');
+        refusedCall(res, 'tool_not_granted');
         assert.ok(!res.text.includes(TWO_53_PLUS_1) && !res.text.includes('drop') && !res.text.includes('args.'), 'echoes no argument or expression');
         assert.equal(setup.upstream.calls.length, before, 'nothing reached the upstream');
       } else {
         assert.equal(res.status, 200, res.text);
+        assert.equal(refusalOf(res), undefined, res.text);
         assert.equal(setup.upstream.calls.length, before + 1);
         // The upstream gets the digits as sent.
         assert.ok(setup.upstream.calls.at(-1)?.body.includes(c.args), 'forwarded byte for byte');
@@ -157,7 +157,7 @@ describe('three doors decide alike: numbers beyond 2^53 and audit-mode rows', ()
   it('the audit row that held beside the enforced refusal is still recorded: metrics and the audit event', async () => {
     const before = await metricValue(setup.gate.adminUrl, 'toolgate_decisions_total', { stage: 'conditions', outcome: 'tool_not_granted', mode: 'audit', rule: 'maybe-no-del' });
     const res = await post(setup.gate.url, rawCall(++n, 'query', '{"q":"drop del canary-7781"}'), auth);
-    assert.equal(res.status, 403);
+    refusedCall(res, 'tool_not_granted');
     assert.equal(await metricValue(setup.gate.adminUrl, 'toolgate_decisions_total', { stage: 'conditions', outcome: 'tool_not_granted', mode: 'audit', rule: 'maybe-no-del' }), before + 1);
     const auditLog = join(auditDir, 'audit.jsonl');
     type Event = { unmapped?: Record<string, unknown>; status_code?: string; api?: { request?: { uid?: string } } };
@@ -179,8 +179,7 @@ describe('three doors decide alike: numbers beyond 2^53 and audit-mode rows', ()
     const first = await post(setup.gate.url, rawCall(++n, 'transfer', `{"account":1,"amount":1,"memo":${TWO_53}}`), keyed);
     assert.equal(first.status, 200, first.text);
     const other = await post(setup.gate.url, rawCall(++n, 'transfer', `{"account":1,"amount":1,"memo":${TWO_53_PLUS_1}}`), keyed);
-    assert.equal(other.status, 422, other.text);
-    assert.equal(other.json().error?.data?.code, 'idempotency_key_reused');
+    refusedCall(other, 'idempotency_key_reused');
     assert.ok(!other.text.includes(TWO_53_PLUS_1));
   });
 });
@@ -193,9 +192,7 @@ describe('approvals bind the digits the server will read', () => {
   });
   const askedUrl = async (amount: string) => {
     const r = await call(amount);
-    assert.equal(r.status, 403, r.text);
-    const data = r.json().error?.data as { code: string; url: string };
-    assert.equal(data.code, 'approval_required');
+    const data = refusedCall(r, 'approval_required') as { url: string };
     assert.ok(!r.text.includes(amount), 'the refusal echoes no argument');
     return data.url;
   };

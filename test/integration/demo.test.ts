@@ -44,8 +44,8 @@ describe('npm run demo: the demo policy, its printed commands and the tour', () 
     assert.match(result('invalid').shown, /argument \/title is too short/);
     assert.match(result('invalid').shown, /argument \/priority is not one of the allowed values/);
     assert.doesNotMatch(result('invalid').shown, /urgent/);
-    assert.equal(result('rate-limited').status, 429);
-    assert.match(result('rate-limited').shown, /^rate_limited, Retry-After: \d+ \(statuses before it: (200 ?)+\)$/);
+    assert.equal(result('rate-limited').status, 200);
+    assert.match(result('rate-limited').shown, /^rate_limited: "toolgate refused the call: too many calls\. Wait \d+ s, then call the tool again\." \(answers before it: (ran ?)+\)$/);
   });
 
   it('lists only what the caller may call, and finds a deferred tool through search_tools', () => {

@@ -4,7 +4,7 @@ import type { CountingUpstream } from '../helpers/counting-upstream.ts';
 import { AGENT_KEY, toolCall, useExecutionGate } from '../helpers/execution-policy.ts';
 import { metricValue } from '../helpers/metrics.ts';
 import type { PolicyGate } from '../helpers/policy-gate.ts';
-import { post } from '../helpers/raw.ts';
+import { passed, post, refusalOf, refusedCall } from '../helpers/raw.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const agent = { authorization: `Bearer ${AGENT_KEY}` };
@@ -23,7 +23,7 @@ describe('retries only when safe, within the retry budget', () => {
       const first = upstream.attempts() + 1;
       upstream.behaviour.fail = (n) => (n === first ? failure : 0);
       const res = await post(url, toolCall(1, 'read_status'), agent);
-      assert.equal(res.status, 200, `${failure}: ${res.text}`);
+      assert.ok(passed(res), `${failure}: ${res.text}`);
       assert.equal(upstream.attempts(), first + 1, `${failure}: one retry`);
     }
     assert.ok((await metricValue(setup.gate.adminUrl, 'toolgate_upstream_retries_total', { reason: 'status_503', outcome: 'retried' })) >= 1);
@@ -48,7 +48,7 @@ describe('retries only when safe, within the retry budget', () => {
     const first = upstream.attempts() + 1;
     upstream.behaviour.fail = (n) => (n === first ? 503 : 0);
     const keyed = await post(url, toolCall(4, 'send_mail', { n: 4 }), { ...agent, 'idempotency-key': `retry-${process.pid}` });
-    assert.equal(keyed.status, 200, keyed.text);
+    assert.ok(passed(keyed), keyed.text);
     assert.equal(upstream.attempts(), first + 1);
     const sent = (upstream.lastHeaders()['idempotency-key'] as string).slice(1, -1);
     assert.equal(upstream.byKey.get(sent), 1, 'run once');
@@ -98,14 +98,11 @@ describe('the upstream circuit breaker', () => {
     assert.equal(await state(), 2, 'open');
     const attempts = upstream.attempts();
     const refused = await post(url, toolCall(10, 'refund_payment', { text: 'canary-breaker' }), agent);
-    assert.equal(refused.status, 503, refused.text);
-    const err = refused.json().error;
-    assert.equal(err?.code, -31503);
-    assert.equal(err?.data?.code, 'upstream_unavailable');
-    assert.equal(err?.data?.retryable, true);
-    const retryAfterMs = Number(err?.data?.retryAfterMs);
+    const data = refusedCall(refused, 'upstream_unavailable');
+    assert.equal(data.retryable, true);
+    const retryAfterMs = Number(data.retryAfterMs);
     assert.ok(retryAfterMs > 0 && retryAfterMs <= 400, String(retryAfterMs));
-    assert.ok(Number(refused.headers['retry-after']) >= 1);
+    assert.match(refusalOf(refused)?.text ?? '', /calls to it are paused\. Wait 1 s/);
     assert.ok(!refused.text.includes('canary-breaker'));
     assert.equal(upstream.attempts(), attempts, 'nothing reached the upstream while open');
 
@@ -116,14 +113,14 @@ describe('the upstream circuit breaker', () => {
     assert.equal(await state(), 2);
 
     upstream.behaviour.fail = () => 0;
-    await waitFor(async () => (await post(url, toolCall(12, 'read_status'), agent)).status === 200, 'a probe to succeed');
+    await waitFor(async () => passed(await post(url, toolCall(12, 'read_status'), agent)), 'a probe to succeed');
     assert.equal(await state(), 0, 'closed');
-    assert.equal((await post(url, toolCall(13, 'read_status'), agent)).status, 200);
+    assert.ok(passed(await post(url, toolCall(13, 'read_status'), agent)));
   });
 
   it('does not count a caller budget running out against the upstream', async () => {
     upstream.behaviour.delayMs = 300;
-    for (let i = 0; i < 4; i++) assert.equal((await post(url, toolCall(20 + i, 'read_status'), { ...agent, 'toolgate-timeout-ms': '20' })).status, 504);
+    for (let i = 0; i < 4; i++) refusedCall(await post(url, toolCall(20 + i, 'read_status'), { ...agent, 'toolgate-timeout-ms': '20' }), 'deadline_exceeded');
     assert.equal(await state(), 0);
   });
 });

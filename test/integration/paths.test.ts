@@ -56,14 +56,15 @@ describe('request targets under a policy', () => {
   const status = (text: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
   const code = (text: string) => /"code":"([a-z_]+)"/.exec(text)?.[1];
 
-  it('checks every spelling of the MCP path: no credential 401, a call without a grant 403, nothing forwarded', async () => {
+  it('checks every spelling of the MCP path: no credential 401, a call without a grant refused, nothing forwarded', async () => {
     const before = seen.length;
     for (const target of ['/MCP', '/mcp/', '//mcp', '/x/../mcp', '/%6Dcp', '/mcp;x=1', 'http://evil.example/mcp']) {
       const anonymous = await send(gate.port, target);
       assert.equal(status(anonymous), 401, target);
       assert.equal(code(anonymous), 'unauthenticated', target);
       const denied = await send(gate.port, target, `authorization: Bearer ${KEY}\r\n`);
-      assert.equal(status(denied), 403, target);
+      assert.equal(status(denied), 200, target);
+      assert.match(denied, /"isError":true/, target);
       assert.equal(code(denied), 'tool_not_granted', target);
     }
     assert.deepEqual(seen.slice(before), []);

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { PolicyServer } from '../helpers/mcp-policy-server.ts';
 import { metricValue } from '../helpers/metrics.ts';
 import { startPolicyGate, type PolicyGate } from '../helpers/policy-gate.ts';
-import { post } from '../helpers/raw.ts';
+import { passed, post, refusalOf, refusedCall } from '../helpers/raw.ts';
 import { sha256 } from '../helpers/static-keys.ts';
 import type { RunningToolgate } from '../helpers/toolgate.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -45,35 +45,35 @@ describe('rate limits from the policy, in front of a real MCP server', () => {
 
   it('admits the burst, then answers 429 rate_limited with Retry-After; nothing more is forwarded, nothing echoed', async () => {
     const before = upstream.calls.length;
-    assert.equal((await post(gate.url, del(1), alice)).status, 200);
-    assert.equal((await post(gate.url, del(2), alice)).status, 200);
+    assert.ok(passed(await post(gate.url, del(1), alice)));
+    assert.ok(passed(await post(gate.url, del(2), alice)));
     const res = await post(gate.url, del(3, CANARY), alice);
-    assert.equal(res.status, 429, res.text);
-    const err = res.json().error;
-    assert.equal(err?.code, -31429);
-    assert.equal(err?.data?.code, 'rate_limited');
-    assert.equal(err?.data?.hint, 'retry_later');
-    assert.equal(err?.data?.retryable, true);
+    const data = refusedCall(res, 'rate_limited');
+    assert.equal(data.hint, 'retry_later');
+    assert.equal(data.retryable, true);
     // Two an hour: the next call is earned back within half an hour.
-    const retryAfterMs = Number(err?.data?.retryAfterMs);
+    const retryAfterMs = Number(data.retryAfterMs);
     assert.ok(retryAfterMs > 0 && retryAfterMs <= 1_800_000, String(retryAfterMs));
-    assert.equal(res.headers['retry-after'], String(Math.ceil(retryAfterMs / 1000)));
+    assert.match(refusalOf(res)?.text ?? '', new RegExp(`Wait ${Math.ceil(retryAfterMs / 1000)} s`));
     assert.ok(!res.text.includes(CANARY));
     assert.equal(upstream.calls.length, before + 2);
     assert.equal(await metricValue(gate.adminUrl, 'toolgate_requests_total', { method: 'tools/call', outcome: 'rate_limited' }), 1);
   });
 
   it('counts per principal and per rule: bob and other tools are not held back by alice', async () => {
-    assert.equal((await post(gate.url, del(4), bob)).status, 200);
+    assert.ok(passed(await post(gate.url, del(4), bob)));
     const search = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'search_docs', arguments: { query: 'q' } } });
-    assert.equal((await post(gate.url, search, alice)).status, 200);
+    assert.ok(passed(await post(gate.url, search, alice)));
   });
 
-  it('an SDK client gets the refusal as an error carrying toolgate\'s message', async () => {
+  it('an SDK client hands the refusal on as a tool result saying how long to wait', async () => {
     const client = new Client({ name: 'it', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(gate.url), { requestInit: { headers: alice } }));
     try {
-      await assert.rejects(client.callTool({ name: 'delete_repo', arguments: { repo: 'a/b' } }), (e: Error) => /Too many requests/.test(e.message));
+      const r = await client.callTool({ name: 'delete_repo', arguments: { repo: 'a/b' } });
+      assert.equal(r.isError, true);
+      assert.match((r.content as { text: string }[])[0]?.text ?? '', /too many calls\. Wait \d+ s/);
+      assert.equal((r._meta?.['io.toolgate/error'] as { code?: string } | undefined)?.code, 'rate_limited');
     } finally {
       await client.close();
     }
@@ -88,9 +88,9 @@ describe('rate limits from the policy, in front of a real MCP server', () => {
       await waitFor(async () => (await reloads()) > seen, 'the policy reload');
     };
     await replace(`${policy(TWO_DELETES_AN_HOUR)}# the same rules, saved again\n`);
-    assert.equal((await post(gate.url, del(6), alice)).status, 429, 'the unchanged rule still holds alice back');
+    assert.equal(refusalOf(await post(gate.url, del(6), alice))?.code, 'rate_limited', 'the unchanged rule still holds alice back');
     await replace(policy('  - { principal: "*", tool: delete_repo, requests: 3, per: hour }'));
-    assert.equal((await post(gate.url, del(7), alice)).status, 200, 'a new rule, a new bucket');
+    assert.ok(passed(await post(gate.url, del(7), alice)), 'a new rule, a new bucket');
   });
 });
 
@@ -109,17 +109,18 @@ describe('rate limits on discovery, which toolgate answers itself', () => {
   it('counts toolgate/discover and search_tools calls as one tool, search_tools', async () => {
     const discover = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'toolgate/discover', params: { query: `delete a repository ${CANARY}` } });
     const search = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_tools', arguments: { query: 'delete a repository' } } });
-    assert.equal((await post(gate.url, discover(1), alice)).status, 200);
-    assert.equal((await post(gate.url, search(2), alice)).status, 200);
-    for (const body of [discover(3), search(4)]) {
+    assert.ok(passed(await post(gate.url, discover(1), alice)));
+    assert.ok(passed(await post(gate.url, search(2), alice)));
+    // toolgate/discover is not a tool call: a JSON-RPC error at 200; search_tools is: a tool result.
+    for (const [body, form] of [[discover(3), 'error'], [search(4), 'tool_result']] as const) {
       const res = await post(gate.url, body, alice);
-      assert.equal(res.status, 429, res.text);
-      assert.equal(res.json().error?.data?.code, 'rate_limited');
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual([refusalOf(res)?.form, refusalOf(res)?.code], [form, 'rate_limited']);
       assert.ok(!res.text.includes(CANARY));
     }
     assert.equal(await metricValue(gate.adminUrl, 'toolgate_decisions_total', { stage: 'rate_limit', outcome: 'rate_limited' }), 2);
     // The limit is on discovery only: calls of other tools pass.
     const del = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'delete_repo', arguments: { repo: 'a/b' } } });
-    assert.equal((await post(gate.url, del, alice)).status, 200);
+    assert.ok(passed(await post(gate.url, del, alice)));
   });
 });

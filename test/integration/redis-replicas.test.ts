@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { run as grantsCli, type GrantsIo } from '../../src/commands/grants.ts';
 import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
-import { post } from '../helpers/raw.ts';
+import { passed, post, refusalOf, refusedCall } from '../helpers/raw.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 import { sha256 } from '../helpers/static-keys.ts';
@@ -64,8 +64,8 @@ describe('grants shared by two toolgate replicas through Redis', () => {
   });
 
   it('stops a revoked grant on both replicas, and invalidates cursors and activations issued before', async () => {
-    assert.equal((await post(a.url, call(1), auth)).status, 200);
-    assert.equal((await post(b.url, call(2), auth)).status, 200);
+    assert.ok(passed(await post(a.url, call(1), auth)));
+    assert.ok(passed(await post(b.url, call(2), auth)));
     const page = (await post(a.url, discover(3, { query: 'rotate keys', limit: 1 }), auth)).json().result as { tools: { name: string }[]; nextCursor?: string };
     assert.deepEqual(page.tools.map((t) => t.name), ['rotate_keys']);
     const listed = (await post(a.url, '{"jsonrpc":"2.0","id":4,"method":"tools/list"}', auth)).json().result as { tools: { name: string }[] };
@@ -74,7 +74,8 @@ describe('grants shared by two toolgate replicas through Redis', () => {
     assert.ok(onB.tools.some((t) => t.name === 'rotate_keys'), 'the activation is shared with the other replica');
 
     await grants(redis, 'delete', '--principal', '*', '--tool', 'search_docs', '--scopes', 'docs', '--effect', 'allow');
-    const took = await until(async () => (await post(a.url, call(5), auth)).status === 403 && (await post(b.url, call(6), auth)).status === 403, 2000);
+    const revoked = async (url: string, id: number) => refusalOf(await post(url, call(id), auth))?.code === 'tool_not_granted';
+    const took = await until(async () => (await revoked(a.url, 5)) && (await revoked(b.url, 6)), 2000);
     assert.ok(took < 2000);
 
     const relisted = (await post(a.url, '{"jsonrpc":"2.0","id":7,"method":"tools/list"}', auth)).json().result as { tools: { name: string }[] };
@@ -85,9 +86,9 @@ describe('grants shared by two toolgate replicas through Redis', () => {
     }
   });
 
-  it('fails closed with 503 when Redis dies, and recovers when it is back, without a restart', async () => {
+  it('fails closed with grants_unavailable when Redis dies, and recovers when it is back, without a restart', async () => {
     await grants(redis, 'set', '--principal', 'agent', '--tool', 'search_docs', '--effect', 'allow');
-    await until(async () => (await post(a.url, call(10), auth)).status === 200, 2000);
+    await until(async () => passed(await post(a.url, call(10), auth)), 2000);
     await redis.kill();
     const began = Date.now();
     let refused = 0;
@@ -96,8 +97,8 @@ describe('grants shared by two toolgate replicas through Redis', () => {
       const t = Date.now();
       const res = await post(a.url, call(11), auth);
       slowest = Math.max(slowest, Date.now() - t);
-      if (res.status === 503) {
-        assert.equal(res.json().error?.data?.code, 'grants_unavailable');
+      if (refusalOf(res) !== undefined) {
+        refusedCall(res, 'grants_unavailable');
         refused++;
         if (refused >= 3) break;
       }
@@ -107,18 +108,18 @@ describe('grants shared by two toolgate replicas through Redis', () => {
     assert.ok(slowest < 1500, `no request hung (slowest ${slowest} ms)`);
 
     // Back without its data: revision 1 now, below what the replicas
-    // confirmed. That is a store fault, answered 503 (retryable), never 403.
+    // confirmed. That is a store fault, answered grants_unavailable (retryable), never tool_not_granted.
     await redis.restart();
     await grants(redis, 'set', '--principal', 'agent', '--tool', 'search_docs', '--effect', 'allow');
     await new Promise((r) => setTimeout(r, 600));
     for (const url of [a.url, b.url]) {
       const res = await post(url, call(12), auth);
-      assert.equal(res.status, 503, 'a revision that went backwards is not believed');
-      assert.equal(res.json().error?.data?.code, 'grants_unavailable');
-      assert.equal(res.headers['retry-after'], '1');
+      const data = refusedCall(res, 'grants_unavailable');
+      assert.equal(data.retryAfterMs, 1000, 'a revision that went backwards is not believed');
+      assert.match(refusalOf(res)?.text ?? '', /again in a few seconds/);
     }
     await grants(redis, 'revision', '--reset');
-    const recovered = await until(async () => (await post(a.url, call(13), auth)).status === 200 && (await post(b.url, call(14), auth)).status === 200, 5000);
+    const recovered = await until(async () => passed(await post(a.url, call(13), auth)) && passed(await post(b.url, call(14), auth)), 5000);
     assert.ok(recovered < 5000);
   });
 });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts';
-import { post } from '../helpers/raw.ts';
+import { post, refusedCall } from '../helpers/raw.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 
 const POLICY = [
@@ -79,9 +79,8 @@ describe('timeouts and limits', () => {
       post(gate.url, call(1, 'stall_head')),
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still waiting: the process setting was ignored')), PATIENCE_MS)),
     ]);
-    assert.equal(res.status, 504);
     // The setting is the call's deadline, over the whole exchange (issue 21).
-    assert.equal(res.json().error?.data?.code, 'deadline_exceeded');
+    refusedCall(res, 'deadline_exceeded');
   });
 
   it('an upstream that sends its head and then stalls is cut, and its connection released', async () => {

@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { subscribeTracing, type Tracing } from '../../src/telemetry/tracing.ts';
 import { parsePrometheusText, sampleValue } from '../unit/telemetry/prom-text.ts';
 import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
-import { post } from '../helpers/raw.ts';
+import { post, refusalOf, refusedCall } from '../helpers/raw.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 import { sha256 } from '../helpers/static-keys.ts';
 
@@ -153,7 +153,7 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
 
   it('traces a denial: error.type on the server span and the deciding stage, nothing upstream, one audit event', async () => {
     const res = await post(gate.url, call(14, 'delete_repo', { repo: 'a/b' }), { ...carol, traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` });
-    assert.equal(res.status, 403);
+    refusedCall(res, 'tool_not_granted');
     const s = server();
     assert.equal(s.attributes['error.type'], 'tool_not_granted');
     assert.equal(s.attributes['rpc.response.status_code'], '-31403');
@@ -171,7 +171,7 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
 
   it('traces invalid arguments with their keywords, and unauthenticated requests before classification', async () => {
     const bad = await post(gate.url, call(15, 'search_docs', { query: 'x', limit: 500 }), alice);
-    assert.equal(bad.status, 400);
+    assert.equal(refusalOf(bad)?.code, 'invalid_arguments');
     let s = server();
     assert.equal(s.attributes['error.type'], 'invalid_arguments');
     const args = childrenOf(s).find((c) => c.name === 'policy arguments') as ReadableSpan;

@@ -65,7 +65,7 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors): Execute
         deadlineIsTools: budget.ms === undefined || budget.ms >= toolTimeoutMs,
       };
       const record: AttemptRecord = { status: 0, refused: false };
-      if (!keyed) return await runCall(upstream, plan, { req, res, headers, body, rpcId: message.id }, record);
+      if (!keyed) return await runCall(upstream, plan, { req, res, headers, body, rpcId: message.id, refuse: (r) => refused(ex, res, r) }, record);
       return await keyedCall(ex, res, headers, body, key.key, plan, meta);
     } finally {
       if (max !== undefined) concurrency.release(tool);
@@ -114,7 +114,7 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors): Execute
     let outcome: Outcome = 'internal_error';
     try {
       outcome = await runCall(upstream, plan, {
-        req, res, rpcId: message.id,
+        req, res, rpcId: message.id, refuse: (r) => refused(ex, res, r),
         // The upstream sees the scoped key, so two callers' keys never collide in its own deduplication.
         headers: withKeyHeader(headers, scope),
         body: spliceMetaFields(body, { [KEY_META]: scope }) ?? body,

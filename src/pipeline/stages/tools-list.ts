@@ -5,7 +5,6 @@ import type { DiscoveryService } from '../../discovery/service.ts';
 import { EMPTY_LISTING, emptyListing, hideUnlisted, toolsListEdit } from '../../discovery/tools-list.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
 import { clientResponseHeaders } from '../../mcp/headers.ts';
-import { sendError } from '../../mcp/jsonrpc.ts';
 import { decision } from '../../telemetry/channels.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
 import { rewriteResult } from '../../upstream/rewrite.ts';
@@ -46,16 +45,14 @@ export function toolsListStage(deps: ToolsListDeps): ToolsListStage {
     const up = await requestBuffered(pool, req, res, headers, body, maxRewriteBytes);
     if (!up.ok) {
       if (up.error === 'client_closed') return 'client_closed';
-      sendError(res, ex.message.id, up.error);
-      return up.error;
+      return refuse(res, ex.message, { error: up.error }, toolErrors);
     }
     const contentType = up.headers['content-type'];
     const firstPage = (ex.message.params as { cursor?: unknown } | undefined)?.cursor === undefined;
     const edit = hideUnlisted(discovery === undefined ? toolsListEdit(ex) : await discovery.deferredList(ex, firstPage), mayList);
     const rewritten = up.status === 200 ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, edit) : up.body;
     if (rewritten === undefined) {
-      sendError(res, ex.message.id, 'upstream_unavailable');
-      return 'upstream_unavailable';
+      return refuse(res, ex.message, { error: 'upstream_unavailable' }, toolErrors);
     }
     const out = clientResponseHeaders(up.headers);
     delete out['content-length'];
