@@ -286,7 +286,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     hideUngranted: settings.hideUngranted,
     quarantine: contractQuarantineInterceptor(guard),
     limiter,
-    approval: approvalInterceptor({ approvals: approval.approvals, stateKey: approval.stateKey, grantsFromFile: opened.source === 'file' }),
+    approval: approvalInterceptor({ approvals: approval.approvals, stateKey: approval.stateKey, grantsFromFile: opened.source === 'file', waitMs: settings.approvalWaitMs }),
   });
   const interceptors = [...checks, validators.interceptor];
   // What each caller may see was decided under the old grants: every open stream is told to list again.

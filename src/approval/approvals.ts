@@ -30,6 +30,9 @@ export type DecisionOutcome =
   | { readonly ok: true; readonly record: ApprovalRecord }
   | { readonly ok: false; readonly error: ErrorId; readonly record?: ApprovalRecord };
 
+/** How often a waiting call re-reads the store, for a decision made on another replica or by the CLI. */
+const DECISION_POLL_MS = 500;
+
 export interface ApprovalsOptions {
   readonly store: ApprovalStore;
   /** Where approvers open an approval: the page's public base URL, without a trailing slash (known once the page listens). */
@@ -48,6 +51,8 @@ export class Approvals {
   readonly #pageUrl: () => string;
   readonly #webhook: Webhook | undefined;
   readonly #now: () => number;
+  /** Calls waiting on a pending approval, by approval id: a decision made here wakes them at once. */
+  readonly #waiting = new Map<string, Set<() => void>>();
 
   constructor(options: ApprovalsOptions) {
     this.#store = options.store;
@@ -70,6 +75,7 @@ export class Approvals {
     const binding = bindingOf(call);
     try {
       const found = await this.#store.spend(binding, now);
+      if (found.kind === 'spent' || found.kind === 'denied') announceOutsideDecision(found.record, call.request);
       if (found.kind === 'spent' || found.kind === 'expired') {
         publish(found.kind, found.record, call.request);
         return { kind: found.kind === 'spent' ? 'run' : 'expired', record: found.record };
@@ -107,6 +113,38 @@ export class Approvals {
     }
   }
 
+  /**
+   * `forCall` for a repeat that should wait for a pending approval rather
+   * than be sent back at once: until it is decided, or for `waitMs`. The
+   * approval is then spent, refused or still pending, as `forCall` says.
+   * Decided on this replica, it wakes at once; elsewhere (another replica,
+   * the CLI) it is seen within DECISION_POLL_MS.
+   */
+  async forCallWaiting(call: HeldCall, waitMs: number): Promise<CallAnswer> {
+    const until = this.#now() + waitMs;
+    for (;;) {
+      const answer = await this.forCall(call);
+      const left = until - this.#now();
+      if (answer.kind !== 'ask' || left <= 0) return answer;
+      await this.#decisionOf(answer.record.id, Math.min(DECISION_POLL_MS, left));
+    }
+  }
+
+  #decisionOf(id: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const waiters = this.#waiting.get(id) ?? new Set();
+      const wake = () => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        if (waiters.size === 0) this.#waiting.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      waiters.add(wake);
+      this.#waiting.set(id, waiters);
+    });
+  }
+
   async get(id: string): Promise<ApprovalRecord | undefined> {
     return this.#store.get(id);
   }
@@ -127,16 +165,27 @@ export class Approvals {
       if (record === undefined) return { ok: false, error: 'approval_not_found' };
       if (scopeChecked && !approver.scopes.has(record.approverScope)) return { ok: false, error: 'approver_scope_required', record };
       if (approver.id === record.principal && !record.selfApproval) return { ok: false, error: 'self_approval_refused', record };
-      const r = await this.#store.decide(id, state, approver.id, this.#now());
+      const r = await this.#store.decide(id, state, approver.id, this.#now(), via);
       if (r.kind === 'not_found') return { ok: false, error: 'approval_not_found' };
       if (r.kind === 'not_pending') return { ok: false, error: 'approval_already_decided', record: r.record };
       publish(state, r.record, undefined, approver.id, via);
+      for (const wake of this.#waiting.get(id) ?? []) wake();
       return { ok: true, record: r.record };
     } catch (err) {
       log.warn('approval store unavailable', { error: (err as Error).name });
       return { ok: false, error: 'approval_unavailable' };
     }
   }
+}
+
+/**
+ * A decision made where no toolgate replica publishes it (the CLI, which
+ * writes only to the store) is published by the replica that spends the
+ * approval or tells its caller it was denied: each happens exactly once.
+ */
+function announceOutsideDecision(r: ApprovalRecord, request: IncomingMessage | undefined): void {
+  if (r.decidedVia !== 'cli' || (r.state !== 'approved' && r.state !== 'denied')) return;
+  publish(r.state, r, request, r.decidedBy, 'cli');
 }
 
 function publish(event: ApprovalEvent['event'], r: ApprovalRecord, request?: IncomingMessage, approver?: string, via?: ApprovalEvent['via']): void {

@@ -27,6 +27,12 @@ export interface ApprovalRecord {
   readonly decidedBy?: string;
   readonly decidedAt?: number;
   /**
+   * Where it was decided. A decision made outside a toolgate replica (the
+   * CLI) is recorded in audit and metrics by the replica that spends it or
+   * tells the caller it was denied: that happens exactly once.
+   */
+  readonly decidedVia?: 'page' | 'cli' | 'grpc';
+  /**
    * The arguments as JSON text, kept only so the approver page can show what
    * is being approved; nothing else (logs, audit, CLI, gRPC) ever reads it.
    */
@@ -88,9 +94,9 @@ export function spendOutcome(record: ApprovalRecord, now: number): SpendResult['
 }
 
 /** The decided record, or why it cannot be decided: only a pending record inside its time can. */
-export function decided(record: ApprovalRecord, state: 'approved' | 'denied', approver: string, now: number): ApprovalRecord | undefined {
+export function decided(record: ApprovalRecord, state: 'approved' | 'denied', approver: string, now: number, via?: ApprovalRecord['decidedVia']): ApprovalRecord | undefined {
   if (record.state !== 'pending' || record.expiresAt <= now) return undefined;
-  return { ...record, state, decidedBy: approver, decidedAt: now };
+  return { ...record, state, decidedBy: approver, decidedAt: now, ...(via !== undefined && { decidedVia: via }) };
 }
 
 export function parseRecord(text: string): ApprovalRecord {

@@ -163,14 +163,14 @@ export class RedisApprovalStore implements ApprovalStore {
     return text === null ? undefined : parseRecord(text);
   }
 
-  async decide(id: string, state: 'approved' | 'denied', approver: string, now: number): Promise<DecideResult> {
+  async decide(id: string, state: 'approved' | 'denied', approver: string, now: number, via?: ApprovalRecord['decidedVia']): Promise<DecideResult> {
     // A lost compare-and-set means the record changed under us (spent, decided): read it again once.
     for (let attempt = 0; attempt < 2; attempt++) {
       const binding = await this.#client.get(this.#keys.id(id));
       const text = binding === null ? null : await this.#client.get(this.#keys.record(binding));
       if (binding === null || text === null) return { kind: 'not_found' };
       const record = parseRecord(text);
-      const next = decided(record, state, approver, now);
+      const next = decided(record, state, approver, now, via);
       if (next === undefined) return { kind: 'not_pending', record };
       const set = await runScript(this.#client, DECIDE, [this.#keys.record(binding), this.#keys.pending], [text, JSON.stringify(next), id]);
       if (set === 1) return { kind: 'decided', record: next };

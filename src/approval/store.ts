@@ -16,7 +16,7 @@ export interface ApprovalStore {
   /** Consumes a decided (or expired) record for this binding; a pending one stays. */
   spend(binding: string, now: number): Promise<SpendResult>;
   get(id: string): Promise<ApprovalRecord | undefined>;
-  decide(id: string, state: 'approved' | 'denied', approver: string, now: number): Promise<DecideResult>;
+  decide(id: string, state: 'approved' | 'denied', approver: string, now: number, via?: ApprovalRecord['decidedVia']): Promise<DecideResult>;
   /** Pending records inside their time, soonest expiry first, at most `limit`. */
   pending(now: number, limit: number): Promise<readonly ApprovalRecord[]>;
 }
@@ -49,11 +49,11 @@ export class MemoryApprovalStore implements ApprovalStore {
     return Promise.resolve(binding === undefined ? undefined : this.#live(binding, Date.now()));
   }
 
-  decide(id: string, state: 'approved' | 'denied', approver: string, now: number): Promise<DecideResult> {
+  decide(id: string, state: 'approved' | 'denied', approver: string, now: number, via?: ApprovalRecord['decidedVia']): Promise<DecideResult> {
     const binding = this.#bindingOf.get(id);
     const record = binding === undefined ? undefined : this.#live(binding, now);
     if (record === undefined) return Promise.resolve({ kind: 'not_found' });
-    const next = decided(record, state, approver, now);
+    const next = decided(record, state, approver, now, via);
     if (next === undefined) return Promise.resolve({ kind: 'not_pending', record });
     this.#byBinding.set(record.binding, next);
     return Promise.resolve({ kind: 'decided', record: next });

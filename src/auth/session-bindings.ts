@@ -17,7 +17,7 @@ import { Lru } from '../cache/lru.ts';
 export class SessionBindings {
   readonly #idleMs: number;
   readonly #now: () => number;
-  readonly #owners: Lru<string, { principal: string; usedAt: number }>;
+  readonly #owners: Lru<string, Binding>;
 
   constructor(opts: { idleMs: number; maxEntries: number; now?: () => number }) {
     this.#idleMs = opts.idleMs;
@@ -29,18 +29,28 @@ export class SessionBindings {
     return this.#owners.size;
   }
 
-  /** Records that `principal` opened `sessionId`; an id already bound to another principal keeps its owner. */
-  bind(sessionId: string, principal: string): void {
+  /**
+   * Records that `principal` opened `sessionId`, and whether its initialize
+   * declared URL-mode elicitation; an id already bound to another principal
+   * keeps its owner.
+   */
+  bind(sessionId: string, principal: string, urlElicitation = false): void {
     const held = this.#live(sessionId);
-    if (held !== undefined && held !== principal) return;
-    this.#owners.set(sessionId, { principal, usedAt: this.#now() });
+    if (held !== undefined && held.principal !== principal) return;
+    this.#owners.set(sessionId, { principal, usedAt: this.#now(), urlElicitation });
   }
 
   /** Whether `principal` opened `sessionId`; a use by its owner keeps the binding alive. */
   owns(sessionId: string, principal: string): boolean {
-    if (this.#live(sessionId) !== principal) return false;
-    this.#owners.set(sessionId, { principal, usedAt: this.#now() });
+    const held = this.#live(sessionId);
+    if (held?.principal !== principal) return false;
+    this.#owners.set(sessionId, { ...held, usedAt: this.#now() });
     return true;
+  }
+
+  /** Whether the session's initialize declared URL-mode elicitation (2025-11-25: who may get -32042). */
+  urlElicitation(sessionId: string): boolean {
+    return this.#live(sessionId)?.urlElicitation === true;
   }
 
   /** Forgets a session its owner ended. */
@@ -48,12 +58,18 @@ export class SessionBindings {
     this.#owners.delete(sessionId);
   }
 
-  /** The owner of a binding still in use; another caller's probe does not count as a use. */
-  #live(sessionId: string): string | undefined {
+  /** A binding still in use; another caller's probe does not count as a use. */
+  #live(sessionId: string): Binding | undefined {
     const entry = this.#owners.peek(sessionId);
     if (entry === undefined) return undefined;
-    if (this.#now() - entry.usedAt < this.#idleMs) return entry.principal;
+    if (this.#now() - entry.usedAt < this.#idleMs) return entry;
     this.#owners.delete(sessionId);
     return undefined;
   }
+}
+
+interface Binding {
+  readonly principal: string;
+  readonly usedAt: number;
+  readonly urlElicitation: boolean;
 }

@@ -15,7 +15,7 @@ import type { ExplainResponse } from '../grpc/generated/toolgate/v1/ExplainRespo
 import { decideOffline, loadCatalogue, offlineDeps, STRENGTHS, type Loaded, type Subject } from './policy-offline.ts';
 import type { PolicyInForce } from '../auth/policy-in-force.ts';
 
-export type Expectation = 'allow' | 'audit_deny' | { readonly deny: string };
+export type Expectation = 'allow' | 'audit_deny' | 'approval_required' | { readonly deny: string };
 
 interface RawCase {
   name: string;
@@ -65,7 +65,7 @@ const validateSuite = compileSchema({
           catalog: catalogPath,
           expect: {
             oneOf: [
-              { enum: ['allow', 'audit_deny'] },
+              { enum: ['allow', 'audit_deny', 'approval_required'] },
               { type: 'object', additionalProperties: false, required: ['deny'], properties: { deny: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' } } },
             ],
           },

@@ -88,6 +88,8 @@ export interface Settings {
   readonly approvalTrustedScopesHeader: string | undefined;
   readonly approvalWebhookUrl: string | undefined;
   readonly approvalWebhookSecretFile: string | undefined;
+  /** How long a 2026-07-28 continuation waits for a pending approval to be decided before it is asked to come back. */
+  readonly approvalWaitMs: number;
   /** One line per setting that was invalid but tolerated (it names only the setting). */
   readonly warnings: readonly string[];
 }
@@ -457,6 +459,11 @@ export const settingDefs = [
     key: 'approvalWebhookSecretFile', flag: '--approval-webhook-secret-file', env: 'TOOLGATE_APPROVAL_WEBHOOK_SECRET_FILE', default: '',
     doc: 'File holding the HMAC-SHA256 key of the webhook\'s `Toolgate-Signature: t=<unix seconds>,v1=<hex HMAC of "<t>.<body>">` header; required with `TOOLGATE_APPROVAL_WEBHOOK_URL`.',
     parse: optionalText,
+  }),
+  setting({
+    key: 'approvalWaitMs', flag: '--approval-wait-ms', env: 'TOOLGATE_APPROVAL_WAIT_MS', default: '30000',
+    doc: 'On 2026-07-28, how long a repeated call whose approval is still pending waits for the decision (cut to the caller\'s `Toolgate-Timeout-Ms` budget) before it gets the same `input_required` again, so a client that answers the elicitation at once does not loop. 0: answer at once.',
+    parse: int(0, 300_000),
   }),
 ] as const;
 

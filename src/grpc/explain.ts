@@ -120,7 +120,8 @@ export async function explainFor(deps: DecisionDeps, principal: Principal, metho
   // No row's condition held: the conditional rows that did not are what decided.
   const decidingRows = call !== undefined && call.decision.rows.length === 0 ? (snap.snapshot.conditional.get(tool) ?? []).filter((r) => r.when !== undefined) : (grant?.rows ?? []);
   return {
-    decision: deciding?.kind ?? (shadowedOnly ? 'audit_deny' : 'allow'),
+    // A call a person must approve first is neither allowed nor refused: it is asked about.
+    decision: deciding?.kind === 'deny' && deciding.error === 'approval_required' ? 'approval_required' : (deciding?.kind ?? (shadowedOnly ? 'audit_deny' : 'allow')),
     reasonCodes: reasons,
     stages,
     grantReason: grant?.reason ?? '',

@@ -2,6 +2,7 @@ import type { Approvals, CallAnswer } from '../approval/approvals.ts';
 import { bindingOf } from '../approval/record.ts';
 import { isOurState, signState, verifyState } from '../approval/request-state.ts';
 import type { ApprovalRule, GrantRow } from '../config/policy/grant-row.ts';
+import { callerBudget } from '../execution/deadline.ts';
 import { argumentsDigest } from '../execution/idempotency-key.ts';
 import { enforcementFor } from '../config/policy/policy.ts';
 import { isAudit } from '../grants/rules.ts';
@@ -20,7 +21,6 @@ const URL_ELICITATION_REVISION = '2025-11-25';
 const MRTR_REVISION = '2026-07-28';
 /** Our key in `inputRequests`, and where the client's answer comes back in `inputResponses`. */
 const INPUT_KEY = 'toolgate_approval';
-const CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
 
 export interface ApprovalDoor {
   readonly approvals: Approvals;
@@ -32,6 +32,11 @@ export interface ApprovalDoor {
    * the binding and replicas (and a restarted process) bind a call alike.
    */
   readonly grantsFromFile?: boolean;
+  /**
+   * How long a 2026-07-28 continuation whose approval is still pending waits
+   * for the decision; 0 or absent: not at all.
+   */
+  readonly waitMs?: number;
   readonly now?: () => number;
 }
 
@@ -70,24 +75,25 @@ function ruleFor(ex: Exchange, tool: string): { rule: ApprovalRule; row: GrantRo
  * anyway. A call with a decided approval for exactly this binding spends it
  * and runs; otherwise the caller is sent to the approver page in the form its
  * protocol revision understands:
- * - 2026-07-28 with the url elicitation capability: an `input_required`
- *   result with one URL-mode elicitation and a signed requestState;
- * - 2025-11-25: the URLElicitationRequiredError (-32042);
- * - older revisions: 403 `approval_required` with the URL in `error.data`.
+ * - 2026-07-28 with the url elicitation capability in the request: an
+ *   `input_required` result with one URL-mode elicitation and a signed
+ *   requestState;
+ * - 2025-11-25 whose session's initialize declared URL elicitation: the
+ *   URLElicitationRequiredError (-32042);
+ * - everyone else: `approval_required` with the URL, which a client without
+ *   the capability hands to the model (a tool result by default).
  * The message names the tool, never an argument value.
  */
 export function approvalInterceptor(door: ApprovalDoor): Interceptor {
   const now = door.now ?? Date.now;
   return {
-    name: 'approval',
-    methods: ['tools/call'],
-    applies: (ex) => ex.message.name !== undefined && toolsAskingApproval(ex.snapshot).has(ex.message.name),
+    ...APPROVAL_STAGE,
     async intercept(ex): Promise<Verdict> {
       const tool = ex.message.name as string;
       const found = ruleFor(ex, tool);
       if (found === undefined) return PASS;
       // Explain says the call would wait for approval; it neither asks for one nor spends one.
-      if (isDryRun(ex.request)) return deny('approval_required');
+      if (isDryRun(ex.request)) return wouldAsk(found.row);
       const parts = {
         principal: ex.principal.id,
         tool,
@@ -98,7 +104,9 @@ export function approvalInterceptor(door: ApprovalDoor): Interceptor {
       };
       const state = ex.message.params?.requestState;
       if (isOurState(state) && verifyState(door.stateKey, state, bindingOf(parts), now()) === undefined) return deny('approval_state_invalid');
-      const answer = await door.approvals.forCall({ ...parts, rule: found.rule, arguments: stringifyExact(callArguments(ex.message) ?? {}), request: ex.request });
+      const held = { ...parts, rule: found.rule, arguments: stringifyExact(callArguments(ex.message) ?? {}), request: ex.request };
+      const waitMs = isOurState(state) && accepted(ex) ? waitFor(ex, door.waitMs ?? 0) : 0;
+      const answer = waitMs > 0 ? await door.approvals.forCallWaiting(held, waitMs) : await door.approvals.forCall(held);
       const rule = found.row.name;
       switch (answer.kind) {
         case 'run':
@@ -118,6 +126,31 @@ export function approvalInterceptor(door: ApprovalDoor): Interceptor {
   };
 }
 
+const APPROVAL_STAGE = {
+  name: 'approval',
+  methods: ['tools/call'],
+  applies: (ex: Exchange) => ex.message.name !== undefined && toolsAskingApproval(ex.snapshot).has(ex.message.name),
+} as const;
+
+function wouldAsk(row: GrantRow): Verdict {
+  return { ...deny('approval_required'), ...(row.name !== undefined && { rule: row.name }) };
+}
+
+/**
+ * The approval stage of the offline doors (`policy test`, `policy explain`),
+ * which have no store and ask no one: the same rows decide, and a call one
+ * asks for is reported as `approval_required`, naming the row.
+ */
+export function approvalQuestion(): Interceptor {
+  return {
+    ...APPROVAL_STAGE,
+    intercept(ex): Promise<Verdict> {
+      const found = ruleFor(ex, ex.message.name as string);
+      return Promise.resolve(found === undefined ? PASS : wouldAsk(found.row));
+    },
+  };
+}
+
 function ask(ex: Exchange, answer: Extract<CallAnswer, { kind: 'ask' }>, stateKey: Buffer, continuation: boolean): Verdict {
   const { record, url } = answer;
   const version = ex.message.protocolVersion ?? '';
@@ -125,9 +158,11 @@ function ask(ex: Exchange, answer: Extract<CallAnswer, { kind: 'ask' }>, stateKe
     mode: 'url',
     elicitationId: record.id,
     url,
-    message: `A person must approve this call of ${record.tool} before it runs. Open the page to have it approved, then repeat the call unchanged.`,
+    message: continuation
+      ? `The approval of this call of ${record.tool} is still pending. Leave the page open for the approver; repeating the call unchanged waits for the decision again.`
+      : `A person must approve this call of ${record.tool} before it runs. Open the page to have it approved, then repeat the call unchanged.`,
   };
-  if (version >= MRTR_REVISION && acceptsUrlElicitation(ex) && !(continuation && declined(ex))) {
+  if (version >= MRTR_REVISION && ex.urlElicitation === true && !(continuation && declined(ex))) {
     return {
       kind: 'respond',
       result: {
@@ -137,18 +172,27 @@ function ask(ex: Exchange, answer: Extract<CallAnswer, { kind: 'ask' }>, stateKe
       },
     };
   }
-  if (version >= URL_ELICITATION_REVISION && version < MRTR_REVISION) {
+  if (version >= URL_ELICITATION_REVISION && version < MRTR_REVISION && ex.urlElicitation === true) {
     return deny('approval_url_elicitation', { approvalId: record.id, url, elicitations: [elicitation] });
   }
   return deny('approval_required', { approvalId: record.id, url });
 }
 
-/** Whether a 2026-07-28 request declares URL-mode elicitation in its per-request client capabilities. */
-function acceptsUrlElicitation(ex: Exchange): boolean {
-  const meta = ex.message.params?._meta;
-  const caps = isRecord(meta) ? meta[CAPABILITIES_META] : undefined;
-  const elicitation = isRecord(caps) ? caps.elicitation : undefined;
-  return isRecord(elicitation) && isRecord(elicitation.url);
+/**
+ * How long a continuation may wait for the decision: the setting, cut to
+ * half the caller's own budget when it sends one, so an approved call still
+ * has time to run.
+ */
+function waitFor(ex: Exchange, waitMs: number): number {
+  const budget = callerBudget(ex.request, ex.message);
+  return budget.ok && budget.ms !== undefined ? Math.min(waitMs, Math.floor(budget.ms / 2)) : waitMs;
+}
+
+/** The client says the person took the elicitation (opened the page); the decision may still be pending. */
+function accepted(ex: Exchange): boolean {
+  const responses = ex.message.params?.inputResponses;
+  const mine = isRecord(responses) ? responses[INPUT_KEY] : undefined;
+  return isRecord(mine) && mine.action === 'accept';
 }
 
 /** The client answered our elicitation with decline or cancel: asking again would loop, so it gets the URL as an error. */

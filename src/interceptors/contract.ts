@@ -25,6 +25,12 @@ export interface Exchange {
   /** Every grant row naming a tool, across principals (deny path: which scopes would grant it). */
   rowsForTool(tool: string): Promise<readonly GrantRow[] | undefined>;
   readonly catalogue: CatalogueView;
+  /**
+   * The client declared URL-mode elicitation (in this request on 2026-07-28,
+   * in its session's initialize before): approval may be asked for that
+   * way. Absent at the offline doors, which ask no one.
+   */
+  readonly urlElicitation?: boolean;
 }
 
 export type Verdict =

@@ -1,4 +1,5 @@
 import type { Policy } from '../config/policy/policy.ts';
+import { approvalQuestion } from '../interceptors/approval.ts';
 import { argumentsInterceptor } from '../interceptors/arguments.ts';
 import { conditionsInterceptor } from '../interceptors/conditions.ts';
 import type { Interceptor } from '../interceptors/contract.ts';
@@ -18,7 +19,7 @@ export interface ProxyChecks {
   readonly quarantine?: Interceptor;
   /** The rate-limit buckets: shared through Redis when configured, else in process. */
   readonly limiter?: Limiter;
-  /** Human approval for `require_approval` rows: last of toolgate's own checks, so nobody approves a call toolgate would refuse. */
+  /** Human approval for `require_approval` rows: last of toolgate's own checks, so nobody approves a call toolgate would refuse. Without one (the offline doors), the rows still decide and a call is reported as approval_required. */
   readonly approval?: Interceptor;
 }
 
@@ -51,7 +52,7 @@ export function policyChecks(cacheFor: (policy: Policy) => SchemaCache, proxy: P
       rateLimit,
       argumentsInterceptor(cacheFor),
       conditionsInterceptor(),
-      ...optional(proxy.approval),
+      proxy.approval ?? approvalQuestion(),
     ],
     rateLimit,
   };

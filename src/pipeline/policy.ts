@@ -95,7 +95,7 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
       return forward(pool, req, res, upstream, body, message.id, { onEventStream: tellOnChange(listChanged, principal, listChangedEvent(message.id)) });
     }
     if (method === 'initialize' && message.kind === 'request') {
-      return forward(pool, req, res, upstream, body, message.id, { onResponseHead: session.bindOnInitialize(principal) });
+      return forward(pool, req, res, upstream, body, message.id, { onResponseHead: session.bindOnInitialize(principal, message) });
     }
     if (message.kind === 'notification' && method !== undefined && policed.has(method)) {
       // A request method without an id: a generic JSON-RPC server runs such
@@ -112,7 +112,9 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
     if (snap === undefined) {
       return refuse(res, message, { error: 'grants_unavailable' }, settings.toolErrors);
     }
-    const ex: Exchange = { request: req, message, principal, policy: inForce.policy, snapshot: snap, catalogue, rowsForTool };
+    const ex: Exchange = {
+      request: req, message, principal, policy: inForce.policy, snapshot: snap, catalogue, rowsForTool, urlElicitation: session.urlElicitation(req, message),
+    };
     if (method === 'tools/list') return toolsList(ex, res, upstream, body);
     if (discovery !== undefined && isDiscovery(ex)) return discovery(ex, res);
     return decide(ex, res, upstream, body);

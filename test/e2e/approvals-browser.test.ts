@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ALICE_KEY, APPROVAL_KEYS_YAML, CALLER_KEY, approvalPolicy, startApprovalUpstream, type ApprovalUpstream } from '../helpers/approval-upstream.ts';
@@ -87,19 +86,24 @@ describe('approval in headless Chromium with real MCP SDK clients', { skip }, ()
     assert.match(r.content[0]?.text ?? '', /an approver denied it/);
   }
 
-  async function elicitationOf(call: Promise<unknown>): Promise<{ url: string; message: string; elicitationId: string }> {
-    const err = await call.then(() => assert.fail('the call ran without approval'), (e: unknown) => e);
-    assert.ok(err instanceof UrlElicitationRequiredError, String(err));
-    const [e] = err.elicitations;
-    assert.ok(e !== undefined);
-    return e as { url: string; message: string; elicitationId: string };
+  /**
+   * The fixture is a stateless server, so no session carries what the v1
+   * client's initialize declared: it is asked as a client without URL
+   * elicitation is, with a tool result naming the page.
+   */
+  async function askedOf(call: Promise<unknown>): Promise<{ url: string; message: string; elicitationId: string }> {
+    const r = (await call) as { isError?: boolean; content: { text?: string }[]; _meta?: Record<string, { code?: string; url?: string; approvalId?: string }> };
+    assert.equal(r.isError, true, 'the call ran without approval');
+    const data = r._meta?.['io.toolgate/error'];
+    assert.equal(data?.code, 'approval_required');
+    return { url: data?.url as string, message: r.content[0]?.text ?? '', elicitationId: data?.approvalId as string };
   }
 
-  it('v1 client (2025-11-25): -32042 → approver signs in, sees the arguments, approves → the repeat runs once; a further repeat needs a new approval', async () => {
+  it('v1 client (2025-11-25, stateless server): approval_required naming the page → approver signs in, sees the arguments, approves → the repeat runs once; a further repeat needs a new approval', async () => {
     const client = await v1Client();
     const args = { amount: 250, currency: 'EUR', note: HOSTILE_NOTE };
-    const first = await elicitationOf(client.callTool({ name: 'refund_payment', arguments: args }));
-    assert.match(first.message, /refund_payment/);
+    const first = await askedOf(client.callTool({ name: 'refund_payment', arguments: args }));
+    assert.match(first.message, /a person must approve it first\. Ask the user to open http/);
     assert.ok(!first.message.includes('250'));
     const page = await signedIn(first.url, ALICE_KEY);
     // The approver sees exactly the arguments, as text: the hostile note is shown, never run or parsed.
@@ -115,7 +119,7 @@ describe('approval in headless Chromium with real MCP SDK clients', { skip }, ()
     const result = await client.callTool({ name: 'refund_payment', arguments: args });
     assert.deepEqual(result.content, [{ type: 'text', text: 'refunded 250 EUR' }]);
     assert.equal(runs(), before + 1);
-    const again = await elicitationOf(client.callTool({ name: 'refund_payment', arguments: args }));
+    const again = await askedOf(client.callTool({ name: 'refund_payment', arguments: args }));
     assert.notEqual(again.elicitationId, first.elicitationId);
     assert.equal(runs(), before + 1);
     await client.close();
@@ -124,7 +128,7 @@ describe('approval in headless Chromium with real MCP SDK clients', { skip }, ()
   it('v1 client: a self-approval is refused on the page, and Deny makes the repeat fail with approval_denied', async () => {
     const client = await v1Client();
     const args = { amount: 320, currency: 'EUR' };
-    const { url } = await elicitationOf(client.callTool({ name: 'refund_payment', arguments: args }));
+    const { url } = await askedOf(client.callTool({ name: 'refund_payment', arguments: args }));
     const self = await decide(url, CALLER_KEY, 'Approve');
     assert.equal(await self.locator('h1').innerText(), 'self_approval_refused');
     await decide(url, ALICE_KEY, 'Deny');

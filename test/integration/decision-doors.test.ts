@@ -198,9 +198,43 @@ describe('approvals bind the digits the server will read', () => {
   };
 
   before(async () => {
-    setup = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML }, ['--approval-port', '0']);
+    setup = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML }, ['--approval-port', '0', '--grpc', 'true', '--grpc-port', '0']);
   });
   after(() => setup.close());
+
+  it('the three doors say approval_required for a require_approval row, and name it; policy test no longer passes allow', async () => {
+    const io = () => {
+      let out = '';
+      return { io: { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (out += t) } }, out: () => out };
+    };
+    const principal = '{ id: caller, scopes: [payments] }';
+    const tests = `tests:
+  - { name: large, principal: ${principal}, tool: refund_payment, arguments: { amount: 500, currency: EUR }, expect: approval_required }
+  - { name: small, principal: ${principal}, tool: refund_payment, arguments: { amount: 5, currency: EUR }, expect: allow }
+`;
+    await writeFile(join(setup.dir, 'ask.test.yaml'), tests);
+    const passing = io();
+    assert.equal(await policyCommand(['test', join(setup.dir, 'policy.yaml'), join(setup.dir, 'ask.test.yaml')], passing.io), 0, passing.out());
+    await writeFile(join(setup.dir, 'allow.test.yaml'), tests.replace('expect: approval_required', 'expect: allow'));
+    const failing = io();
+    assert.equal(await policyCommand(['test', join(setup.dir, 'policy.yaml'), join(setup.dir, 'allow.test.yaml')], failing.io), 1, failing.out());
+    assert.match(failing.out(), /not ok 1 - .*expected allow, got approval_required/);
+
+    const explained = io();
+    assert.equal(await policyCommand(['explain', join(setup.dir, 'policy.yaml'), '--principal', 'caller', '--scopes', 'payments', '--tool', 'refund_payment', '--args', '{"amount":500,"currency":"EUR"}'], explained.io), 0, explained.out());
+    const offline = JSON.parse(explained.out()) as ExplainResponse__Output;
+    const api = grpcClients(setup.gate.grpcPort as number);
+    try {
+      const online = await api.call<ExplainResponse__Output>('PolicyService', 'Explain', { method: 'tools/call', tool: 'refund_payment', argumentsJson: '{"amount":500,"currency":"EUR"}' }, `Bearer ${CALLER_KEY}`);
+      for (const r of [offline, online]) {
+        assert.equal(r.decision, 'approval_required');
+        assert.deepEqual(r.stages.filter((x) => x.outcome === 'deny').map((x) => [x.name, x.code]), [['approval', 'approval_required']]);
+        assert.deepEqual(r.rows.map((row) => row.name), ['large-refunds'], 'the row that asks');
+      }
+    } finally {
+      api.close();
+    }
+  });
 
   it('an approval given for 2^53 does not let 2^53 + 1 run; the page shows every digit', async () => {
     const url = await askedUrl(TWO_53);

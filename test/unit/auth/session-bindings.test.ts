@@ -66,4 +66,18 @@ describe('SessionBindings', () => {
     sessions.end('s1');
     assert.equal(sessions.owns('s1', 'alice'), false);
   });
+
+  it('remembers whether the session declared URL elicitation, through uses, and not for another owner', () => {
+    const { clock, sessions } = store();
+    sessions.bind('s1', 'alice', true);
+    sessions.bind('s2', 'alice');
+    assert.equal(sessions.owns('s1', 'alice'), true);
+    assert.equal(sessions.urlElicitation('s1'), true);
+    assert.equal(sessions.urlElicitation('s2'), false);
+    sessions.bind('s2', 'bob', true);
+    assert.equal(sessions.urlElicitation('s2'), false, "another principal's initialize changes nothing");
+    assert.equal(sessions.urlElicitation('unknown'), false);
+    clock.now += 61_000;
+    assert.equal(sessions.urlElicitation('s1'), false, 'forgotten with the binding');
+  });
 });
