@@ -5,6 +5,9 @@
  * 2026-07-28 in front of the v2-SDK fixture. A refusal the model can fix must
  * arrive as a tool result it can read, never as a transport exception.
  *
+ * The full client × refusal record, before and after, is
+ * test/e2e/refusal-matrix.test.ts (docs/refusals-by-client.md).
+ *
  * The MCP Inspector CLI is not driven here: @modelcontextprotocol/inspector
  * 2.12 runs a postinstall script that installs client binaries and pulls
  * native keyring modules, so it is not a devDependency.
