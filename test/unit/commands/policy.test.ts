@@ -59,7 +59,7 @@ describe('toolgate policy (the real CLI, offline)', () => {
     const tap = await spawned('policy', 'test', EXAMPLE, file);
     assert.equal(tap.code, 1);
     assert.match(tap.stdout, /^not ok 7 - .*flipped\.test\.yaml: a refund over 100 is refused by the condition: expected allow, got deny tool_not_granted$/m);
-    assert.match(tap.stdout, /detail: "stages: grants=pass .* conditions=deny\(tool_not_granted\); rows: small-refunds"/);
+    assert.match(tap.stdout, /detail: "stages: grants=pass .* conditions=deny\(tool_not_granted\) approval=pass; rows: small-refunds"/);
     const junit = await toolgate('policy', 'test', '--format', 'junit', EXAMPLE, file);
     assert.equal(junit.code, 1);
     assert.match(junit.stdout, /<testsuites name="toolgate policy test" tests="16" failures="1">/);
@@ -125,7 +125,9 @@ describe('toolgate policy (the real CLI, offline)', () => {
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as { decision: string; stages: { name: string; outcome: string }[]; rows: { name: string; when: string }[] };
     assert.equal(out.decision, 'deny');
-    assert.deepEqual(out.stages.at(-1), { name: 'conditions', outcome: 'deny', code: 'tool_not_granted' });
+    // Every stage answers, as on the proxy: the approval stage too, which has nothing to ask here.
+    assert.deepEqual(out.stages.filter((x) => x.outcome === 'deny'), [{ name: 'conditions', outcome: 'deny', code: 'tool_not_granted' }]);
+    assert.deepEqual(out.stages.at(-1), { name: 'approval', outcome: 'pass', code: '' });
     assert.deepEqual(out.rows.map((x) => x.name), ['small-refunds']);
     const claims = await toolgate('policy', 'explain', EXAMPLE, '--principal', 'agent-s', '--scopes', 'crm.export', '--strength', 'short_lived', '--claims', '{"department":"sales"}', '--tool', 'export_customers');
     assert.equal(JSON.parse(claims.stdout).decision, 'audit_deny');
