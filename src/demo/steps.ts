@@ -133,15 +133,15 @@ export const STEPS: readonly Step[] = [
     id: 'denied',
     kind: 'mcp',
     title: 'a denied call: bob opens a ticket',
-    promise: '403 tool_not_granted with an insufficient_scope challenge naming tickets.write',
+    promise: 'a tool_not_granted tool result; bob\'s static key cannot gain tickets.write, so no scope is named',
     as: 'bob',
     method: 'tools/call',
     tool: 'create_ticket',
     arguments: { title: 'Printer on fire', priority: 'high' },
     check: (answers) => {
-      const challenge = last(answers)?.headers.get('www-authenticate') ?? '';
-      const denied = refusal(last(answers), 403, 'tool_not_granted', `; WWW-Authenticate: ${challenge}`);
-      return { ...denied, ok: denied.ok && /error="insufficient_scope"/.test(challenge) && /scope="tickets\.write"/.test(challenge) };
+      const a = last(answers);
+      const denied = refusal(a, 200, 'tool_not_granted', `: ${JSON.stringify(text(a))}`);
+      return { ...denied, ok: denied.ok && json(a).result?.isError === true && a?.headers.get('www-authenticate') === null && !/scope/i.test(text(a)) };
     },
   },
   {

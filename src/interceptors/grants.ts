@@ -1,3 +1,4 @@
+import { canStepUp } from '../auth/strength.ts';
 import { decide } from '../grants/snapshot.ts';
 import type { Decision } from '../grants/types.ts';
 import { deny, PASS, refuse, type Interceptor, type Verdict } from './contract.ts';
@@ -26,6 +27,8 @@ export function grantsInterceptor(options: GrantsOptions): Interceptor {
       const d = decide(ex.snapshot, tool);
       if (mayCall(ex.policy, ex.snapshot, ex.principal, tool)) return d.pending === true ? PASS : decided(PASS, d);
       if (options.hideUngranted) return decided(deny('unknown_tool'), d);
+      // A static key cannot gain scopes: naming the ones that would grant the tool would send it nowhere.
+      if (!canStepUp(ex.principal.credentialStrength)) return decided(refuse(notGranted(ex.policy, undefined)), d);
       return ex.rowsForTool(tool).then((rows) => decided(refuse(notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool, rows))), d));
     },
   };

@@ -354,8 +354,8 @@ describe('the v2 client on 2026-07-28 through toolgate in front of the v2-SDK fi
     } finally {
       await c.close();
     }
-    // Scopes would grant it: the step-up answer stays at the HTTP layer, where the client acts on it.
-    const none = await v2(gates.result.url, nobody, '2026-07-28');
+    // Scopes would grant it to a bearer token: the step-up answer stays at the HTTP layer, where the client acts on it.
+    const none = await v2(gates.result.url, jane(), '2026-07-28');
     try {
       await assert.rejects(callTool(none, 'echo', { text: CANARY }), (e: Error) => /scope/i.test(e.message));
     } finally {

@@ -23,6 +23,7 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { z } from 'zod';
+import { AUDIENCE, ISSUER, keyPair, sign } from '../unit/auth/fixtures.ts';
 import { ApproverClient } from '../helpers/approver-client.ts';
 import { listenOnLoopback, type Listening } from '../helpers/http-server.ts';
 import { post, refusalOf } from '../helpers/raw.ts';
@@ -38,6 +39,7 @@ const GOLDEN = join(import.meta.dirname, '../../docs/refusals-by-client.md');
 const POLICY = `version: 1
 authentication:
   staticKeys: { file: keys.yaml }
+  jwt: { issuer: "${ISSUER}", audience: "${AUDIENCE}", jwksFile: jwks.json }
 tools:
   elevated: { securityLevel: elevated }
   write_note: { sideEffect: non_idempotent_write, idempotency: required }
@@ -102,6 +104,8 @@ interface Case {
 }
 
 const agent = { authorization: `Bearer ${AGENT_KEY}` };
+/** A bearer token for a principal holding no scope yet: it could come back with more. */
+const bearer = { token: '' };
 
 async function denyOnPage(gate: RunningToolgate, c: Case, n: number): Promise<void> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: c.tool, arguments: c.args(n) } });
@@ -125,7 +129,8 @@ const CASES: readonly Case[] = [
   { name: 'a deny row', code: 'tool_not_granted', tool: 'secret', args: () => ({}) },
   { name: 'no row for the principal', code: 'tool_not_granted', tool: 'hidden', args: () => ({}) },
   { name: 'a condition that is false', code: 'tool_not_granted', tool: 'sql', args: () => ({ region: 'us', query: CANARY }) },
-  { name: 'scopes would grant it', code: 'tool_not_granted', key: NOBODY_KEY, tool: 'echo', args: () => ({ text: CANARY }), http: true },
+  { name: 'a static key without the scope (it cannot gain one)', code: 'tool_not_granted', key: NOBODY_KEY, tool: 'echo', args: () => ({ text: CANARY }) },
+  { name: 'scopes would grant it to a bearer token', code: 'tool_not_granted', key: 'jwt', tool: 'echo', args: () => ({ text: CANARY }), http: true },
   { name: 'a stronger credential is needed', code: 'credential_too_weak', tool: 'elevated', args: () => ({}), http: true },
   { name: 'rate limited', code: 'rate_limited', tool: 'limited', args: () => ({}), repeat: true },
   { name: 'no idempotency key on a write that needs one', code: 'idempotency_key_required', tool: 'write_note', args: () => ({ text: CANARY }) },
@@ -172,7 +177,7 @@ function normalise(text: string): string {
 }
 
 async function callOnce(kind: ClientKind, url: string, c: Case, n: number): Promise<Seen> {
-  const client = await connect(kind, url, { authorization: `Bearer ${c.key ?? AGENT_KEY}`, ...c.headers });
+  const client = await connect(kind, url, { authorization: `Bearer ${c.key === 'jwt' ? bearer.token : (c.key ?? AGENT_KEY)}`, ...c.headers });
   try {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -245,6 +250,9 @@ describe('every tools/call refusal through three real clients, before and after'
     dir = await mkdtemp(join(tmpdir(), 'toolgate-matrix-'));
     await writeFile(join(dir, 'keys.yaml'), KEYS);
     await writeFile(join(dir, 'policy.yaml'), POLICY);
+    const signing = await keyPair('k1');
+    await writeFile(join(dir, 'jwks.json'), JSON.stringify({ keys: [signing.publicJwk] }));
+    bearer.token = await sign({ key: signing, subject: 'jane', claims: { scope: 'profile' } });
     for (const mode of ['protocol', 'result'] as const) {
       gates[mode] = await startToolgate(upstream.origin, [
         '--policy-file', join(dir, 'policy.yaml'), '--tool-errors', mode, '--approval-port', '0', '--idempotency-file', join(dir, `${mode}.journal`),

@@ -33,11 +33,11 @@ describe('npm run demo: the demo policy, its printed commands and the tour', () 
     assert.equal(printed.filter((l) => l.includes('NOT as promised')).length, 0);
   });
 
-  it('shows an allowed call, a denied call with its scope challenge, invalid arguments and a rate limit', () => {
+  it('shows an allowed call, a denied call, a step-up challenge, invalid arguments and a rate limit', () => {
     assert.equal(result('allowed').status, 200);
     assert.match(result('allowed').shown, /Paris: 21°C/);
-    assert.equal(result('denied').status, 403);
-    assert.match(result('denied').shown, /^tool_not_granted; WWW-Authenticate: Bearer error="insufficient_scope", scope="tickets.write"/);
+    assert.equal(result('denied').status, 200);
+    assert.match(result('denied').shown, /^tool_not_granted: "toolgate refused the call: this caller is not granted this tool\./);
     assert.equal(result('elevated').status, 403);
     assert.match(result('elevated').shown, /^credential_too_weak; WWW-Authenticate: Bearer error="insufficient_user_authentication"/);
     assert.equal(result('invalid').status, 200);

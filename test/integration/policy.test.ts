@@ -111,8 +111,18 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     assert.equal(upstream.calls.length, before);
   });
 
-  it('challenges for the scopes that would grant a tool', async () => {
+  it('tells a static key without the scope it is not granted, naming no scope: a key cannot gain one', async () => {
     const res = await post(gate.url, call(6, 'search_docs', { query: CANARY }), carol);
+    const data = refusedCall(res, 'tool_not_granted');
+    assert.equal(data.requiredScopes, undefined);
+    assert.equal(data.hint, 'contact_operator');
+    assert.doesNotMatch(refusalOf(res)?.text ?? '', /scope/i);
+    assert.equal(res.headers['www-authenticate'], undefined);
+    assert.ok(!res.text.includes(CANARY));
+  });
+
+  it('challenges a bearer token for the scopes that would grant a tool', async () => {
+    const res = await post(gate.url, call(6, 'search_docs', { query: CANARY }), { authorization: `Bearer ${daveToken}` });
     assert.equal(res.status, 403);
     assert.equal(res.json().error?.code, -31403);
     assert.deepEqual(res.json().error?.data?.requiredScopes, ['docs:read']);
