@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { readFlags } from './config/flags.ts';
-import { loadSettings, settingDefs, SIDECAR_USAGE } from './config/settings.ts';
+import { loadSettings, settingDefs, sidecarUsage } from './config/settings.ts';
 import { SettingError } from './errors.ts';
 import { StartupError } from './errors.ts';
 import { start } from './main.ts';
@@ -17,15 +17,19 @@ interface Command {
  * `toolgate [flags]` runs the sidecar; `toolgate <command> …` runs a tool.
  * Commands load lazily so the sidecar never pays for their dependencies.
  */
-const commands: Readonly<Record<string, () => Promise<Command>>> = {
-  approvals: () => import('./commands/approvals.ts'),
-  contracts: () => import('./commands/contracts.ts'),
-  'discover-eval': () => import('./commands/discover-eval.ts'),
-  grants: () => import('./commands/grants.ts'),
-  inject: () => import('./commands/inject.ts'),
-  'inject-webhook': () => import('./commands/inject-webhook.ts'),
-  policy: () => import('./commands/policy.ts'),
-};
+const commands: ReadonlyMap<string, () => Promise<Command>> = new Map([
+  ['approvals', () => import('./commands/approvals.ts')],
+  ['contracts', () => import('./commands/contracts.ts')],
+  ['discover-eval', () => import('./commands/discover-eval.ts')],
+  ['grants', () => import('./commands/grants.ts')],
+  ['inject', () => import('./commands/inject.ts')],
+  ['inject-webhook', () => import('./commands/inject-webhook.ts')],
+  ['policy', () => import('./commands/policy.ts')],
+]);
+const COMMAND_NAMES = [...commands.keys()];
+const SIDECAR_USAGE = sidecarUsage(COMMAND_NAMES);
+/** Longest command name echoed back. */
+const ECHO = 64;
 
 /** Asking for help is a success: usage goes to stdout and the exit status is 0. */
 function print(text: string): number {
@@ -75,14 +79,23 @@ async function serve(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** A usage error like an unknown flag: one line saying what is wrong, one listing what is right. */
+function unknownCommand(name: string): number {
+  process.stderr.write(`toolgate: unknown command: ${name.slice(0, ECHO)}\ncommands: ${COMMAND_NAMES.join(', ')} (toolgate <command> --help)\n`);
+  return 2;
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === 'help') {
-    const topic = rest[0] !== undefined ? commands[rest[0]] : undefined;
-    return print(topic !== undefined ? (await topic()).USAGE : SIDECAR_USAGE);
+    if (rest[0] === undefined) return print(SIDECAR_USAGE);
+    const topic = commands.get(rest[0]);
+    return topic === undefined ? unknownCommand(rest[0]) : print((await topic()).USAGE);
   }
-  const load = first !== undefined ? commands[first] : undefined;
-  if (load === undefined) return serve(argv);
+  // The sidecar takes flags only, so a first word that is not a flag names a command.
+  if (first === undefined || first.startsWith('-')) return serve(argv);
+  const load = commands.get(first);
+  if (load === undefined) return unknownCommand(first);
   const command = await load();
   if (rest.includes('--help') || rest.includes('-h')) return print(command.USAGE);
   return command.run(rest);

@@ -460,11 +460,13 @@ export const settingDefs = [
   }),
 ] as const;
 
-/** `toolgate --help`: every setting, from the definitions the README table is made from. */
-export const SIDECAR_USAGE = usage(
-  'usage: toolgate [flags]            run the sidecar\n       toolgate <command> --help   approvals, grants, discover-eval, inject, inject-webhook',
-  settingDefs,
-);
+/**
+ * `toolgate --help`: every setting, from the definitions the README table is
+ * made from. The commands come from the CLI's own table, so none is left out.
+ */
+export function sidecarUsage(commands: readonly string[]): string {
+  return usage(`usage: toolgate [flags]            run the sidecar\n       toolgate <command> --help   ${commands.join(', ')}`, settingDefs);
+}
 
 /**
  * Flags win over environment variables, which win over defaults. An empty

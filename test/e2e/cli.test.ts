@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
 const CLI = join(import.meta.dirname, '../../src/cli.ts');
+const COMMANDS_DIR = join(import.meta.dirname, '../../src/commands');
+/** The commands the top usage line lists. */
+const listedCommands = (): string[] => /^ {7}toolgate <command> --help {3}(.+)$/m.exec(run('--help').stdout)?.[1]?.split(', ') ?? [];
 const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, TOOLGATE_UPSTREAM: '' } });
 
 test('--help, -h and help print the usage with every setting and exit 0', () => {
@@ -46,5 +50,30 @@ test('an unknown flag is one line on stderr and exit 2, never echoing a value', 
     assert.equal(r.status, 2, args.join(' '));
     assert.equal(r.stderr, line);
     assert.equal(r.stdout, '');
+  }
+});
+
+test('the top usage line names every command, and each one answers --help', () => {
+  // A command is a file of src/commands/ with a USAGE and a run(); the others are its helpers.
+  const files = readdirSync(COMMANDS_DIR).filter((f) => {
+    const text = readFileSync(join(COMMANDS_DIR, f), 'utf8');
+    return /^export const USAGE\b/m.test(text) && /^export async function run\(/m.test(text);
+  });
+  const listed = listedCommands();
+  assert.deepEqual(listed.toSorted(), files.map((f) => f.replace(/\.ts$/, '')).toSorted());
+  for (const name of listed) {
+    const r = run(name, '--help');
+    assert.equal(r.status, 0, name);
+    assert.match(r.stdout, new RegExp(`^usage: toolgate ${name}\\b`), name);
+  }
+});
+
+test('an unknown command is named, with the list of commands, and exit 2', () => {
+  const list = `commands: ${listedCommands().join(', ')} (toolgate <command> --help)\n`;
+  for (const [args, name] of [[['frobnicate'], 'frobnicate'], [['frobnicate', '--port', '1'], 'frobnicate'], [['help', 'frobnicate'], 'frobnicate'], [['toString'], 'toString']] as const) {
+    const r = run(...args);
+    assert.equal(r.status, 2, args.join(' '));
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr, `toolgate: unknown command: ${name}\n${list}`);
   }
 });
