@@ -31,8 +31,23 @@ const SIDECAR_USAGE = sidecarUsage(COMMAND_NAMES);
 /** Longest command name echoed back. */
 const ECHO = 64;
 
+/**
+ * A reader may stop early (`toolgate contracts list | head -1`). What it read
+ * was written; the rest is dropped, and the command ends with the status it
+ * would have had, not with an EPIPE stack trace that depends on how fast the
+ * reader was. Not for the sidecar: its stdout belongs to the audit sink.
+ */
+function dropOutputPastClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
+  }
+}
+
 /** Asking for help is a success: usage goes to stdout and the exit status is 0. */
 function print(text: string): number {
+  dropOutputPastClosedPipes();
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   return 0;
 }
@@ -98,6 +113,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (load === undefined) return unknownCommand(first);
   const command = await load();
   if (rest.includes('--help') || rest.includes('-h')) return print(command.USAGE);
+  dropOutputPastClosedPipes();
   return command.run(rest);
 }
 

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
@@ -75,5 +77,27 @@ test('an unknown command is named, with the list of commands, and exit 2', () =>
     assert.equal(r.status, 2, args.join(' '));
     assert.equal(r.stdout, '');
     assert.equal(r.stderr, `toolgate: unknown command: ${name}\n${list}`);
+  }
+});
+
+test('a reader that closes the pipe early ends the command quietly, with its own status', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-epipe-'));
+  try {
+    // Far more than a pipe holds, so the command is still writing when the reader goes.
+    const catalog = join(dir, 'tools.json');
+    writeFileSync(catalog, JSON.stringify({ tools: Array.from({ length: 5000 }, (_, i) => ({ name: `tool_${i}`, inputSchema: { type: 'object' } })) }));
+    for (const args of [['contracts', 'list', '--catalog', catalog], ['--help'], ['help', 'policy']]) {
+      const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      // The first chunk read (or none at all), then the read end is closed, as `head -1` does.
+      child.stdout.once('data', () => child.stdout.destroy());
+      if (args[0] !== 'contracts') child.stdout.destroy();
+      const [code] = await once(child, 'exit');
+      assert.equal(code, 0, args.join(' '));
+      assert.equal(stderr, '', args.join(' '));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
