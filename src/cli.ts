@@ -78,7 +78,9 @@ async function serve(argv: readonly string[]): Promise<number> {
   } catch (err) {
     if (err instanceof StartupError) {
       process.stderr.write(`toolgate: ${err.message}\n`);
-      return 2;
+      // What the start opened before it failed (a policy watcher, a Redis
+      // client) must not keep a process that serves nothing alive.
+      process.exit(2);
     }
     throw err;
   }

@@ -5,7 +5,7 @@
  * configuration table is kept equal to this list by a test.
  */
 import { SettingError } from '../errors.ts';
-import { readFlags, usage } from './flags.ts';
+import { readFlags, settingName, usage, type FlagDef } from './flags.ts';
 import { isIdentityHeaderName } from '../mcp/headers.ts';
 import { parsePrefixes } from '../mcp/target.ts';
 
@@ -459,6 +459,11 @@ export const settingDefs = [
     parse: optionalText,
   }),
 ] as const;
+
+/** `--port / TOOLGATE_PORT`: how a message points at one of the sidecar's settings. */
+export function nameOfSetting(key: keyof Settings): string {
+  return settingName(settingDefs.find((d) => d.key === key) as FlagDef);
+}
 
 /**
  * `toolgate --help`: every setting, from the definitions the README table is

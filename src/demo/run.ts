@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { SettingError } from '../errors.ts';
+import { SettingError, StartupError } from '../errors.ts';
 import { stepCommand } from './commands.ts';
 import { startDemo, type Demo } from './start.ts';
 import { DEMO_KEYS, STEPS } from './steps.ts';
@@ -18,7 +18,7 @@ let demo: Demo;
 try {
   demo = await startDemo(argv.filter((a) => a !== '--tour'), process.env);
 } catch (err) {
-  if (!(err instanceof SettingError)) throw err;
+  if (!(err instanceof SettingError || err instanceof StartupError)) throw err;
   process.stderr.write(`toolgate demo: ${err.message}\n`);
   process.exit(2);
 }
