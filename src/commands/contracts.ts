@@ -24,7 +24,7 @@ import { isRecord } from '../json/record.ts';
 import { parseFlags, REDIS_FLAGS, redisTarget, whenReady, type Parsed, type RedisTarget } from './redis-flags.ts';
 
 export const USAGE = 'usage: toolgate contracts list | diff TOOL | approve TOOL [DIGEST] | lint [--format text|json]'
-  + ' (catalogue: --upstream URL or --catalog FILE; pins: --redis-url URL --domain D; approved digests: --policy-file FILE)';
+  + ' (catalogue: --upstream URL or --catalog FILE; pins: --redis-url URL [--domain D, default default]; approved digests: --policy-file FILE)';
 
 const SOURCE_FLAGS = ['--upstream', '--catalog', '--policy-file', '--timeout-ms'];
 const VALUE_FLAGS = new Set([...REDIS_FLAGS, ...SOURCE_FLAGS, '--format']);
@@ -69,7 +69,7 @@ async function execute(inv: Invocation, pins: RedisPinStore | undefined, grants:
   const [tool, digestArg] = inv.args as [string, string | undefined];
   if (inv.action === 'approve') {
     if (pins === undefined || grants === undefined) {
-      return { ok: false, reason: 'approve writes the shared pins and needs --redis-url and --domain; without Redis, list the digest under contracts.tools in the policy instead' };
+      return { ok: false, reason: 'approve writes the shared pins and needs --redis-url; without Redis, list the digest under contracts.tools in the policy instead' };
     }
     const catalogue = digestArg !== undefined && !hasSource(inv) ? undefined : await readCatalogue(inv);
     if (catalogue !== undefined && !catalogue.ok) return catalogue;

@@ -144,6 +144,9 @@ function boolean(warning: string) {
   };
 }
 
+/** The sidecar's policy domain when none is set; the admin commands default to it too. */
+export const DEFAULT_POLICY_DOMAIN = 'default';
+
 function setting<K extends keyof Settings>(d: SettingDef<K>): SettingDef<K> {
   return d;
 }
@@ -321,7 +324,7 @@ export const settingDefs = [
     parse: (raw) => (raw === 'auto' ? ok(undefined) : int(0, 16)(raw)),
   }),
   setting({
-    key: 'policyDomain', flag: '--policy-domain', env: 'TOOLGATE_POLICY_DOMAIN', default: 'default',
+    key: 'policyDomain', flag: '--policy-domain', env: 'TOOLGATE_POLICY_DOMAIN', default: DEFAULT_POLICY_DOMAIN,
     doc: 'Policy domain: replicas sharing a domain share grants and one control revision in Redis.',
     parse: (raw) => (/^[A-Za-z0-9._-]{1,64}$/.test(raw) ? ok(raw) : bad('expected 1-64 letters, digits, dots, dashes or underscores')),
   }),
