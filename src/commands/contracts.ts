@@ -9,7 +9,6 @@
  * (`diff` prints a readable diff for the operator only); an error is one line
  * on stderr and exit status 2.
  */
-import { readFile } from 'node:fs/promises';
 import { buildCatalogue, type Catalogue } from '../catalogue/catalogue.ts';
 import { assess } from '../catalogue/contracts/assess.ts';
 import { contractChanges, contractOf } from '../catalogue/contracts/diff.ts';
@@ -21,6 +20,7 @@ import { createRedisClient } from '../cache/redis.ts';
 import { loadPolicyFile, type ContractsConfig } from '../config/policy/policy.ts';
 import { createRedisSource, type RedisGrantSource } from '../grants/sources/redis.ts';
 import { isRecord } from '../json/record.ts';
+import { readCatalogFile } from './catalog-file.ts';
 import { parseFlags, REDIS_FLAGS, redisTarget, whenReady, type Parsed, type RedisTarget } from './redis-flags.ts';
 
 export const USAGE = 'usage: toolgate contracts list | diff TOOL | approve TOOL [DIGEST] | lint [--format text|json]'
@@ -29,8 +29,6 @@ export const USAGE = 'usage: toolgate contracts list | diff TOOL | approve TOOL 
 const SOURCE_FLAGS = ['--upstream', '--catalog', '--policy-file', '--timeout-ms'];
 const VALUE_FLAGS = new Set([...REDIS_FLAGS, ...SOURCE_FLAGS, '--format']);
 const ARITY: Readonly<Record<string, readonly [number, number]>> = { list: [0, 0], diff: [1, 1], approve: [1, 2], lint: [0, 0] };
-/** Longest catalogue file read: far beyond any real catalogue, small enough to read at once. */
-const MAX_CATALOG_BYTES = 64 * 1024 * 1024;
 
 export interface ContractsIo {
   readonly env: NodeJS.ProcessEnv;
@@ -161,7 +159,10 @@ async function readEntries(inv: Invocation): Promise<Parsed<readonly unknown[]>>
   const file = inv.flags.get('--catalog');
   const upstream = inv.flags.get('--upstream');
   if ((file === undefined) === (upstream === undefined)) return { ok: false, reason: 'give exactly one of --catalog FILE or --upstream URL' };
-  if (file !== undefined) return readCatalogFile(file);
+  if (file !== undefined) {
+    const read = await readCatalogFile(file);
+    return read.ok ? { ok: true, value: read.tools } : { ok: false, reason: `--catalog ${file}: ${read.problem}` };
+  }
   if (!URL.canParse(upstream as string) || !/^https?:$/.test(new URL(upstream as string).protocol)) return { ok: false, reason: '--upstream must be the http(s) URL of the MCP endpoint' };
   const timeoutMs = Number(inv.flags.get('--timeout-ms') ?? 10_000);
   if (!(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) return { ok: false, reason: '--timeout-ms must be a positive whole number' };
@@ -178,26 +179,6 @@ async function readEntries(inv: Invocation): Promise<Parsed<readonly unknown[]>>
   } catch (e) {
     return { ok: false, reason: `cannot connect to the upstream (${failureCode(e)})` };
   }
-}
-
-/** A JSON array of tools, or an object with a `tools` array (a saved tools/list result). */
-async function readCatalogFile(path: string): Promise<Parsed<readonly unknown[]>> {
-  let text: string;
-  try {
-    const bytes = await readFile(path);
-    if (bytes.length > MAX_CATALOG_BYTES) return { ok: false, reason: `--catalog is larger than ${MAX_CATALOG_BYTES} bytes` };
-    text = bytes.toString('utf8');
-  } catch (e) {
-    return { ok: false, reason: `cannot read --catalog (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
-  }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: '--catalog is not valid JSON' };
-  }
-  const tools = Array.isArray(doc) ? doc : isRecord(doc) && Array.isArray(doc.tools) ? doc.tools : undefined;
-  return tools === undefined ? { ok: false, reason: '--catalog must hold an array of tools or an object with a tools array' } : { ok: true, value: tools };
 }
 
 async function readConfig(inv: Invocation): Promise<Parsed<ContractsConfig>> {

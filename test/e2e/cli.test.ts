@@ -101,3 +101,31 @@ test('a reader that closes the pipe early ends the command quietly, with its own
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('every --catalog flag takes the same shapes: a tools/list result, its response, or the array', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-catalog-'));
+  try {
+    const tools = [{ name: 'get_weather', description: 'Current weather for a city', inputSchema: { type: 'object' } }];
+    const policy = join(import.meta.dirname, '../../examples/demo/policy.yaml');
+    const queries = join(dir, 'queries.jsonl');
+    writeFileSync(queries, '{"query":"weather","gold":["get_weather"]}\n');
+    for (const [shape, doc] of [['result', { tools }], ['response', { jsonrpc: '2.0', id: 1, result: { tools } }], ['array', tools]] as const) {
+      const catalog = join(dir, `${shape}.json`);
+      writeFileSync(catalog, JSON.stringify(doc));
+      // Each answer shows the one tool was read: found, listed, linted, known to the policy, decided.
+      for (const [args, read] of [
+        [['discover-eval', '--catalog', catalog, '--queries', queries], /"recall@1":100/],
+        [['contracts', 'list', '--catalog', catalog], /^\{"tool":"get_weather"/],
+        [['contracts', 'lint', '--catalog', catalog], /^\{"tools":1,/],
+        [['policy', 'validate', '--catalog', catalog, policy], /tool "create_ticket" is not in the catalogue/],
+        [['policy', 'explain', policy, '--principal', 'bob', '--tool', 'get_weather', '--catalog', catalog], /"decision": "allow"/],
+      ] as const) {
+        const r = run(...args);
+        assert.equal(r.status, 0, `${shape}: ${args.slice(0, 2).join(' ')}: ${r.stderr}`);
+        assert.match(r.stdout, read, `${shape}: ${args.slice(0, 2).join(' ')}`);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

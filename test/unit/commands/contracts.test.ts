@@ -46,7 +46,7 @@ describe('toolgate contracts refuses bad invocations with one line and status 2'
   it('refuses a catalogue file that is not JSON, without echoing it', async () => {
     const r = await cli('lint', '--catalog', join(dir, 'broken.json'));
     assert.equal(r.code, 2);
-    assert.equal(r.err, 'toolgate contracts: --catalog is not valid JSON\n');
+    assert.equal(r.err, `toolgate contracts: --catalog ${join(dir, 'broken.json')}: not valid JSON\n`);
   });
 
   it('refuses a digest that is not 64 hex digits', async () => {
