@@ -7,7 +7,8 @@
  * pin and bumps the domain's grant revision, so every replica re-reads pins
  * and clients' cached lists and cursors refresh. Output is JSON lines
  * (`diff` prints a readable diff for the operator only); an error is one line
- * on stderr and exit status 2.
+ * on stderr and exit status 2, and `lint` exits 1 when a tool has a
+ * high-severity finding.
  */
 import { buildCatalogue, type Catalogue } from '../catalogue/catalogue.ts';
 import { assess } from '../catalogue/contracts/assess.ts';
@@ -125,7 +126,12 @@ function renderDiff(tool: string, digest: string, approved: readonly string[], p
   return lines;
 }
 
-/** Lints every entry of the catalogue (names repeated across servers included); the summary line is last. */
+/**
+ * Lints every entry of the catalogue (names repeated across servers
+ * included); the summary line is last. A high-severity finding is what
+ * `lint: enforce` quarantines, so it is what fails the command (status 1,
+ * findings as `policy validate` reports them); medium ones are shown only.
+ */
 async function lint(inv: Invocation, io: ContractsIo): Promise<number> {
   const format = inv.flags.get('--format') ?? 'text';
   if (format !== 'text' && format !== 'json') return failure(io, '--format must be text or json');
@@ -142,8 +148,9 @@ async function lint(inv: Invocation, io: ContractsIo): Promise<number> {
       ? `${JSON.stringify({ tool: where, findings })}\n`
       : `${where}: ${findings.map((f) => `${f.rule} (${f.severity}) at ${f.pointer}`).join('; ')}\n`);
   }
-  io.stdout.write(`${JSON.stringify(summarize(results))}\n`);
-  return 0;
+  const summary = summarize(results);
+  io.stdout.write(`${JSON.stringify(summary)}\n`);
+  return summary.high > 0 ? 1 : 0;
 }
 
 function hasSource(inv: Invocation): boolean {
