@@ -1,8 +1,8 @@
 /**
  * `toolgate contracts list | diff TOOL | approve TOOL [DIGEST] | lint`: the
  * operator's door to contract pinning. The catalogue comes from the
- * upstream's live `tools/list` (`--upstream URL`) or a saved list
- * (`--catalog FILE`); shared pins from Redis (`--redis-url`, `--domain`);
+ * upstream's live `tools/list` (`--upstream ORIGIN [--mcp-path PATH]`, as the
+ * sidecar takes them) or a saved list (`--catalog FILE`); shared pins from Redis (`--redis-url`, `--domain`);
  * the policy's approved digests from `--policy-file`. Approving writes the
  * pin and bumps the domain's grant revision, so every replica re-reads pins
  * and clients' cached lists and cursors refresh. Output is JSON lines
@@ -22,12 +22,13 @@ import { loadPolicyFile, type ContractsConfig } from '../config/policy/policy.ts
 import { createRedisSource, type RedisGrantSource } from '../grants/sources/redis.ts';
 import { isRecord } from '../json/record.ts';
 import { readCatalogFile } from './catalog-file.ts';
+import { UPSTREAM_FLAGS, upstreamTarget, type UpstreamTarget } from './upstream-flags.ts';
 import { parseFlags, REDIS_FLAGS, redisTarget, whenReady, type Parsed, type RedisTarget } from './redis-flags.ts';
 
 export const USAGE = 'usage: toolgate contracts list | diff TOOL | approve TOOL [DIGEST] | lint [--format text|json]'
-  + ' (catalogue: --upstream URL or --catalog FILE; pins: --redis-url URL [--domain D, default default]; approved digests: --policy-file FILE)';
+  + ' (catalogue: --upstream ORIGIN [--mcp-path PATH, default /mcp] or --catalog FILE; pins: --redis-url URL [--domain D, default default]; approved digests: --policy-file FILE)';
 
-const SOURCE_FLAGS = ['--upstream', '--catalog', '--policy-file', '--timeout-ms'];
+const SOURCE_FLAGS = [...UPSTREAM_FLAGS, '--catalog', '--policy-file', '--timeout-ms'];
 const VALUE_FLAGS = new Set([...REDIS_FLAGS, ...SOURCE_FLAGS, '--format']);
 const ARITY: Readonly<Record<string, readonly [number, number]>> = { list: [0, 0], diff: [1, 1], approve: [1, 2], lint: [0, 0] };
 
@@ -41,6 +42,9 @@ interface Invocation {
   readonly action: string;
   readonly args: readonly string[];
   readonly flags: ReadonlyMap<string, string>;
+  /** The catalogue file, or else the upstream, or neither. */
+  readonly catalog: string | undefined;
+  readonly upstream: UpstreamTarget | undefined;
   readonly redis: RedisTarget | undefined;
 }
 
@@ -50,6 +54,7 @@ export async function run(argv: readonly string[], io: ContractsIo = process): P
   const parsed = parse(argv, io.env);
   if (!parsed.ok) return failure(io, parsed.reason);
   const inv = parsed.value;
+  if (inv.upstream?.deprecation !== undefined) io.stderr.write(`toolgate contracts: ${inv.upstream.deprecation}\n`);
   if (inv.action === 'lint') return lint(inv, io);
   const client = inv.redis === undefined ? undefined : createRedisClient(inv.redis.redis, { name: 'toolgate-contracts-cli' });
   try {
@@ -154,7 +159,7 @@ async function lint(inv: Invocation, io: ContractsIo): Promise<number> {
 }
 
 function hasSource(inv: Invocation): boolean {
-  return inv.flags.has('--catalog') || inv.flags.has('--upstream');
+  return inv.catalog !== undefined || inv.upstream !== undefined;
 }
 
 async function readCatalogue(inv: Invocation): Promise<Parsed<Catalogue>> {
@@ -163,20 +168,18 @@ async function readCatalogue(inv: Invocation): Promise<Parsed<Catalogue>> {
 }
 
 async function readEntries(inv: Invocation): Promise<Parsed<readonly unknown[]>> {
-  const file = inv.flags.get('--catalog');
-  const upstream = inv.flags.get('--upstream');
-  if ((file === undefined) === (upstream === undefined)) return { ok: false, reason: 'give exactly one of --catalog FILE or --upstream URL' };
+  const file = inv.catalog;
   if (file !== undefined) {
     const read = await readCatalogFile(file);
     return read.ok ? { ok: true, value: read.tools } : { ok: false, reason: `--catalog ${file}: ${read.problem}` };
   }
-  if (!URL.canParse(upstream as string) || !/^https?:$/.test(new URL(upstream as string).protocol)) return { ok: false, reason: '--upstream must be the http(s) URL of the MCP endpoint' };
+  if (inv.upstream === undefined) return { ok: false, reason: 'give --catalog FILE or --upstream ORIGIN (or TOOLGATE_UPSTREAM)' };
   const timeoutMs = Number(inv.flags.get('--timeout-ms') ?? 10_000);
   if (!(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) return { ok: false, reason: '--timeout-ms must be a positive whole number' };
   const signal = AbortSignal.timeout(timeoutMs * 4);
   try {
     const ignore = () => {};
-    const link = await openLink({ url: new URL(upstream as string), requestTimeoutMs: timeoutMs, signal, onListChanged: ignore, onTrouble: ignore, onLost: ignore });
+    const link = await openLink({ url: inv.upstream.endpoint, requestTimeoutMs: timeoutMs, signal, onListChanged: ignore, onTrouble: ignore, onLost: ignore });
     try {
       const walk = await walkPages((cursor) => link.listPage(cursor));
       return walk.ok ? { ok: true, value: walk.entries } : { ok: false, reason: `cannot read the upstream's tools/list (${walk.code === 'request_failed' ? failureCode(walk.error) : walk.code})` };
@@ -208,9 +211,14 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Parsed<Invocati
   if (positional.length < arity[0] || positional.length > arity[1]) return { ok: false, reason: USAGE };
   const digest = positional[1];
   if (digest !== undefined && !isDigest(digest)) return { ok: false, reason: 'DIGEST must be 64 lower-case hex digits (as `contracts list` prints it)' };
+  const catalog = flags.get('--catalog');
+  if (catalog !== undefined && flags.has('--upstream')) return { ok: false, reason: 'give one of --catalog FILE or --upstream ORIGIN, not both' };
+  // A catalogue file wins over an upstream the environment names.
+  const upstream = catalog === undefined ? upstreamTarget(flags, env) : { ok: true as const, value: undefined };
+  if (!upstream.ok) return upstream;
   const target = redisTarget(flags, env);
   if (!target.ok) return target;
-  return { ok: true, value: { action, args: positional, flags, redis: target.value } };
+  return { ok: true, value: { action, args: positional, flags, catalog, upstream: upstream.value, redis: target.value } };
 }
 
 function failure(io: ContractsIo, reason: string): number {

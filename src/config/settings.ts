@@ -463,6 +463,13 @@ export const settingDefs = [
   }),
 ] as const;
 
+/** One setting's value read exactly as the sidecar reads it, for a command that takes the same flag. */
+export function readSetting<K extends keyof Settings>(key: K, raw: string | undefined): { ok: true; value: Settings[K] } | { ok: false; problem: string } {
+  const d = settingDefs.find((x) => x.key === key) as unknown as SettingDef<K>;
+  const parsed = d.parse(raw ?? d.default);
+  return 'problem' in parsed ? { ok: false, problem: parsed.problem } : { ok: true, value: parsed.value };
+}
+
 /** `--port / TOOLGATE_PORT`: how a message points at one of the sidecar's settings. */
 export function nameOfSetting(key: keyof Settings): string {
   return settingName(settingDefs.find((d) => d.key === key) as FlagDef);
