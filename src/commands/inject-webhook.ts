@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { StartupError } from '../errors.ts';
 import { createAdminServer } from '../http/admin.ts';
 import { listen } from '../http/lifecycle.ts';
-import { loadInjectorConfig } from '../inject/config.ts';
+import { configProblems, loadInjectorConfig } from '../inject/config.ts';
 import { createInjectorMetrics } from '../inject/metrics.ts';
 import { CertificateError, startWebhookServer } from '../inject/server.ts';
 import { loadWebhookSettings, WEBHOOK_USAGE, webhookBind } from '../inject/settings.ts';
@@ -27,7 +27,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   setLogLevel(s.logLevel);
   const config = await loadInjectorConfig(s.configFile);
   if (!config.ok) {
-    for (const e of config.errors) process.stderr.write(`toolgate inject-webhook: invalid config ${e.path || '/'}  ${e.message}\n`);
+    for (const line of configProblems(s.configFile, config.errors)) process.stderr.write(`toolgate inject-webhook: ${line}\n`);
     return 2;
   }
   const metrics = createInjectorMetrics();

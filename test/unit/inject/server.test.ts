@@ -159,7 +159,7 @@ describe('toolgate inject-webhook as a process', () => {
       process.stderr.write = write;
     }
     assert.match(text, /invalid setting --port: expected a whole number/);
-    assert.match(text, /invalid config \/image  required/);
+    assert.match(text, /injector config \S+deployment-pod\.review\.json: \/image: required/);
   });
 });
 
