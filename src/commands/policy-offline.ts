@@ -28,7 +28,7 @@ export type Loaded<T> = { readonly ok: true; readonly value: T } | { readonly ok
  * Every check the policy watcher makes before it puts a version in force.
  * Without `files`, the key and JWKS files the policy names are not read:
  * they come from Secrets a CI job does not have, and deciding for a given
- * principal never needs a verifier.
+ * principal never needs a verifier (policy-files.ts says so to the user).
  */
 export async function loadPolicyInForce(path: string, files: boolean): Promise<Loaded<PolicyInForce>> {
   if (!files) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ReplayStore } from '../../auth/replay-store.ts';
 import { buildPolicyInForce, type PolicyInForce } from '../../auth/policy-in-force.ts';
-import { loadPolicyFile, type Policy } from '../policy/policy.ts';
+import { loadPolicyFile, referencedFiles } from '../policy/policy.ts';
 import type { PolicyLoader } from './watch.ts';
 
 export interface PolicyLoaderOptions {
@@ -27,7 +27,7 @@ export function policyLoader(opts: PolicyLoaderOptions = {}): PolicyLoader<Polic
   return async (path) => {
     const loaded = await loadPolicyFile(path);
     if (!loaded.ok) return loaded;
-    const files = await hashFiles(referencedFiles(loaded.policy));
+    const files = await hashFiles(referencedFiles(loaded.policy).map((f) => [f.pointer, f.path]));
     const built = await buildPolicyInForce(loaded.policy, opts.replayStore);
     if (!built.ok) return built;
     const sourceDigest = loaded.policy.sourceDigest;
@@ -35,15 +35,7 @@ export function policyLoader(opts: PolicyLoaderOptions = {}): PolicyLoader<Polic
   };
 }
 
-/** Keyed by role, not path: under a ConfigMap the resolved paths change with every version. */
-function referencedFiles(policy: Policy): [role: string, path: string][] {
-  const out: [string, string][] = [];
-  const auth = policy.authentication;
-  if (auth.staticKeys !== undefined) out.push(['staticKeys', auth.staticKeys.file]);
-  if (auth.jwt?.jwksFile !== undefined) out.push(['jwksFile', auth.jwt.jwksFile]);
-  return out;
-}
-
+/** Keyed by role (where the policy names the file), not path: under a ConfigMap the resolved paths change with every version. */
 async function hashFiles(files: readonly [string, string][]): Promise<string[]> {
   return Promise.all(files.map(async ([role, path]) => {
     try {
