@@ -28,7 +28,7 @@ const out = (line: string): void => {
 };
 const keys = Object.entries(DEMO_KEYS).map(([who, k]) => `  ${who.padEnd(6)} key ${k.key}  scopes: ${k.scopes.join(', ') || 'none'}`);
 out(`
-toolgate is running in front of the demo MCP server, enforcing ${relative(process.cwd(), demo.settings.policyFile ?? '')}.
+toolgate is running in front of the demo MCP server, enforcing ${relative(process.cwd(), demo.policy)}.
 
   MCP endpoint   ${demo.mcp}   (2026-07-28 requests need no session; 2025 clients work too)
   admin          ${demo.admin}/healthz  ${demo.admin}/readyz  ${demo.admin}/metrics
