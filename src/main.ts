@@ -31,6 +31,7 @@ import { installClientErrorHandler } from './http/client-error.ts';
 import { createServer } from './http/node-http.ts';
 import { createTrafficHandler } from './http/handler.ts';
 import { closeServer, countConnections, drain, listen } from './http/lifecycle.ts';
+import { bindOf } from './http/listen-error.ts';
 import type { RequestPath } from './pipeline/request-path.ts';
 import { transparentPath } from './pipeline/transparent.ts';
 import { grantState } from './telemetry/channels.ts';
@@ -113,14 +114,16 @@ export async function start(settings: Settings): Promise<Toolgate> {
   };
   const admin = createAdminServer(metrics.registry, { reasons });
 
-  await Promise.all([listen(traffic, settings.host, settings.port), listen(admin, settings.host, settings.adminPort)]);
+  // A listener that cannot bind stops the start, and nothing opened so far may keep the process alive.
+  const abandon = async (err: unknown): Promise<never> => {
+    await Promise.all([closeServer(traffic), closeServer(admin), pool.close(), policy?.close(), telemetry.close()]);
+    metrics.dispose();
+    throw err;
+  };
+  await Promise.all([listen(traffic, bindOf(settings, 'port')), listen(admin, bindOf(settings, 'adminPort'))]).catch(abandon);
   let grpc: RunningGrpc | undefined;
   if (settings.grpcEnabled) {
-    grpc = await import('./grpc/server.ts').then((m) => m.startGrpcServer({ settings, notReadyReasons: reasons, policy: policy?.grpc })).catch(async (err: unknown) => {
-      await Promise.all([closeServer(traffic), closeServer(admin), pool.close(), policy?.close(), telemetry.close()]);
-      metrics.dispose();
-      throw err;
-    });
+    grpc = await import('./grpc/server.ts').then((m) => m.startGrpcServer({ settings, notReadyReasons: reasons, policy: policy?.grpc })).catch(abandon);
   }
   const port = (traffic.address() as AddressInfo).port;
   const adminPort = (admin.address() as AddressInfo).port;
@@ -173,7 +176,7 @@ async function startApproverPage(settings: Settings, options: ApproverPageOption
   const { createApproverServer } = await import('./http/approver/server.ts');
   const server = createApproverServer(options);
   installClientErrorHandler(server);
-  await listen(server, settings.host, settings.approvalPort as number);
+  await listen(server, bindOf(settings, 'approvalPort'));
   const port = (server.address() as AddressInfo).port;
   log.info('approver page listening', { approvalPort: port });
   return { server, port };

@@ -37,7 +37,7 @@ export async function jwksFromFile(path: string): Promise<KeySourceResult> {
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, errors: [{ path: '', message: `read: cannot read the JWKS file${typeof code === 'string' ? ` (${code})` : ''}` }] };
+    return { ok: false, errors: [{ path: '', message: `read: cannot read the JWKS file ${path}${typeof code === 'string' ? ` (${code})` : ''}` }] };
   }
   return jwksFromText(text);
 }

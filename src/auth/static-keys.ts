@@ -88,7 +88,7 @@ export async function loadStaticKeys(path: string): Promise<StaticKeysResult> {
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, errors: [{ path: '', message: `read: cannot read the static key file${typeof code === 'string' ? ` (${code})` : ''}` }] };
+    return { ok: false, errors: [{ path: '', message: `read: cannot read the static key file ${path}${typeof code === 'string' ? ` (${code})` : ''}` }] };
   }
   return parseStaticKeys(text);
 }

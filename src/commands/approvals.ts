@@ -1,7 +1,7 @@
 /**
  * `toolgate approvals list | show ID | approve ID --as APPROVER | deny ID --as APPROVER`:
  * the operator's door to human approvals shared through Redis (`--redis-url`,
- * `--domain`). Holding the Redis credentials is the operator's authority, so
+ * `--domain`, whose default is the sidecar's). Holding the Redis credentials is the operator's authority, so
  * no approver scope is asked; a call is still never approved by the
  * principal who made it unless its row allows self-approval. Output is JSON
  * lines with ids, the tool and digests, never argument values (only the
@@ -15,7 +15,8 @@ import { isPrincipalId } from '../config/policy/grant-row.ts';
 import { errors } from '../errors.ts';
 import { parseFlags, REDIS_FLAGS, redisTarget, whenReady } from './redis-flags.ts';
 
-export const USAGE = 'usage: toolgate approvals list [--limit N] | show ID | approve ID --as APPROVER | deny ID --as APPROVER (--redis-url URL --domain D)';
+export const USAGE = 'usage: toolgate approvals list [--limit N] | show ID | approve ID --as APPROVER | deny ID --as APPROVER'
+  + ' (--redis-url URL [--domain D, default default])';
 
 const VALUE_FLAGS = new Set([...REDIS_FLAGS, '--as', '--limit']);
 const ARITY: Readonly<Record<string, number>> = { list: 0, show: 1, approve: 1, deny: 1 };
@@ -51,7 +52,7 @@ export async function run(argv: readonly string[], io: ApprovalsIo = process): P
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) return failure(io, '--limit must be a whole number from 1 to 10000');
   const target = redisTarget(flags, io.env);
   if (!target.ok) return failure(io, target.reason);
-  if (target.value === undefined) return failure(io, 'approvals are shared through Redis: give --redis-url and --domain (or TOOLGATE_REDIS_URL and TOOLGATE_POLICY_DOMAIN)');
+  if (target.value === undefined) return failure(io, 'approvals are shared through Redis: give --redis-url (or TOOLGATE_REDIS_URL)');
   const client = createRedisClient(target.value.redis, { name: 'toolgate-approvals-cli' });
   try {
     if (!(await whenReady(client, target.value.redis.connectTimeoutMs))) return failure(io, 'cannot reach Redis');

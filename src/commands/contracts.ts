@@ -1,15 +1,15 @@
 /**
  * `toolgate contracts list | diff TOOL | approve TOOL [DIGEST] | lint`: the
  * operator's door to contract pinning. The catalogue comes from the
- * upstream's live `tools/list` (`--upstream URL`) or a saved list
- * (`--catalog FILE`); shared pins from Redis (`--redis-url`, `--domain`);
+ * upstream's live `tools/list` (`--upstream ORIGIN [--mcp-path PATH]`, as the
+ * sidecar takes them) or a saved list (`--catalog FILE`); shared pins from Redis (`--redis-url`, `--domain`);
  * the policy's approved digests from `--policy-file`. Approving writes the
  * pin and bumps the domain's grant revision, so every replica re-reads pins
  * and clients' cached lists and cursors refresh. Output is JSON lines
  * (`diff` prints a readable diff for the operator only); an error is one line
- * on stderr and exit status 2.
+ * on stderr and exit status 2, and `lint` exits 1 when a tool has a
+ * high-severity finding.
  */
-import { readFile } from 'node:fs/promises';
 import { buildCatalogue, type Catalogue } from '../catalogue/catalogue.ts';
 import { assess } from '../catalogue/contracts/assess.ts';
 import { contractChanges, contractOf } from '../catalogue/contracts/diff.ts';
@@ -21,16 +21,16 @@ import { createRedisClient } from '../cache/redis.ts';
 import { loadPolicyFile, type ContractsConfig } from '../config/policy/policy.ts';
 import { createRedisSource, type RedisGrantSource } from '../grants/sources/redis.ts';
 import { isRecord } from '../json/record.ts';
+import { readCatalogFile } from './catalog-file.ts';
+import { UPSTREAM_FLAGS, upstreamTarget, type UpstreamTarget } from './upstream-flags.ts';
 import { parseFlags, REDIS_FLAGS, redisTarget, whenReady, type Parsed, type RedisTarget } from './redis-flags.ts';
 
 export const USAGE = 'usage: toolgate contracts list | diff TOOL | approve TOOL [DIGEST] | lint [--format text|json]'
-  + ' (catalogue: --upstream URL or --catalog FILE; pins: --redis-url URL --domain D; approved digests: --policy-file FILE)';
+  + ' (catalogue: --upstream ORIGIN [--mcp-path PATH, default /mcp] or --catalog FILE; pins: --redis-url URL [--domain D, default default]; approved digests: --policy-file FILE)';
 
-const SOURCE_FLAGS = ['--upstream', '--catalog', '--policy-file', '--timeout-ms'];
+const SOURCE_FLAGS = [...UPSTREAM_FLAGS, '--catalog', '--policy-file', '--timeout-ms'];
 const VALUE_FLAGS = new Set([...REDIS_FLAGS, ...SOURCE_FLAGS, '--format']);
 const ARITY: Readonly<Record<string, readonly [number, number]>> = { list: [0, 0], diff: [1, 1], approve: [1, 2], lint: [0, 0] };
-/** Longest catalogue file read: far beyond any real catalogue, small enough to read at once. */
-const MAX_CATALOG_BYTES = 64 * 1024 * 1024;
 
 export interface ContractsIo {
   readonly env: NodeJS.ProcessEnv;
@@ -42,6 +42,9 @@ interface Invocation {
   readonly action: string;
   readonly args: readonly string[];
   readonly flags: ReadonlyMap<string, string>;
+  /** The catalogue file, or else the upstream, or neither. */
+  readonly catalog: string | undefined;
+  readonly upstream: UpstreamTarget | undefined;
   readonly redis: RedisTarget | undefined;
 }
 
@@ -51,6 +54,7 @@ export async function run(argv: readonly string[], io: ContractsIo = process): P
   const parsed = parse(argv, io.env);
   if (!parsed.ok) return failure(io, parsed.reason);
   const inv = parsed.value;
+  if (inv.upstream?.deprecation !== undefined) io.stderr.write(`toolgate contracts: ${inv.upstream.deprecation}\n`);
   if (inv.action === 'lint') return lint(inv, io);
   const client = inv.redis === undefined ? undefined : createRedisClient(inv.redis.redis, { name: 'toolgate-contracts-cli' });
   try {
@@ -69,7 +73,7 @@ async function execute(inv: Invocation, pins: RedisPinStore | undefined, grants:
   const [tool, digestArg] = inv.args as [string, string | undefined];
   if (inv.action === 'approve') {
     if (pins === undefined || grants === undefined) {
-      return { ok: false, reason: 'approve writes the shared pins and needs --redis-url and --domain; without Redis, list the digest under contracts.tools in the policy instead' };
+      return { ok: false, reason: 'approve writes the shared pins and needs --redis-url; without Redis, list the digest under contracts.tools in the policy instead' };
     }
     const catalogue = digestArg !== undefined && !hasSource(inv) ? undefined : await readCatalogue(inv);
     if (catalogue !== undefined && !catalogue.ok) return catalogue;
@@ -127,7 +131,12 @@ function renderDiff(tool: string, digest: string, approved: readonly string[], p
   return lines;
 }
 
-/** Lints every entry of the catalogue (names repeated across servers included); the summary line is last. */
+/**
+ * Lints every entry of the catalogue (names repeated across servers
+ * included); the summary line is last. A high-severity finding is what
+ * `lint: enforce` quarantines, so it is what fails the command (status 1,
+ * findings as `policy validate` reports them); medium ones are shown only.
+ */
 async function lint(inv: Invocation, io: ContractsIo): Promise<number> {
   const format = inv.flags.get('--format') ?? 'text';
   if (format !== 'text' && format !== 'json') return failure(io, '--format must be text or json');
@@ -144,12 +153,13 @@ async function lint(inv: Invocation, io: ContractsIo): Promise<number> {
       ? `${JSON.stringify({ tool: where, findings })}\n`
       : `${where}: ${findings.map((f) => `${f.rule} (${f.severity}) at ${f.pointer}`).join('; ')}\n`);
   }
-  io.stdout.write(`${JSON.stringify(summarize(results))}\n`);
-  return 0;
+  const summary = summarize(results);
+  io.stdout.write(`${JSON.stringify(summary)}\n`);
+  return summary.high > 0 ? 1 : 0;
 }
 
 function hasSource(inv: Invocation): boolean {
-  return inv.flags.has('--catalog') || inv.flags.has('--upstream');
+  return inv.catalog !== undefined || inv.upstream !== undefined;
 }
 
 async function readCatalogue(inv: Invocation): Promise<Parsed<Catalogue>> {
@@ -158,17 +168,18 @@ async function readCatalogue(inv: Invocation): Promise<Parsed<Catalogue>> {
 }
 
 async function readEntries(inv: Invocation): Promise<Parsed<readonly unknown[]>> {
-  const file = inv.flags.get('--catalog');
-  const upstream = inv.flags.get('--upstream');
-  if ((file === undefined) === (upstream === undefined)) return { ok: false, reason: 'give exactly one of --catalog FILE or --upstream URL' };
-  if (file !== undefined) return readCatalogFile(file);
-  if (!URL.canParse(upstream as string) || !/^https?:$/.test(new URL(upstream as string).protocol)) return { ok: false, reason: '--upstream must be the http(s) URL of the MCP endpoint' };
+  const file = inv.catalog;
+  if (file !== undefined) {
+    const read = await readCatalogFile(file);
+    return read.ok ? { ok: true, value: read.tools } : { ok: false, reason: `--catalog ${file}: ${read.problem}` };
+  }
+  if (inv.upstream === undefined) return { ok: false, reason: 'give --catalog FILE or --upstream ORIGIN (or TOOLGATE_UPSTREAM)' };
   const timeoutMs = Number(inv.flags.get('--timeout-ms') ?? 10_000);
   if (!(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) return { ok: false, reason: '--timeout-ms must be a positive whole number' };
   const signal = AbortSignal.timeout(timeoutMs * 4);
   try {
     const ignore = () => {};
-    const link = await openLink({ url: new URL(upstream as string), requestTimeoutMs: timeoutMs, signal, onListChanged: ignore, onTrouble: ignore, onLost: ignore });
+    const link = await openLink({ url: inv.upstream.endpoint, requestTimeoutMs: timeoutMs, signal, onListChanged: ignore, onTrouble: ignore, onLost: ignore });
     try {
       const walk = await walkPages((cursor) => link.listPage(cursor));
       return walk.ok ? { ok: true, value: walk.entries } : { ok: false, reason: `cannot read the upstream's tools/list (${walk.code === 'request_failed' ? failureCode(walk.error) : walk.code})` };
@@ -178,26 +189,6 @@ async function readEntries(inv: Invocation): Promise<Parsed<readonly unknown[]>>
   } catch (e) {
     return { ok: false, reason: `cannot connect to the upstream (${failureCode(e)})` };
   }
-}
-
-/** A JSON array of tools, or an object with a `tools` array (a saved tools/list result). */
-async function readCatalogFile(path: string): Promise<Parsed<readonly unknown[]>> {
-  let text: string;
-  try {
-    const bytes = await readFile(path);
-    if (bytes.length > MAX_CATALOG_BYTES) return { ok: false, reason: `--catalog is larger than ${MAX_CATALOG_BYTES} bytes` };
-    text = bytes.toString('utf8');
-  } catch (e) {
-    return { ok: false, reason: `cannot read --catalog (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
-  }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: '--catalog is not valid JSON' };
-  }
-  const tools = Array.isArray(doc) ? doc : isRecord(doc) && Array.isArray(doc.tools) ? doc.tools : undefined;
-  return tools === undefined ? { ok: false, reason: '--catalog must hold an array of tools or an object with a tools array' } : { ok: true, value: tools };
 }
 
 async function readConfig(inv: Invocation): Promise<Parsed<ContractsConfig>> {
@@ -220,9 +211,14 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Parsed<Invocati
   if (positional.length < arity[0] || positional.length > arity[1]) return { ok: false, reason: USAGE };
   const digest = positional[1];
   if (digest !== undefined && !isDigest(digest)) return { ok: false, reason: 'DIGEST must be 64 lower-case hex digits (as `contracts list` prints it)' };
+  const catalog = flags.get('--catalog');
+  if (catalog !== undefined && flags.has('--upstream')) return { ok: false, reason: 'give one of --catalog FILE or --upstream ORIGIN, not both' };
+  // A catalogue file wins over an upstream the environment names.
+  const upstream = catalog === undefined ? upstreamTarget(flags, env) : { ok: true as const, value: undefined };
+  if (!upstream.ok) return upstream;
   const target = redisTarget(flags, env);
   if (!target.ok) return target;
-  return { ok: true, value: { action, args: positional, flags, redis: target.value } };
+  return { ok: true, value: { action, args: positional, flags, catalog, upstream: upstream.value, redis: target.value } };
 }
 
 function failure(io: ContractsIo, reason: string): number {

@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { buildIndex, DEFAULT_PARAMS, type RankParams, type ToolDoc } from '../discovery/engine.ts';
+import { isRecord } from '../json/record.ts';
+import { readCatalogFile } from './catalog-file.ts';
 
 export interface LabelledQuery {
   readonly query: string;
@@ -51,28 +53,22 @@ function parseArgs(argv: readonly string[]): Parsed<Args> {
   return { ok: true, value: { catalog, queries, ks } };
 }
 
-function readText(path: string, what: string): Parsed<string> {
+function readQueriesText(path: string): Parsed<string> {
   try {
     return { ok: true, value: readFileSync(path, 'utf8') };
-  } catch {
-    return { ok: false, reason: `cannot read ${what} file` };
+  } catch (err) {
+    return { ok: false, reason: `--queries ${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
   }
 }
 
-function parseCatalog(text: string): Parsed<ToolDoc[]> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: 'catalog is not valid JSON' };
-  }
-  if (!Array.isArray(raw)) return { ok: false, reason: 'catalog must be a JSON array of tools' };
+/** Every entry needs a name to be ranked and found. */
+async function readCatalog(path: string): Promise<Parsed<ToolDoc[]>> {
+  const read = await readCatalogFile(path);
+  if (!read.ok) return { ok: false, reason: `--catalog ${path}: ${read.problem}` };
   const tools: ToolDoc[] = [];
-  for (const t of raw) {
-    if (typeof t !== 'object' || t === null || typeof t.name !== 'string') {
-      return { ok: false, reason: 'every catalog entry needs a string name' };
-    }
-    tools.push(t as ToolDoc);
+  for (const t of read.tools) {
+    if (!isRecord(t) || typeof t.name !== 'string') return { ok: false, reason: `--catalog ${path}: every tool needs a string name` };
+    tools.push(t as unknown as ToolDoc);
   }
   return { ok: true, value: tools };
 }
@@ -165,13 +161,11 @@ export function evaluate(
   };
 }
 
-export function loadEvalFiles(catalogPath: string, queriesPath: string): Parsed<{ catalog: ToolDoc[]; queries: LabelledQuery[] }> {
-  const catalogText = readText(catalogPath, 'catalog');
-  if (!catalogText.ok) return catalogText;
-  const queriesText = readText(queriesPath, 'queries');
-  if (!queriesText.ok) return queriesText;
-  const catalog = parseCatalog(catalogText.value);
+export async function loadEvalFiles(catalogPath: string, queriesPath: string): Promise<Parsed<{ catalog: ToolDoc[]; queries: LabelledQuery[] }>> {
+  const catalog = await readCatalog(catalogPath);
   if (!catalog.ok) return catalog;
+  const queriesText = readQueriesText(queriesPath);
+  if (!queriesText.ok) return queriesText;
   const queries = parseQueries(queriesText.value);
   if (!queries.ok) return queries;
   return { ok: true, value: { catalog: catalog.value, queries: queries.value } };
@@ -183,7 +177,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stderr.write(`discover-eval: ${args.reason}; ${USAGE}\n`);
     return 2;
   }
-  const files = loadEvalFiles(args.value.catalog, args.value.queries);
+  const files = await loadEvalFiles(args.value.catalog, args.value.queries);
   if (!files.ok) {
     process.stderr.write(`discover-eval: ${files.reason}\n`);
     return 2;

@@ -14,7 +14,7 @@ import { parseFlags, REDIS_FLAGS, redisTarget, whenReady, type Parsed } from './
 
 export const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny|require_approval [--scopes a,b]'
   + ' [--approver-scope S [--expires-in 15m] [--self-approval]] | list [--principal P] [--tool T] | revision [--bump | --reset]'
-  + ' (all with --redis-url URL --domain D)';
+  + ' (all with --redis-url URL [--domain D, default default])';
 
 const VALUE_FLAGS = new Set([...REDIS_FLAGS, '--principal', '--tool', '--effect', '--scopes', '--approver-scope', '--expires-in']);
 const SWITCHES = new Set(['--bump', '--reset', '--self-approval']);

@@ -6,11 +6,13 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { StartupError } from '../errors.ts';
 import { createAdminServer } from '../http/admin.ts';
-import { loadInjectorConfig } from '../inject/config.ts';
+import { listen } from '../http/lifecycle.ts';
+import { configProblems, loadInjectorConfig } from '../inject/config.ts';
 import { createInjectorMetrics } from '../inject/metrics.ts';
 import { CertificateError, startWebhookServer } from '../inject/server.ts';
-import { loadWebhookSettings, WEBHOOK_USAGE } from '../inject/settings.ts';
+import { loadWebhookSettings, WEBHOOK_USAGE, webhookBind } from '../inject/settings.ts';
 import { log, setLogLevel } from '../telemetry/log.ts';
 
 export const USAGE = WEBHOOK_USAGE;
@@ -25,7 +27,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   setLogLevel(s.logLevel);
   const config = await loadInjectorConfig(s.configFile);
   if (!config.ok) {
-    for (const e of config.errors) process.stderr.write(`toolgate inject-webhook: invalid config ${e.path || '/'}  ${e.message}\n`);
+    for (const line of configProblems(s.configFile, config.errors)) process.stderr.write(`toolgate inject-webhook: ${line}\n`);
     return 2;
   }
   const metrics = createInjectorMetrics();
@@ -33,13 +35,16 @@ export async function run(argv: readonly string[]): Promise<number> {
   let admin: Server | undefined;
   try {
     server = await startWebhookServer({
-      host: s.host, port: s.port, certFile: s.certFile, keyFile: s.keyFile, certReloadMs: s.certReloadMs, config: config.config, metrics,
+      bind: webhookBind(s, 'port'), certFile: s.certFile, keyFile: s.keyFile, certReloadMs: s.certReloadMs, config: config.config, metrics,
     });
-    if (s.metricsPort > 0) admin = await listen(createAdminServer(metrics.registry, { reasons: () => [] }), s.host, s.metricsPort);
+    if (s.metricsPort > 0) {
+      admin = createAdminServer(metrics.registry, { reasons: () => [] });
+      await listen(admin, webhookBind(s, 'metricsPort'));
+    }
   } catch (err) {
+    if (!(err instanceof CertificateError || err instanceof StartupError)) throw err;
     await server?.close();
-    const why = err instanceof CertificateError ? err.message : 'cannot listen on the webhook or metrics port, or load the certificate';
-    process.stderr.write(`toolgate inject-webhook: ${why}\n`);
+    process.stderr.write(`toolgate inject-webhook: ${err.message}\n`);
     return 2;
   }
   log.info('inject webhook listening', {
@@ -53,14 +58,4 @@ export async function run(argv: readonly string[]): Promise<number> {
   await server.close();
   await new Promise<void>((resolve) => (admin === undefined ? resolve() : admin.close(() => resolve())));
   return 0;
-}
-
-function listen(server: Server, host: string, port: number): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve(server);
-    });
-  });
 }

@@ -6,7 +6,6 @@
  * Explain runs them. No server, no network: external validators are not
  * asked.
  */
-import { readFile } from 'node:fs/promises';
 import type { CredentialStrength, Principal } from '../auth/types.ts';
 import { buildCatalogue } from '../catalogue/catalogue.ts';
 import type { PolicyInForce } from '../auth/policy-in-force.ts';
@@ -16,10 +15,10 @@ import { createFileGrantStore } from '../grants/file-store.ts';
 import type { DecisionDeps } from '../grpc/deps.ts';
 import { explainFor, parseArguments } from '../grpc/explain.ts';
 import type { ExplainResponse } from '../grpc/generated/toolgate/v1/ExplainResponse.ts';
-import { isRecord } from '../json/record.ts';
 import type { CatalogueEntry, CatalogueView } from '../catalogue/view.ts';
 import { policyChecks } from '../pipeline/policy-interceptors.ts';
 import { schemaCaches } from '../validation/schema-caches.ts';
+import { readCatalogFile } from './catalog-file.ts';
 
 export const STRENGTHS: readonly CredentialStrength[] = ['anonymous', 'static', 'short_lived', 'one_time'];
 
@@ -29,7 +28,7 @@ export type Loaded<T> = { readonly ok: true; readonly value: T } | { readonly ok
  * Every check the policy watcher makes before it puts a version in force.
  * Without `files`, the key and JWKS files the policy names are not read:
  * they come from Secrets a CI job does not have, and deciding for a given
- * principal never needs a verifier.
+ * principal never needs a verifier (policy-files.ts says so to the user).
  */
 export async function loadPolicyInForce(path: string, files: boolean): Promise<Loaded<PolicyInForce>> {
   if (!files) {
@@ -40,23 +39,10 @@ export async function loadPolicyInForce(path: string, files: boolean): Promise<L
   return r.ok ? { ok: true, value: r.value } : { ok: false, errors: r.errors };
 }
 
-/** A catalogue file: a tools/list result (`{"tools": […]}`) or the tools array itself, as JSON or YAML. */
+/** A `--catalog` file (see catalog-file.ts), its problem as a finding. */
 export async function loadCatalogue(path: string): Promise<Loaded<readonly unknown[]>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    return { ok: false, errors: [{ path: '', message: `read: cannot read the catalogue file (${(err as NodeJS.ErrnoException).code ?? 'error'})` }] };
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, errors: [{ path: '', message: 'catalogue: not valid JSON' }] };
-  }
-  const tools = isRecord(value) ? value.tools : value;
-  if (!Array.isArray(tools)) return { ok: false, errors: [{ path: '', message: 'catalogue: expected {"tools": [...]} or an array of tools' }] };
-  return { ok: true, value: tools };
+  const read = await readCatalogFile(path);
+  return read.ok ? { ok: true, value: read.tools } : { ok: false, errors: [{ path: '', message: `catalogue: ${read.problem}` }] };
 }
 
 /**

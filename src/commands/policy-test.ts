@@ -12,7 +12,8 @@ import { compileSchema, parseYaml, validateWith } from '../config/policy/validat
 import { PRINCIPAL_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from '../config/policy/grant-row.ts';
 import type { DecisionDeps } from '../grpc/deps.ts';
 import type { ExplainResponse } from '../grpc/generated/toolgate/v1/ExplainResponse.ts';
-import { decideOffline, loadCatalogue, offlineDeps, STRENGTHS, type Loaded, type Subject } from './policy-offline.ts';
+import { readCatalogFile } from './catalog-file.ts';
+import { decideOffline, offlineDeps, STRENGTHS, type Loaded, type Subject } from './policy-offline.ts';
 import type { PolicyInForce } from '../auth/policy-in-force.ts';
 
 export type Expectation = 'allow' | 'audit_deny' | 'approval_required' | { readonly deny: string };
@@ -105,9 +106,9 @@ export async function runTestFile(inForce: PolicyInForce, path: string): Promise
     if (hit !== undefined) return { ok: true, value: hit };
     let tools: readonly unknown[] | undefined;
     if (catalog !== undefined) {
-      const loaded = await loadCatalogue(resolve(base, catalog));
-      if (!loaded.ok) return loaded;
-      tools = loaded.value;
+      const read = await readCatalogFile(resolve(base, catalog));
+      if (!read.ok) return { ok: false, errors: [{ path: '', message: `catalogue ${catalog}: ${read.problem}` }] };
+      tools = read.tools;
     }
     const deps = offlineDeps(inForce, tools);
     catalogues.set(key, deps);

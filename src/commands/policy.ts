@@ -12,9 +12,10 @@ import { isRecord } from '../json/record.ts';
 import { decideOffline, loadCatalogue, loadPolicyInForce, offlineDeps, STRENGTHS } from './policy-offline.ts';
 import { junitReport, runTestFile, tapReport, type CaseResult } from './policy-test.ts';
 import { catalogueFindings } from './policy-catalogue.ts';
+import { unreadFiles, withFileHints } from './policy-files.ts';
 
 export const USAGE = [
-  'usage: toolgate policy validate [--catalog tools.json] [--skip-files] POLICY…',
+  'usage: toolgate policy validate [--catalog tools.json] [--check-files] POLICY…',
   '       toolgate policy test [--format tap|junit] POLICY TESTS…',
   '       toolgate policy explain POLICY --principal ID [--scopes a,b] [--strength anonymous|static|short_lived|one_time]',
   '                              [--claims JSON] --tool NAME [--args JSON] [--catalog tools.json]',
@@ -60,23 +61,39 @@ async function catalogueOption(path: string | undefined, io: PolicyIo): Promise<
 async function validate(argv: readonly string[], io: PolicyIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
-    options: { catalog: { type: 'string' }, 'skip-files': { type: 'boolean', default: false } },
+    options: { catalog: { type: 'string' }, 'check-files': { type: 'boolean', default: false }, 'skip-files': { type: 'boolean', default: false } },
     allowPositionals: true,
     strict: true,
   });
   if (positionals.length === 0) throw new UsageError('name at least one policy file');
+  const checkFiles = values['check-files'];
+  if (values['skip-files']) {
+    if (checkFiles) throw new UsageError('--check-files and --skip-files exclude each other');
+    io.stderr.write('toolgate policy: --skip-files is deprecated: validate reads the files a policy names only with --check-files\n');
+  }
   const catalogue = await catalogueOption(values.catalog, io);
   if (!catalogue.ok) return 1;
   const tools = catalogue.tools;
   let failed = false;
   for (const file of positionals) {
-    const loaded = await loadPolicyInForce(file, !values['skip-files']);
+    const loaded = await loadPolicyInForce(file, false);
     if (!loaded.ok) {
       findings(io, file, loaded.errors);
       failed = true;
       continue;
     }
-    if (tools !== undefined) findings(io, file, catalogueFindings(loaded.value.policy, tools), 'warning: ');
+    const { policy } = loaded.value;
+    if (checkFiles) {
+      const withFiles = await loadPolicyInForce(file, true);
+      if (!withFiles.ok) {
+        findings(io, file, withFileHints(withFiles.errors, policy));
+        failed = true;
+        continue;
+      }
+    } else {
+      findings(io, file, unreadFiles(policy));
+    }
+    if (tools !== undefined) findings(io, file, catalogueFindings(policy, tools), 'warning: ');
     io.stdout.write(`${file}: ok\n`);
   }
   return failed ? 1 : 0;

@@ -1,11 +1,12 @@
 /**
- * The Redis flags the admin commands share (`grants`, `contracts`): the
- * connection, the policy domain, each falling back to the sidecar's own
- * environment variable.
+ * The Redis flags the admin commands share (`grants`, `approvals`,
+ * `contracts`): the connection, the policy domain, each falling back to the
+ * sidecar's own environment variable and then to the sidecar's default.
  */
 import { once } from 'node:events';
 import { isDomain } from '../cache/keys.ts';
 import { parseRedisConfig, REDIS_SETTINGS, type RedisClient, type RedisConfig } from '../cache/redis.ts';
+import { DEFAULT_POLICY_DOMAIN } from '../config/settings.ts';
 
 export const REDIS_FLAGS: ReadonlySet<string> = new Set([
   '--redis-url', '--domain', '--redis-username', '--redis-password-file', '--redis-tls-ca-file', '--redis-connect-timeout-ms', '--redis-command-timeout-ms',
@@ -23,8 +24,8 @@ export function redisTarget(flags: ReadonlyMap<string, string>, env: NodeJS.Proc
   const fromEnv = (flag: string, variable: string) => flags.get(flag) ?? (env[variable] === '' ? undefined : env[variable]);
   const url = fromEnv('--redis-url', REDIS_SETTINGS.url);
   if (url === undefined) return { ok: true, value: undefined };
-  const domain = fromEnv('--domain', 'TOOLGATE_POLICY_DOMAIN');
-  if (domain === undefined || !isDomain(domain)) return { ok: false, reason: '--domain must be 1-64 letters, digits, dots, underscores or hyphens' };
+  const domain = fromEnv('--domain', 'TOOLGATE_POLICY_DOMAIN') ?? DEFAULT_POLICY_DOMAIN;
+  if (!isDomain(domain)) return { ok: false, reason: '--domain must be 1-64 letters, digits, dots, underscores or hyphens' };
   const config = parseRedisConfig({
     url,
     username: fromEnv('--redis-username', REDIS_SETTINGS.username),

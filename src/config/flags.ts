@@ -46,6 +46,11 @@ export function readFlags(argv: readonly string[], defs: readonly FlagDef[]): Re
   return { kind: 'values', values };
 }
 
+/** How a message names a setting: both spellings, so either one can be looked up. */
+export function settingName(d: FlagDef): string {
+  return `${d.flag} / ${d.env}`;
+}
+
 /** Usage text: the synopsis, then one entry per flag with its variable, default and meaning. */
 export function usage(synopsis: string, defs: readonly FlagDef[]): string {
   const lines = [synopsis, '', 'Flags (each also an environment variable; a flag wins, an empty variable counts as unset):'];

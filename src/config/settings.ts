@@ -5,7 +5,7 @@
  * configuration table is kept equal to this list by a test.
  */
 import { SettingError } from '../errors.ts';
-import { readFlags, usage } from './flags.ts';
+import { readFlags, settingName, usage, type FlagDef } from './flags.ts';
 import { isIdentityHeaderName } from '../mcp/headers.ts';
 import { parsePrefixes } from '../mcp/target.ts';
 
@@ -145,6 +145,9 @@ function boolean(warning: string) {
     return { value: false, warning };
   };
 }
+
+/** The sidecar's policy domain when none is set; the admin commands default to it too. */
+export const DEFAULT_POLICY_DOMAIN = 'default';
 
 function setting<K extends keyof Settings>(d: SettingDef<K>): SettingDef<K> {
   return d;
@@ -323,7 +326,7 @@ export const settingDefs = [
     parse: (raw) => (raw === 'auto' ? ok(undefined) : int(0, 16)(raw)),
   }),
   setting({
-    key: 'policyDomain', flag: '--policy-domain', env: 'TOOLGATE_POLICY_DOMAIN', default: 'default',
+    key: 'policyDomain', flag: '--policy-domain', env: 'TOOLGATE_POLICY_DOMAIN', default: DEFAULT_POLICY_DOMAIN,
     doc: 'Policy domain: replicas sharing a domain share grants and one control revision in Redis.',
     parse: (raw) => (/^[A-Za-z0-9._-]{1,64}$/.test(raw) ? ok(raw) : bad('expected 1-64 letters, digits, dots, dashes or underscores')),
   }),
@@ -467,11 +470,25 @@ export const settingDefs = [
   }),
 ] as const;
 
-/** `toolgate --help`: every setting, from the definitions the README table is made from. */
-export const SIDECAR_USAGE = usage(
-  'usage: toolgate [flags]            run the sidecar\n       toolgate <command> --help   approvals, grants, discover-eval, inject, inject-webhook',
-  settingDefs,
-);
+/** One setting's value read exactly as the sidecar reads it, for a command that takes the same flag. */
+export function readSetting<K extends keyof Settings>(key: K, raw: string | undefined): { ok: true; value: Settings[K] } | { ok: false; problem: string } {
+  const d = settingDefs.find((x) => x.key === key) as unknown as SettingDef<K>;
+  const parsed = d.parse(raw ?? d.default);
+  return 'problem' in parsed ? { ok: false, problem: parsed.problem } : { ok: true, value: parsed.value };
+}
+
+/** `--port / TOOLGATE_PORT`: how a message points at one of the sidecar's settings. */
+export function nameOfSetting(key: keyof Settings): string {
+  return settingName(settingDefs.find((d) => d.key === key) as FlagDef);
+}
+
+/**
+ * `toolgate --help`: every setting, from the definitions the README table is
+ * made from. The commands come from the CLI's own table, so none is left out.
+ */
+export function sidecarUsage(commands: readonly string[]): string {
+  return usage(`usage: toolgate [flags]            run the sidecar\n       toolgate <command> --help   ${commands.join(', ')}`, settingDefs);
+}
 
 /**
  * Flags win over environment variables, which win over defaults. An empty

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { SettingError } from '../errors.ts';
+import { SettingError, StartupError } from '../errors.ts';
 import { stepCommand } from './commands.ts';
 import { startDemo, type Demo } from './start.ts';
 import { DEMO_KEYS, STEPS } from './steps.ts';
@@ -18,7 +18,7 @@ let demo: Demo;
 try {
   demo = await startDemo(argv.filter((a) => a !== '--tour'), process.env);
 } catch (err) {
-  if (!(err instanceof SettingError)) throw err;
+  if (!(err instanceof SettingError || err instanceof StartupError)) throw err;
   process.stderr.write(`toolgate demo: ${err.message}\n`);
   process.exit(2);
 }
@@ -28,7 +28,7 @@ const out = (line: string): void => {
 };
 const keys = Object.entries(DEMO_KEYS).map(([who, k]) => `  ${who.padEnd(6)} key ${k.key}  scopes: ${k.scopes.join(', ') || 'none'}`);
 out(`
-toolgate is running in front of the demo MCP server, enforcing ${relative(process.cwd(), demo.settings.policyFile ?? '')}.
+toolgate is running in front of the demo MCP server, enforcing ${relative(process.cwd(), demo.policy)}.
 
   MCP endpoint   ${demo.mcp}   (2026-07-28 requests need no session; 2025 clients work too)
   admin          ${demo.admin}/healthz  ${demo.admin}/readyz  ${demo.admin}/metrics

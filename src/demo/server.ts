@@ -54,9 +54,25 @@ function demoTools(): McpServer {
   return server;
 }
 
-export function createDemoServer(): Server {
+/** Where RFC 9728 puts the metadata of the resource at `/mcp`; toolgate forwards `/.well-known/` unchecked. */
+export const METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+
+/**
+ * `resource` is the MCP endpoint as clients reach it (through toolgate),
+ * which the protected-resource metadata names; asked per request, since
+ * toolgate's port is chosen after this server starts.
+ */
+export function createDemoServer(resource: () => string | undefined = () => undefined): Server {
   const handler = toNodeHandler(createMcpHandler(demoTools));
   return createServer((req, res) => {
+    const url = resource();
+    if (req.url === METADATA_PATH && req.method === 'GET' && url !== undefined) {
+      // No authorization server: the demo's principals sign in with static keys, sent as bearer tokens.
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
+        resource: url, resource_name: 'toolgate demo', bearer_methods_supported: ['header'], scopes_supported: ['tickets.write'],
+      }));
+      return;
+    }
     if (!req.url?.startsWith('/mcp')) {
       res.writeHead(404).end();
       return;

@@ -5,8 +5,9 @@
  * default, TLS when a certificate and key are configured.
  */
 import { readFile } from 'node:fs/promises';
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { Server, ServerCredentials, setLogger } from '@grpc/grpc-js';
 import { StartupError } from '../errors.ts';
+import { bindOf, listenError } from '../http/listen-error.ts';
 import type { GrpcServerOptions } from './deps.ts';
 import { HealthService } from './health.ts';
 import { ApprovalService, ContractService, DiscoveryService, GrantAdminService, POLICY_SERVICES, PolicyService } from './services.ts';
@@ -16,6 +17,19 @@ export interface RunningGrpc {
   /** Lets calls in flight finish for up to `graceMs`, then cuts the rest. */
   close(graceMs: number): Promise<void>;
 }
+
+/**
+ * grpc-js's own logger, but for the line it prints when a bind fails: the
+ * StartupError says the same in one line that names the setting.
+ */
+const BIND_FAILED = 'No address added out of total';
+setLogger({
+  error: (message: unknown, ...rest: unknown[]) => {
+    if (!String(message).startsWith(BIND_FAILED)) console.error(`E ${String(message)}`, ...rest);
+  },
+  info: (message: unknown, ...rest: unknown[]) => console.error(`I ${String(message)}`, ...rest),
+  debug: (message: unknown, ...rest: unknown[]) => console.error(`D ${String(message)}`, ...rest),
+});
 
 /** Requests larger than this are refused by grpc-js (RESOURCE_EXHAUSTED) before any handler runs. */
 const MAX_REQUEST_BYTES = 1024 * 1024 + 64 * 1024;
@@ -39,7 +53,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${host}:${settings.grpcPort}`, credentials, (err, bound) => {
       if (err === null) resolve(bound);
-      else reject(new StartupError(`gRPC API cannot listen on port ${settings.grpcPort}`));
+      // grpc-js gives only a message, which carries the system's error code.
+      else reject(listenError(/\b(E[A-Z]+)\b/.exec(err.message)?.[1], bindOf(settings, 'grpcPort')));
     });
   }).catch((err: unknown) => {
     admin?.close();

@@ -2,13 +2,19 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { clientConnection, connectionRefused } from '../telemetry/channels.ts';
+import { listenError, type Bind } from './listen-error.ts';
 
 /** How long idle keep-alive connections stay open after SIGTERM, so requests already on their way are answered. */
 const DRAIN_IDLE_GRACE_MS = 500;
 
-export async function listen(server: Server, host: string, port: number): Promise<void> {
-  server.listen(port, host);
-  await once(server, 'listening');
+/** Binds, or throws the StartupError that names the setting to change. */
+export async function listen(server: NetServer, bind: Bind): Promise<void> {
+  server.listen(bind.port, bind.host);
+  try {
+    await once(server, 'listening');
+  } catch (err) {
+    throw listenError((err as NodeJS.ErrnoException).code, bind);
+  }
 }
 
 export function closeServer(server: Server): Promise<void> {

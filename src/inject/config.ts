@@ -141,10 +141,15 @@ export async function loadInjectorConfig(path: string): Promise<ConfigResult> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
-  } catch {
-    return { ok: false, errors: [{ path: '', message: 'cannot read the injector config file' }] };
+  } catch (err) {
+    return { ok: false, errors: [{ path: '', message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})` }] };
   }
   return parseInjectorConfig(text);
+}
+
+/** One line per problem, each naming the file, as both commands print them. */
+export function configProblems(file: string, errors: readonly ConfigError[]): string[] {
+  return errors.map((e) => `injector config ${file}: ${e.path === '' ? '' : `${e.path}: `}${e.message}`);
 }
 
 function deepFreeze<T>(value: T): T {

@@ -8,14 +8,15 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listen } from '../http/lifecycle.ts';
+import type { Bind } from '../http/listen-error.ts';
 import { log } from '../telemetry/log.ts';
 import type { InjectorConfig } from './config.ts';
 import type { InjectorMetrics } from './metrics.ts';
 import { review } from './review.ts';
 
 export interface WebhookServerOptions {
-  readonly host: string;
-  readonly port: number;
+  readonly bind: Bind;
   readonly certFile: string;
   readonly keyFile: string;
   /** 0 turns reloading off. */
@@ -35,8 +36,8 @@ export interface WebhookServer {
 const MAX_BODY_BYTES = 8 << 20;
 
 export class CertificateError extends Error {
-  constructor() {
-    super('cannot read the TLS certificate or key file');
+  constructor(message = 'cannot read the TLS certificate or key file') {
+    super(message);
     this.name = 'CertificateError';
   }
 }
@@ -54,18 +55,17 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const pair = await readPair(options.certFile, options.keyFile);
   if (pair === undefined) throw new CertificateError();
   let current = pair;
-  const server = createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, (req, res) => {
-    handle(req, res, options.config, options.metrics);
-  });
+  let server;
+  try {
+    server = createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, (req, res) => {
+      handle(req, res, options.config, options.metrics);
+    });
+  } catch {
+    throw new CertificateError('the TLS certificate or key is not valid PEM');
+  }
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, options.bind);
 
   const reloadCertificate = async (): Promise<boolean> => {
     const next = await readPair(options.certFile, options.keyFile);

@@ -3,9 +3,10 @@
  * variable (flags win; an empty variable counts as unset), validated once and
  * frozen. A bad value yields one line naming the setting, never the value.
  */
-import { readFlags, usage, type FlagDef } from '../config/flags.ts';
+import { readFlags, settingName, usage, type FlagDef } from '../config/flags.ts';
 import type { LogLevel } from '../config/settings.ts';
 import { SettingError } from '../errors.ts';
+import type { Bind } from '../http/listen-error.ts';
 
 export interface WebhookSettings {
   readonly host: string;
@@ -59,6 +60,12 @@ const PROBLEMS: Readonly<Record<keyof WebhookSettings, string>> = {
   certReloadMs: 'expected a whole number from 0 to 86400000',
   logLevel: 'expected debug, info, warn or error',
 };
+
+/** Where one of the webhook's listeners binds, with the settings a failed bind names. */
+export function webhookBind(s: WebhookSettings, key: 'port' | 'metricsPort'): Bind {
+  const name = (k: keyof WebhookSettings) => settingName(webhookSettingDefs.find((d) => d.key === k) as Def);
+  return { host: s.host, port: s[key], hostSetting: name('host'), portSetting: name(key) };
+}
 
 /** `toolgate inject-webhook --help`. */
 export const WEBHOOK_USAGE = usage('usage: toolgate inject-webhook [flags]   the sidecar injector (mutating admission webhook)', webhookSettingDefs);

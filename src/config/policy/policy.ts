@@ -199,6 +199,23 @@ export async function loadPolicyFile(path: string): Promise<PolicyResult> {
 }
 
 /** Whether refusals for this tool are enforced or only recorded: the tool's own setting, else the policy's. */
+/** A local file the policy names, which the verifiers are built from. */
+export interface ReferencedFile {
+  /** Where the policy names it: also what its problems are reported under. */
+  readonly pointer: string;
+  /** Resolved against the policy file's directory. */
+  readonly path: string;
+}
+
+/** The key files the policy names (static keys, a JWKS file), all that a version is built from besides itself. */
+export function referencedFiles(policy: Policy): ReferencedFile[] {
+  const auth = policy.authentication;
+  const out: ReferencedFile[] = [];
+  if (auth.staticKeys !== undefined) out.push({ pointer: '/authentication/staticKeys/file', path: auth.staticKeys.file });
+  if (auth.jwt?.jwksFile !== undefined) out.push({ pointer: '/authentication/jwt/jwksFile', path: auth.jwt.jwksFile });
+  return out;
+}
+
 export function enforcementFor(policy: Policy, tool: string | undefined): Enforcement {
   const own = tool !== undefined && Object.hasOwn(policy.tools, tool) ? (policy.tools[tool] as ToolMetadata).enforcement : undefined;
   return own ?? policy.enforcement;

@@ -9,29 +9,37 @@
  *
  * `fs.watch` is the fast path; a slow stat poll is the safety net for
  * volumes that deliver no events and for a directory that was deleted and
- * recreated (the old watch is then dead). A candidate is loaded through the
+ * recreated (the old watch is then dead). The other files a version was
+ * built from (the key files a policy names) are watched and polled the same
+ * way, so editing one is as prompt as editing the policy. A candidate is loaded through the
  * caller's loader, applied only if valid and only if its digest differs from
  * the version in force; otherwise the last good version stays. Every outcome
  * is one log line and one `policyReload` channel message.
  */
-import { watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
 import { policyReload, type PolicyReload } from '../../telemetry/channels.ts';
 import { log } from '../../telemetry/log.ts';
 import type { ConfigError } from '../policy/policy.ts';
 import { Debouncer } from './debounce.ts';
-import { directoryIdentity, fingerprint } from './fingerprint.ts';
+import { DirectoryWatches } from './directory-watches.ts';
+import { fingerprint } from './fingerprint.ts';
 
 export type ReloadOutcome = PolicyReload['outcome'];
+
+/** A file besides the policy that a version was built from, and its fingerprint taken before it was read. */
+export interface WatchedFile {
+  readonly path: string;
+  readonly fingerprint: string;
+}
 
 /**
  * A loaded version. `digest` decides whether it is new: equal digests mean a
  * re-save, not a change, so it must cover everything the value was built
- * from (see policyLoader).
+ * from (see policyLoader). `files` are the other files it was built from (or
+ * failed on), watched from then on like the policy file itself.
  */
 export type Candidate<T> =
-  | { readonly ok: true; readonly value: T; readonly digest: string }
-  | { readonly ok: false; readonly errors: readonly ConfigError[] };
+  | { readonly ok: true; readonly value: T; readonly digest: string; readonly files?: readonly WatchedFile[] }
+  | { readonly ok: false; readonly errors: readonly ConfigError[]; readonly files?: readonly WatchedFile[] };
 
 /**
  * Loads and validates one version. `path` is the configured path with every
@@ -82,7 +90,6 @@ export interface PolicyWatcher<T> {
 const DEFAULT_DEBOUNCE_MS = 200;
 const DEFAULT_POLL_INTERVAL_MS = 10_000;
 const MAX_BURST_FACTOR = 10;
-const CONFIGMAP_DATA_LINK = '..data';
 const CLOSED_DURING_START: Candidate<never> = Object.freeze({ ok: false, errors: Object.freeze([{ path: '', message: 'watch: closed before the first load finished' }]) });
 
 export function watchPolicy<T>(opts: PolicyWatchOptions<T>): PolicyWatcher<T> {
@@ -91,17 +98,15 @@ export function watchPolicy<T>(opts: PolicyWatchOptions<T>): PolicyWatcher<T> {
 
 class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
   readonly #path: string;
-  readonly #dir: string;
-  readonly #relevant: ReadonlySet<string>;
   readonly #load: PolicyLoader<T>;
   readonly #onApply: (applied: AppliedVersion<T>) => void;
   readonly #pollIntervalMs: number;
-  readonly #fsWatch: boolean;
+  /** Undefined: poll only. */
+  readonly #watches: DirectoryWatches | undefined;
   readonly #debouncer: Debouncer;
   #state: 'new' | 'running' | 'closed' = 'new';
-  #watcher: FSWatcher | undefined;
-  /** Identity of the directory #watcher watches; undefined when none. */
-  #watchedDir: string | undefined;
+  /** The other files the latest read was built from, each with its fingerprint from before that read. */
+  #files: ReadonlyMap<string, string> = new Map();
   #pollTimer: NodeJS.Timeout | undefined;
   #inflight: Promise<void> | undefined;
   /** A change was noticed while a load ran: load again afterwards. */
@@ -120,22 +125,18 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
       if (!(Number.isSafeInteger(v) && v > 0)) throw new TypeError(`PolicyWatcher: ${name} must be a positive integer`);
     }
     this.#path = opts.path;
-    this.#dir = dirname(opts.path);
-    // Filenames may be missing on some platforms; such events count as relevant.
-    this.#relevant = new Set([CONFIGMAP_DATA_LINK, basename(opts.path)]);
     this.#load = opts.load;
     this.#onApply = opts.onApply;
     this.#pollIntervalMs = pollIntervalMs;
-    this.#fsWatch = opts.fsWatch ?? true;
+    this.#watches = opts.fsWatch ?? true ? new DirectoryWatches(() => this.#trigger()) : undefined;
     this.#debouncer = new Debouncer(() => this.#onSettled(), debounceMs, debounceMs * MAX_BURST_FACTOR);
   }
 
   async start(): Promise<Candidate<T>> {
     if (this.#state !== 'new') throw new Error('PolicyWatcher: start() may be called once, before close()');
     this.#state = 'running';
-    const identity = await directoryIdentity(this.#dir);
+    await this.#watches?.sync(this.#watched());
     if (this.#state !== 'running') return CLOSED_DURING_START;
-    this.#arm(identity);
     this.#schedulePoll();
     const first = await this.#exclusive(() => this.#read(0));
     if (this.#state !== 'running') return CLOSED_DURING_START;
@@ -156,8 +157,7 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
     this.#debouncer.cancel();
     clearTimeout(this.#pollTimer);
     this.#pollTimer = undefined;
-    this.#watcher?.close();
-    this.#watcher = undefined;
+    this.#watches?.close();
     await this.#inflight;
   }
 
@@ -224,13 +224,25 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
     // Taken before reading: a change after this point differs from it, so
     // the poll notices it even if this read already saw the old version.
     const fp = await fingerprint(this.#path);
+    const before = await Promise.all([...this.#files.keys()].map(async (path) => [path, (await fingerprint(path)).key] as const));
     this.#seen = fp.key;
     this.#polled = undefined;
+    let candidate: Candidate<T>;
     try {
-      return await this.#load(fp.resolved ?? this.#path, generation);
+      candidate = await this.#load(fp.resolved ?? this.#path, generation);
     } catch {
-      return { ok: false, errors: [{ path: '', message: 'load: the policy loader failed' }] };
+      candidate = { ok: false, errors: [{ path: '', message: 'load: the policy loader failed' }] };
     }
+    // The files this version names, fingerprinted by the loader before it read them; a version
+    // that names none it could say keeps the files watched so far, so fixing one is noticed.
+    this.#files = candidate.files !== undefined ? new Map(candidate.files.map((f) => [f.path, f.fingerprint])) : candidate.ok ? new Map() : new Map(before);
+    await this.#watches?.sync(this.#watched());
+    return candidate;
+  }
+
+  /** The policy file and the files the latest read was built from. */
+  #watched(): string[] {
+    return [this.#path, ...this.#files.keys()];
   }
 
   #reject(errors: readonly ConfigError[], started: number): void {
@@ -264,37 +276,17 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
 
   async #poll(): Promise<void> {
     this.#pollTimer = undefined;
-    const [fp, dir] = await Promise.all([fingerprint(this.#path), directoryIdentity(this.#dir)]);
+    const files = [...this.#files];
+    const [fp, now] = await Promise.all([fingerprint(this.#path), Promise.all(files.map(([path]) => fingerprint(path)))]);
+    // Also replaces a watch whose directory died or was recreated.
+    await this.#watches?.sync(this.#watched());
     if (this.#state !== 'running') return;
-    if (dir !== this.#watchedDir) this.#arm(dir);
-    if (fp.key !== this.#seen && fp.key !== this.#polled) {
-      this.#polled = fp.key;
+    const key = [fp.key, ...now.map((f) => f.key)].join('\n');
+    const changed = fp.key !== this.#seen || files.some(([, seen], i) => now[i]?.key !== seen);
+    if (changed && key !== this.#polled) {
+      this.#polled = key;
       this.#trigger();
     }
     this.#schedulePoll();
-  }
-
-  /** (Re)places the directory watch; a directory that is missing now is retried by the poll. */
-  #arm(identity: string | undefined): void {
-    this.#watcher?.close();
-    this.#watcher = undefined;
-    this.#watchedDir = undefined;
-    if (!this.#fsWatch || identity === undefined) return;
-    let w: FSWatcher;
-    try {
-      w = watch(this.#dir, (_event, name) => {
-        if (name === null || this.#relevant.has(name)) this.#trigger();
-      });
-    } catch {
-      return;
-    }
-    w.on('error', () => {
-      if (this.#watcher !== w) return;
-      w.close();
-      this.#watcher = undefined;
-      this.#watchedDir = undefined;
-    });
-    this.#watcher = w;
-    this.#watchedDir = identity;
   }
 }

@@ -115,7 +115,7 @@ test('a YAML syntax error reports line and column, never the source text', () =>
   assert.match(text, /line \d+, column \d+/);
 });
 
-test('loadStaticKeys reads JSON files and reports unreadable ones by errno only', async () => {
+test('loadStaticKeys reads JSON files and reports unreadable ones by path and errno', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tg-keys-'));
   const file = join(dir, 'keys.json');
   await writeFile(file, JSON.stringify({ keys: [{ sha256: sha(KEY_A), principal: 'agent-json' }] }));
@@ -123,5 +123,5 @@ test('loadStaticKeys reads JSON files and reports unreadable ones by errno only'
   assert.ok(r.ok);
   assert.equal(r.table.get(sha(KEY_A))?.principal.id, 'agent-json');
   const missing = await loadStaticKeys(join(dir, 'absent.yaml'));
-  assert.deepEqual(missing, { ok: false, errors: [{ path: '', message: 'read: cannot read the static key file (ENOENT)' }] });
+  assert.deepEqual(missing, { ok: false, errors: [{ path: '', message: `read: cannot read the static key file ${join(dir, 'absent.yaml')} (ENOENT)` }] });
 });

@@ -27,9 +27,11 @@ describe('toolgate contracts refuses bad invocations with one line and status 2'
     ['diff without a tool', ['diff', '--catalog', 'x'], /usage:/],
     ['an unknown flag', ['list', '--catalogue', 'x'], /unknown argument "--catalogue"/],
     ['--format outside lint', ['list', '--format', 'json'], /--format does not apply/],
-    ['no catalogue source', ['list'], /exactly one of --catalog FILE or --upstream URL/],
-    ['both catalogue sources', ['lint', '--catalog', 'a', '--upstream', 'http://127.0.0.1:1/mcp'], /exactly one of/],
-    ['a non-http upstream', ['lint', '--upstream', 'file:///etc/passwd'], /--upstream must be the http\(s\) URL/],
+    ['no catalogue source', ['list'], /give --catalog FILE or --upstream ORIGIN \(or TOOLGATE_UPSTREAM\)/],
+    ['both catalogue sources', ['lint', '--catalog', 'a', '--upstream', 'http://127.0.0.1:1'], /one of --catalog FILE or --upstream ORIGIN, not both/],
+    ['a non-http upstream', ['lint', '--upstream', 'file:///etc/passwd'], /invalid setting --upstream: expected an http:\/\/ or https:\/\/ URL/],
+    ['a path given twice', ['list', '--upstream', 'http://127.0.0.1:1/mcp', '--mcp-path', '/mcp'], /give its path with --mcp-path only/],
+    ['a bad MCP path', ['list', '--upstream', 'http://127.0.0.1:1', '--mcp-path', 'mcp'], /invalid setting --mcp-path: expected an absolute path/],
     ['an unknown format', ['lint', '--catalog', 'x', '--format', 'yaml'], /--format must be text or json/],
     ['approve without Redis', ['approve', 'weather', 'a'.repeat(64)], /approve writes the shared pins and needs --redis-url/],
   ];
@@ -46,7 +48,7 @@ describe('toolgate contracts refuses bad invocations with one line and status 2'
   it('refuses a catalogue file that is not JSON, without echoing it', async () => {
     const r = await cli('lint', '--catalog', join(dir, 'broken.json'));
     assert.equal(r.code, 2);
-    assert.equal(r.err, 'toolgate contracts: --catalog is not valid JSON\n');
+    assert.equal(r.err, `toolgate contracts: --catalog ${join(dir, 'broken.json')}: not valid JSON\n`);
   });
 
   it('refuses a digest that is not 64 hex digits', async () => {

@@ -104,16 +104,41 @@ describe('toolgate policy (the real CLI, offline)', () => {
     }
   });
 
-  it('validate: referenced files are read unless --skip-files', async () => {
-    assert.equal((await toolgate('policy', 'validate', EXAMPLE)).code, 1);
+  it('validate: the key files a policy names are noted, not read, as policy test does (the binary)', async () => {
+    const r = await spawned('policy', 'validate', EXAMPLE);
+    assert.equal(r.code, 0, r.stdout);
+    assert.equal(r.stdout, `${EXAMPLE}: /authentication/staticKeys/file: note: /etc/toolgate/keys/keys.yaml not read (--check-files reads it)\n${EXAMPLE}: ok\n`);
+    assert.equal(r.stderr, '');
+    assert.equal((await spawned('policy', 'test', EXAMPLE, EXAMPLE_TESTS)).code, 0);
+  });
+
+  it('validate --check-files: reads them, and a problem names the file and what to do (the binary)', async () => {
+    const missing = await spawned('policy', 'validate', '--check-files', EXAMPLE);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stdout, `${EXAMPLE}: /authentication/staticKeys/file: read: cannot read the static key file /etc/toolgate/keys/keys.yaml (ENOENT);`
+      + ' mount it at that path or correct authentication.staticKeys.file, or validate without --check-files where it is not mounted\n');
+    const policy = join(dir, 'with-keys.yaml');
+    const keys = join(dir, 'keys.yaml');
+    await writeFile(policy, 'version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\n');
+    await writeFile(keys, 'keys:\n  - { sha256: not-hex, principal: alice }\n');
+    const broken = await spawned('policy', 'validate', '--check-files', policy);
+    assert.equal(broken.code, 1);
+    assert.match(broken.stdout, new RegExp(`^${policy}: /authentication/staticKeys/file/keys/0/sha256: .* \\(in ${keys}\\)\n$`));
+    await writeFile(keys, `keys:\n  - { sha256: ${'a'.repeat(64)}, principal: alice }\n`);
+    assert.deepEqual(await spawned('policy', 'validate', '--check-files', policy), { code: 0, stdout: `${policy}: ok\n`, stderr: '' });
+  });
+
+  it('validate --skip-files: still accepted, with a note that it is the default now', async () => {
     const r = await toolgate('policy', 'validate', '--skip-files', EXAMPLE);
     assert.equal(r.code, 0, r.stdout);
+    assert.equal(r.stderr, 'toolgate policy: --skip-files is deprecated: validate reads the files a policy names only with --check-files\n');
+    assert.equal((await toolgate('policy', 'validate', '--skip-files', '--check-files', EXAMPLE)).code, 2);
   });
 
   it('validate --catalog: warns about grants for missing tools and tools no row allows, without failing', async () => {
     const catalog = join(dir, 'tools.json');
     await writeFile(catalog, JSON.stringify({ tools: [{ name: 'search_tickets', inputSchema: { type: 'object' } }, { name: 'orphan', inputSchema: { type: 'object' } }] }));
-    const r = await toolgate('policy', 'validate', '--skip-files', '--catalog', catalog, EXAMPLE);
+    const r = await toolgate('policy', 'validate', '--catalog', catalog, EXAMPLE);
     assert.equal(r.code, 0);
     assert.match(r.stdout, /policy\.yaml: \/grants\/1\/tool: warning: tool "get_ticket" is not in the catalogue/);
     assert.match(r.stdout, /policy\.yaml: \/grants: warning: no row allows catalogue tool "orphan"/);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readFlags, usage } from '../../../src/config/flags.ts';
-import { loadSettings, settingDefs, SIDECAR_USAGE } from '../../../src/config/settings.ts';
+import { loadSettings, settingDefs, sidecarUsage } from '../../../src/config/settings.ts';
 import { SettingError } from '../../../src/errors.ts';
 
 const defs = [{ flag: '--port', env: 'X_PORT', default: '1', doc: 'The `port`.' }];
@@ -32,7 +32,7 @@ test('an unknown flag, a missing value or a stray argument is one line naming on
 test('usage lists every setting with its variable and default, from the README table source', () => {
   assert.match(usage('usage: x', defs), /--port <value> {3}X_PORT \(default 1\)\n {6}The port\./);
   for (const d of settingDefs) {
-    assert.ok(SIDECAR_USAGE.includes(d.flag) && SIDECAR_USAGE.includes(d.env), d.flag);
+    assert.ok(sidecarUsage([]).includes(d.flag) && sidecarUsage([]).includes(d.env), d.flag);
   }
 });
 

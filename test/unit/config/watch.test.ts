@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ConfigMapMount } from '../../helpers/configmap-mount.ts';
+import { fingerprint } from '../../../src/config/reload/fingerprint.ts';
 import { watchPolicy, type AppliedVersion, type Candidate, type PolicyWatchOptions, type PolicyWatcher, type ReloadOutcome } from '../../../src/config/reload/watch.ts';
 import { policyReload, type PolicyReload } from '../../../src/telemetry/channels.ts';
 import { sha256 } from '../../helpers/static-keys.ts';
@@ -357,6 +358,25 @@ describe('watchPolicy', () => {
     assert.deepEqual(await starting, { ok: false, errors: [{ path: '', message: 'watch: closed before the first load finished' }] });
     assert.equal(w.current(), undefined);
     assert.deepEqual(await handlesSettled(before), before);
+  });
+
+  it('re-reads when a file the version names, in another directory, changes: by its watch or by the poll', async () => {
+    // Each way alone: events with a poll too slow to matter, then the poll with no events at all.
+    for (const [fsWatch, pollIntervalMs] of [[true, 3_600_000], [false, 20]] as const) {
+      const keys = join(root, `keys-${fsWatch}`, 'keys.yaml');
+      await mkdir(join(root, `keys-${fsWatch}`));
+      await writeFile(keys, 'first');
+      const load = async (p: string): Promise<Candidate<string>> => {
+        const files = [{ path: keys, fingerprint: (await fingerprint(keys)).key }];
+        const text = `${await readFile(p, 'utf8')}+${await readFile(keys, 'utf8')}`;
+        return { ok: true, value: text, digest: sha256(text), files };
+      };
+      const { w } = await start({ load, fsWatch, pollIntervalMs });
+      const from = events.seen.length;
+      await writeFile(keys, 'second');
+      await events.until('applied', from);
+      assert.equal(w.current()?.value, 'version: 1 # first+second', `fsWatch ${fsWatch}`);
+    }
   });
 
   it('refuses bad options at construction', () => {

@@ -16,8 +16,8 @@ const floors: { set: string; corpus: CorpusName; catalog: string; queries: strin
 
 for (const f of floors) {
   const { path, skip } = corpus(f.corpus);
-  test(`recall floor: ${f.set}`, { skip }, () => {
-    const files = loadEvalFiles(join(path, f.catalog), join(path, f.queries));
+  test(`recall floor: ${f.set}`, { skip }, async () => {
+    const files = await loadEvalFiles(join(path, f.catalog), join(path, f.queries));
     assert.ok(files.ok, files.ok ? '' : files.reason);
     const report = evaluate(files.value.catalog, files.value.queries, [5, 16]);
     assert.ok((report.recall.get(5) as number) >= f.r5, `recall@5 ${report.recall.get(5)} < ${f.r5}`);

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { parseInjectorConfig } from '../../../src/inject/config.ts';
 import { injectManifests } from '../../../src/inject/manifest.ts';
+import { DEFAULT_CONFIG_FILE } from '../../../src/inject/settings.ts';
 import { allProblems } from '../chart/lib/kube-schemas.ts';
 import { frontProblems, sidecarOf } from './admission.ts';
 import { FIXTURES, fixtureConfig } from './fixtures.ts';
@@ -153,6 +154,23 @@ describe('toolgate inject, the command', () => {
     assert.equal((await runInProcess(['-f', join(dir, 'missing.yaml'), '--image', 'x:1'])).status, 2);
     const badConfig = await runInProcess(['-f', ok, '--config', join(FIXTURES, 'deployment-pod.review.json')]);
     assert.equal(badConfig.status, 2);
-    assert.match(badConfig.stderr, /invalid config/);
+    assert.match(badConfig.stderr, /^toolgate inject: injector config \S+deployment-pod\.review\.json: \/image: required/);
+  });
+  it('as a process: each usage or file problem names the flag or the file', () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'TOOLGATE_INJECT_CONFIG'));
+    const missing = join(dir, 'missing.yaml');
+    for (const [args, line] of [
+      [['-f', ok], `toolgate inject: injector config ${DEFAULT_CONFIG_FILE}: cannot read the file (ENOENT) (the default; give --config FILE, --image REF or TOOLGATE_INJECT_CONFIG)\n`],
+      [['-f', ok, '--config', missing], `toolgate inject: injector config ${missing}: cannot read the file (ENOENT)\n`],
+      [['-f', missing, '--image', 'x:1'], `toolgate inject: cannot read the manifests file ${missing} (ENOENT)\n`],
+      [['--image', 'x:1'], 'toolgate inject: -f is required: the manifests file, or - for stdin\n'],
+      [['-f', ok, '--config'], 'toolgate inject: --config needs a value\n'],
+      [['-f', ok, '--image', 'x:1', '--config', 'y'], 'toolgate inject: --config and --image exclude each other\n'],
+    ] as const) {
+      const r = spawnSync(process.execPath, [join(REPO, 'src/cli.ts'), 'inject', ...args], { encoding: 'utf8', env });
+      assert.equal(r.status, 2, args.join(' '));
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr.split('\n')[0] + '\n', line, args.join(' '));
+    }
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -43,7 +44,7 @@ describe('the webhook over real HTTPS on loopback', () => {
 
   before(async () => {
     server = await startWebhookServer({
-      host: '127.0.0.1', port: 0, certFile: first.certFile, keyFile: first.keyFile, certReloadMs: 0, config: fixtureConfig(), metrics,
+      bind: { host: '127.0.0.1', port: 0, hostSetting: '--host', portSetting: '--port' }, certFile: first.certFile, keyFile: first.keyFile, certReloadMs: 0, config: fixtureConfig(), metrics,
     });
   });
   after(() => server.close());
@@ -125,6 +126,27 @@ describe('toolgate inject-webhook as a process', () => {
     child.kill('SIGTERM');
     assert.equal(await exit, 0);
   });
+  it('stops with status 2 and one line naming the setting when a port is in use', async () => {
+    const { certFile, keyFile } = makeCert();
+    const holder = createServer().listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    const busy = (holder.address() as import('node:net').AddressInfo).port;
+    const script = `const m = await import(${JSON.stringify(join(import.meta.dirname, '../../../src/commands/inject-webhook.ts'))}); process.exitCode = await m.run(process.argv.slice(1));`;
+    try {
+      for (const [flag, setting] of [['--port', '--port / TOOLGATE_INJECT_PORT'], ['--metrics-port', '--metrics-port / TOOLGATE_INJECT_METRICS_PORT']] as const) {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script, '--', '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0',
+          '--tls-cert-file', certFile, '--tls-key-file', keyFile, '--config', join(FIXTURES, 'config.yaml'), '--log-level', 'error', flag, String(busy)],
+        { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+        const [code] = await once(child, 'exit');
+        assert.equal(code, 2, flag);
+        assert.equal(stderr, `toolgate inject-webhook: port ${busy} is in use (${setting})\n`);
+      }
+    } finally {
+      holder.close();
+    }
+  });
   it('stops with status 2 and one line naming the setting when a flag is bad', async () => {
     const { run } = await import('../../../src/commands/inject-webhook.ts');
     const write = process.stderr.write.bind(process.stderr);
@@ -137,7 +159,7 @@ describe('toolgate inject-webhook as a process', () => {
       process.stderr.write = write;
     }
     assert.match(text, /invalid setting --port: expected a whole number/);
-    assert.match(text, /invalid config \/image  required/);
+    assert.match(text, /injector config \S+deployment-pod\.review\.json: \/image: required/);
   });
 });
 

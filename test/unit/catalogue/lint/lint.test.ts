@@ -73,8 +73,8 @@ describe('description lint on a real catalogue', () => {
   it('`contracts lint --catalog FILE --format json` prints the summary as its last line', { skip: livemcpbench.skip }, async () => {
     let out = '';
     const code = await run(['lint', '--catalog', catalog, '--format', 'json'], { env: {}, stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true } });
-    assert.equal(code, 0);
     const last = JSON.parse(out.trim().split('\n').at(-1) as string) as { tools: number; high: number; findings_by_rule: Record<string, number> };
+    assert.equal(code, last.high > 0 ? 1 : 0);
     assert.equal(last.tools, 527);
     assert.equal(typeof last.high, 'number');
     assert.deepEqual(Object.keys(last.findings_by_rule).sort(), [...RULE_IDS].sort());
