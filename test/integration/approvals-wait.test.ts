@@ -94,6 +94,9 @@ describe('approvals that wait, asked as each client declared, decided from the C
       assert.deepEqual(mine.map((e) => e.status_code), ['approval_requested', 'approval_approved', 'approval_spent']);
       assert.equal(mine[1]?.unmapped.approver, 'alice');
       assert.equal(mine[1]?.unmapped.via, 'cli');
+      // Shown in the run's output: the audit lines of an approval decided with the CLI (digests, no values).
+      for (const e of mine) console.log(`audit: ${JSON.stringify(e)}`);
+      console.log(`eager 2026-07-28 handler: ${asked.length} elicitation, ${runs() - before} execution`);
       assert.equal(await metricValue(gate.adminUrl, 'toolgate_approvals_total', { event: 'approved' }), 1);
     } finally {
       await client.close();
