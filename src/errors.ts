@@ -35,6 +35,12 @@ export interface ErrorDef {
    * `wireFor` decides.
    */
   readonly keepsStatus?: true;
+  /**
+   * Sent only by the approver page, the gRPC API or the CLI, never on the MCP
+   * endpoint, so it has no wire form to choose (the README's wire table
+   * leaves it out).
+   */
+  readonly outsideMcp?: true;
 }
 
 export type Hint =
@@ -173,27 +179,27 @@ export const errors = Object.freeze({
     when: "a 2026-07-28 retry whose toolgate `requestState` is tampered, expired, or issued to another principal or for other arguments or policy",
   }),
   approver_unauthenticated: def({
-    code: 'approver_unauthenticated', status: 401, rpcCode: -31401, retryable: false, hint: 'authenticate',
+    code: 'approver_unauthenticated', status: 401, rpcCode: -31401, retryable: false, hint: 'authenticate', outsideMcp: true,
     message: 'Sign in as an approver first',
     when: 'the approver page without a valid session cookie or trusted header, or a sign-in whose credential the policy\'s verifiers refuse',
   }),
   approval_csrf_invalid: def({
-    code: 'approval_csrf_invalid', status: 403, rpcCode: -31403, retryable: false, hint: 'fix_request',
+    code: 'approval_csrf_invalid', status: 403, rpcCode: -31403, retryable: false, hint: 'fix_request', outsideMcp: true,
     message: 'The form is missing its CSRF token or it does not match this session; reload the page and submit again',
     when: "an approver page form post without the token bound to the approver's session (or sign-in cookie)",
   }),
   approver_scope_required: def({
-    code: 'approver_scope_required', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes',
+    code: 'approver_scope_required', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes', outsideMcp: true,
     message: "Deciding this approval needs the row's approverScope; sign in with a credential that holds it",
     when: "an approver (page, gRPC) without the row's `approverScope`; `error.data.requiredScopes` names it",
   }),
   self_approval_refused: def({
-    code: 'self_approval_refused', status: 403, rpcCode: -31403, retryable: false, hint: 'contact_operator',
+    code: 'self_approval_refused', status: 403, rpcCode: -31403, retryable: false, hint: 'contact_operator', outsideMcp: true,
     message: 'You cannot approve your own call; ask another approver',
     when: 'the principal who made the call approves it (page, CLI, gRPC) while the row says `selfApproval: false` (the default)',
   }),
   admin_scope_required: def({
-    code: 'admin_scope_required', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes',
+    code: 'admin_scope_required', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes', outsideMcp: true,
     message: 'This gRPC call needs the admin scope; use a credential that holds it',
     when: "gRPC GrantAdmin, or PolicyService.Explain for another principal, without the admin scope (`TOOLGATE_GRPC_ADMIN_SCOPE`)",
   }),
@@ -203,7 +209,7 @@ export const errors = Object.freeze({
     when: 'with a policy, a path that is neither the MCP endpoint nor under `TOOLGATE_PASSTHROUGH_PATHS`',
   }),
   approval_not_found: def({
-    code: 'approval_not_found', status: 404, rpcCode: -31404, retryable: false, hint: 'fix_request',
+    code: 'approval_not_found', status: 404, rpcCode: -31404, retryable: false, hint: 'fix_request', outsideMcp: true,
     message: 'No approval has this id; it may have been used, expired long ago, or never existed',
     when: 'the approver page, CLI or gRPC names an approval id toolgate does not hold',
   }),
@@ -213,7 +219,7 @@ export const errors = Object.freeze({
     when: "an `Mcp-Session-Id` this principal did not open through toolgate: another caller's, ended, forgotten after `TOOLGATE_SESSION_IDLE_MS`, or never issued",
   }),
   method_not_found: def({
-    code: 'method_not_found', status: 404, rpcCode: -32601, retryable: false, hint: 'use_allowed_method',
+    code: 'method_not_found', status: 404, rpcCode: -32601, retryable: false, hint: 'use_allowed_method', outsideMcp: true,
     message: 'Method not found',
     when: 'discovery disabled: answered exactly as upstream answers an unknown method',
   }),
@@ -253,12 +259,12 @@ export const errors = Object.freeze({
     when: 'grants changed while a page was being prepared',
   }),
   approval_already_decided: def({
-    code: 'approval_already_decided', status: 409, rpcCode: -31409, retryable: false, hint: 'fix_request',
+    code: 'approval_already_decided', status: 409, rpcCode: -31409, retryable: false, hint: 'fix_request', outsideMcp: true,
     message: 'This approval was already decided or has expired; nothing was changed',
     when: 'an approve or deny (page, CLI, gRPC) of an approval that is no longer pending, or whose time ran out',
   }),
   grants_read_only: def({
-    code: 'grants_read_only', status: 409, rpcCode: -31409, retryable: false, hint: 'contact_operator',
+    code: 'grants_read_only', status: 409, rpcCode: -31409, retryable: false, hint: 'contact_operator', outsideMcp: true,
     message: 'Grants come from the policy file here and cannot be changed over the API; change the policy file, or run with TOOLGATE_GRANT_SOURCE=redis',
     when: 'gRPC GrantAdmin change while grants come from the policy file',
   }),

@@ -24,7 +24,7 @@ const ERAS: readonly (readonly [string, WireRequest])[] = [
 
 /** How each refusal is written in the default `result` mode, from `wireFor` itself (no challenge; a challenge keeps the status). */
 export function wireTable(): string {
-  const rows = (Object.keys(errors) as ErrorId[]).map((id) => {
+  const rows = (Object.keys(errors) as ErrorId[]).filter((id) => errors[id].outsideMcp !== true).map((id) => {
     const forms = ERAS.map(([, request]) => {
       const w = wireFor(request, id, false, 'result');
       return w.form === 'tool_result' ? 'tool result' : w.status === 200 ? 'JSON-RPC error, 200' : `HTTP ${w.status}`;

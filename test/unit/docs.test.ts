@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { errors } from '../../src/errors.ts';
@@ -24,6 +24,15 @@ describe('the README is kept equal to the code', () => {
 });
 
 describe('the error registry', () => {
+  it('marks outsideMcp only codes that no part of the MCP request path sends', () => {
+    const mcpPath = ['pipeline', 'interceptors', 'upstream', 'execution', 'mcp', 'discovery', 'auth', 'grants', 'catalogue'];
+    const sources = mcpPath.flatMap((dir) => readdirSync(join(import.meta.dirname, '../../src', dir), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts')).map((f) => readFileSync(join(import.meta.dirname, '../../src', dir, f), 'utf8')));
+    const marked = Object.entries(errors).filter(([, e]) => e.outsideMcp === true).map(([id]) => id);
+    assert.ok(marked.length > 0);
+    for (const id of marked) assert.ok(!sources.some((text) => text.includes(`'${id}'`)), `${id} is sent on the MCP path`);
+  });
+
   it('uses stable snake_case codes, -31xxx numbers that repeat the status, and content-free messages', () => {
     for (const [id, e] of Object.entries(errors)) {
       assert.match(e.code, /^[a-z]+(_[a-z]+)*$/, id);
