@@ -125,7 +125,8 @@ export class Approvals {
     for (;;) {
       const answer = await this.forCall(call);
       const left = until - this.#now();
-      if (answer.kind !== 'ask' || left <= 0) return answer;
+      // A caller that went away is not waited for: its wait would only read the store for nobody.
+      if (answer.kind !== 'ask' || left <= 0 || call.request?.socket.destroyed === true) return answer;
       await this.#decisionOf(answer.record.id, Math.min(DECISION_POLL_MS, left));
     }
   }
