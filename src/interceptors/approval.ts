@@ -103,9 +103,10 @@ export function approvalInterceptor(door: ApprovalDoor): Interceptor {
         policyRevision: `${door.grantsFromFile === true ? 'file' : ex.snapshot.revision}.${ex.policy.sourceDigest.slice(0, 16)}`,
       };
       const state = ex.message.params?.requestState;
-      if (isOurState(state) && verifyState(door.stateKey, state, bindingOf(parts), now()) === undefined) return deny('approval_state_invalid');
+      const continuation = isOurState(state);
+      if (continuation && verifyState(door.stateKey, state, bindingOf(parts), now()) === undefined) return deny('approval_state_invalid');
       const held = { ...parts, rule: found.rule, arguments: stringifyExact(callArguments(ex.message) ?? {}), request: ex.request };
-      const waitMs = isOurState(state) && accepted(ex) ? waitFor(ex, door.waitMs ?? 0) : 0;
+      const waitMs = continuation && accepted(ex) ? waitFor(ex, door.waitMs ?? 0) : 0;
       const answer = waitMs > 0 ? await door.approvals.forCallWaiting(held, waitMs) : await door.approvals.forCall(held);
       const rule = found.row.name;
       switch (answer.kind) {
@@ -120,7 +121,7 @@ export function approvalInterceptor(door: ApprovalDoor): Interceptor {
         case 'unavailable':
           return deny('approval_unavailable');
         case 'ask':
-          return ask(ex, answer, door.stateKey, isOurState(state));
+          return ask(ex, answer, door.stateKey, continuation);
       }
     },
   };

@@ -6,7 +6,7 @@ import type { Exchange } from '../../interceptors/contract.ts';
 import type { Chain } from '../compose.ts';
 import type { Outcome } from '../outcome.ts';
 import type { ExecuteStage } from './execute.ts';
-import { answer, refuse } from './reply.ts';
+import { answer, refuseCall } from './reply.ts';
 
 export type ChainStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
 
@@ -22,10 +22,7 @@ const APPROVAL_CONTINUATION = new Set(['requestState', 'inputResponses']);
 export function chainStage(chain: Chain, execute: ExecuteStage, toolErrors: ToolErrors): ChainStage {
   return async (ex, res, headers, body) => {
     const verdict = await chain.run(ex);
-    if (verdict.kind === 'deny') {
-      const outputSchema = ex.message.name === undefined ? undefined : ex.catalogue.get(ex.message.name)?.tool.outputSchema;
-      return refuse(res, ex.message, verdict, toolErrors, outputSchema === undefined);
-    }
+    if (verdict.kind === 'deny') return refuseCall(ex, res, verdict, toolErrors);
     if (verdict.kind === 'respond') return answer(res, ex.message, verdict.result);
     const original = isOurState(ex.message.params?.requestState) ? withoutParamsMembers(body, APPROVAL_CONTINUATION) : body;
     return execute(ex, res, headers, original);

@@ -14,7 +14,7 @@ import { deadlinePassed, idempotencyOutcome, type IdempotencyOutcome } from '../
 import { log } from '../../telemetry/log.ts';
 import type { AttemptRecord } from '../../upstream/forward.ts';
 import type { Outcome } from '../outcome.ts';
-import { refuse } from './reply.ts';
+import { refuseCall } from './reply.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { Refusal } from '../../mcp/jsonrpc.ts';
 
@@ -34,9 +34,7 @@ const REPLAYED_META = 'io.toolgate/replayed';
  */
 export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors): ExecuteStage {
   const { upstream, idempotency, concurrency } = deps;
-  /** A refusal of this call, as every refusal of a tools/call is written. */
-  const refused = (ex: Exchange, res: ServerResponse, refusal: Refusal): Outcome =>
-    refuse(res, ex.message, refusal, toolErrors, ex.catalogue.get(ex.message.name as string)?.tool.outputSchema === undefined);
+  const refused = (ex: Exchange, res: ServerResponse, refusal: Refusal): Outcome => refuseCall(ex, res, refusal, toolErrors);
   return async (ex, res, headers, body) => {
     const { request: req, message } = ex;
     const tool = message.name as string;

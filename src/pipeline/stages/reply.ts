@@ -4,6 +4,7 @@ import type { Classified } from '../../mcp/classify.ts';
 import { sendError, type Refusal } from '../../mcp/jsonrpc.ts';
 import { toolErrorResult, wireFor } from '../../mcp/tool-error.ts';
 import type { ToolErrors } from '../../config/settings.ts';
+import type { Exchange } from '../../interceptors/contract.ts';
 import type { Outcome } from '../outcome.ts';
 
 /** Answers a request with a result toolgate made itself (discovery, an interceptor's respond). */
@@ -31,4 +32,11 @@ export function refuse(res: ServerResponse, message: Classified, refusal: Refusa
   }
   sendError(res, message.id, refusal.error, refusal.data, refusal.headers as Record<string, string> | undefined, wire.status);
   return refusal.error;
+}
+
+/** `refuse` for a tools/call: the machine data goes in `structuredContent` only when the tool declares no outputSchema it would have to satisfy. */
+export function refuseCall(ex: Exchange, res: ServerResponse, refusal: Refusal, toolErrors: ToolErrors): Outcome {
+  const name = ex.message.name;
+  const outputSchema = name === undefined ? undefined : ex.catalogue.get(name)?.tool.outputSchema;
+  return refuse(res, ex.message, refusal, toolErrors, outputSchema === undefined);
 }
