@@ -45,9 +45,12 @@ class BoundedMemo<V> {
 const patterns = new BoundedMemo<RE2JS>(256);
 const re2 = { compile: (pattern: string) => patterns.get(pattern, (p) => RE2JS.compile(p)) };
 
+/** What a row grants, which decides what its condition may read. */
+export type ConditionSurface = 'tool' | 'resource' | 'prompt';
+
 interface Setup {
-  /** What a condition may read. Everything else is a compile error. */
-  readonly variables: Readonly<Record<string, RecordType | CelType>>;
+  /** What a condition on each surface's rows may read. Everything else is a compile error. */
+  readonly variables: Readonly<Record<ConditionSurface, Readonly<Record<string, RecordType | CelType>>>>;
   readonly env: CelEnv;
 }
 /** Built with the first condition compiled, so CEL loads only for a policy that has conditions (see cel.ts). */
@@ -73,9 +76,15 @@ function celSetup(): Setup {
     fields: { protocolVersion: CelScalar.STRING, time: objectType('google.protobuf.Timestamp') },
   };
   const ANY = mapType(CelScalar.STRING, CelScalar.DYN);
+  const RESOURCE: RecordType = { kind: 'record', name: 'resource', fields: { uri: CelScalar.STRING } };
+  const PROMPT: RecordType = { kind: 'record', name: 'prompt', fields: { name: CelScalar.STRING, arguments: mapType(CelScalar.STRING, CelScalar.DYN) } };
   setup = {
-    variables: { principal: PRINCIPAL, tool: TOOL, args: ANY, request: REQUEST },
-    env: celEnv({ variables: { principal: ANY, tool: ANY, args: ANY, request: ANY }, funcs: strings, re2 }),
+    variables: {
+      tool: { principal: PRINCIPAL, tool: TOOL, args: ANY, request: REQUEST },
+      resource: { principal: PRINCIPAL, resource: RESOURCE, request: REQUEST },
+      prompt: { principal: PRINCIPAL, prompt: PROMPT, request: REQUEST },
+    },
+    env: celEnv({ variables: { principal: ANY, tool: ANY, args: ANY, request: ANY, resource: ANY, prompt: ANY }, funcs: strings, re2 }),
   };
   return setup;
 }
@@ -88,9 +97,12 @@ export interface ConditionInput {
     readonly credentialStrength: string;
     readonly claims?: Readonly<Record<string, unknown>>;
   };
-  readonly tool: { readonly name: string; readonly metadata: object; readonly annotations: unknown };
+  /** The tool of a tools/call; absent on the other surfaces, whose conditions cannot name it. */
+  readonly tool?: { readonly name: string; readonly metadata: object; readonly annotations: unknown };
   /** The arguments as parsed, after schema validation. */
-  readonly args: unknown;
+  readonly args?: unknown;
+  readonly resource?: { readonly uri: string };
+  readonly prompt?: { readonly name: string; readonly arguments: unknown };
   readonly request: { readonly protocolVersion: string | undefined; readonly timeMs: number };
 }
 
@@ -123,14 +135,19 @@ export type CompiledCondition =
   | { readonly ok: true; readonly condition: Condition }
   | { readonly ok: false; readonly message: string; readonly line: number; readonly column: number };
 
-/** Rows from storage are compiled when first used; the same source is compiled once. */
-const compiled = new BoundedMemo<CompiledCondition>(4096);
+/** Rows from storage are compiled when first used; the same source is compiled once per surface. */
+const compiled: Readonly<Record<ConditionSurface, BoundedMemo<CompiledCondition>>> = {
+  tool: new BoundedMemo(4096),
+  resource: new BoundedMemo(1024),
+  prompt: new BoundedMemo(1024),
+};
 
-export function compileCondition(source: string): CompiledCondition {
-  return compiled.get(source, compile);
+/** Compiles a condition for rows of one surface: a resource row's condition reading `tool` fails here, at load. */
+export function compileCondition(source: string, surface: ConditionSurface = 'tool'): CompiledCondition {
+  return compiled[surface].get(source, (s) => compile(s, surface));
 }
 
-function compile(source: string): CompiledCondition {
+function compile(source: string, surface: ConditionSurface): CompiledCondition {
   if (source.length > MAX_CONDITION_LENGTH) return failed(source, `longer than ${MAX_CONDITION_LENGTH} characters`, 0);
   const { cel: { parse, plan, isCelError } } = cel();
   const { env, variables } = celSetup();
@@ -142,7 +159,7 @@ function compile(source: string): CompiledCondition {
     const found = (e as { found?: unknown }).found;
     return failed(source, `syntax error${typeof found === 'string' ? ` near '${found.slice(0, 16)}'` : ''}`, typeof at === 'number' ? at : 0);
   }
-  const checked = checkCondition(env, parsed.expr, variables);
+  const checked = checkCondition(env, parsed.expr, variables[surface]);
   const offsetOf = (id: bigint) => parsed.sourceInfo?.positions[id.toString()] ?? 0;
   if (!checked.ok) return failed(source, checked.message, offsetOf(checked.exprId));
   if (checked.nodes > MAX_CONDITION_NODES) return failed(source, `more than ${MAX_CONDITION_NODES} expression nodes`, 0);
@@ -196,6 +213,8 @@ class LazyBindings implements ConditionBindings {
   #tool: CelInput | undefined;
   #args: CelInput | undefined;
   #request: CelInput | undefined;
+  #resource: CelInput | undefined;
+  #prompt: CelInput | undefined;
 
   constructor(input: ConditionInput) {
     this.#input = input;
@@ -209,6 +228,7 @@ class LazyBindings implements ConditionBindings {
     void this.principal;
     void this.tool;
     void this.args;
+    void this.prompt;
     return this.#state.oversized;
   }
 
@@ -228,10 +248,22 @@ class LazyBindings implements ConditionBindings {
 
   get tool(): CelInput {
     const t = this.#input.tool;
-    return (this.#tool ??= cel().cel.celMap(new Map<string, CelInput>([
+    return (this.#tool ??= t === undefined ? toCel(EMPTY_OBJECT, this.#state) : cel().cel.celMap(new Map<string, CelInput>([
       ['name', t.name],
       ['metadata', frozenToCel(t.metadata, this.#state)],
       ['annotations', frozenToCel(t.annotations ?? EMPTY_OBJECT, this.#state)],
+    ])));
+  }
+
+  get resource(): CelInput {
+    return (this.#resource ??= toCel(this.#input.resource ?? EMPTY_OBJECT, this.#state));
+  }
+
+  get prompt(): CelInput {
+    const p = this.#input.prompt;
+    return (this.#prompt ??= p === undefined ? toCel(EMPTY_OBJECT, this.#state) : cel().cel.celMap(new Map<string, CelInput>([
+      ['name', p.name],
+      ['arguments', toCel(p.arguments ?? EMPTY_OBJECT, this.#state)],
     ])));
   }
 

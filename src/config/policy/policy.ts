@@ -11,7 +11,8 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { normalizeRow } from './grant-row.ts';
 import type { Enforcement, GrantRow } from './grant-row.ts';
 import { policySchema } from './schema.ts';
-import type { ContractMode, Idempotency, PinMode, RawMetadata, RawPolicy, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
+import type { ContractMode, Idempotency, PinMode, RawMetadata, RawPolicy, RawSurfaceRow, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
+import type { PromptRow, ResourceRow, Surface } from './surface-row.ts';
 import { checkSemantics } from './semantics.ts';
 import { compileSchema, parseYaml, validateWith } from './validate.ts';
 import type { ConfigError } from './validate.ts';
@@ -141,6 +142,10 @@ export interface Policy {
   /** Registered JSON Schemas by URI, for tool schemas that $ref them (never fetched). */
   readonly schemas: Readonly<Record<string, unknown>>;
   readonly contracts: ContractsConfig;
+  /** Resource grants by URI; undefined: the policy has no `resources` section and resources are not policed. */
+  readonly resources: Surface<ResourceRow> | undefined;
+  /** Prompt grants by name; undefined: the policy has no `prompts` section and prompts are not policed. */
+  readonly prompts: Surface<PromptRow> | undefined;
   /** SHA-256 hex of the source text, to tell a real change from a re-save. */
   readonly sourceDigest: string;
 }
@@ -267,9 +272,36 @@ function build(raw: RawPolicy, text: string, baseDir: string | undefined): Polic
     rateLimits: resolveRateLimits(raw.rateLimits ?? []),
     schemas: raw.schemas ?? {},
     contracts: resolveContracts(raw.contracts ?? {}),
+    resources: raw.resources === undefined ? undefined : resolveSurface(raw.resources, 'resources', (g) => ({ match: g.uri === undefined ? 'prefix' as const : 'exact' as const, uri: g.uri ?? g.uriPrefix ?? '' })),
+    prompts: raw.prompts === undefined ? undefined : resolveSurface(raw.prompts, 'prompts', (g) => ({ prompt: g.prompt })),
     sourceDigest: createHash('sha256').update(text).digest('hex'),
   });
 }
+
+/** A surface section in canonical form: scopes sorted and unique, unnamed rows named by their pointer, repeats combined. */
+function resolveSurface<G extends RawSurfaceRow, T extends object>(raw: { enforcement?: Enforcement; grants: G[] }, section: string, target: (g: G) => T): Surface<SurfaceRowOf<T>> {
+  const seen = new Set<string>();
+  const grants: SurfaceRowOf<T>[] = [];
+  for (const [i, g] of raw.grants.entries()) {
+    const row = {
+      principal: g.principal,
+      ...target(g),
+      scopes: [...new Set(g.scopes ?? [])].sort(),
+      effect: g.effect,
+      ...(g.when !== undefined && { when: g.when }),
+      ...(g.enforcement === 'audit' && { enforcement: 'audit' as const }),
+      name: g.name ?? `/${section}/grants/${i}`,
+    } as SurfaceRowOf<T>;
+    const { name: _name, ...identity } = row;
+    const key = JSON.stringify(identity);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    grants.push(row);
+  }
+  return { enforcement: raw.enforcement, grants };
+}
+
+type SurfaceRowOf<T> = T extends { prompt: string } ? PromptRow : ResourceRow;
 
 function resolveValidators(raw: NonNullable<RawPolicy['validators']>): ValidatorConfig[] {
   return raw

@@ -31,6 +31,16 @@ export interface RawTool extends RawMetadata {
   examples?: string[];
 }
 
+/** A resource or prompt grant row as written. */
+export interface RawSurfaceRow {
+  principal: string;
+  scopes?: string[];
+  effect: 'allow' | 'deny';
+  when?: string;
+  enforcement?: Enforcement;
+  name?: string;
+}
+
 export interface RawPolicy {
   version?: 1;
   enforcement?: Enforcement;
@@ -75,6 +85,10 @@ export interface RawPolicy {
     enforcement?: Enforcement;
     name?: string;
   }[];
+  /** Present: resources are policed, and a URI no row allows is refused. */
+  resources?: { enforcement?: Enforcement; grants: (RawSurfaceRow & { uri?: string; uriPrefix?: string })[] };
+  /** Present: prompts are policed, and a prompt no row allows is refused. */
+  prompts?: { enforcement?: Enforcement; grants: (RawSurfaceRow & { prompt: string })[] };
   contracts?: {
     mode?: ContractMode;
     pin?: PinMode;

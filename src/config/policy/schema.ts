@@ -7,6 +7,7 @@
  */
 import { DURATION_PATTERN, MAX_ROW_SCOPES, PRINCIPAL_PATTERN, ROW_NAME_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from './grant-row.ts';
 import { MAX_CONDITION_LENGTH } from './conditions.ts';
+import { MAX_URI_LENGTH } from '../../mcp/resource-uri.ts';
 
 const TIERS = ['critical', 'base', 'onDemand'] as const;
 const SIDE_EFFECTS = ['read_only', 'idempotent_write', 'non_idempotent_write'] as const;
@@ -35,6 +36,36 @@ const JWT_ALGORITHMS = [
 const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
 const scope = { type: 'string', pattern: SCOPE_PATTERN };
 const scopes = { type: 'array', items: scope, maxItems: MAX_ROW_SCOPES, uniqueItems: true };
+
+/** A `resources` or `prompts` section: its own shadow mode and grant rows naming what they grant by `target` fields (a resource row takes one of uri and uriPrefix: policy/semantics.ts). */
+function surfaceSection(target: Record<string, unknown>, required: readonly string[]) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['grants'],
+    properties: {
+      enforcement: { enum: ENFORCEMENT_MODES },
+      grants: {
+        type: 'array',
+        maxItems: 20_000,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['principal', 'effect', ...required],
+          properties: {
+            principal: { type: 'string', pattern: PRINCIPAL_PATTERN },
+            ...target,
+            scopes,
+            effect: { enum: ['allow', 'deny'] },
+            when: { type: 'string', minLength: 1, maxLength: MAX_CONDITION_LENGTH },
+            enforcement: { enum: ENFORCEMENT_MODES },
+            name: { type: 'string', pattern: ROW_NAME_PATTERN },
+          },
+        },
+      },
+    },
+  } as const;
+}
 const filePath = { type: 'string', minLength: 1, maxLength: 4096, pattern: NO_CONTROL };
 const url = { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://[^\\s"\\\\\\u0000-\\u001f\\u007f]+$' };
 const oneOrMany = {
@@ -206,6 +237,11 @@ export const policySchema = {
         },
       },
     },
+    resources: surfaceSection({
+      uri: { type: 'string', minLength: 1, maxLength: MAX_URI_LENGTH },
+      uriPrefix: { type: 'string', minLength: 1, maxLength: MAX_URI_LENGTH },
+    }, []),
+    prompts: surfaceSection({ prompt: { type: 'string', pattern: TOOL_PATTERN, not: { const: '*' } } }, ['prompt']),
     grants: {
       type: 'array',
       maxItems: 200_000,

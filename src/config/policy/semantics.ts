@@ -3,11 +3,12 @@
  * returns errors in the same pointer + rule form as schema errors.
  */
 import { durationSeconds, MAX_APPROVAL_SECONDS, MIN_APPROVAL_SECONDS, WILDCARD } from './grant-row.ts';
-import { compileCondition } from './conditions.ts';
+import { compileCondition, type ConditionSurface } from './conditions.ts';
+import { uriProblem } from '../../mcp/resource-uri.ts';
 import { createSchemaRegistry } from '../../validation/registry.ts';
 import type { ConfigError } from './validate.ts';
 import { pointer } from './validate.ts';
-import type { RawMetadata, RawPolicy } from './raw.ts';
+import type { RawMetadata, RawPolicy, RawSurfaceRow } from './raw.ts';
 
 const HMAC = /^HS/;
 
@@ -63,6 +64,8 @@ export function checkSemantics(raw: RawPolicy): ConfigError[] {
     }
   });
 
+  checkSurfaceRows(raw, errors);
+
   if (raw.schemas !== undefined) {
     const registry = createSchemaRegistry(raw.schemas);
     if (!registry.ok) {
@@ -99,6 +102,30 @@ export function checkSemantics(raw: RawPolicy): ConfigError[] {
     if (t.sideEffect !== undefined || t.maxRetries !== undefined || t.idempotency !== undefined) check((f) => pointer('tools', name, f), t);
   }
   return errors;
+}
+
+/** Resource and prompt rows: conditions over their own surface's variables, URIs in normal form, scopes only on `*` rows. */
+function checkSurfaceRows(raw: RawPolicy, errors: ConfigError[]): void {
+  const rows = (section: 'resources' | 'prompts', surface: ConditionSurface, list: readonly RawSurfaceRow[] | undefined) => list?.forEach((g, i) => {
+    if (g.when !== undefined) {
+      const c = compileCondition(g.when, surface);
+      if (!c.ok) errors.push({ path: pointer(section, 'grants', i, 'when'), message: `condition: ${c.message} at line ${c.line}, column ${c.column}` });
+    }
+    if (g.principal !== WILDCARD && g.scopes !== undefined && g.scopes.length > 0) {
+      errors.push({ path: pointer(section, 'grants', i, 'scopes'), message: 'scopes: only principal "*" rows take scopes; a row naming a principal applies to it whatever it holds' });
+    }
+  });
+  rows('resources', 'resource', raw.resources?.grants);
+  rows('prompts', 'prompt', raw.prompts?.grants);
+  raw.resources?.grants.forEach((g, i) => {
+    if ((g.uri === undefined) === (g.uriPrefix === undefined)) {
+      errors.push({ path: pointer('resources', 'grants', i), message: 'uri: set exactly one of uri (one resource) and uriPrefix (the resources under it)' });
+      return;
+    }
+    const field = g.uri === undefined ? 'uriPrefix' : 'uri';
+    const problem = uriProblem(g.uri ?? g.uriPrefix ?? '');
+    if (problem !== undefined) errors.push({ path: pointer('resources', 'grants', i, field), message: `uri: ${problem} (see the resource URI rules in docs/policy.md)` });
+  });
 }
 
 function isHttpUrl(raw: string): boolean {
