@@ -118,6 +118,16 @@ export const errors = Object.freeze({
     message: 'No tool of this name exists on this server; list the tools again',
     when: 'tools/call names a tool the server does not have (after one catalogue refresh), or no tool at all; checked before grants, for every caller; with `TOOLGATE_HIDE_UNGRANTED` also a tool the caller is not granted',
   }),
+  invalid_resource_uri: def({
+    code: 'invalid_resource_uri', status: 400, rpcCode: -32602, retryable: false, hint: 'fix_request',
+    message: 'The resource URI is not in the normal form toolgate decides on (lower-case scheme and authority, upper-case percent escapes of reserved characters only, no dot segments, visible ASCII); send the URI as the server listed it',
+    when: 'resources/read or resources/subscribe names a URI outside the normal form of docs/policy.md, or none, while the policy polices resources',
+  }),
+  task_not_found: def({
+    code: 'task_not_found', status: 200, rpcCode: -32602, retryable: false, hint: 'fix_request',
+    message: 'Invalid params: no task with this id exists for this caller',
+    when: 'tasks/get, tasks/result, tasks/cancel or tasks/update name a task this principal did not create through toolgate, or one that expired; answered as a server answers an unknown task id (JSON-RPC -32602 at HTTP 200), so ids cannot be probed',
+  }),
   invalid_cursor: def({
     code: 'invalid_cursor', status: 400, rpcCode: -32602, retryable: false, hint: 'restart_listing',
     message: 'The cursor is invalid, expired, or bound to state that has changed; repeat the request without a cursor',
@@ -132,6 +142,16 @@ export const errors = Object.freeze({
     code: 'tool_not_granted', status: 403, rpcCode: -31403, retryable: false, hint: 'contact_operator',
     message: 'This principal is not granted this tool, so the call was not run; ask the operator for a grant if it should be (when scopes would grant it, the hint is request_scopes and error.data.requiredScopes names them)',
     when: 'no grant or an explicit deny; `insufficient_scope` challenge when scopes would help',
+  }),
+  resource_not_granted: def({
+    code: 'resource_not_granted', status: 403, rpcCode: -31403, retryable: false, hint: 'contact_operator',
+    message: 'This principal is not granted this resource, so it was not read; ask the operator for a grant if it should be',
+    when: 'resources/read, resources/subscribe or a resource completion/complete with no `resources` row allowing the URI, an explicit deny, or a condition that does not hold (`error.data.reason` `condition` or `condition_error`); only once the policy has a `resources` section',
+  }),
+  prompt_not_granted: def({
+    code: 'prompt_not_granted', status: 403, rpcCode: -31403, retryable: false, hint: 'contact_operator',
+    message: 'This principal is not granted this prompt, so it was not served; ask the operator for a grant if it should be',
+    when: 'prompts/get or a prompt completion/complete with no `prompts` row allowing the name, an explicit deny, or a condition that does not hold; only once the policy has a `prompts` section',
   }),
   no_tool_granted: def({
     code: 'no_tool_granted', status: 403, rpcCode: -31403, retryable: false, hint: 'request_scopes',
@@ -332,6 +352,11 @@ export const errors = Object.freeze({
     code: 'grants_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
     message: 'Grants could not be confirmed as current; retry later',
     when: 'grant storage missing, unreachable, stale or malformed (fails closed)',
+  }),
+  tasks_unavailable: def({
+    code: 'tasks_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
+    message: 'Who created this task could not be confirmed, so the request was not forwarded; retry later',
+    when: 'a tasks/* request, or the task a tools/call created, while the task store (Redis) cannot be reached (fails closed)',
   }),
   approval_outcome_unknown: def({
     code: 'approval_outcome_unknown', status: 409, rpcCode: -31409, retryable: false, hint: 'contact_operator',

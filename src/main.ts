@@ -22,6 +22,7 @@ import type { Settings } from './config/settings.ts';
 import type { ListChangedRelay } from './discovery/list-changed-redis.ts';
 import type { DiscoveryService } from './discovery/service.ts';
 import { StartupError } from './errors.ts';
+import { warnUnpoliced } from './config/reload/unpoliced.ts';
 import type { FileGrantStore } from './grants/file-store.ts';
 import type { GrpcPolicyDeps } from './grpc/deps.ts';
 import type { ApproverPageOptions } from './http/approver/server.ts';
@@ -214,6 +215,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
   const replayStore = shared?.replayStore ?? new MemoryReplayStore();
   let fileGrants: FileGrantStore | undefined;
   let current: PolicyInForce;
+  let unpoliced = '';
   const callers = lazyValidatorClients();
   const validatorTargets = (policy: PolicyInForce['policy']) => policy.validators.map((v) => v.target);
   // Assigned once the catalogue sync exists; a policy applied before that is read by the first evaluation.
@@ -225,6 +227,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     onApply: ({ value }) => {
       if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined) throw new Error('grant rows refused');
       current = value;
+      unpoliced = warnUnpoliced(value.policy, unpoliced);
       void contracts?.evaluate();
       callers.load(validatorTargets(value.policy)).catch((err: unknown) => log.error('cannot load the gRPC client for external validators', { error: (err as Error).message }));
     },

@@ -5,6 +5,7 @@
  * `grants_unavailable`; callers never get a partial snapshot.
  */
 import { createHash } from 'node:crypto';
+import { Lru } from '../cache/lru.ts';
 import { NO_GRANT, applies, decideRows, toScopeSet } from './rules.ts';
 import { approvalMember, isPrincipalId, isScope, normalizeRow } from '../config/policy/grant-row.ts';
 import { MAX_SNAPSHOT_ROWS } from './types.ts';
@@ -80,6 +81,24 @@ export function toStored(snapshot: GrantSnapshot): StoredSnapshot & { readonly d
     rows: snapshot.rows,
     digest: snapshot.digest,
   };
+}
+
+const empties = new Lru<string, GrantSnapshot>(4096);
+
+/**
+ * A snapshot with no rows, for requests no tool row decides (resources,
+ * prompts, completions): they never wait on the grant store. Kept for the
+ * most recent few thousand principals.
+ */
+export function emptySnapshot(principal: string): GrantSnapshot {
+  let s = empties.get(principal);
+  if (s === undefined) {
+    const built = build(principal, [], 0, []);
+    if (!built.ok) throw new TypeError('an empty snapshot always builds');
+    s = built.snapshot;
+    empties.set(principal, s);
+  }
+  return s;
 }
 
 /** The decision for one tool: one map lookup. */

@@ -17,6 +17,8 @@ const BY_CODE: Partial<Record<ErrorId, status>> = {
   upstream_timeout: status.DEADLINE_EXCEEDED,
   // The same refusal as approval_required, in the form MCP 2025-11-25 clients read (HTTP 200 there).
   approval_url_elicitation: status.PERMISSION_DENIED,
+  // A JSON-RPC error at HTTP 200 on MCP, as servers answer an unknown task id.
+  task_not_found: status.NOT_FOUND,
 };
 
 const BY_HTTP: Readonly<Record<number, status>> = {

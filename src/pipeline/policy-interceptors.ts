@@ -1,10 +1,13 @@
 import type { Policy } from '../config/policy/policy.ts';
 import { approvalQuestion } from '../interceptors/approval.ts';
 import { argumentsInterceptor } from '../interceptors/arguments.ts';
+import { completionsInterceptor } from '../interceptors/completions.ts';
 import { conditionsInterceptor } from '../interceptors/conditions.ts';
 import type { Interceptor } from '../interceptors/contract.ts';
 import { grantsInterceptor } from '../interceptors/grants.ts';
 import { idempotencyInterceptor } from '../interceptors/idempotency.ts';
+import { promptsInterceptor } from '../interceptors/prompts.ts';
+import { resourcesInterceptor } from '../interceptors/resources.ts';
 import { rateLimitInterceptor, type Limiter } from '../interceptors/rate-limit/interceptor.ts';
 import { securityLevelInterceptor } from '../interceptors/security-level.ts';
 import type { SchemaCache } from '../validation/cache.ts';
@@ -35,7 +38,7 @@ export interface PolicyChecks {
  * offline `toolgate policy` commands so both decide with the same code: who
  * may call, with what credential, how often, with which arguments, and then
  * the grant conditions, which read the arguments once the schema accepted
- * them. The proxy adds what needs its catalogue (ProxyChecks), its
+ * them. Resource, prompt and completion grants decide their own methods. The proxy adds what needs its catalogue (ProxyChecks), its
  * rate-limit buckets (shared through Redis when configured) and, last,
  * external validators.
  */
@@ -53,6 +56,9 @@ export function policyChecks(cacheFor: (policy: Policy) => SchemaCache, proxy: P
       argumentsInterceptor(cacheFor),
       conditionsInterceptor(),
       proxy.approval ?? approvalQuestion(),
+      resourcesInterceptor(),
+      promptsInterceptor(),
+      completionsInterceptor(),
     ],
     rateLimit,
   };

@@ -8,6 +8,7 @@ import type { Settings } from '../config/settings.ts';
 import { listChangedEvent, listensForToolChanges, type ListChangedStreams } from '../discovery/list-changed.ts';
 import { DISCOVER_METHOD } from '../discovery/search-tool.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
+import { emptySnapshot } from '../grants/snapshot.ts';
 import type { GrantStore } from '../grants/store.ts';
 import type { Exchange } from '../interceptors/contract.ts';
 import type { Classified } from '../mcp/classify.ts';
@@ -27,6 +28,9 @@ import { readMessage } from './stages/read-message.ts';
 import { refuse } from './stages/reply.ts';
 import { refusedRepeatedFields } from './stages/repeated-fields.ts';
 import { sessionGuard } from './stages/session.ts';
+import { LISTINGS, listingStage } from './stages/listings.ts';
+import { resourceUpdateDropper } from './stages/resource-updates.ts';
+import { SURFACE_METHODS, surfaceStage } from './stages/surfaces.ts';
 import { grantSnapshot } from './stages/snapshot.ts';
 import { toolsListStage } from './stages/tools-list.ts';
 import { upstreamHeaders } from './stages/upstream-headers.ts';
@@ -75,7 +79,9 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery, mayList: deps.mayList, toolErrors: settings.toolErrors });
   const discovery = deps.discovery === undefined ? undefined : discoveryStage(deps.discovery, deps.discoveryChain, settings.toolErrors);
   const decide = chainStage(deps.chain, executeStage(deps.execution, settings.toolErrors), settings.toolErrors);
-  const policed = new Set(['tools/call', 'tools/list', ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);
+  const surfaces = surfaceStage(pool, deps.chain, settings.toolErrors);
+  const listings = listingStage(pool, deps.maxRewriteBytes, settings.toolErrors);
+  const policed = new Set(['tools/call', 'tools/list', ...SURFACE_METHODS, ...LISTINGS.keys(), ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);
   const rowsForTool = (tool: string) => grants.rowsForTool(tool);
   const passthroughPaths = settings.passthroughPaths;
 
@@ -90,9 +96,13 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
 
   async function route(req: IncomingMessage, res: ServerResponse, upstream: string[], body: Buffer, message: Classified, principal: Principal): Promise<Outcome> {
     const method = message.method;
-    if (listChanged !== undefined && method === LISTEN_METHOD && message.kind === 'request' && listensForToolChanges(message.params)) {
+    if (method === LISTEN_METHOD && message.kind === 'request') {
+      const ex: Exchange = { request: req, message, principal, policy: current().policy, snapshot: emptySnapshot(principal.id), catalogue, rowsForTool };
+      const subscriptions = await deps.chain.run(ex);
+      if (subscriptions.kind === 'deny') return refuse(res, message, subscriptions, settings.toolErrors);
       // 2026-07-28 has no GET stream: list changes go on the caller's listen stream, stamped with its subscription.
-      return forward(pool, req, res, upstream, body, message.id, { onEventStream: tellOnChange(listChanged, principal, listChangedEvent(message.id)) });
+      const onEventStream = listChanged !== undefined && listensForToolChanges(message.params) ? tellOnChange(listChanged, principal, listChangedEvent(message.id)) : undefined;
+      return forward(pool, req, res, upstream, body, message.id, { onEventStream, dropEvent: resourceUpdateDropper(current, principal) });
     }
     if (method === 'initialize' && message.kind === 'request') {
       return forward(pool, req, res, upstream, body, message.id, { onResponseHead: session.bindOnInitialize(principal, message) });
@@ -107,6 +117,11 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
       return forward(pool, req, res, upstream, body, message.id);
     }
     const inForce = current();
+    if (SURFACE_METHODS.includes(method) || LISTINGS.has(method)) {
+      // Resource and prompt rows live in the policy, not the grant store: these never wait on it.
+      const ex: Exchange = { request: req, message, principal, policy: inForce.policy, snapshot: emptySnapshot(principal.id), catalogue, rowsForTool };
+      return LISTINGS.has(method) ? listings(ex, res, upstream, body) : surfaces(ex, res, upstream, body);
+    }
     const held = snapshot(req, principal);
     const snap = held instanceof Promise ? await held : held;
     if (snap === undefined) {
@@ -149,7 +164,8 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
       }
       // The GET stream is where a 2025 session's server-initiated messages go.
       const onEventStream = req.method === 'GET' && listChanged !== undefined ? tellOnChange(listChanged, who.principal, SESSION_EVENT) : undefined;
-      const options = { onEventStream, onResponseHead: session.endOnDelete(req) };
+      const dropEvent = req.method === 'GET' ? resourceUpdateDropper(current, who.principal) : undefined;
+      const options = { onEventStream, onResponseHead: session.endOnDelete(req), dropEvent };
       return { label, outcome: await pass(req, res, null, headers.plain(req, who.principal), options) };
     },
 

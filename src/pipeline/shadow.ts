@@ -17,11 +17,17 @@ const HONOURED: Readonly<Record<string, ReadonlySet<ErrorId>>> = {
   security_level: new Set(['credential_too_weak']),
   rate_limit: new Set(['rate_limited']),
   arguments: new Set(['invalid_arguments', 'inexact_number']),
+  resource_grants: new Set(['resource_not_granted']),
+  prompt_grants: new Set(['prompt_not_granted']),
+  completion_grants: new Set(['resource_not_granted', 'prompt_not_granted']),
 };
+
+/** Stages whose verdict already says whether it is shadowed: the surface's own `enforcement` decides, not a tool's. */
+const SELF_SHADOWED = new Set(['resource_grants', 'prompt_grants', 'completion_grants']);
 
 /** Whether this stage's refusal is only recorded: the deciding grant rows, the tool or the policy are in audit mode. */
 export function shadowed(ex: Exchange, stage: string, v: Extract<Verdict, { kind: 'deny' }>): boolean {
   if (!Object.hasOwn(HONOURED, stage) || !(HONOURED[stage] as ReadonlySet<ErrorId>).has(v.error)) return false;
-  return v.audit === true || enforcementFor(ex.policy, ex.message.name) === 'audit';
+  return v.audit === true || (!SELF_SHADOWED.has(stage) && enforcementFor(ex.policy, ex.message.name) === 'audit');
 }
 

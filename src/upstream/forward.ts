@@ -6,6 +6,7 @@ import { clientResponseHeaders } from '../mcp/headers.ts';
 import { sendError, type JsonRpcId, type Refusal, type Refuser } from '../mcp/jsonrpc.ts';
 import { deadlinePassed, sseStream } from '../telemetry/channels.ts';
 import { announceUpstream, withMetaFields, type UpstreamTiming } from './observe.ts';
+import { SseEventFilter } from './sse-event-filter.ts';
 import { SseInjector } from './sse-injector.ts';
 import { log } from '../telemetry/log.ts';
 import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
@@ -114,7 +115,12 @@ export interface ForwardOptions {
   readonly onEventStream?: EventStreamHook | undefined;
   /** Told the upstream's final status and headers before they go to the client. */
   readonly onResponseHead?: ResponseHeadHook | undefined;
+  /** On an event stream: events this says to drop (judged on their `data:`) never reach the client. */
+  readonly dropEvent?: ((data: string) => boolean) | undefined;
 }
+
+/** The largest single event a stream with `dropEvent` holds to judge; a larger one ends the stream. */
+const MAX_JUDGED_EVENT_BYTES = 16 * 1024 * 1024;
 
 export type ResponseHeadHook = (status: number, headers: Record<string, string | string[] | undefined>) => void;
 
@@ -141,6 +147,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #tail: Buffer | undefined;
   #controller: Controller | undefined;
   #injector: SseInjector | undefined = undefined;
+  #filter: SseEventFilter | undefined = undefined;
   #release: (() => void) | undefined = undefined;
   #clientGone = false;
   #started = false;
@@ -226,6 +233,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
         this.#injector = new SseInjector(res);
         this.#release = this.#onEventStream(this.#injector);
       }
+      const drop = this.#call.dropEvent;
+      if (drop !== undefined) {
+        const injector = this.#injector;
+        this.#filter = new SseEventFilter(drop, injector === undefined ? (c) => res.write(c) : (c) => injector.write(c), MAX_JUDGED_EVENT_BYTES);
+      }
     }
     res.on('drain', () => {
       this.#armIdle();
@@ -239,7 +251,15 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#call.onResponseChunk?.(chunk);
     const deadline = this.#call.deadline;
     if (deadline?.resetOnProgress === true && this.#sawProgress(chunk)) this.#armDeadline(deadline.remainingMs);
-    if (this.#injector === undefined ? this.#res.write(chunk) : this.#injector.write(chunk)) {
+    let written: boolean;
+    try {
+      written = this.#filter !== undefined ? this.#filter.write(chunk) : this.#injector === undefined ? this.#res.write(chunk) : this.#injector.write(chunk);
+    } catch (err) {
+      controller.abort(err as Error);
+      this.#fail(err);
+      return;
+    }
+    if (written) {
       this.#armIdle();
       return;
     }

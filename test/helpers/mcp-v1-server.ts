@@ -41,8 +41,9 @@ function buildServer(): McpServer {
 /**
  * A sessionful 2025-11-25 MCP server from the v1 SDK, wired to node:http the
  * way its documentation shows, with an event store so streams can resume.
+ * `build` makes each session's server (by default: echo and count tools).
  */
-export async function startV1Server(): Promise<V1Server> {
+export async function startV1Server(build: () => McpServer = buildServer): Promise<V1Server> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const sessions = new Map<string, McpServer>();
   const seen: { method: string; headers: IncomingHttpHeaders }[] = [];
@@ -61,7 +62,7 @@ export async function startV1Server(): Promise<V1Server> {
         res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: No valid session ID provided' } }));
         return;
       }
-      const server = buildServer();
+      const server = build();
       const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         eventStore: new OrderedEventStore(),
