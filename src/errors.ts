@@ -354,7 +354,7 @@ export const errors = Object.freeze({
     when: 'grant storage missing, unreachable, stale or malformed (fails closed)',
   }),
   tasks_unavailable: def({
-    code: 'tasks_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later',
+    code: 'tasks_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later', keepsStatus: true,
     message: 'Who created this task could not be confirmed, so the request was not forwarded; retry later',
     when: 'a tasks/* request, or the task a tools/call created, while the task store (Redis) cannot be reached (fails closed)',
   }),

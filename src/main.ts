@@ -196,7 +196,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     { watchPolicy }, { ListChangedStreams }, { openGrantStore }, { lazyValidatorClients }, { policyChecks },
     { createExternalValidators }, { composeChain },
     { policyPath }, { schemaCaches }, { ContractGuard }, { MemoryPinStore, RedisPinStore }, { visibleCatalogue },
-    { contractQuarantineInterceptor }, { knownToolInterceptor }, { TokenBuckets }, { SharedBuckets }, { execution, openIdempotency },
+    { contractQuarantineInterceptor }, { knownToolInterceptor }, { TokenBuckets }, { SharedBuckets }, { execution, openIdempotency, openTaskStore },
     { catalogueView }, { openApprovals, pageBaseUrl }, { approvalInterceptor },
   ] = await Promise.all([
     import('./auth/replay-store.ts'), import('./auth/session-bindings.ts'), import('./catalogue/enforceability.ts'),
@@ -326,7 +326,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     discovery,
     listChanged,
     mayList: (tool) => guard.mayList(tool),
-    execution: execution(settings, pool, idempotency),
+    execution: execution(settings, pool, idempotency, openTaskStore(settings, shared === undefined ? undefined : { client: shared.client, commandTimeoutMs: shared.config.commandTimeoutMs })),
   });
   // An approval bumps the revision like a grant change, so cursors and cached lists made before it are refused.
   const bumpRevision = async (): Promise<number | undefined> => {

@@ -98,6 +98,11 @@ export function idempotencyKeys(domain: string): { record(scope: string): string
   });
 }
 
+/** Who created one task (by a digest of its id), under the domain's hash tag so a listing's lookups share a Cluster slot. */
+export function taskKey(domain: string, taskId: string): string {
+  return `{tg:${domain}}:task:${createHash('sha256').update(taskId).digest('hex')}`;
+}
+
 /** Shared rate-limit buckets of one domain: one key per rule and principal digest. */
 export function rateLimitKey(domain: string, rule: string, principalHash: string): string {
   return `{tg:${domain}}:rl:${rule}:${principalHash}`;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Lru } from '../cache/lru.ts';
-import type { StoredResponse } from './capture.ts';
+import type { StoredResponse } from '../upstream/capture.ts';
 
 /**
  * What a key's record says when a call claims it. `acquired`: this call runs

@@ -4,7 +4,7 @@ import { ExponentialBackoff, fullJitterGenerator, type IBackoff } from 'cockatie
 import type { Pool } from 'undici';
 import type { JsonRpcId, Refuser } from '../mcp/jsonrpc.ts';
 import { upstreamRetry } from '../telemetry/channels.ts';
-import { attempt, type AttemptOutcome, type AttemptRecord, type ForwardOutcome, type ResponseHeadHook, type Transient } from '../upstream/forward.ts';
+import { attempt, type AnswerHold, type AttemptOutcome, type AttemptRecord, type ForwardOutcome, type ResponseHeadHook, type Transient } from '../upstream/forward.ts';
 import type { UpstreamBreaker } from './breaker.ts';
 import type { Deadline } from './deadline.ts';
 import type { RetryBudget } from './retry-budget.ts';
@@ -39,6 +39,8 @@ export interface CallIo {
   readonly refuse: Refuser;
   readonly onResponseHead?: ResponseHeadHook | undefined;
   readonly onResponseChunk?: ((chunk: Buffer) => void) | undefined;
+  /** Holds the answer until what it created is recorded (a task's creator). */
+  readonly holdAnswer?: AnswerHold | undefined;
 }
 
 
@@ -85,6 +87,7 @@ export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo, re
         refuse: io.refuse,
         onResponseHead: io.onResponseHead,
         onResponseChunk: io.onResponseChunk,
+        holdAnswer: io.holdAnswer,
         record,
       }),
       (outcome) => failed(outcome, record, plan),

@@ -9,6 +9,8 @@ import { RedisIdempotencyStore } from './idempotency-redis.ts';
 import { log } from '../telemetry/log.ts';
 import { MemoryIdempotencyStore, type IdempotencyStore } from './idempotency-store.ts';
 import { RetryBudget } from './retry-budget.ts';
+import { MemoryTaskStore, type TaskStore } from './task-store.ts';
+import { RedisTaskStore } from './task-store-redis.ts';
 import type { Upstream } from './run.ts';
 
 export interface Execution {
@@ -18,6 +20,18 @@ export interface Execution {
   readonly maxResultBytes: number;
   /** The deadline of a tool whose policy sets no `timeoutMs` (TOOLGATE_UPSTREAM_TIMEOUT_MS). */
   readonly defaultTimeoutMs: number;
+  /** Who created each task a call returned: in Redis when replicas share it, else in process. */
+  readonly tasks: TaskStore;
+}
+
+/** The most task bindings one replica keeps in process; the oldest is forgotten first (and its task refused). */
+const MAX_TASKS_IN_PROCESS = 100_000;
+
+/** Task bindings: shared when Redis is, so any replica answers a task's creator. */
+export function openTaskStore(settings: Settings, shared: { readonly client: RedisClient; readonly commandTimeoutMs: number } | undefined): TaskStore {
+  return shared === undefined
+    ? new MemoryTaskStore(MAX_TASKS_IN_PROCESS)
+    : new RedisTaskStore({ client: shared.client, domain: settings.policyDomain, timeoutMs: shared.commandTimeoutMs });
 }
 
 /** How allowed calls run: one breaker and one retry budget for the upstream, idempotency records shared when Redis is. */
@@ -34,7 +48,7 @@ export async function openIdempotency(settings: Settings, shared: { readonly cli
   return new MemoryIdempotencyStore(settings.idempotencyRetentionMs);
 }
 
-export function execution(settings: Settings, pool: Pool, idempotency: IdempotencyStore): Execution {
+export function execution(settings: Settings, pool: Pool, idempotency: IdempotencyStore, tasks: TaskStore): Execution {
   const now = () => performance.now();
   return {
     upstream: {
@@ -52,5 +66,6 @@ export function execution(settings: Settings, pool: Pool, idempotency: Idempoten
     concurrency: new ConcurrencyLimits(),
     maxResultBytes: settings.idempotencyMaxResultBytes,
     defaultTimeoutMs: settings.upstreamTimeoutMs,
+    tasks,
   };
 }

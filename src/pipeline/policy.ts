@@ -31,6 +31,7 @@ import { sessionGuard } from './stages/session.ts';
 import { LISTINGS, listingStage } from './stages/listings.ts';
 import { resourceUpdateDropper } from './stages/resource-updates.ts';
 import { SURFACE_METHODS, surfaceStage } from './stages/surfaces.ts';
+import { TASK_METHODS, tasksStage } from './stages/tasks.ts';
 import { grantSnapshot } from './stages/snapshot.ts';
 import { toolsListStage } from './stages/tools-list.ts';
 import { upstreamHeaders } from './stages/upstream-headers.ts';
@@ -81,7 +82,8 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   const decide = chainStage(deps.chain, executeStage(deps.execution, settings.toolErrors), settings.toolErrors);
   const surfaces = surfaceStage(pool, deps.chain, settings.toolErrors);
   const listings = listingStage(pool, deps.maxRewriteBytes, settings.toolErrors);
-  const policed = new Set(['tools/call', 'tools/list', ...SURFACE_METHODS, ...LISTINGS.keys(), ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);
+  const tasks = tasksStage({ pool, tasks: deps.execution.tasks, snapshot, maxRewriteBytes: deps.maxRewriteBytes, toolErrors: settings.toolErrors });
+  const policed = new Set(['tools/call', 'tools/list', ...SURFACE_METHODS, ...LISTINGS.keys(), ...TASK_METHODS, ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);
   const rowsForTool = (tool: string) => grants.rowsForTool(tool);
   const passthroughPaths = settings.passthroughPaths;
 
@@ -117,9 +119,10 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
       return forward(pool, req, res, upstream, body, message.id);
     }
     const inForce = current();
-    if (SURFACE_METHODS.includes(method) || LISTINGS.has(method)) {
-      // Resource and prompt rows live in the policy, not the grant store: these never wait on it.
+    if (SURFACE_METHODS.includes(method) || LISTINGS.has(method) || TASK_METHODS.includes(method)) {
+      // Resource and prompt rows live in the policy, not the grant store: these never wait on it (tasks ask it only for their creator).
       const ex: Exchange = { request: req, message, principal, policy: inForce.policy, snapshot: emptySnapshot(principal.id), catalogue, rowsForTool };
+      if (TASK_METHODS.includes(method)) return tasks(ex, res, upstream, body);
       return LISTINGS.has(method) ? listings(ex, res, upstream, body) : surfaces(ex, res, upstream, body);
     }
     const held = snapshot(req, principal);

@@ -203,6 +203,19 @@ export interface IdempotencyOutcome {
 }
 export const idempotencyOutcome = channel('toolgate:idempotency');
 
+/**
+ * One step of a task's binding to its creator: `bound` when a call created
+ * it, `unbound` when that record could not be written (the task cannot be
+ * reached), `taken` when its id already belonged to another principal;
+ * `owner` when a tasks/* request came from its creator, `not_found` when it
+ * did not (or the task is unknown), `unavailable` when the store could not
+ * say, `revoked` when the creator lost its grant for the task's tool.
+ */
+export interface TaskEvent {
+  readonly event: 'bound' | 'unbound' | 'taken' | 'owner' | 'not_found' | 'unavailable' | 'revoked';
+}
+export const taskEvent = channel('toolgate:tasks');
+
 /** A tools/call deadline passed: before forwarding (not sent) or during the exchange (upstream aborted). */
 export interface DeadlinePassed {
   readonly phase: 'before_forward' | 'in_flight';

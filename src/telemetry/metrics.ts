@@ -24,8 +24,8 @@ import {
 } from './channels.ts';
 import { discovery, type DiscoveryDone } from './channels.ts';
 import { auditRecord, grantState, grantStoreHealth, policyReload, snapshotLookup, type AuditRecord, type GrantState, type GrantStoreHealth, type PolicyReload, type SnapshotLookup } from './channels.ts';
-import { approvalEvent, breakerChange, deadlinePassed, heapTrim, idempotencyOutcome, rateLimitFallback, upstreamRetry } from './channels.ts';
-import type { ApprovalEvent, BreakerChange, DeadlinePassed, HeapTrim, IdempotencyOutcome, UpstreamRetry } from './channels.ts';
+import { approvalEvent, breakerChange, deadlinePassed, heapTrim, idempotencyOutcome, rateLimitFallback, taskEvent, upstreamRetry } from './channels.ts';
+import type { ApprovalEvent, BreakerChange, DeadlinePassed, HeapTrim, IdempotencyOutcome, TaskEvent, UpstreamRetry } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 
 /**
@@ -369,6 +369,12 @@ function executionMetrics(registry: Registry): Subscription[] {
     labelNames: ['event'] as const,
     registers: [registry],
   });
+  const tasks = new Counter({
+    name: 'toolgate_tasks_total',
+    help: 'Task bindings, by event: bound (a call created a task), unbound (its record could not be written), taken (the id was another principal\'s); and tasks/* requests: owner, not_found (not the creator, or unknown), unavailable (store unreachable), revoked (the creator lost the tool).',
+    labelNames: ['event'] as const,
+    registers: [registry],
+  });
   const BREAKER = { closed: 0, half_open: 1, open: 2 } as const;
   return [
     [upstreamRetry, (m) => retries.labels((m as UpstreamRetry).reason, (m as UpstreamRetry).outcome).inc()],
@@ -377,6 +383,7 @@ function executionMetrics(registry: Registry): Subscription[] {
     [idempotencyOutcome, (m) => keys.labels((m as IdempotencyOutcome).result).inc()],
     [rateLimitFallback, () => fallback.inc()],
     [approvalEvent, (m) => approvals.labels((m as ApprovalEvent).event).inc()],
+    [taskEvent, (m) => tasks.labels((m as TaskEvent).event).inc()],
   ];
 }
 

@@ -6,6 +6,7 @@ import { clientResponseHeaders } from '../mcp/headers.ts';
 import { sendError, type JsonRpcId, type Refusal, type Refuser } from '../mcp/jsonrpc.ts';
 import { deadlinePassed, sseStream } from '../telemetry/channels.ts';
 import { announceUpstream, withMetaFields, type UpstreamTiming } from './observe.ts';
+import { ResponseCapture } from './capture.ts';
 import { SseEventFilter } from './sse-event-filter.ts';
 import { SseInjector } from './sse-injector.ts';
 import { log } from '../telemetry/log.ts';
@@ -98,7 +99,30 @@ export interface AttemptOptions extends ForwardOptions {
   readonly onTransient?: ((t: Transient) => boolean) | undefined;
   /** Each response body chunk, as it goes to the client. */
   readonly onResponseChunk?: ((chunk: Buffer) => void) | undefined;
+  /**
+   * Holds a 200 response from the client until its JSON-RPC answer is read
+   * (the whole body, or the answering event of a stream, up to `maxBytes`)
+   * and `until` settled: what must be recorded before the client can act on
+   * the answer (the task a call created).
+   */
+  readonly holdAnswer?: AnswerHold | undefined;
   readonly record?: AttemptRecord | undefined;
+}
+
+export interface AnswerHold {
+  readonly maxBytes: number;
+  /** Never rejects; `answer` is undefined when it could not be read or held. */
+  until(answer: Readonly<Record<string, unknown>> | undefined): Promise<void>;
+}
+
+interface HeldResponse {
+  readonly capture: ResponseCapture;
+  readonly chunks: Buffer[];
+  bytes: number;
+  readonly statusCode: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  ended: boolean;
+  releasing: boolean;
 }
 
 interface AttemptDeadline {
@@ -148,6 +172,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #controller: Controller | undefined;
   #injector: SseInjector | undefined = undefined;
   #filter: SseEventFilter | undefined = undefined;
+  /** A response held until its answer is read (`holdAnswer`): nothing of it has reached the client yet. */
+  #held: HeldResponse | undefined = undefined;
   #release: (() => void) | undefined = undefined;
   #clientGone = false;
   #started = false;
@@ -219,9 +245,24 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       controller.abort(new Error('retrying'));
       return;
     }
-    const res = this.#res;
     this.#started = true;
     this.#onResponseHead?.(statusCode, headers);
+    const hold = this.#call.holdAnswer;
+    if (hold !== undefined && statusCode === 200) {
+      const capture = new ResponseCapture(this.#rpcId, hold.maxBytes);
+      capture.head(statusCode, headers);
+      // A held stream keeps the exemption from the idle bound that every event stream has.
+      this.#eventStream = isEventStream(headers['content-type']);
+      this.#held = { capture, chunks: [], bytes: 0, statusCode, headers, ended: false, releasing: false };
+      this.#armIdle();
+      return;
+    }
+    this.#startClient(controller, statusCode, headers);
+  }
+
+  /** The response head goes to the client, and the body after it as it comes. */
+  #startClient(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    const res = this.#res;
     res.writeHead(statusCode, clientResponseHeaders(headers));
     this.#timing?.answered(statusCode);
     if (isEventStream(headers['content-type'])) {
@@ -246,11 +287,52 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#armIdle();
   }
 
+  /**
+   * Sees a held response's answer (undefined when it could not be read or
+   * was too large to hold), lets `holdAnswer` settle, then sends what was
+   * held and streams the rest. Nothing is sent if the deadline passed or the
+   * client left meanwhile.
+   */
+  #releaseHeld(controller: Controller, answer: Readonly<Record<string, unknown>> | undefined): void {
+    const held = this.#held;
+    const hold = this.#call.holdAnswer;
+    if (held === undefined || hold === undefined || held.releasing) return;
+    held.releasing = true;
+    if (!held.ended) controller.pause();
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    void Promise.resolve().then(() => hold.until(answer)).catch(() => undefined).then(() => {
+      if (this.#settled) return;
+      this.#held = undefined;
+      this.#startClient(controller, held.statusCode, held.headers);
+      for (const chunk of held.chunks) this.#res.write(chunk);
+      if (!held.ended) {
+        controller.resume();
+        return;
+      }
+      this.#res.end();
+      this.#timing?.ended();
+      this.#settle('forwarded');
+    });
+  }
+
   onResponseData(controller: Controller, chunk: Buffer): void {
     if (this.#settled) return;
     this.#call.onResponseChunk?.(chunk);
     const deadline = this.#call.deadline;
     if (deadline?.resetOnProgress === true && this.#sawProgress(chunk)) this.#armDeadline(deadline.remainingMs);
+    const held = this.#held;
+    if (held !== undefined) {
+      held.chunks.push(chunk);
+      held.bytes += chunk.length;
+      if (held.releasing) return;
+      held.capture.chunk(chunk);
+      const seen = this.#eventStream ? held.capture.result() : undefined;
+      if (seen?.kind === 'response') this.#releaseHeld(controller, seen.response.message);
+      else if (seen?.kind === 'too_large' || held.bytes > (this.#call.holdAnswer?.maxBytes ?? 0)) this.#releaseHeld(controller, undefined);
+      else this.#armIdle();
+      return;
+    }
     let written: boolean;
     try {
       written = this.#filter !== undefined ? this.#filter.write(chunk) : this.#injector === undefined ? this.#res.write(chunk) : this.#injector.write(chunk);
@@ -293,8 +375,15 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     return seen;
   }
 
-  onResponseEnd(): void {
+  onResponseEnd(controller: Controller): void {
     if (this.#settled) return;
+    const held = this.#held;
+    if (held !== undefined) {
+      held.ended = true;
+      const seen = held.capture.result();
+      this.#releaseHeld(controller, seen.kind === 'response' ? seen.response.message : undefined);
+      return;
+    }
     this.#res.end();
     this.#timing?.ended();
     this.#settle('forwarded');

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { toolMetadata, type ToolMetadata } from '../../config/policy/policy.ts';
-import { ResponseCapture, type StoredResponse } from '../../execution/capture.ts';
+import { ResponseCapture, type StoredResponse } from '../../upstream/capture.ts';
 import { callDeadlineMs, callerBudget, Deadline } from '../../execution/deadline.ts';
 import { argumentsDigest, KEY_HEADER, KEY_META, readKey, scopedKey } from '../../execution/idempotency-key.ts';
 import type { Settlement } from '../../execution/idempotency-store.ts';
@@ -12,7 +12,9 @@ import { isRecord } from '../../json/record.ts';
 import { spliceMetaFields } from '../../json/meta-splice.ts';
 import { deadlinePassed, idempotencyOutcome, type IdempotencyOutcome } from '../../telemetry/channels.ts';
 import { log } from '../../telemetry/log.ts';
-import type { AttemptRecord } from '../../upstream/forward.ts';
+import type { AnswerHold, AttemptRecord } from '../../upstream/forward.ts';
+import { taskHold } from '../../execution/task-hold.ts';
+import { mayCreateTask } from '../../execution/task-result.ts';
 import type { Outcome } from '../outcome.ts';
 import { refuseCall } from './reply.ts';
 import type { ToolErrors } from '../../config/settings.ts';
@@ -63,8 +65,9 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors): Execute
         deadlineIsTools: budget.ms === undefined || budget.ms >= toolTimeoutMs,
       };
       const record: AttemptRecord = { status: 0, refused: false };
-      if (!keyed) return await runCall(upstream, plan, { req, res, headers, body, rpcId: message.id, refuse: (r) => refused(ex, res, r) }, record);
-      return await keyedCall(ex, res, headers, body, key.key, plan, meta);
+      const holdAnswer = mayCreateTask(message.params) ? taskHold(deps.tasks, { principal: ex.principal.id, tool }, deps.maxResultBytes) : undefined;
+      if (!keyed) return await runCall(upstream, plan, { req, res, headers, body, rpcId: message.id, refuse: (r) => refused(ex, res, r), holdAnswer }, record);
+      return await keyedCall(ex, res, headers, body, key.key, plan, meta, holdAnswer);
     } finally {
       if (max !== undefined) concurrency.release(tool);
     }
@@ -75,7 +78,7 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors): Execute
    * with the scoped key, and settled with its final result, as UNKNOWN when
    * it may have run without one, or released when it certainly never left.
    */
-  async function keyedCall(ex: Exchange, res: ServerResponse, headers: string[], body: Buffer, key: string, plan: CallPlan, meta: ToolMetadata): Promise<Outcome> {
+  async function keyedCall(ex: Exchange, res: ServerResponse, headers: string[], body: Buffer, key: string, plan: CallPlan, meta: ToolMetadata, holdAnswer: AnswerHold | undefined): Promise<Outcome> {
     const { request: req, message } = ex;
     // Promising one run per key with records a restart forgets would be a lie: refused, loudly.
     if (!idempotency.durable && meta.sideEffect === 'non_idempotent_write') return refused(ex, res, { error: 'idempotency_not_durable' });
@@ -118,6 +121,7 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors): Execute
         body: spliceMetaFields(body, { [KEY_META]: scope }) ?? body,
         onResponseHead: (status, h) => capture.head(status, h),
         onResponseChunk: (chunk) => capture.chunk(chunk),
+        holdAnswer,
       }, record);
       return outcome;
     } finally {

@@ -5,13 +5,12 @@ import type { ToolErrors } from '../../config/settings.ts';
 import type { Policy } from '../../config/policy/policy.ts';
 import { mayListPrompt, mayListResource, mayListTemplate } from '../../grants/surfaces.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
-import { clientResponseHeaders } from '../../mcp/headers.ts';
 import { decision } from '../../telemetry/channels.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
 import { forward } from '../../upstream/forward.ts';
 import { rewriteResult } from '../../upstream/rewrite.ts';
 import type { Outcome } from '../outcome.ts';
-import { refuse } from './reply.ts';
+import { refuse, sendBuffered } from './reply.ts';
 
 export type ListingStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
 
@@ -59,10 +58,6 @@ export function listingStage(pool: Pool, maxRewriteBytes: number, toolErrors: To
     };
     const rewritten = up.status === 200 ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, edit) : up.body;
     if (rewritten === undefined) return refuse(res, ex.message, { error: 'upstream_unavailable' }, toolErrors);
-    const out = clientResponseHeaders(up.headers);
-    delete out['content-length'];
-    res.writeHead(up.status, { ...out, 'content-length': String(rewritten.length) });
-    res.end(rewritten);
-    return 'forwarded';
+    return sendBuffered(res, up.status, up.headers, rewritten);
   };
 }

@@ -1,11 +1,21 @@
 import type { ServerResponse } from 'node:http';
 import { isRecord } from '../../json/record.ts';
 import type { Classified } from '../../mcp/classify.ts';
+import { clientResponseHeaders } from '../../mcp/headers.ts';
 import { sendError, type Refusal } from '../../mcp/jsonrpc.ts';
 import { toolErrorResult, wireFor } from '../../mcp/tool-error.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
 import type { Outcome } from '../outcome.ts';
+
+/** Sends an upstream response toolgate buffered (and maybe rewrote), with its headers and a length for the new body. */
+export function sendBuffered(res: ServerResponse, status: number, headers: Record<string, string | string[] | undefined>, body: Buffer): Outcome {
+  const out = clientResponseHeaders(headers);
+  delete out['content-length'];
+  res.writeHead(status, { ...out, 'content-length': String(body.length) });
+  res.end(body);
+  return 'forwarded';
+}
 
 /** Answers a request with a result toolgate made itself (discovery, an interceptor's respond). */
 export function answer(res: ServerResponse, message: Classified, result: unknown): Outcome {

@@ -4,13 +4,12 @@ import type { CatalogueView } from '../../catalogue/view.ts';
 import type { DiscoveryService } from '../../discovery/service.ts';
 import { EMPTY_LISTING, emptyListing, hideUnlisted, toolsListEdit } from '../../discovery/tools-list.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
-import { clientResponseHeaders } from '../../mcp/headers.ts';
 import { decision } from '../../telemetry/channels.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
 import { rewriteResult } from '../../upstream/rewrite.ts';
 import type { Outcome } from '../outcome.ts';
 import type { ToolErrors } from '../../config/settings.ts';
-import { answer, refuse } from './reply.ts';
+import { answer, refuse, sendBuffered } from './reply.ts';
 
 export interface ToolsListDeps {
   readonly pool: Pool;
@@ -54,10 +53,6 @@ export function toolsListStage(deps: ToolsListDeps): ToolsListStage {
     if (rewritten === undefined) {
       return refuse(res, ex.message, { error: 'upstream_unavailable' }, toolErrors);
     }
-    const out = clientResponseHeaders(up.headers);
-    delete out['content-length'];
-    res.writeHead(up.status, { ...out, 'content-length': String(rewritten.length) });
-    res.end(rewritten);
-    return 'forwarded';
+    return sendBuffered(res, up.status, up.headers, rewritten);
   };
 }

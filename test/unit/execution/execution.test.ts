@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { ResponseCapture } from '../../../src/execution/capture.ts';
+import { ResponseCapture } from '../../../src/upstream/capture.ts';
 import { callerBudget, callDeadlineMs } from '../../../src/execution/deadline.ts';
 import { argumentsDigest, readKey, scopedKey } from '../../../src/execution/idempotency-key.ts';
 import { claimOf, MemoryIdempotencyStore } from '../../../src/execution/idempotency-store.ts';
