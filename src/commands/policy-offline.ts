@@ -86,12 +86,23 @@ export interface Subject {
   readonly claims?: Readonly<Record<string, unknown>>;
 }
 
+/** What one offline decision is about: a tool call, a resource read, or a prompt get. */
+export type Target = { readonly tool: string } | { readonly resource: string } | { readonly prompt: string };
+
+/** The MCP method a target stands for, and the name it carries. */
+function requestOf(target: Target): { readonly method: string; readonly name: string } {
+  if ('resource' in target) return { method: 'resources/read', name: target.resource };
+  if ('prompt' in target) return { method: 'prompts/get', name: target.prompt };
+  return { method: 'tools/call', name: target.tool };
+}
+
 /**
- * The decision for one tools/call, with the same code the proxy and the gRPC
- * Explain use. The arguments come as JSON text (a JSON object), read as the
- * proxy reads a body: integers a double cannot hold keep their digits.
+ * The decision for one tools/call, resources/read or prompts/get, with the
+ * same code the proxy and the gRPC Explain use. The arguments (a tool's or a
+ * prompt's) come as JSON text (a JSON object), read as the proxy reads a
+ * body: integers a double cannot hold keep their digits.
  */
-export function decideOffline(deps: DecisionDeps, subject: Subject, tool: string, argumentsJson: string): Promise<ExplainResponse> {
+export function decideOffline(deps: DecisionDeps, subject: Subject, target: Target, argumentsJson: string): Promise<ExplainResponse> {
   const args = parseArguments(argumentsJson);
   if (args === undefined) throw new TypeError('decideOffline takes the arguments as the JSON text of an object');
   const principal: Principal = {
@@ -100,5 +111,6 @@ export function decideOffline(deps: DecisionDeps, subject: Subject, tool: string
     credentialStrength: subject.strength,
     ...(subject.claims !== undefined && { claims: subject.claims }),
   };
-  return explainFor(deps, principal, 'tools/call', tool, args, argumentsJson);
+  const { method, name } = requestOf(target);
+  return explainFor(deps, principal, method, name, args, argumentsJson);
 }

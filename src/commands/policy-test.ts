@@ -1,6 +1,6 @@
 /**
  * `toolgate policy test`: policy unit tests in YAML. Each case names a
- * principal, a tool and arguments and the decision it expects; the decision
+ * principal, a tool, resource or prompt, arguments and the decision it expects; the decision
  * comes from the same checks the proxy runs (see policy-offline.ts). Reports
  * are TAP 14 or JUnit XML.
  */
@@ -13,7 +13,8 @@ import { PRINCIPAL_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from '../config/policy
 import type { DecisionDeps } from '../grpc/deps.ts';
 import type { ExplainResponse } from '../grpc/generated/toolgate/v1/ExplainResponse.ts';
 import { readCatalogFile } from './catalog-file.ts';
-import { decideOffline, offlineDeps, STRENGTHS, type Loaded, type Subject } from './policy-offline.ts';
+import { decideOffline, offlineDeps, STRENGTHS, type Loaded, type Subject, type Target } from './policy-offline.ts';
+import { MAX_URI_LENGTH } from '../mcp/resource-uri.ts';
 import type { PolicyInForce } from '../auth/policy-in-force.ts';
 
 export type Expectation = 'allow' | 'audit_deny' | 'approval_required' | { readonly deny: string };
@@ -21,7 +22,9 @@ export type Expectation = 'allow' | 'audit_deny' | 'approval_required' | { reado
 interface RawCase {
   name: string;
   principal: { id: string; scopes?: string[]; strength?: Subject['strength']; claims?: Record<string, unknown> };
-  tool: string;
+  tool?: string;
+  resource?: string;
+  prompt?: string;
   arguments?: Record<string, unknown>;
   catalog?: string;
   expect: Expectation;
@@ -47,7 +50,7 @@ const validateSuite = compileSchema({
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['name', 'principal', 'tool', 'expect'],
+        required: ['name', 'principal', 'expect'],
         properties: {
           name: { type: 'string', minLength: 1, maxLength: 500, pattern: '^[^\\u0000-\\u001f\\u007f]+$' },
           principal: {
@@ -62,6 +65,8 @@ const validateSuite = compileSchema({
             },
           },
           tool: { type: 'string', pattern: TOOL_PATTERN },
+          resource: { type: 'string', minLength: 1, maxLength: MAX_URI_LENGTH },
+          prompt: { type: 'string', pattern: TOOL_PATTERN },
           arguments: { type: 'object' },
           catalog: catalogPath,
           expect: {
@@ -122,8 +127,14 @@ export async function runTestFile(inForce: PolicyInForce, path: string): Promise
       errors.push(...deps.errors.map((e) => ({ path: `/tests/${i}/catalog`, message: e.message })));
       continue;
     }
+    const named = [c.tool, c.resource, c.prompt].filter((v) => v !== undefined);
+    if (named.length !== 1) {
+      errors.push({ path: `/tests/${i}`, message: 'case: name exactly one of tool, resource or prompt' });
+      continue;
+    }
+    const target: Target = c.tool !== undefined ? { tool: c.tool } : c.resource !== undefined ? { resource: c.resource } : { prompt: c.prompt as string };
     const subject: Subject = { id: c.principal.id, scopes: c.principal.scopes ?? [], strength: c.principal.strength ?? 'static', ...(c.principal.claims !== undefined && { claims: c.principal.claims }) };
-    const response = await decideOffline(deps.value, subject, c.tool, stringifyExact(c.arguments ?? {}));
+    const response = await decideOffline(deps.value, subject, target, stringifyExact(c.arguments ?? {}));
     const actual = outcome(response);
     const expected = describe(c.expect);
     results.push({ file: path, name: c.name, ok: actual === expected, expected, actual, detail: detail(response) });

@@ -9,7 +9,7 @@ import type { ConfigError } from '../config/policy/policy.ts';
 import { isPrincipalId, isScope } from '../config/policy/grant-row.ts';
 import { parseArguments } from '../grpc/explain.ts';
 import { isRecord } from '../json/record.ts';
-import { decideOffline, loadCatalogue, loadPolicyInForce, offlineDeps, STRENGTHS } from './policy-offline.ts';
+import { decideOffline, loadCatalogue, loadPolicyInForce, offlineDeps, STRENGTHS, type Target } from './policy-offline.ts';
 import { junitReport, runTestFile, tapReport, type CaseResult } from './policy-test.ts';
 import { catalogueFindings } from './policy-catalogue.ts';
 import { unreadFiles, withFileHints } from './policy-files.ts';
@@ -18,7 +18,7 @@ export const USAGE = [
   'usage: toolgate policy validate [--catalog tools.json] [--check-files] POLICY…',
   '       toolgate policy test [--format tap|junit] POLICY TESTS…',
   '       toolgate policy explain POLICY --principal ID [--scopes a,b] [--strength anonymous|static|short_lived|one_time]',
-  '                              [--claims JSON] --tool NAME [--args JSON] [--catalog tools.json]',
+  '                              [--claims JSON] (--tool NAME | --resource URI | --prompt NAME) [--args JSON] [--catalog tools.json]',
 ].join('\n');
 
 export interface PolicyIo {
@@ -129,7 +129,8 @@ async function explain(argv: readonly string[], io: PolicyIo): Promise<number> {
     args: [...argv],
     options: {
       principal: { type: 'string' }, scopes: { type: 'string', default: '' }, strength: { type: 'string', default: 'static' },
-      claims: { type: 'string' }, tool: { type: 'string' }, args: { type: 'string', default: '{}' }, catalog: { type: 'string' },
+      claims: { type: 'string' }, tool: { type: 'string' }, resource: { type: 'string' }, prompt: { type: 'string' },
+      args: { type: 'string', default: '{}' }, catalog: { type: 'string' },
     },
     allowPositionals: true,
     strict: true,
@@ -137,7 +138,9 @@ async function explain(argv: readonly string[], io: PolicyIo): Promise<number> {
   const [policyFile, ...extra] = positionals;
   if (policyFile === undefined || extra.length > 0) throw new UsageError('name exactly one policy file');
   if (!isPrincipalId(values.principal)) throw new UsageError('--principal is required: a principal id');
-  if (values.tool === undefined || values.tool === '') throw new UsageError('--tool is required');
+  const named = [values.tool, values.resource, values.prompt].filter((v) => v !== undefined);
+  if (named.length !== 1 || named[0] === '') throw new UsageError('name what to decide: exactly one of --tool, --resource or --prompt');
+  const target: Target = values.tool !== undefined ? { tool: values.tool } : values.resource !== undefined ? { resource: values.resource } : { prompt: values.prompt as string };
   const scopes = values.scopes === '' ? [] : values.scopes.split(',');
   if (!scopes.every(isScope)) throw new UsageError('--scopes is a comma-separated list of scope tokens');
   const strength = STRENGTHS.find((s) => s === values.strength);
@@ -153,7 +156,7 @@ async function explain(argv: readonly string[], io: PolicyIo): Promise<number> {
   }
   const catalogue = await catalogueOption(values.catalog, io);
   if (!catalogue.ok) return 1;
-  const response = await decideOffline(offlineDeps(loaded.value, catalogue.tools), { id: values.principal, scopes, strength, ...(claims !== undefined && { claims }) }, values.tool, values.args);
+  const response = await decideOffline(offlineDeps(loaded.value, catalogue.tools), { id: values.principal, scopes, strength, ...(claims !== undefined && { claims }) }, target, values.args);
   io.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
   return 0;
 }

@@ -11,6 +11,8 @@ import type { ErrorId } from '../errors.ts';
 import { isRecord } from '../json/record.ts';
 import { isPrincipalId, isScope } from '../config/policy/grant-row.ts';
 import { decide } from '../grants/snapshot.ts';
+import { promptDecision, resourceDecision, type SurfaceDecision } from '../grants/surfaces.ts';
+import { uriProblem } from '../mcp/resource-uri.ts';
 import { exactArgumentsOf, MAX_NESTING, type Classified } from '../mcp/classify.ts';
 import { hasDuplicateKeys } from '../json/duplicate-keys.ts';
 import { findInexactInteger } from '../json/inexact-integers.ts';
@@ -73,7 +75,7 @@ export async function explainFor(deps: DecisionDeps, principal: Principal, metho
     id: 'explain',
     method,
     name: tool === '' ? undefined : tool,
-    params: method === 'tools/call' ? { name: tool, arguments: args } : {},
+    params: paramsFor(method, tool, args),
     inexactInteger,
     exactArguments: exactArgumentsOf(argumentsJson, inexactInteger, []),
   };
@@ -115,10 +117,12 @@ export async function explainFor(deps: DecisionDeps, principal: Principal, metho
       if (v.data?.errors !== undefined && argumentErrors.length === 0) argumentErrors = v.data.errors.map((x) => ({ instancePath: x.instancePath, keyword: x.keyword }));
     }
   }
-  const call = decideCall(ex);
-  const grant = tool === '' ? undefined : (call?.decision ?? decide(snap.snapshot, tool));
+  const surface = surfaceDecisionOf(ex, tool, args);
+  const call = method === 'tools/call' ? decideCall(ex) : undefined;
+  const grant = surface?.decision ?? (tool === '' || method !== 'tools/call' ? undefined : (call?.decision ?? decide(snap.snapshot, tool)));
   // No row's condition held: the conditional rows that did not are what decided.
-  const decidingRows = call !== undefined && call.decision.rows.length === 0 ? (snap.snapshot.conditional.get(tool) ?? []).filter((r) => r.when !== undefined) : (grant?.rows ?? []);
+  const decidingRows = surface?.deciding
+    ?? (call !== undefined && call.decision.rows.length === 0 ? (snap.snapshot.conditional.get(tool) ?? []).filter((r) => r.when !== undefined) : (grant?.rows ?? []));
   return {
     // A call a person must approve first is neither allowed nor refused: it is asked about.
     decision: deciding?.kind === 'deny' && deciding.error === 'approval_required' ? 'approval_required' : (deciding?.kind ?? (shadowedOnly ? 'audit_deny' : 'allow')),
@@ -134,6 +138,22 @@ export async function explainFor(deps: DecisionDeps, principal: Principal, metho
     revision: snap.snapshot.revision,
     principal: subject,
   };
+}
+
+/** The params of the request Explain stands for: what the method names sits where the MCP path reads it. */
+function paramsFor(method: string, name: string, args: Record<string, unknown>): Record<string, unknown> {
+  if (method === 'tools/call' || method === 'prompts/get') return { name, arguments: args };
+  if (method === 'resources/read' || method === 'resources/subscribe') return { uri: name };
+  return {};
+}
+
+/** The resource or prompt grant decision, for the rows and reason Explain names; undefined for other methods or a URI never judged. */
+function surfaceDecisionOf(ex: Exchange, name: string, args: Record<string, unknown>): SurfaceDecision | undefined {
+  const request = { protocolVersion: undefined, timeMs: Date.now(), arguments: args };
+  const method = ex.message.method;
+  if ((method === 'resources/read' || method === 'resources/subscribe') && uriProblem(name) === undefined) return resourceDecision(ex.policy, ex.principal, name, request);
+  if (method === 'prompts/get' && name !== '') return promptDecision(ex.policy, ex.principal, name, request);
+  return undefined;
 }
 
 function refused(stage: string, code: ErrorId, revision: number): ExplainResponse {

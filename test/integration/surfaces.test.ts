@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { run as policyCommand } from '../../src/commands/policy.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -146,6 +148,30 @@ describe('resources, prompts and completions under policy (v1 SDK client and ser
     await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(updates, ['docs://public/readme']);
     assert.deepEqual(alicesUpdates.sort(), ['docs://private/payroll', 'docs://public/guide', 'docs://public/readme']);
+  });
+
+  it('decides as the offline doors do: policy explain and the proxy agree on every case', async () => {
+    const cases: { who: string; key: string; resource?: string; prompt?: string; args?: Record<string, string> }[] = [
+      { who: 'bob', key: BOB, resource: 'docs://private/payroll' },
+      { who: 'bob', key: BOB, resource: 'docs://public/guide' },
+      { who: 'alice', key: ALICE, resource: 'docs://public/guide' },
+      { who: 'bob', key: BOB, resource: 'docs://public-archive/old' },
+      { who: 'alice', key: ALICE, resource: 'docs://public/%2E%2E/private/payroll' },
+      { who: 'alice', key: ALICE, prompt: 'payroll_report', args: { who: 'alan' } },
+      { who: 'alice', key: ALICE, prompt: 'payroll_report', args: { who: 'ada' } },
+      { who: 'bob', key: BOB, prompt: 'greet', args: { who: 'ada' } },
+    ];
+    for (const c of cases) {
+      const client = c.key === ALICE ? alice : bob;
+      const proxied = await (c.resource !== undefined ? client.readResource({ uri: c.resource }) : client.getPrompt({ name: c.prompt as string, arguments: c.args }))
+        .then(() => 'allow', (e: unknown) => `deny ${(e as McpError).data === undefined ? '?' : (e as { data: { code: string } }).data.code}`);
+      let out = '';
+      const target = c.resource !== undefined ? ['--resource', c.resource] : ['--prompt', c.prompt as string, '--args', JSON.stringify(c.args ?? {})];
+      const code = await policyCommand(['explain', join(setup.dir, 'policy.yaml'), '--principal', c.who, '--scopes', 'docs', ...target], { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined } });
+      assert.equal(code, 0);
+      const explained = JSON.parse(out) as { decision: string; reasonCodes: string[] };
+      assert.equal(explained.decision === 'deny' ? `deny ${explained.reasonCodes[0]}` : explained.decision, proxied, JSON.stringify(c));
+    }
   });
 
   it('refuses a nameless read or get as a JSON-RPC error at 200', async () => {

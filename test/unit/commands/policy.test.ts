@@ -62,7 +62,7 @@ describe('toolgate policy (the real CLI, offline)', () => {
     assert.match(tap.stdout, /detail: "stages: grants=pass .* conditions=deny\(tool_not_granted\) approval=pass; rows: small-refunds"/);
     const junit = await toolgate('policy', 'test', '--format', 'junit', EXAMPLE, file);
     assert.equal(junit.code, 1);
-    assert.match(junit.stdout, /<testsuites name="toolgate policy test" tests="16" failures="1">/);
+    assert.match(junit.stdout, /<testsuites name="toolgate policy test" tests="22" failures="1">/);
     assert.match(junit.stdout, /<failure message="expected allow, got deny tool_not_granted">/);
   });
 
