@@ -4,6 +4,14 @@ import { uriProblem } from '../mcp/resource-uri.ts';
 import { deny, PASS, type Interceptor, type Verdict } from './contract.ts';
 import { surfaceVerdict } from './surface-verdict.ts';
 
+const LISTEN = 'subscriptions/listen';
+
+function subscriptionsOf(params: Readonly<Record<string, unknown>> | undefined): readonly unknown[] | undefined {
+  const filter = params?.notifications;
+  const uris = isRecord(filter) ? filter.resourceSubscriptions : undefined;
+  return Array.isArray(uris) ? uris : undefined;
+}
+
 /**
  * Resource grants on resources/read and resources/subscribe, once the
  * policy has a `resources` section: the URI must be in toolgate's normal
@@ -13,14 +21,6 @@ import { surfaceVerdict } from './surface-verdict.ts';
  * `subscriptions/listen` is refused when any of its `resourceSubscriptions`
  * would be.
  */
-const LISTEN = 'subscriptions/listen';
-
-function subscriptionsOf(params: Readonly<Record<string, unknown>> | undefined): readonly unknown[] | undefined {
-  const filter = params?.notifications;
-  const uris = isRecord(filter) ? filter.resourceSubscriptions : undefined;
-  return Array.isArray(uris) ? uris : undefined;
-}
-
 export function resourcesInterceptor(): Interceptor {
   return {
     name: 'resource_grants',

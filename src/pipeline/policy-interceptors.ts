@@ -38,9 +38,10 @@ export interface PolicyChecks {
  * offline `toolgate policy` commands so both decide with the same code: who
  * may call, with what credential, how often, with which arguments, and then
  * the grant conditions, which read the arguments once the schema accepted
- * them. Resource, prompt and completion grants decide their own methods. The proxy adds what needs its catalogue (ProxyChecks), its
- * rate-limit buckets (shared through Redis when configured) and, last,
- * external validators.
+ * them. Resource, prompt and completion grants decide their own methods.
+ * The proxy adds what needs its catalogue (ProxyChecks), its rate-limit
+ * buckets (shared through Redis when configured) and, last, external
+ * validators.
  */
 export function policyChecks(cacheFor: (policy: Policy) => SchemaCache, proxy: ProxyChecks = {}): PolicyChecks {
   const rateLimit = rateLimitInterceptor(proxy.limiter);

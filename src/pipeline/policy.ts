@@ -30,7 +30,7 @@ import { refusedRepeatedFields } from './stages/repeated-fields.ts';
 import { sessionGuard } from './stages/session.ts';
 import { LISTINGS, listingStage } from './stages/listings.ts';
 import { resourceUpdateDropper } from './stages/resource-updates.ts';
-import { SURFACE_METHODS, surfaceStage } from './stages/surfaces.ts';
+import { SURFACE_METHODS, surfaceStage, type SurfaceStage } from './stages/surfaces.ts';
 import { TASK_METHODS, tasksStage } from './stages/tasks.ts';
 import { grantSnapshot } from './stages/snapshot.ts';
 import { toolsListStage } from './stages/tools-list.ts';
@@ -83,9 +83,20 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   const surfaces = surfaceStage(pool, deps.chain, settings.toolErrors);
   const listings = listingStage(pool, deps.maxRewriteBytes, settings.toolErrors);
   const tasks = tasksStage({ pool, tasks: deps.execution.tasks, snapshot, maxRewriteBytes: deps.maxRewriteBytes, toolErrors: settings.toolErrors });
-  const policed = new Set(['tools/call', 'tools/list', ...SURFACE_METHODS, ...LISTINGS.keys(), ...TASK_METHODS, ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);
+  // Methods whose rules live in the policy, not the grant store: they never wait on it (tasks ask it only for their creator).
+  const policyOnly = new Map<string, SurfaceStage>([
+    ...SURFACE_METHODS.map((m) => [m, surfaces] as const),
+    ...[...LISTINGS.keys()].map((m) => [m, listings] as const),
+    ...TASK_METHODS.map((m) => [m, tasks] as const),
+  ]);
+  const policed = new Set(['tools/call', 'tools/list', ...policyOnly.keys(), ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);
   const rowsForTool = (tool: string) => grants.rowsForTool(tool);
   const passthroughPaths = settings.passthroughPaths;
+
+  /** An exchange decided by policy rows alone: it carries no tool grants. */
+  const policyExchange = (req: IncomingMessage, message: Classified, principal: Principal, policy: PolicyInForce['policy']): Exchange => (
+    { request: req, message, principal, policy, snapshot: emptySnapshot(principal.id), catalogue, rowsForTool }
+  );
 
   /** Registers a caller's event stream to receive `event` whenever its tools/list changes for toolgate's reasons. */
   const tellOnChange = (streams: ListChangedStreams, principal: Principal, event: Buffer): EventStreamHook => (injector) => streams.open(principal.id, () => injector.send(event));
@@ -99,8 +110,7 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   async function route(req: IncomingMessage, res: ServerResponse, upstream: string[], body: Buffer, message: Classified, principal: Principal): Promise<Outcome> {
     const method = message.method;
     if (method === LISTEN_METHOD && message.kind === 'request') {
-      const ex: Exchange = { request: req, message, principal, policy: current().policy, snapshot: emptySnapshot(principal.id), catalogue, rowsForTool };
-      const subscriptions = await deps.chain.run(ex);
+      const subscriptions = await deps.chain.run(policyExchange(req, message, principal, current().policy));
       if (subscriptions.kind === 'deny') return refuse(res, message, subscriptions, settings.toolErrors);
       // 2026-07-28 has no GET stream: list changes go on the caller's listen stream, stamped with its subscription.
       const onEventStream = listChanged !== undefined && listensForToolChanges(message.params) ? tellOnChange(listChanged, principal, listChangedEvent(message.id)) : undefined;
@@ -119,12 +129,8 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
       return forward(pool, req, res, upstream, body, message.id);
     }
     const inForce = current();
-    if (SURFACE_METHODS.includes(method) || LISTINGS.has(method) || TASK_METHODS.includes(method)) {
-      // Resource and prompt rows live in the policy, not the grant store: these never wait on it (tasks ask it only for their creator).
-      const ex: Exchange = { request: req, message, principal, policy: inForce.policy, snapshot: emptySnapshot(principal.id), catalogue, rowsForTool };
-      if (TASK_METHODS.includes(method)) return tasks(ex, res, upstream, body);
-      return LISTINGS.has(method) ? listings(ex, res, upstream, body) : surfaces(ex, res, upstream, body);
-    }
+    const local = policyOnly.get(method);
+    if (local !== undefined) return local(policyExchange(req, message, principal, inForce.policy), res, upstream, body);
     const held = snapshot(req, principal);
     const snap = held instanceof Promise ? await held : held;
     if (snap === undefined) {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'undici';
 import type { Principal } from '../../auth/types.ts';
 import type { ToolErrors } from '../../config/settings.ts';
-import type { TaskOwner, TaskStore } from '../../execution/task-store.ts';
+import type { TaskStore } from '../../execution/task-store.ts';
 import type { ErrorId } from '../../errors.ts';
 import { mayCall } from '../../grants/visibility.ts';
 import type { GrantSnapshot } from '../../grants/types.ts';
@@ -50,17 +50,22 @@ export function tasksStage(deps: TasksDeps): TasksStage {
     tell(ex, event, refusal.error);
     return refuse(res, ex.message, refusal, toolErrors);
   };
+  /** A store lookup, or undefined when the store could not answer (logged; the caller fails closed). */
+  const lookup = async <T>(work: () => Promise<T>): Promise<{ readonly value: T } | undefined> => {
+    try {
+      return { value: await work() };
+    } catch (err) {
+      log.warn('task store unavailable', { error: (err as { name?: string }).name ?? 'unknown' });
+      return undefined;
+    }
+  };
 
   async function named(ex: Exchange, res: ServerResponse, headers: string[], body: Buffer): Promise<Outcome> {
     const id = ex.message.params?.taskId;
     if (typeof id !== 'string') return refused(ex, res, { error: 'task_not_found' }, 'not_found');
-    let owner: TaskOwner | undefined;
-    try {
-      owner = await tasks.owner(id);
-    } catch (err) {
-      log.warn('task store unavailable', { error: (err as { name?: string }).name ?? 'unknown' });
-      return refused(ex, res, UNAVAILABLE, 'unavailable');
-    }
+    const found = await lookup(() => tasks.owner(id));
+    if (found === undefined) return refused(ex, res, UNAVAILABLE, 'unavailable');
+    const owner = found.value;
     if (owner?.principal !== ex.principal.id) return refused(ex, res, { error: 'task_not_found' }, 'not_found');
     if (ex.message.method !== 'tasks/cancel') {
       const held = deps.snapshot(ex.request, ex.principal);
@@ -81,15 +86,11 @@ export function tasksStage(deps: TasksDeps): TasksStage {
       for (const t of entries(result)) ids.push(taskIdOf(t) ?? '');
       return result;
     });
-    if (up.status !== 200 || read === undefined) return read === undefined && up.status === 200 ? refuse(res, ex.message, { error: 'upstream_unavailable' }, toolErrors) : sendBuffered(res, up.status, up.headers, up.body);
-    let owners: readonly (TaskOwner | undefined)[];
-    try {
-      owners = await tasks.owners(ids);
-    } catch (err) {
-      log.warn('task store unavailable', { error: (err as { name?: string }).name ?? 'unknown' });
-      return refused(ex, res, UNAVAILABLE, 'unavailable');
-    }
-    const mine = new Set(ids.filter((id, i) => id !== '' && owners[i]?.principal === ex.principal.id));
+    if (up.status !== 200) return sendBuffered(res, up.status, up.headers, up.body);
+    if (read === undefined) return refuse(res, ex.message, { error: 'upstream_unavailable' }, toolErrors);
+    const owners = await lookup(() => tasks.owners(ids));
+    if (owners === undefined) return refused(ex, res, UNAVAILABLE, 'unavailable');
+    const mine = new Set(ids.filter((id, i) => id !== '' && owners.value[i]?.principal === ex.principal.id));
     const rewritten = rewriteResult(type, up.body, ex.message.id, (result) => ({ ...result, tasks: entries(result).filter((t) => mine.has(taskIdOf(t) ?? '')), cacheScope: 'private' }));
     if (rewritten === undefined) return refuse(res, ex.message, { error: 'upstream_unavailable' }, toolErrors);
     tell(ex, 'owner');
