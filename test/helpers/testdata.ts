@@ -34,7 +34,7 @@ export function testdataRoot(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(import.meta.dirname, '../../../shared/testdata');
 }
 
-function inCi(env: NodeJS.ProcessEnv): boolean {
+export function inCi(env: NodeJS.ProcessEnv = process.env): boolean {
   const ci = env.CI;
   return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
 }

@@ -11,7 +11,7 @@ import type { InjectorConfig } from '../../../src/inject/config.ts';
 import { planInjection } from '../../../src/inject/inject.ts';
 import { INJECTED_LABEL } from '../../../src/inject/patch.ts';
 import { CHART } from './chart-files.ts';
-import { findHelm, helm } from './helm.ts';
+import { findHelm, helm } from '../../helpers/helm.ts';
 import { parseObjects } from './lib/kube-schemas.ts';
 
 const binary = findHelm();

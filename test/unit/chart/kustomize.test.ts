@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO } from './chart-files.ts';
-import { findKubectl, run } from './helm.ts';
+import { findKubectl, run } from '../../helpers/helm.ts';
 import { allProblems, parseObjects } from './lib/kube-schemas.ts';
 
 const DEPLOY = join(REPO, 'deploy');

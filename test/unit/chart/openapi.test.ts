@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { CHART, readText } from './chart-files.ts';
-import { findHelm, helm } from './helm.ts';
+import { findHelm, helm } from '../../helpers/helm.ts';
 import { allProblems, KNOWN_TYPES, objectProblems, parseObjects } from './lib/kube-schemas.ts';
 
 const binary = findHelm();

