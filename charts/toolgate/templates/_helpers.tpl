@@ -157,3 +157,28 @@ seccompProfile:
 {{- fail (printf "sidecar.mode=native needs Kubernetes 1.29 or later (native sidecar containers); this cluster is %s: set sidecar.mode=plain" .Capabilities.KubeVersion.Version) -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+An operator's kind can only be installed where its CRD is served; without this check Helm's own error
+names the kind ("no matches for kind PodMonitor") but not the value that asked for it. Only a live
+server's capabilities can tell: offline (helm template, helm lint) they are client-go's built-in list,
+which lacks the aggregator's APIService that every real API server serves, and the object is rendered.
+Arguments: (list $ "monitoring.coreos.com/v1/PodMonitor" "metrics.podMonitor.enabled=false" "prometheus-operator").
+*/}}
+{{- define "toolgate.requireKind" -}}
+{{- $ctx := index . 0 -}}{{- $kind := index . 1 -}}{{- $instead := index . 2 -}}{{- $operator := index . 3 -}}
+{{- $live := $ctx.Capabilities.APIVersions.Has "apiregistration.k8s.io/v1/APIService" -}}
+{{- if and $live (not ($ctx.Capabilities.APIVersions.Has $kind)) -}}
+{{- fail (printf "this cluster does not serve %s: install the %s CRDs first, or set %s" $kind $operator $instead) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The host of webhook.url, as the serving certificate must name it: (dict "ip" bool "host" string), or an empty host. */}}
+{{- define "toolgate.webhookUrlHost" -}}
+{{- with .Values.webhook.url -}}
+{{- $host := (urlParse .).hostname -}}
+{{- toJson (dict "host" $host "ip" (regexMatch "^[0-9.]+$|:" $host)) -}}
+{{- else -}}
+{{- toJson (dict "host" "" "ip" false) -}}
+{{- end -}}
+{{- end -}}

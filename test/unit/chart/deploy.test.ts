@@ -70,7 +70,9 @@ describe('kubectl kustomize renders every directory under deploy/', { skip: bin 
       assert.ok(objects.length > 0);
       for (const o of objects) assert.ok(o.apiVersion && o.kind && o.metadata?.name, 'every object is named');
       const webhook = objects.find((o) => o.kind === 'MutatingWebhookConfiguration');
-      assert.deepEqual(webhook.webhooks[0].objectSelector.matchLabels, { 'toolgate.dev/inject': 'true' });
+      assert.deepEqual(webhook.webhooks[0].objectSelector, { matchExpressions: [
+        { key: 'toolgate.dev/inject', operator: 'Exists' }, { key: 'toolgate.dev/inject', operator: 'NotIn', values: ['false'] },
+      ] }, 'every opt-in label but "false" reaches the injector, so a misspelt one is refused');
       const injector = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'toolgate-injector');
       const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('toolgate-injector'));
       assert.equal(injector.spec.template.spec.volumes.find((v: any) => v.name === 'config').configMap.name, configMap.metadata.name);
