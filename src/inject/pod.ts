@@ -41,7 +41,8 @@ export function readPodShape(spec: Readonly<Record<string, unknown>>): PodShape 
     if (items === undefined && list === 'initContainers') continue;
     if (!Array.isArray(items) || (list === 'containers' && items.length === 0)) return { ok: false, field: `spec.${list}` };
     for (const [index, c] of items.entries()) {
-      if (!isRecord(c) || typeof c.name !== 'string') return { ok: false, field: containerField({ list, index }) };
+      // The API server sends a container without a name as `name: ""` (the field has no omitempty).
+      if (!isRecord(c) || typeof c.name !== 'string' || c.name === '') return { ok: false, field: containerField({ list, index }) };
       const container: ContainerRef = { list, index, name: c.name, restartPolicy: c.restartPolicy, spec: c };
       containers.push(container);
       if (c.ports === undefined) continue;

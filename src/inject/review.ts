@@ -18,7 +18,7 @@ interface AdmissionStatus {
   readonly code: 422;
   readonly reason: 'Invalid';
   readonly message: string;
-  readonly details: { readonly kind: 'pods'; readonly causes: readonly [{ readonly reason: 'FieldValueInvalid'; readonly field: string; readonly message: string }] };
+  readonly details: { readonly kind: 'pods'; readonly name?: string; readonly causes: readonly [{ readonly reason: 'FieldValueInvalid'; readonly field: string; readonly message: string }] };
 }
 
 export interface AdmissionResponse {
@@ -47,6 +47,8 @@ const MAX_WARNING = 256;
 /** Denial messages are fixed text and field paths; this only bounds the pod-derived port and container names in them. */
 const MAX_MESSAGE = 1024;
 const UID = /^[A-Za-z0-9-]{1,128}$/;
+/** RFC 1123 subdomain, what Kubernetes accepts as a pod name; a generateName may end in `-`. */
+const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9-])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export function review(body: unknown, config: InjectorConfig): ReviewResult {
   if (!isRecord(body) || body.apiVersion !== API_VERSION || body.kind !== 'AdmissionReview') {
@@ -82,7 +84,7 @@ export function review(body: unknown, config: InjectorConfig): ReviewResult {
         uid, allowed: false,
         status: {
           status: 'Failure', code: 422, reason: 'Invalid', message,
-          details: { kind: 'pods', causes: [{ reason: 'FieldValueInvalid', field: plan.field, message }] },
+          details: { kind: 'pods', ...podName(request), causes: [{ reason: 'FieldValueInvalid', field: plan.field, message }] },
         },
         auditAnnotations: { injection: `denied: ${plan.field}` },
       }),
@@ -97,6 +99,18 @@ export function review(body: unknown, config: InjectorConfig): ReviewResult {
       ...(plan.warnings.length > 0 ? { warnings: plan.warnings.map((w) => `toolgate: ${w}`.slice(0, MAX_WARNING)) } : {}),
     }),
   };
+}
+
+/**
+ * kubectl prints an Invalid status as `The pods "<details.name>" is invalid: <field>: <message>`,
+ * so the name is what makes the line readable. Names are not validated yet when mutating
+ * webhooks run, so one is passed back only when it is a name Kubernetes could accept; a pod
+ * a ReplicaSet creates has only its generateName, which still names the workload.
+ */
+function podName(request: Record<string, unknown>): { name?: string } {
+  const metadata = isRecord(request.object) && isRecord(request.object.metadata) ? request.object.metadata : {};
+  const name = [request.name, metadata.name, metadata.generateName].find((n) => typeof n === 'string' && n !== '');
+  return typeof name === 'string' && DNS_SUBDOMAIN.test(name) ? { name } : {};
 }
 
 function envelope(response: AdmissionResponse): AdmissionReviewOut {

@@ -144,10 +144,22 @@ describe('a pod that opts in without naming a policy', () => {
     assert.deepEqual(response.status, {
       status: 'Failure', code: 422, reason: 'Invalid',
       message: response.status?.message,
-      details: { kind: 'pods', causes: [{ reason: 'FieldValueInvalid', field: 'metadata.annotations[toolgate.dev/policy-configmap]', message: response.status?.message }] },
+      details: { kind: 'pods', name: 'bare-mcp', causes: [{ reason: 'FieldValueInvalid', field: 'metadata.annotations[toolgate.dev/policy-configmap]', message: response.status?.message }] },
     });
     assert.match(response.status?.message ?? '', /^toolgate: .*names no policy: set toolgate\.dev\/policy-configmap .* or set toolgate\.dev\/mode: transparent/);
     assert.equal(response.auditAnnotations?.injection, 'denied: metadata.annotations[toolgate.dev/policy-configmap]');
+  });
+  it('names the pod for kubectl by its name or, from a ReplicaSet, its generateName, and never by a name Kubernetes would refuse', () => {
+    const named = (metadata: Record<string, unknown>) => {
+      const body = readReview('bare-pod');
+      body.request.object.metadata = { labels: { 'toolgate.dev/inject': 'true' }, ...metadata };
+      return respond(body).status?.details.name;
+    };
+    assert.equal(named({ name: 'bare-mcp' }), 'bare-mcp');
+    assert.equal(named({ generateName: 'tickets-mcp-7c9d8f6b5d-' }), 'tickets-mcp-7c9d8f6b5d-');
+    assert.equal(named({ name: 'Bad Name; rm -rf' }), undefined);
+    assert.equal(named({ name: 'x'.repeat(254) }), undefined);
+    assert.equal(named({}), undefined);
   });
   it('is injected without a policy only when it says toolgate.dev/mode: transparent, with a warning', () => {
     const { patch, pod, response } = inject('transparent-pod');
