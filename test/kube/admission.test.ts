@@ -130,7 +130,7 @@ describe('admission through a real API server', { skip: kubeSkip(), timeout: 600
       const expected = DECODE_ERRORS.has(what)
         ? ran.code !== 0 && !printed.includes('inject.toolgate.dev')
         : ran.code !== 0 && printed.startsWith(printedRefusal(name, field)) && message.test(printed)
-          && readFileSync(cp.auditLog, 'utf8').split('\n').some((l) => l.includes(name) && l.includes(`denied: ${field}`));
+          && readFileSync(cp.auditLog, 'utf8').split('\n').some((l) => l.includes(name) && l.includes(`"inject.toolgate.dev/injection":${JSON.stringify(`denied: ${field}`)}`));
       if (!expected) wrong.push(`${what}: ${printed}`);
       assert.doesNotMatch(printed, /rm -rf|Tickets_Policy|UPPER|MCP_PORT|lots/, `${what}: annotation values are never echoed`);
     }
