@@ -6,7 +6,9 @@
  * Deployments into ReplicaSets and generateName Pods, as in production.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -20,6 +22,7 @@ import { pod as generatedPod, review } from '../unit/inject/generated-pods.ts';
 import { helm, kubeSkip, kubectl, ok } from './cli.ts';
 import { startControlPlane, type ControlPlane } from './control-plane.ts';
 import { CHART, installWithHostInjector, RELEASE_NAMESPACE, type HostInjector } from './injector.ts';
+import { MESH_CONTAINER, startMeshWebhook } from './mesh-webhook.ts';
 
 const NS = 'apps';
 /**
@@ -99,6 +102,36 @@ describe('admission through a real API server', { skip: kubeSkip(), timeout: 600
       assert.equal(p.metadata.ownerReferences[0].kind, 'ReplicaSet');
       assert.deepEqual(frontProblems(p, 'mcp'), []);
     }
+  });
+
+  it('is called again after a later webhook adds a container (reinvocationPolicy IfNeeded), and stays in front', async () => {
+    const mesh = await startMeshWebhook();
+    try {
+      ok(kubectl(cp, ['apply', '-f', '-'], JSON.stringify(mesh.configuration)), 'register the mesh webhook');
+      const { pod } = fixturePod('deployment-pod', 'with-mesh');
+      // Through the API rather than kubectl: the mesh webhook is served by this process, which kubectl's spawnSync would block.
+      const created = await cp.api('POST', `/api/v1/namespaces/${NS}/pods`, pod);
+      assert.equal(created.status, 201, created.body.message);
+      const stored = storedPod('with-mesh');
+      assert.deepEqual(stored.spec.containers.map((c: any) => c.name), ['server', MESH_CONTAINER]);
+      assert.deepEqual(frontProblems(stored, 'mcp'), []);
+      const event = readFileSync(cp.auditLog, 'utf8').split('\n').filter((l) => l.includes('"with-mesh"') && l.includes('ResponseComplete')).map((l) => JSON.parse(l))[0];
+      const rounds = Object.keys(event.annotations).filter((k) => k.startsWith('mutation.webhook.admission.k8s.io/round_'));
+      const calls = rounds.map((k) => JSON.parse(event.annotations[k])).filter((a) => a.webhook === 'inject.toolgate.dev');
+      assert.equal(calls.length, 2, 'the injector was called twice');
+      assert.deepEqual(calls.map((a) => a.mutated), [true, false], 'and the second call changed nothing');
+    } finally {
+      kubectl(cp, ['delete', 'mutatingwebhookconfiguration', 'zz-mesh']);
+      await mesh.close();
+    }
+  });
+
+  it('answers a server-side dry run (sideEffects: None) with the injected Pod and stores nothing', () => {
+    const { pod } = fixturePod('deployment-pod', 'dry-run');
+    const ran = kubectl(cp, ['create', '--dry-run=server', '-f', '-', '-o', 'json'], JSON.stringify(pod));
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.deepEqual(frontProblems(JSON.parse(ran.stdout), 'mcp'), []);
+    assert.notEqual(kubectl(cp, ['-n', NS, 'get', 'pod', 'dry-run']).code, 0, 'nothing stored');
   });
 
   it('leaves Pods that did not opt in, and opted-in Pods in namespaces outside the selector, untouched', () => {
@@ -203,6 +236,19 @@ describe('admission through a real API server', { skip: kubeSkip(), timeout: 600
     const { pod: other } = fixturePod('deployment-pod', 'unlabelled-while-down');
     delete other.metadata.labels['toolgate.dev/inject'];
     assert.equal(create(other).code, 0, 'pods that did not opt in never wait on the webhook');
+
+    // A webhook that takes the connection and never answers: the API server gives up after timeoutSeconds.
+    ok(helm(cp, ['upgrade', 'toolgate', CHART, '-n', RELEASE_NAMESPACE, '--reuse-values', '--set', 'webhook.timeoutSeconds=1']), 'helm upgrade');
+    const silent = createServer(() => {}).listen(injector.port, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const timedOut = create(fixturePod('deployment-pod', 'while-silent').pod);
+      assert.notEqual(timedOut.code, 0);
+      assert.match(timedOut.stderr, /failed calling webhook "inject\.toolgate\.dev".*\/mutate\?timeout=1s".*(context deadline exceeded|Client\.Timeout)/,
+        'the API server asks with the chart’s timeoutSeconds and gives up after it');
+    } finally {
+      silent.close();
+    }
 
     ok(helm(cp, ['upgrade', 'toolgate', CHART, '-n', RELEASE_NAMESPACE, '--reuse-values', '--set', 'webhook.failurePolicy=Ignore']), 'helm upgrade');
     const admitted = create(pod);

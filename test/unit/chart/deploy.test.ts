@@ -10,6 +10,7 @@ import { parsePolicy } from '../../../src/config/policy/policy.ts';
 import { parseInjectorConfig } from '../../../src/inject/config.ts';
 import { planInjection } from '../../../src/inject/inject.ts';
 import { applied, frontProblems } from '../inject/admission.ts';
+import { findKubectl } from '../../helpers/helm.ts';
 import { REPO } from './chart-files.ts';
 
 const DEPLOY = join(REPO, 'deploy');
@@ -22,15 +23,6 @@ function kustomizations(dir: string): string[] {
     if (e.isDirectory()) return kustomizations(path);
     return e.name === 'kustomization.yaml' ? [dir] : [];
   });
-}
-
-function kubectl(): string | undefined {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return 'kubectl';
-  } catch {
-    return undefined;
-  }
 }
 
 describe('deploy/: the files toolgate itself reads', () => {
@@ -61,8 +53,8 @@ describe('deploy/: the files toolgate itself reads', () => {
   });
 });
 
-const bin = kubectl();
-describe('kubectl kustomize renders every directory under deploy/', { skip: bin === undefined ? 'no kubectl on PATH (Debian: apt-get install kubernetes-client)' : false }, () => {
+const bin = findKubectl();
+describe('kubectl kustomize renders every directory under deploy/', { skip: bin === undefined ? 'no kubectl binary (see test/helpers/helm.ts)' : false }, () => {
   for (const dir of kustomizations(DEPLOY)) {
     it(relative(REPO, dir), () => {
       const out = execFileSync(bin as string, ['kustomize', dir], { encoding: 'utf8' });
@@ -74,6 +66,11 @@ describe('kubectl kustomize renders every directory under deploy/', { skip: bin 
         { key: 'toolgate.dev/inject', operator: 'Exists' }, { key: 'toolgate.dev/inject', operator: 'NotIn', values: ['false'] },
       ] }, 'every opt-in label but "false" reaches the injector, so a misspelt one is refused');
       const injector = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'toolgate-injector');
+      const container = injector.spec.template.spec.containers[0];
+      assert.deepEqual(container.ports.find((p: any) => p.name === 'metrics'), { name: 'metrics', containerPort: 9090, protocol: 'TCP' }, 'as the chart has it');
+      assert.ok(container.env.some((e: any) => e.name === 'TOOLGATE_INJECT_METRICS_PORT' && e.value === '9090'));
+      const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'toolgate-injector');
+      assert.deepEqual(policy.spec.egress, [], 'the injector sends nothing');
       const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('toolgate-injector'));
       assert.equal(injector.spec.template.spec.volumes.find((v: any) => v.name === 'config').configMap.name, configMap.metadata.name);
       assert.ok(existsSync(dir));
