@@ -136,7 +136,7 @@ export const errors = Object.freeze({
   unauthenticated: def({
     code: 'unauthenticated', status: 401, rpcCode: -31401, retryable: false, hint: 'authenticate', keepsStatus: true,
     message: 'No valid credential was presented; send a valid one in the Authorization header',
-    when: 'no or bad credential; `WWW-Authenticate` carries `resource_metadata`',
+    when: 'no or bad credential; `WWW-Authenticate` carries `resource_metadata`, and for a refused ServiceAccount token `error.data.reason` (`expired`, `not_yet_valid`, `wrong_audience`, `untrusted_signer`, `revoked`, `malformed`) with a matching `error_description`',
   }),
   tool_not_granted: def({
     code: 'tool_not_granted', status: 403, rpcCode: -31403, retryable: false, hint: 'contact_operator',
@@ -340,8 +340,8 @@ export const errors = Object.freeze({
   }),
   credential_check_unavailable: def({
     code: 'credential_check_unavailable', status: 503, rpcCode: -31503, retryable: true, hint: 'retry_later', keepsStatus: true,
-    message: 'A one-time credential could not be checked for reuse right now; send the same request again shortly',
-    when: 'a one-time token that verifies, while the store of used token ids is unreachable, answered by a replica, or lost data the token may have been recorded in (fails closed)',
+    message: 'The credential could not be checked right now; send the same request again shortly',
+    when: 'a one-time token that verifies, while the store of used token ids is unreachable, answered by a replica, or lost data the token may have been recorded in; or a ServiceAccount token while the API server cannot be asked for the cluster\'s keys or (with `tokenReview`) for a TokenReview (fails closed)',
   }),
   request_timeout: def({
     code: 'request_timeout', status: 408, rpcCode: -31408, retryable: true, hint: 'retry_later', keepsStatus: true,
@@ -391,6 +391,13 @@ export const errors = Object.freeze({
 });
 
 export type ErrorId = keyof typeof errors;
+
+/**
+ * `error.data.reason` of an `unauthenticated` refusal: why a recognised token
+ * was refused, where the verifier can tell and the caller can act on it.
+ * Closed values only, never the token, its claims or an exception's text.
+ */
+export type CredentialProblem = 'expired' | 'not_yet_valid' | 'wrong_audience' | 'untrusted_signer' | 'revoked' | 'malformed';
 
 /**
  * Errors that stop the process before it serves: they are printed as one

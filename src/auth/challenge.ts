@@ -6,16 +6,28 @@
  * ASCII is dropped, so configuration or token content cannot inject a header.
  */
 import { isScope } from '../config/policy/grant-row.ts';
-import type { VerifyFailure } from './types.ts';
+import type { CredentialProblem, VerifyFailure } from './types.ts';
+
+/** RFC 6750 `error_description` per problem: fixed text, so nothing of the token is ever in the header. */
+const DESCRIPTIONS: Readonly<Record<CredentialProblem, string>> = {
+  expired: 'The token has expired',
+  not_yet_valid: 'The token is not valid yet',
+  wrong_audience: 'The token is not for this audience',
+  untrusted_signer: 'The token is not signed by a trusted issuer',
+  revoked: 'The token is no longer valid: the object it is bound to is gone',
+  malformed: 'The token lacks required claims',
+};
 
 /**
  * The 401 challenge: `Bearer resource_metadata="<url>"`, plus
  * `error="invalid_token"` when a credential was presented and refused
- * (RFC 6750 §3.1 says to omit the error when none was presented).
+ * (RFC 6750 §3.1 says to omit the error when none was presented), with an
+ * `error_description` when the verifier said why.
  */
-export function unauthorizedChallenge(code: VerifyFailure, resourceMetadataUrl?: string): string {
+export function unauthorizedChallenge(code: VerifyFailure, resourceMetadataUrl?: string, problem?: CredentialProblem): string {
   const params: string[] = [];
   if (code === 'bad_credential') params.push('error="invalid_token"');
+  if (code === 'bad_credential' && problem !== undefined) params.push(`error_description=${quote(DESCRIPTIONS[problem])}`);
   pushResourceMetadata(params, resourceMetadataUrl);
   return params.length === 0 ? 'Bearer' : `Bearer ${params.join(', ')}`;
 }

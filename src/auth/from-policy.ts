@@ -1,8 +1,9 @@
 /**
  * Builds the verifier chain a policy's `authentication` section asks for, in
- * the fixed order static keys → JWT → anonymous. The kinds recognise disjoint
- * credentials (opaque bearer or X-Api-Key / JWT-shaped bearer / none), so the
- * order only matters in that anonymous must come last.
+ * the fixed order static keys → Kubernetes → JWT → anonymous. The kinds
+ * recognise disjoint credentials (opaque bearer or X-Api-Key / a JWT from the
+ * cluster's issuer / any other JWT / none), so the order only matters in that
+ * anonymous must come last.
  */
 import type { AuthenticationConfig } from '../config/policy/policy.ts';
 import type { ConfigError } from '../config/policy/validate.ts';
@@ -30,6 +31,14 @@ export async function buildVerifiers(auth: AuthenticationConfig, deps: VerifierD
     const loaded = await loadStaticKeys(auth.staticKeys.file);
     if (loaded.ok) verifiers.push(createStaticKeyVerifier(loaded.table, { apiKeyHeader: auth.staticKeys.apiKeyHeader }));
     else under('/authentication/staticKeys/file', loaded.errors);
+  }
+
+  const k8s = auth.kubernetes;
+  if (k8s !== undefined) {
+    const { kubernetesVerifier } = await import('./kubernetes-from-policy.ts');
+    const built = await kubernetesVerifier(k8s);
+    if (built.ok) verifiers.push(built.verifier);
+    else under('/authentication/kubernetes/jwksFile', built.errors);
   }
 
   const jwt = auth.jwt;

@@ -11,6 +11,7 @@ import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { isPrincipalId } from '../config/policy/grant-row.ts';
 import { WILDCARD } from '../config/policy/grant-row.ts';
 import { isJwtShaped, readCredential } from './credentials.ts';
+import { isServiceAccountScope } from './kubernetes.ts';
 import { makePrincipal } from './principal.ts';
 import type { ClaimResult, ReplayStore } from './replay-store.ts';
 import type { Verifier, VerifyResult } from './types.ts';
@@ -113,7 +114,8 @@ function readScopes(payload: JWTPayload): string[] | undefined {
     else if (Array.isArray(scp) && scp.every((s) => typeof s === 'string')) out.push(...(scp as string[]));
     else return undefined;
   }
-  const scopes = out.filter((s) => s.length > 0);
+  // Another issuer cannot make its tokens count as a namespace's ServiceAccounts.
+  const scopes = out.filter((s) => s.length > 0 && !isServiceAccountScope(s));
   return scopes.length > MAX_TOKEN_SCOPES ? undefined : scopes;
 }
 

@@ -17,6 +17,7 @@ import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN } from '../config/poli
 import { compileSchema, parseYaml, pointer, validateWith } from '../config/policy/validate.ts';
 import type { ConfigError } from '../config/policy/validate.ts';
 import { isJwtShaped, readCredential } from './credentials.ts';
+import { isServiceAccountScope } from './kubernetes.ts';
 import { makePrincipal } from './principal.ts';
 import type { Principal, Verifier, VerifyResult } from './types.ts';
 
@@ -72,6 +73,12 @@ export function parseStaticKeys(text: string): StaticKeysResult {
     if (table.has(k.sha256)) {
       // Two principals behind one key would make the key's identity ambiguous.
       errors.push({ path: pointer('keys', i, 'sha256'), message: 'duplicate: the same key hash is listed twice' });
+      return;
+    }
+    const reserved = (k.scopes ?? []).findIndex(isServiceAccountScope);
+    if (reserved >= 0) {
+      // A namespace-wide grant (`*` with system:serviceaccounts:<ns>) must mean ServiceAccounts of that namespace only.
+      errors.push({ path: pointer('keys', i, 'scopes', reserved), message: 'scope: system:serviceaccounts scopes belong to Kubernetes ServiceAccount tokens and cannot be given to a key' });
       return;
     }
     table.set(k.sha256, Object.freeze({

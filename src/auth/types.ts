@@ -3,6 +3,9 @@
  * and reports failures only as closed codes, so nothing about a credential or
  * an exception can reach a caller or a log line through it.
  */
+import type { CredentialProblem } from '../errors.ts';
+
+export type { CredentialProblem };
 
 /** Ordered weakest first; a tool's security level names the weakest it accepts. */
 export type CredentialStrength = 'anonymous' | 'static' | 'short_lived' | 'one_time';
@@ -31,7 +34,10 @@ export interface AuthRequest {
  */
 export type VerifyFailure = 'no_credential' | 'bad_credential' | 'unavailable';
 
-export type VerifyResult = { ok: true; principal: Principal } | { ok: false; code: VerifyFailure };
+
+export type VerifyResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; code: VerifyFailure; problem?: CredentialProblem };
 
 export interface Verifier {
   /** Short stable name for metrics and logs: `static_key`, `jwt`, `anonymous`. */

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { errors, type ErrorId, type Hint } from '../errors.ts';
+import { errors, type CredentialProblem, type ErrorId, type Hint } from '../errors.ts';
 import type { ValidationError } from '../validation/types.ts';
 
 export type JsonRpcId = string | number | null;
@@ -17,8 +17,8 @@ export interface ErrorData {
   /** The quarantined tool, and the first 12 hex digits of a digest the operator approved for it (if any). */
   readonly tool?: string;
   readonly approvedDigest?: string;
-  /** Why a grant refused a call: a row's condition did not allow it, or could not be evaluated. */
-  readonly reason?: 'condition' | 'condition_error';
+  /** Why a grant refused a call (a row's condition did not allow it, or could not be evaluated), or why a token was refused. */
+  readonly reason?: 'condition' | 'condition_error' | CredentialProblem;
   /** An approval this call waits for, and the approver page that decides it. */
   readonly approvalId?: string;
   readonly url?: string;

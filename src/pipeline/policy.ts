@@ -101,9 +101,13 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   /** Registers a caller's event stream to receive `event` whenever its tools/list changes for toolgate's reasons. */
   const tellOnChange = (streams: ListChangedStreams, principal: Principal, event: Buffer): EventStreamHook => (injector) => streams.open(principal.id, () => injector.send(event));
 
-  /** 401 with the challenge, or a retryable 503 when a credential could not be checked for reuse. */
+  /** 401 with the challenge (and why, where the verifier said), or a retryable 503 when a credential could not be checked now. */
   const unauthenticated = (res: ServerResponse, who: Exclude<Authenticated, { ok: true }>): Outcome => {
-    sendError(res, null, who.error, undefined, who.error === 'unauthenticated' ? { 'www-authenticate': who.challenge } : undefined);
+    if (who.error === 'unauthenticated') {
+      sendError(res, null, who.error, who.problem === undefined ? undefined : { reason: who.problem }, { 'www-authenticate': who.challenge });
+    } else {
+      sendError(res, null, who.error);
+    }
     return who.error;
   };
 

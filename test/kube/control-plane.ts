@@ -25,6 +25,10 @@ export interface ControlPlane {
   /** Admin (system:masters) kubeconfig. */
   readonly kubeconfig: string;
   readonly version: string;
+  /** The CA that signed the API server's certificate. */
+  readonly caFile: string;
+  /** The service-account token issuer (`iss`), and the API server's default token audience. */
+  readonly issuer: string;
   readonly dir: string;
   /** The API server's audit log (JSON lines, Metadata level for Pods). */
   readonly auditLog: string;
@@ -54,6 +58,8 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
+
+const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
 const AUDIT_POLICY = JSON.stringify({
   apiVersion: 'audit.k8s.io/v1', kind: 'Policy', omitStages: ['RequestReceived'],
@@ -120,7 +126,7 @@ export async function startControlPlane(binaries: Binaries = buildBinaries()): P
       '--bind-address', '127.0.0.1', '--advertise-address', '127.0.0.1', '--secure-port', String(apiPort),
       '--tls-cert-file', pki.serving.cert, '--tls-private-key-file', pki.serving.key, '--client-ca-file', pki.ca.cert,
       '--authorization-mode', 'RBAC', '--service-cluster-ip-range', '10.96.0.0/16',
-      '--service-account-issuer', 'https://kubernetes.default.svc.cluster.local',
+      '--service-account-issuer', ISSUER,
       '--service-account-key-file', pki.serviceAccount.publicKey, '--service-account-signing-key-file', pki.serviceAccount.privateKey,
       '--audit-policy-file', join(dir, 'audit-policy.json'), '--audit-log-path', auditLog, '--audit-log-format', 'json',
       '--profiling=false', '--v', '1',
@@ -148,5 +154,5 @@ export async function startControlPlane(binaries: Binaries = buildBinaries()): P
     await stop();
     throw err;
   }
-  return { server, kubeconfig, version: binaries.version, dir, auditLog, api, stop };
+  return { server, kubeconfig, version: binaries.version, caFile: pki.ca.cert, issuer: ISSUER, dir, auditLog, api, stop };
 }

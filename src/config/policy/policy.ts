@@ -71,11 +71,34 @@ interface JwtConfig {
   readonly oneTime: OneTimeConfig | undefined;
 }
 
+/** Projected ServiceAccount tokens of the cluster toolgate runs in (docs/authentication.md). */
+export interface KubernetesAuthConfig {
+  readonly issuer: string;
+  readonly audience: readonly string[];
+  /** Keys from this file; otherwise from the API server's /openid/v1/jwks. */
+  readonly jwksFile: string | undefined;
+  /** Where the JWKS and TokenReviews go, as the sidecar's own ServiceAccount. */
+  readonly apiServer: { readonly url: string; readonly caFile: string; readonly tokenFile: string; readonly timeoutMs: number };
+  readonly clockSkewSeconds: number;
+  readonly jwksCooldownMs: number;
+  readonly jwksCacheMaxAgeMs: number;
+  /** With a TokenReview per token, cached this long: a deleted Pod's token stops working within it. */
+  readonly tokenReview: { readonly enabled: boolean; readonly cacheSeconds: number };
+}
+
+/** The in-cluster defaults: the API server's Service and the kubelet's projected ServiceAccount files. */
+const IN_CLUSTER = {
+  url: 'https://kubernetes.default.svc',
+  caFile: '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt',
+  tokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+} as const;
+
 export interface AuthenticationConfig {
   /** The protected-resource metadata URL named in every challenge. */
   readonly resourceMetadataUrl: string | undefined;
   readonly staticKeys: { readonly file: string; readonly apiKeyHeader: boolean } | undefined;
   readonly jwt: JwtConfig | undefined;
+  readonly kubernetes: KubernetesAuthConfig | undefined;
   readonly anonymous: { readonly enabled: boolean; readonly scopes: readonly string[] };
 }
 
@@ -218,6 +241,7 @@ export function referencedFiles(policy: Policy): ReferencedFile[] {
   const out: ReferencedFile[] = [];
   if (auth.staticKeys !== undefined) out.push({ pointer: '/authentication/staticKeys/file', path: auth.staticKeys.file });
   if (auth.jwt?.jwksFile !== undefined) out.push({ pointer: '/authentication/jwt/jwksFile', path: auth.jwt.jwksFile });
+  if (auth.kubernetes?.jwksFile !== undefined) out.push({ pointer: '/authentication/kubernetes/jwksFile', path: auth.kubernetes.jwksFile });
   return out;
 }
 
@@ -361,6 +385,7 @@ function resolveAuthentication(a: NonNullable<RawPolicy['authentication']>, base
   const list = (v: string | string[]) => (typeof v === 'string' ? [v] : v);
   const jwt = a.jwt;
   const oneTime = jwt?.oneTime;
+  const k8s = a.kubernetes;
   return {
     resourceMetadataUrl: a.resourceMetadataUrl,
     staticKeys: a.staticKeys === undefined ? undefined : { file: path(a.staticKeys.file), apiKeyHeader: a.staticKeys.apiKeyHeader ?? false },
@@ -380,6 +405,21 @@ function resolveAuthentication(a: NonNullable<RawPolicy['authentication']>, base
         maxLifetimeSeconds: oneTime.maxLifetimeSeconds ?? 3600,
         maxEntries: oneTime.maxEntries ?? 100_000,
       },
+    },
+    kubernetes: k8s === undefined ? undefined : {
+      issuer: k8s.issuer,
+      audience: list(k8s.audience),
+      jwksFile: k8s.jwksFile === undefined ? undefined : path(k8s.jwksFile),
+      apiServer: {
+        url: k8s.apiServer?.url ?? IN_CLUSTER.url,
+        caFile: path(k8s.apiServer?.caFile ?? IN_CLUSTER.caFile),
+        tokenFile: path(k8s.apiServer?.tokenFile ?? IN_CLUSTER.tokenFile),
+        timeoutMs: k8s.apiServer?.timeoutMs ?? 5000,
+      },
+      clockSkewSeconds: k8s.clockSkewSeconds ?? 30,
+      jwksCooldownMs: k8s.jwksCooldownMs ?? 30_000,
+      jwksCacheMaxAgeMs: k8s.jwksCacheMaxAgeMs ?? 600_000,
+      tokenReview: { enabled: k8s.tokenReview?.enabled ?? false, cacheSeconds: k8s.tokenReview?.cacheSeconds ?? 10 },
     },
     anonymous: { enabled: a.anonymous?.enabled ?? false, scopes: a.anonymous?.scopes ?? EMPTY },
   };

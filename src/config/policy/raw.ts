@@ -59,6 +59,16 @@ export interface RawPolicy {
       jwksCacheMaxAgeMs?: number;
       oneTime?: { issuers?: string[]; claim?: string; maxLifetimeSeconds?: number; maxEntries?: number };
     };
+    kubernetes?: {
+      issuer: string;
+      audience: string | string[];
+      jwksFile?: string;
+      apiServer?: { url?: string; caFile?: string; tokenFile?: string; timeoutMs?: number };
+      clockSkewSeconds?: number;
+      jwksCooldownMs?: number;
+      jwksCacheMaxAgeMs?: number;
+      tokenReview?: { enabled: boolean; cacheSeconds?: number };
+    };
     anonymous?: { enabled: boolean; scopes?: string[] };
   };
   defaults?: RawMetadata;

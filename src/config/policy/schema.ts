@@ -135,6 +135,38 @@ export const policySchema = {
             },
           },
         },
+        kubernetes: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['issuer', 'audience'],
+          properties: {
+            issuer: { type: 'string', minLength: 1, maxLength: 2048, pattern: NO_CONTROL },
+            audience: oneOrMany,
+            jwksFile: filePath,
+            apiServer: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                url: { ...url, pattern: url.pattern.replace('https?', 'https') },
+                caFile: filePath,
+                tokenFile: filePath,
+                timeoutMs: { type: 'integer', minimum: 100, maximum: 60_000 },
+              },
+            },
+            clockSkewSeconds: { type: 'integer', minimum: 0, maximum: 300 },
+            jwksCooldownMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+            jwksCacheMaxAgeMs: { type: 'integer', minimum: 1000, maximum: 86_400_000 },
+            tokenReview: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['enabled'],
+              properties: {
+                enabled: { type: 'boolean' },
+                cacheSeconds: { type: 'integer', minimum: 0, maximum: 300 },
+              },
+            },
+          },
+        },
         anonymous: {
           type: 'object',
           additionalProperties: false,

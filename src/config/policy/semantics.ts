@@ -39,6 +39,19 @@ export function checkSemantics(raw: RawPolicy): ConfigError[] {
     }
   }
 
+  const reservedAnonymous = auth?.anonymous?.scopes?.findIndex((sc) => sc === 'system:serviceaccounts' || sc.startsWith('system:serviceaccounts:')) ?? -1;
+  if (reservedAnonymous >= 0) {
+    errors.push({ path: pointer('authentication', 'anonymous', 'scopes', reservedAnonymous), message: 'scope: system:serviceaccounts scopes belong to Kubernetes ServiceAccount tokens' });
+  }
+  const k8s = auth?.kubernetes;
+  if (k8s !== undefined) {
+    const audience = typeof k8s.audience === 'string' ? [k8s.audience] : k8s.audience;
+    // The API server's default audience is its issuer: a token for it opens the API server, so it must never open toolgate too.
+    if (audience.includes(k8s.issuer) || audience.some((a) => /^(https:\/\/)?kubernetes\.default\.svc(\.cluster\.local)?\/?$/.test(a))) {
+      errors.push({ path: pointer('authentication', 'kubernetes', 'audience'), message: 'audience: name an audience of toolgate\'s own, never the API server\'s (its issuer or kubernetes.default.svc)' });
+    }
+  }
+
   raw.grants?.forEach((g, i) => {
     if (g.when !== undefined) {
       const c = compileCondition(g.when);

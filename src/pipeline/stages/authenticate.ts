@@ -3,12 +3,12 @@ import { performance } from 'node:perf_hooks';
 import { authenticate } from '../../auth/chain.ts';
 import { unauthorizedChallenge } from '../../auth/challenge.ts';
 import type { PolicyInForce } from '../../auth/policy-in-force.ts';
-import type { Principal } from '../../auth/types.ts';
+import type { CredentialProblem, Principal } from '../../auth/types.ts';
 import { decision } from '../../telemetry/channels.ts';
 
 export type Authenticated =
   | { readonly ok: true; readonly principal: Principal }
-  | { readonly ok: false; readonly error: 'unauthenticated'; readonly challenge: string }
+  | { readonly ok: false; readonly error: 'unauthenticated'; readonly challenge: string; readonly problem?: CredentialProblem }
   | { readonly ok: false; readonly error: 'credential_check_unavailable' };
 
 /**
@@ -33,6 +33,9 @@ export function authenticator(current: () => PolicyInForce): (req: IncomingMessa
     if (r.ok) return { ok: true, principal: r.principal };
     // A credential that verified but whose reuse cannot be ruled out now: retryable, not a bad credential.
     if (r.code === 'unavailable') return { ok: false, error: 'credential_check_unavailable' };
-    return { ok: false, error: 'unauthenticated', challenge: unauthorizedChallenge(r.code, inForce.policy.authentication.resourceMetadataUrl) };
+    return {
+      ok: false, error: 'unauthenticated', challenge: unauthorizedChallenge(r.code, inForce.policy.authentication.resourceMetadataUrl, r.problem),
+      ...(r.problem !== undefined && { problem: r.problem }),
+    };
   };
 }

@@ -56,7 +56,7 @@ authentication:
 });
 
 test('no verifiers configured: nothing authenticates', async () => {
-  const built = await buildVerifiers({ resourceMetadataUrl: undefined, staticKeys: undefined, jwt: undefined, anonymous: { enabled: false, scopes: [] } });
+  const built = await buildVerifiers({ resourceMetadataUrl: undefined, staticKeys: undefined, jwt: undefined, kubernetes: undefined, anonymous: { enabled: false, scopes: [] } });
   assert.ok(built.ok);
   assert.deepEqual(await authenticate(built.verifiers, { headers: {} }), { ok: false, code: 'no_credential', verifier: undefined });
 });

@@ -1,0 +1,95 @@
+/**
+ * Projected ServiceAccount tokens, as the cluster issues them to Pods. A
+ * bearer JWT whose `iss` is the cluster's issuer is this verifier's (any
+ * other is left to the next one); it must then carry a signature from the
+ * cluster's keys, the audience the policy names (and never the API server's
+ * own, so a token that works against the API server is never accepted here),
+ * a live `exp`/`nbf`, and a `sub` of the form the API server uses,
+ * `system:serviceaccount:<namespace>:<name>`, agreeing with its
+ * `kubernetes.io` claim. With a token reviewer, the API server must also
+ * still stand behind it (its Pod not deleted).
+ *
+ * The principal's scopes are the groups Kubernetes gives a ServiceAccount,
+ * `system:serviceaccounts` and `system:serviceaccounts:<namespace>`, so a
+ * `*` grant row with that scope grants a whole namespace (docs/authentication.md).
+ */
+import { decodeJwt, jwtVerify } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { isRecord } from '../json/record.ts';
+import { isJwtShaped, readCredential } from './credentials.ts';
+import { makePrincipal } from './principal.ts';
+import type { TokenReviewer } from './token-review.ts';
+import { tokenFailure } from './token-problems.ts';
+import type { CredentialProblem, Verifier, VerifyResult } from './types.ts';
+
+export interface KubernetesVerifierOptions {
+  readonly issuer: string;
+  readonly audience: readonly string[];
+  readonly keys: JWTVerifyGetKey;
+  readonly clockSkewSeconds: number;
+  readonly reviewer?: TokenReviewer;
+  /** For tests: the verifier's notion of now. */
+  readonly now?: () => Date;
+}
+
+/** The groups Kubernetes puts every ServiceAccount in; only this verifier may grant them as scopes. */
+const SERVICE_ACCOUNTS_SCOPE = 'system:serviceaccounts';
+export const isServiceAccountScope = (scope: string): boolean => scope === SERVICE_ACCOUNTS_SCOPE || scope.startsWith(`${SERVICE_ACCOUNTS_SCOPE}:`);
+
+/** What the API server signs ServiceAccount tokens with (RS256 by default, ES256 with an EC key). */
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
+/** DNS-1123 subdomain, what a namespace or ServiceAccount name is. */
+const NAME = '[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?';
+const SUBJECT = new RegExp(`^system:serviceaccount:(${NAME}):(${NAME})$`);
+
+const NOT_MINE: VerifyResult = Object.freeze({ ok: false, code: 'no_credential' });
+const UNAVAILABLE: VerifyResult = Object.freeze({ ok: false, code: 'unavailable' });
+const bad = (problem: CredentialProblem): VerifyResult => ({ ok: false, code: 'bad_credential', problem });
+
+function issuerOf(token: string): unknown {
+  try {
+    return decodeJwt(token).iss;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createKubernetesVerifier(options: KubernetesVerifierOptions): Verifier {
+  const now = options.now ?? (() => new Date());
+
+  async function verify(token: string): Promise<VerifyResult> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, options.keys, {
+        issuer: options.issuer, audience: [...options.audience], algorithms: ALGORITHMS,
+        clockTolerance: options.clockSkewSeconds, requiredClaims: ['exp', 'sub'], currentDate: now(),
+      }));
+    } catch (err) {
+      const failure = tokenFailure(err);
+      return failure.kind === 'unavailable' ? UNAVAILABLE : bad(failure.problem);
+    }
+    const audiences = typeof payload.aud === 'string' ? [payload.aud] : payload.aud ?? [];
+    if (audiences.includes(options.issuer)) return bad('wrong_audience');
+    const subject = SUBJECT.exec(payload.sub ?? '');
+    const k8s = payload['kubernetes.io'];
+    if (subject === null || !isRecord(k8s) || k8s.namespace !== subject[1] || !isRecord(k8s.serviceaccount) || k8s.serviceaccount.name !== subject[3]) {
+      return bad('malformed');
+    }
+    const id = payload.sub as string;
+    if (options.reviewer !== undefined) {
+      const outcome = await options.reviewer.review(token, id, (payload.exp as number) * 1000);
+      if (outcome === 'unavailable') return UNAVAILABLE;
+      if (outcome === 'rejected') return bad('revoked');
+    }
+    return { ok: true, principal: makePrincipal(id, [SERVICE_ACCOUNTS_SCOPE, `${SERVICE_ACCOUNTS_SCOPE}:${subject[1]}`], 'short_lived', payload) };
+  }
+
+  return {
+    name: 'kubernetes',
+    verify(req): Promise<VerifyResult> {
+      const cred = readCredential(req);
+      if (cred.kind !== 'bearer' || !isJwtShaped(cred.token) || issuerOf(cred.token) !== options.issuer) return Promise.resolve(NOT_MINE);
+      return verify(cred.token);
+    },
+  };
+}

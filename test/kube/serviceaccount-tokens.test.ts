@@ -1,0 +1,156 @@
+/**
+ * The `kubernetes` verifier against tokens a real API server issues
+ * (TokenRequest, as `kubectl create token` asks for them): the right
+ * audience gets the ServiceAccount's principal, every other token a 401 that
+ * says why, a deleted Pod's token stops working within the TokenReview
+ * cache bound, and a namespace-wide grant covers that namespace only.
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SignJWT } from 'jose';
+import { startPolicyGate, type PolicyGate } from '../helpers/policy-gate.ts';
+import { freePort } from '../helpers/ports.ts';
+import { passed, post, refusalOf, type RawResponse } from '../helpers/raw.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { kubeSkip, kubectl, ok } from './cli.ts';
+import { startControlPlane, type ControlPlane } from './control-plane.ts';
+
+const AUDIENCE = 'toolgate.test/tickets';
+const CACHE_SECONDS = 2;
+/** kube-apiserver keeps successful token authentications for 10 s (its token cache), TokenReviews included. */
+const API_SERVER_TOKEN_CACHE_SECONDS = 10;
+const search = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_docs', arguments: { query: 'q' } } });
+const rotate = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'rotate_keys', arguments: {} } });
+
+function policy(cp: ControlPlane, apiServer: string, tokenFile: string, jwksFile?: string): string {
+  return [
+    'version: 1',
+    'authentication:',
+    '  kubernetes:',
+    `    issuer: ${cp.issuer}`,
+    `    audience: ${AUDIENCE}`,
+    ...(jwksFile === undefined ? [] : [`    jwksFile: ${jwksFile}`]),
+    `    apiServer: { url: "${apiServer}", caFile: "${cp.caFile}", tokenFile: "${tokenFile}", timeoutMs: 1000 }`,
+    `    tokenReview: { enabled: true, cacheSeconds: ${CACHE_SECONDS} }`,
+    'grants:',
+    '  - { principal: "*", scopes: ["system:serviceaccounts:agents"], tool: search_docs, effect: allow, name: agents-search }',
+    '  - { principal: "system:serviceaccount:agents:blocked", tool: search_docs, effect: deny, name: blocked }',
+    '  - principal: "system:serviceaccount:agents:writer"',
+    '    tool: rotate_keys',
+    '    effect: allow',
+    '    when: principal.claims["kubernetes.io"].namespace == "agents" && principal.claims["kubernetes.io"].pod.name == "writer-pod"',
+    '',
+  ].join('\n');
+}
+
+describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), timeout: 600_000 }, () => {
+  let cp: ControlPlane;
+  let setup: PolicyGate;
+  const token = (ns: string, sa: string, ...extra: string[]) => ok(kubectl(cp, ['-n', ns, 'create', 'token', sa, ...extra]), `token for ${ns}/${sa}`).trim();
+  const bound = (ns: string, sa: string, pod: string) => token(ns, sa, '--audience', AUDIENCE, '--bound-object-kind', 'Pod', '--bound-object-name', pod);
+  const as = (url: string, bearer: string, body = search) => post(url, body, { authorization: `Bearer ${bearer}` });
+  const pod = (ns: string, name: string, sa: string) => ok(kubectl(cp, ['create', '-f', '-'], JSON.stringify({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: { serviceAccountName: sa, containers: [{ name: 'agent', image: 'registry.example.com/agent:1' }] },
+  })), `pod ${name}`);
+  const unauthenticated = (r: RawResponse, reason: string, secret: string) => {
+    assert.equal(r.status, 401, r.text);
+    const refused = refusalOf(r);
+    assert.equal(refused?.code, 'unauthenticated');
+    assert.equal(refused?.data.reason, reason);
+    assert.match(r.headers['www-authenticate'] as string, /^Bearer error="invalid_token", error_description="[^"]+"/);
+    for (const part of secret.split('.')) assert.ok(!r.text.includes(part) && !String(r.headers['www-authenticate']).includes(part), 'nothing of the token is echoed');
+    assert.ok(!r.text.includes('system:serviceaccount'), 'nor its subject');
+  };
+
+  before(async () => {
+    cp = await startControlPlane();
+    for (const ns of ['agents', 'other', 'toolgate']) ok(kubectl(cp, ['create', 'namespace', ns]), `namespace ${ns}`);
+    for (const [ns, sa] of [['agents', 'reader'], ['agents', 'writer'], ['agents', 'blocked'], ['other', 'intruder'], ['toolgate', 'toolgate']]) {
+      ok(kubectl(cp, ['-n', ns as string, 'create', 'serviceaccount', sa as string]), `serviceaccount ${sa}`);
+    }
+    // What the chart grants the sidecars' ServiceAccounts when TokenReview is on.
+    ok(kubectl(cp, ['create', 'clusterrolebinding', 'toolgate-token-review', '--clusterrole=system:auth-delegator', '--serviceaccount=toolgate:toolgate']), 'binding');
+    for (const [ns, name, sa] of [['agents', 'reader-pod', 'reader'], ['agents', 'writer-pod', 'writer'], ['agents', 'blocked-pod', 'blocked'], ['other', 'intruder-pod', 'intruder']]) {
+      pod(ns as string, name as string, sa as string);
+    }
+    const sidecarToken = join(cp.dir, 'sidecar-token');
+    writeFileSync(sidecarToken, token('toolgate', 'toolgate', '--duration', '2h'));
+    setup = await startPolicyGate({ 'policy.yaml': policy(cp, cp.server, sidecarToken) }, ['--principal-header', 'X-Toolgate-Principal']);
+  });
+  after(async () => {
+    await setup?.close();
+    await cp?.stop();
+  });
+
+  it('accepts a Pod-bound token for its audience as system:serviceaccount:<namespace>:<name>', async () => {
+    const r = await as(setup.gate.url, bound('agents', 'reader', 'reader-pod'));
+    assert.ok(passed(r), r.text);
+    assert.equal(setup.upstream.calls.at(-1)?.headers['x-toolgate-principal'], 'system:serviceaccount:agents:reader');
+    const list = await post(setup.gate.url, '{"jsonrpc":"2.0","id":3,"method":"tools/list"}', { authorization: `Bearer ${bound('agents', 'reader', 'reader-pod')}` });
+    assert.deepEqual((list.json() as { result: { tools: { name: string }[] } }).result.tools.map((t: { name: string }) => t.name), ['search_docs'], 'tools/list shows what the namespace grant allows');
+  });
+
+  it('refuses a token with the API server’s default audience, or another audience', async () => {
+    const apiServerToken = token('agents', 'reader');
+    unauthenticated(await as(setup.gate.url, apiServerToken), 'wrong_audience', apiServerToken);
+    const other = token('agents', 'reader', '--audience', 'someone-else');
+    unauthenticated(await as(setup.gate.url, other), 'wrong_audience', other);
+    const both = token('agents', 'reader', '--audience', AUDIENCE, '--audience', cp.issuer);
+    unauthenticated(await as(setup.gate.url, both), 'wrong_audience', both);
+  });
+
+  it('refuses a token from another cluster that uses the same issuer name', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const forged = await new SignJWT({ 'kubernetes.io': { namespace: 'agents', serviceaccount: { name: 'reader', uid: 'x' } } })
+      .setProtectedHeader({ alg: 'RS256', kid: 'other-cluster' }).setIssuer(cp.issuer).setAudience(AUDIENCE)
+      .setSubject('system:serviceaccount:agents:reader').setIssuedAt().setExpirationTime('10m').sign(privateKey);
+    unauthenticated(await as(setup.gate.url, forged), 'untrusted_signer', forged);
+  });
+
+  it('stops accepting a token within the TokenReview cache bound once its Pod is deleted', async () => {
+    pod('agents', 'short-lived', 'reader');
+    const t = bound('agents', 'reader', 'short-lived');
+    assert.ok(passed(await as(setup.gate.url, t)));
+    ok(kubectl(cp, ['-n', 'agents', 'delete', 'pod', 'short-lived', '--wait']), 'delete pod');
+    let last: RawResponse | undefined;
+    // The documented bound: tokenReview.cacheSeconds here, plus the 10 s the API server caches its own
+    // token authentications (measured: a TokenReview of a deleted Pod's token still succeeds for 10 s).
+    await waitFor(async () => (last = await as(setup.gate.url, t)).status === 401, 'the deleted Pod’s token refused', (CACHE_SECONDS + API_SERVER_TOKEN_CACHE_SECONDS) * 1000 + 3000);
+    unauthenticated(last as RawResponse, 'revoked', t);
+  });
+
+  it('lets a namespace-wide grant in every ServiceAccount of that namespace and no other, exact rows first', async () => {
+    assert.ok(passed(await as(setup.gate.url, bound('agents', 'writer', 'writer-pod'))), 'another ServiceAccount of agents');
+    const intruder = await as(setup.gate.url, bound('other', 'intruder', 'intruder-pod'));
+    assert.equal(refusalOf(intruder)?.code, 'tool_not_granted', 'a ServiceAccount of another namespace');
+    const blocked = await as(setup.gate.url, bound('agents', 'blocked', 'blocked-pod'));
+    assert.equal(refusalOf(blocked)?.code, 'tool_not_granted', 'an exact deny row beats the namespace grant');
+  });
+
+  it('gives conditions the token’s namespace, ServiceAccount and Pod', async () => {
+    assert.ok(passed(await as(setup.gate.url, bound('agents', 'writer', 'writer-pod'), rotate)));
+    pod('agents', 'writer-other-pod', 'writer');
+    const elsewhere = await as(setup.gate.url, bound('agents', 'writer', 'writer-other-pod'), rotate);
+    assert.equal(refusalOf(elsewhere)?.code, 'tool_not_granted');
+    assert.equal(refusalOf(elsewhere)?.data.reason, 'condition');
+  });
+
+  it('fails closed with a retryable 503 when the API server cannot review the token', async () => {
+    const jwks = join(cp.dir, 'jwks.json');
+    writeFileSync(jwks, JSON.stringify((await cp.api('GET', '/openid/v1/jwks')).body));
+    const gone = `https://127.0.0.1:${await freePort()}`;
+    const offline = await startPolicyGate({ 'policy.yaml': policy(cp, gone, join(cp.dir, 'sidecar-token'), jwks) });
+    try {
+      const r = await as(offline.gate.url, bound('agents', 'reader', 'reader-pod'));
+      assert.equal(r.status, 503, r.text);
+      assert.equal(refusalOf(r)?.code, 'credential_check_unavailable');
+      assert.ok(Number(r.headers['retry-after']) >= 1);
+      assert.equal(offline.upstream.calls.length, 0, 'nothing reached the server');
+    } finally {
+      await offline.close();
+    }
+  });
+});
