@@ -86,6 +86,13 @@ describe('cluster objects through a real API server', { skip: kubeSkip(), timeou
       assert.equal(pod.spec.automountServiceAccountToken, false);
       assert.ok(!pod.spec.volumes.some((v: any) => v.projected?.sources?.some((s: any) => s.serviceAccountToken)), 'no token is mounted');
     }
+    // With TokenReview on, the named ServiceAccount gains exactly tokenreviews create.
+    ok(kubectl(cp, ['create', 'namespace', 'tickets']), 'namespace');
+    ok(kubectl(cp, ['-n', 'tickets', 'create', 'serviceaccount', 'tickets-mcp']), 'ServiceAccount');
+    ok(helm(cp, ['upgrade', 'toolgate', CHART, '-n', 'toolgate-system', '--reuse-values', '-f', join(CHART, 'examples/serviceaccount-tokens.yaml')]), 'helm upgrade');
+    const reviewer = canI(cp, 'system:serviceaccount:tickets:tickets-mcp', 'tickets');
+    assert.deepEqual(reviewer.filter((r) => !baseline.includes(r)), ['tokenreviews.authentication.k8s.io [] [] [create]']);
+    assert.deepEqual(canI(cp, 'system:serviceaccount:toolgate-system:toolgate-injector', 'toolgate-system'), baseline, 'the injector still holds nothing');
     ok(helm(cp, ['uninstall', 'toolgate', '-n', 'toolgate-system', '--wait']), 'helm uninstall');
   });
 

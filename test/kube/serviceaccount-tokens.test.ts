@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
@@ -15,8 +15,9 @@ import { startPolicyGate, type PolicyGate } from '../helpers/policy-gate.ts';
 import { freePort } from '../helpers/ports.ts';
 import { passed, post, refusalOf, type RawResponse } from '../helpers/raw.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { kubeSkip, kubectl, ok } from './cli.ts';
+import { helm, kubeSkip, kubectl, ok } from './cli.ts';
 import { startControlPlane, type ControlPlane } from './control-plane.ts';
+import { CHART } from './injector.ts';
 
 const AUDIENCE = 'toolgate.test/tickets';
 const CACHE_SECONDS = 2;
@@ -55,7 +56,9 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
   const pod = (ns: string, name: string, sa: string) => ok(kubectl(cp, ['create', '-f', '-'], JSON.stringify({
     apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: { serviceAccountName: sa, containers: [{ name: 'agent', image: 'registry.example.com/agent:1' }] },
   })), `pod ${name}`);
-  const unauthenticated = (r: RawResponse, reason: string, secret: string) => {
+  const table: string[] = ['| case | status | code | error.data.reason | WWW-Authenticate |', '|---|---|---|---|---|'];
+  const unauthenticated = (r: RawResponse, reason: string, secret: string, what = reason) => {
+    table.push(`| ${what} | ${r.status} | ${refusalOf(r)?.code} | ${refusalOf(r)?.data.reason} | \`${r.headers['www-authenticate']}\` |`);
     assert.equal(r.status, 401, r.text);
     const refused = refusalOf(r);
     assert.equal(refused?.code, 'unauthenticated');
@@ -71,8 +74,9 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
     for (const [ns, sa] of [['agents', 'reader'], ['agents', 'writer'], ['agents', 'blocked'], ['other', 'intruder'], ['toolgate', 'toolgate']]) {
       ok(kubectl(cp, ['-n', ns as string, 'create', 'serviceaccount', sa as string]), `serviceaccount ${sa}`);
     }
-    // What the chart grants the sidecars' ServiceAccounts when TokenReview is on.
-    ok(kubectl(cp, ['create', 'clusterrolebinding', 'toolgate-token-review', '--clusterrole=system:auth-delegator', '--serviceaccount=toolgate:toolgate']), 'binding');
+    // The sidecar's ServiceAccount gets its TokenReview permission from the chart, as in production.
+    ok(helm(cp, ['install', 'toolgate', CHART, '--namespace', 'toolgate-system', '--create-namespace',
+      '--set', 'kubernetesAuth.tokenReview.serviceAccounts[0].namespace=toolgate', '--set', 'kubernetesAuth.tokenReview.serviceAccounts[0].name=toolgate']), 'helm install');
     for (const [ns, name, sa] of [['agents', 'reader-pod', 'reader'], ['agents', 'writer-pod', 'writer'], ['agents', 'blocked-pod', 'blocked'], ['other', 'intruder-pod', 'intruder']]) {
       pod(ns as string, name as string, sa as string);
     }
@@ -81,6 +85,8 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
     setup = await startPolicyGate({ 'policy.yaml': policy(cp, cp.server, sidecarToken) }, ['--principal-header', 'X-Toolgate-Principal']);
   });
   after(async () => {
+    mkdirSync(join(import.meta.dirname, '../../test-output'), { recursive: true });
+    writeFileSync(join(import.meta.dirname, '../../test-output/serviceaccount-refusals.md'), `${table.join('\n')}\n`);
     await setup?.close();
     await cp?.stop();
   });
@@ -95,11 +101,11 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
 
   it('refuses a token with the API server’s default audience, or another audience', async () => {
     const apiServerToken = token('agents', 'reader');
-    unauthenticated(await as(setup.gate.url, apiServerToken), 'wrong_audience', apiServerToken);
+    unauthenticated(await as(setup.gate.url, apiServerToken), 'wrong_audience', apiServerToken, 'the API server’s default audience');
     const other = token('agents', 'reader', '--audience', 'someone-else');
-    unauthenticated(await as(setup.gate.url, other), 'wrong_audience', other);
+    unauthenticated(await as(setup.gate.url, other), 'wrong_audience', other, 'another audience');
     const both = token('agents', 'reader', '--audience', AUDIENCE, '--audience', cp.issuer);
-    unauthenticated(await as(setup.gate.url, both), 'wrong_audience', both);
+    unauthenticated(await as(setup.gate.url, both), 'wrong_audience', both, 'its audience and the API server’s');
   });
 
   it('refuses a token from another cluster that uses the same issuer name', async () => {
@@ -107,7 +113,7 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
     const forged = await new SignJWT({ 'kubernetes.io': { namespace: 'agents', serviceaccount: { name: 'reader', uid: 'x' } } })
       .setProtectedHeader({ alg: 'RS256', kid: 'other-cluster' }).setIssuer(cp.issuer).setAudience(AUDIENCE)
       .setSubject('system:serviceaccount:agents:reader').setIssuedAt().setExpirationTime('10m').sign(privateKey);
-    unauthenticated(await as(setup.gate.url, forged), 'untrusted_signer', forged);
+    unauthenticated(await as(setup.gate.url, forged), 'untrusted_signer', forged, 'another cluster, same issuer name');
   });
 
   it('stops accepting a token within the TokenReview cache bound once its Pod is deleted', async () => {
@@ -119,7 +125,7 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
     // The documented bound: tokenReview.cacheSeconds here, plus the 10 s the API server caches its own
     // token authentications (measured: a TokenReview of a deleted Pod's token still succeeds for 10 s).
     await waitFor(async () => (last = await as(setup.gate.url, t)).status === 401, 'the deleted Pod’s token refused', (CACHE_SECONDS + API_SERVER_TOKEN_CACHE_SECONDS) * 1000 + 3000);
-    unauthenticated(last as RawResponse, 'revoked', t);
+    unauthenticated(last as RawResponse, 'revoked', t, 'its Pod deleted (TokenReview on)');
   });
 
   it('lets a namespace-wide grant in every ServiceAccount of that namespace and no other, exact rows first', async () => {

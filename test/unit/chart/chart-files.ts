@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 
 export const REPO = join(import.meta.dirname, '../../..');
 export const CHART = join(REPO, 'charts/toolgate');
-export const EXAMPLES = ['cert-manager-sentinel', 'redis-cluster'] as const;
+export const EXAMPLES = ['cert-manager-sentinel', 'redis-cluster', 'serviceaccount-tokens'] as const;
 
 export const readText = (path: string): string => readFileSync(join(CHART, path), 'utf8');
 export const readYaml = (path: string): any => parse(readText(path), { version: '1.2' });
