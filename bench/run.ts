@@ -15,6 +15,7 @@ import { pinOrchestrator } from './lib/cpus.ts';
 import { renderTable } from './lib/report.ts';
 import { toolgateWithCatalogue } from './lib/contracts.ts';
 import { BENCH_KEY, writeBenchPolicy, writeRowsPolicy } from './lib/policy.ts';
+import { SERVICE_ACCOUNT_CALL, toolgateWithServiceAccounts } from './lib/kubernetes.ts';
 import { l1HitRates, toolgateWithRedisGrants } from './lib/redis-policy.ts';
 import { SEARCH_CALL } from './lib/request.ts';
 import { fig, runBenchmark, type Case } from './lib/runner.ts';
@@ -30,6 +31,7 @@ const launchers: Record<string, Launcher> = {
   toolgate: toolgate('toolgate'),
   policy: toolgate('policy', { args: ['--policy-file', policyFile] }),
   policy_redis: toolgateWithRedisGrants('policy_redis', policyFile),
+  policy_serviceaccount: toolgateWithServiceAccounts('policy_serviceaccount'),
   tracing_sampled: toolgateTracing('tracing_sampled', 'parentbased_traceidratio', '0.1'),
   tracing_always: toolgateTracing('tracing_always', 'always_on'),
   validator: toolgateWithValidator('validator', policyFile),
@@ -112,6 +114,15 @@ const cases: readonly Case[] = [
         policy_rss_loaded_mb: fig.mb(p?.rssLoadedMb),
       };
     },
+  },
+  {
+    id: 'policy_serviceaccount', label: 'toolgate, policy with a ServiceAccount token (TokenReview cached)', target: 'policy_serviceaccount',
+    request: SERVICE_ACCOUNT_CALL, measures: ['throughput'], cpuVsFloor: true,
+    report: (r) => ({
+      ...fig.spread('serviceaccount_cpu_ratio', r.cpuRatio.get('policy_serviceaccount')),
+      serviceaccount_to_static_key_cpu: fig.ratio(r.cpuRatio.get('policy_serviceaccount')?.median, r.cpuRatio.get('policy')?.median),
+      serviceaccount_cpu_us_at_rate: fig.us(r.figures.get('policy_serviceaccount')?.cpuUsAtRate),
+    }),
   },
   {
     id: 'policy_redis', label: 'toolgate, policy with grants in Redis', target: 'policy_redis', request: AUTHENTICATED_CALL,

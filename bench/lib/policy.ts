@@ -69,14 +69,24 @@ export function writeRowsPolicy(kind: 'plain' | 'conditions' | 'every'): string 
   return writePolicy(scopes, rows);
 }
 
-function writePolicy(extraScopes: readonly string[], grantRows: readonly string[]): string {
+/**
+ * The policy case with the agent authenticated by its ServiceAccount token
+ * (`authentication`, the lines under it) instead of the static key: the same
+ * tools and the same one wildcard row, granted to the agent's namespace.
+ */
+export function writeServiceAccountPolicy(authentication: readonly string[], namespace: string): string {
+  const [search] = TOOLS;
+  return writePolicy([], [`  - { principal: "*", tool: ${search?.name}, scopes: ["system:serviceaccounts:${namespace}"], effect: allow }`], authentication);
+}
+
+function writePolicy(extraScopes: readonly string[], grantRows: readonly string[], authentication: readonly string[] = ['  staticKeys: { file: keys.yaml }']): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
   const hash = createHash('sha256').update(BENCH_KEY).digest('hex');
   const scopes = ['issues.read', 'ci.run', ...extraScopes].join(', ');
   writeFileSync(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${hash}, principal: bench-agent, scopes: [${scopes}] }\n`);
   const [search] = TOOLS;
   // The execution stages on: a deadline, retries (read-only), the breaker and a concurrency slot per call.
-  const document = (execution: string) => ['version: 1', 'authentication:', '  staticKeys: { file: keys.yaml }', 'tools:',
+  const document = (execution: string) => ['version: 1', 'authentication:', ...authentication, 'tools:',
     `  ${search?.name}: { sideEffect: read_only, maxRetries: 2, timeoutMs: 10000${execution} }`, 'grants:', ...grantRows, ''].join('\n');
   writeFileSync(join(dir, 'policy.yaml'), document(', maxConcurrent: 100000'));
   // For BENCH_BASELINE: builds before issue 21 refuse maxConcurrent, and the comparison is with them.

@@ -13,6 +13,9 @@ import { createKubernetesVerifier } from './kubernetes.ts';
 import { tokenReviewer } from './token-review.ts';
 import type { Verifier } from './types.ts';
 
+/** Without TokenReview nothing can revoke a token before its exp, so a verified one is simply taken again for a minute. */
+const ACCEPTED_WITHOUT_REVIEW_SECONDS = 60;
+
 export async function kubernetesVerifier(k8s: KubernetesAuthConfig): Promise<{ ok: true; verifier: Verifier } | { ok: false; errors: ConfigError[] }> {
   const api = apiServer(k8s.apiServer);
   let keys;
@@ -35,6 +38,7 @@ export async function kubernetesVerifier(k8s: KubernetesAuthConfig): Promise<{ o
     ok: true,
     verifier: createKubernetesVerifier({
       issuer: k8s.issuer, audience: k8s.audience, keys, clockSkewSeconds: k8s.clockSkewSeconds, ...(reviewer !== undefined && { reviewer }),
+      acceptedCacheMs: (k8s.tokenReview.enabled ? k8s.tokenReview.cacheSeconds : ACCEPTED_WITHOUT_REVIEW_SECONDS) * 1000,
     }),
   };
 }

@@ -13,14 +13,16 @@
  * `system:serviceaccounts` and `system:serviceaccounts:<namespace>`, so a
  * `*` grant row with that scope grants a whole namespace (docs/authentication.md).
  */
+import { createHash } from 'node:crypto';
 import { decodeJwt, jwtVerify } from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { Lru } from '../cache/lru.ts';
 import { isRecord } from '../json/record.ts';
 import { isJwtShaped, readCredential } from './credentials.ts';
 import { makePrincipal } from './principal.ts';
 import type { TokenReviewer } from './token-review.ts';
 import { tokenFailure } from './token-problems.ts';
-import type { CredentialProblem, Verifier, VerifyResult } from './types.ts';
+import type { CredentialProblem, Principal, Verifier, VerifyResult } from './types.ts';
 
 export interface KubernetesVerifierOptions {
   readonly issuer: string;
@@ -28,6 +30,14 @@ export interface KubernetesVerifierOptions {
   readonly keys: JWTVerifyGetKey;
   readonly clockSkewSeconds: number;
   readonly reviewer?: TokenReviewer;
+  /**
+   * How long a token that verified (and passed review) is taken again without
+   * checking its signature or asking again: never past its `exp`. An agent
+   * sends the same token for its lifetime, and a signature check costs more
+   * than the rest of the request; the TokenReview cache bound is the natural
+   * value, since a revoked token may be accepted that long anyway.
+   */
+  readonly acceptedCacheMs: number;
   /** For tests: the verifier's notion of now. */
   readonly now?: () => Date;
 }
@@ -41,6 +51,10 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 /** DNS-1123 subdomain, what a namespace or ServiceAccount name is. */
 const NAME = '[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?';
 const SUBJECT = new RegExp(`^system:serviceaccount:(${NAME}):(${NAME})$`);
+
+/** Distinct agents' tokens held at once; each entry is a digest and a frozen principal. */
+const ACCEPTED_MAX_ENTRIES = 10_000;
+const digest = (token: string): string => createHash('sha256').update(token).digest('base64url');
 
 const NOT_MINE: VerifyResult = Object.freeze({ ok: false, code: 'no_credential' });
 const UNAVAILABLE: VerifyResult = Object.freeze({ ok: false, code: 'unavailable' });
@@ -56,6 +70,7 @@ function issuerOf(token: string): unknown {
 
 export function createKubernetesVerifier(options: KubernetesVerifierOptions): Verifier {
   const now = options.now ?? (() => new Date());
+  const accepted = new Lru<string, { principal: Principal; until: number }>(ACCEPTED_MAX_ENTRIES);
 
   async function verify(token: string): Promise<VerifyResult> {
     let payload: JWTPayload;
@@ -81,14 +96,21 @@ export function createKubernetesVerifier(options: KubernetesVerifierOptions): Ve
       if (outcome === 'unavailable') return UNAVAILABLE;
       if (outcome === 'rejected') return bad('revoked');
     }
-    return { ok: true, principal: makePrincipal(id, [SERVICE_ACCOUNTS_SCOPE, `${SERVICE_ACCOUNTS_SCOPE}:${subject[1]}`], 'short_lived', payload) };
+    const principal = makePrincipal(id, [SERVICE_ACCOUNTS_SCOPE, `${SERVICE_ACCOUNTS_SCOPE}:${subject[1]}`], 'short_lived', payload);
+    if (options.acceptedCacheMs > 0) accepted.set(digest(token), { principal, until: Math.min(now().getTime() + options.acceptedCacheMs, (payload.exp as number) * 1000) });
+    return { ok: true, principal };
   }
 
   return {
     name: 'kubernetes',
     verify(req): Promise<VerifyResult> {
       const cred = readCredential(req);
-      if (cred.kind !== 'bearer' || !isJwtShaped(cred.token) || issuerOf(cred.token) !== options.issuer) return Promise.resolve(NOT_MINE);
+      if (cred.kind !== 'bearer' || !isJwtShaped(cred.token)) return Promise.resolve(NOT_MINE);
+      if (options.acceptedCacheMs > 0) {
+        const hit = accepted.get(digest(cred.token));
+        if (hit !== undefined && hit.until > now().getTime()) return Promise.resolve({ ok: true, principal: hit.principal });
+      }
+      if (issuerOf(cred.token) !== options.issuer) return Promise.resolve(NOT_MINE);
       return verify(cred.token);
     },
   };

@@ -58,7 +58,7 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
   })), `pod ${name}`);
   const table: string[] = ['| case | status | code | error.data.reason | WWW-Authenticate |', '|---|---|---|---|---|'];
   const unauthenticated = (r: RawResponse, reason: string, secret: string, what = reason) => {
-    table.push(`| ${what} | ${r.status} | ${refusalOf(r)?.code} | ${refusalOf(r)?.data.reason} | \`${r.headers['www-authenticate']}\` |`);
+    table.push(`| ${what} | ${r.status} | ${refusalOf(r)?.code} | ${String(refusalOf(r)?.data.reason)} | \`${String(r.headers['www-authenticate'])}\` |`);
     assert.equal(r.status, 401, r.text);
     const refused = refusalOf(r);
     assert.equal(refused?.code, 'unauthenticated');

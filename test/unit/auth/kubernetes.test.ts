@@ -24,8 +24,9 @@ const claims = (ns = 'agents', sa = 'reader') => ({ 'kubernetes.io': { namespace
 
 let key: KeyPair;
 let other: KeyPair;
-const verifierWith = (reviewer?: TokenReviewer): Verifier => createKubernetesVerifier({
-  issuer: ISSUER, audience: [AUDIENCE], keys: createLocalJWKSet({ keys: [key.publicJwk] }), clockSkewSeconds: 30, ...(reviewer !== undefined && { reviewer }),
+const verifierWith = (reviewer?: TokenReviewer, acceptedCacheMs = 0, now?: () => Date): Verifier => createKubernetesVerifier({
+  issuer: ISSUER, audience: [AUDIENCE], keys: createLocalJWKSet({ keys: [key.publicJwk] }), clockSkewSeconds: 30, acceptedCacheMs,
+  ...(reviewer !== undefined && { reviewer }), ...(now !== undefined && { now }),
 });
 const token = (o: Partial<Parameters<typeof sign>[0]> = {}) => sign({ key, issuer: ISSUER, audience: AUDIENCE, subject: SUB, claims: claims(), ...o });
 
@@ -77,6 +78,23 @@ describe('the kubernetes verifier', () => {
     assert.deepEqual(asked, [SUB, SUB, SUB]);
     await verifierWith(answer('authenticated')).verify(bearer(await token({ expiresIn: -120 })));
     assert.equal(asked.length, 3, 'a token that does not verify is never sent to the API server');
+  });
+
+  it('takes an accepted token again without a second check, for the cache bound and never past its exp', async () => {
+    let at = Date.now();
+    let reviews = 0;
+    const reviewer: TokenReviewer = { review: async () => { reviews++; return 'authenticated'; } };
+    const v = verifierWith(reviewer, 10_000, () => new Date(at));
+    const t = await token({ expiresIn: 15 });
+    assert.ok((await v.verify(bearer(t))).ok);
+    at += 9_000;
+    assert.ok((await v.verify(bearer(t))).ok);
+    assert.equal(reviews, 1, 'within the bound: taken again');
+    at += 2_000;
+    assert.ok((await v.verify(bearer(t))).ok);
+    assert.equal(reviews, 2, 'past it: checked and reviewed again');
+    at += 60_000;
+    assert.deepEqual(await v.verify(bearer(t)), { ok: false, code: 'bad_credential', problem: 'expired' }, 'a cached token still expires');
   });
 });
 
