@@ -36,6 +36,8 @@ function policy(cp: ControlPlane, apiServer: string, tokenFile: string, jwksFile
     ...(jwksFile === undefined ? [] : [`    jwksFile: ${jwksFile}`]),
     `    apiServer: { url: "${apiServer}", caFile: "${cp.caFile}", tokenFile: "${tokenFile}", timeoutMs: 1000 }`,
     `    tokenReview: { enabled: true, cacheSeconds: ${CACHE_SECONDS} }`,
+    'rateLimits:',
+    '  - { principal: "system:serviceaccount:agents:writer", tool: search_docs, requests: 2, per: hour }',
     'grants:',
     '  - { principal: "*", scopes: ["system:serviceaccounts:agents"], tool: search_docs, effect: allow, name: agents-search }',
     '  - { principal: "system:serviceaccount:agents:blocked", tool: search_docs, effect: deny, name: blocked }',
@@ -134,6 +136,14 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
     assert.equal(refusalOf(intruder)?.code, 'tool_not_granted', 'a ServiceAccount of another namespace');
     const blocked = await as(setup.gate.url, bound('agents', 'blocked', 'blocked-pod'));
     assert.equal(refusalOf(blocked)?.code, 'tool_not_granted', 'an exact deny row beats the namespace grant');
+  });
+
+  it('keeps rate limits per ServiceAccount, as for any principal', async () => {
+    const writer = bound('agents', 'writer', 'writer-pod');
+    assert.ok(passed(await as(setup.gate.url, writer)), 'the second call of two an hour');
+    const limited = await as(setup.gate.url, writer);
+    assert.equal(refusalOf(limited)?.code, 'rate_limited');
+    assert.ok(passed(await as(setup.gate.url, bound('agents', 'reader', 'reader-pod'))), 'another ServiceAccount has its own quota');
   });
 
   it('gives conditions the token’s namespace, ServiceAccount and Pod', async () => {
