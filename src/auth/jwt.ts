@@ -9,9 +9,8 @@
 import { jwtVerify } from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { isPrincipalId } from '../config/policy/grant-row.ts';
-import { WILDCARD } from '../config/policy/grant-row.ts';
+import { isServiceAccountScope, WILDCARD } from '../config/policy/grant-row.ts';
 import { isJwtShaped, readCredential } from './credentials.ts';
-import { isServiceAccountScope } from './kubernetes.ts';
 import { makePrincipal } from './principal.ts';
 import type { ClaimResult, ReplayStore } from './replay-store.ts';
 import type { Verifier, VerifyResult } from './types.ts';

@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { decodeJwt, jwtVerify } from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { Lru } from '../cache/lru.ts';
+import { SERVICE_ACCOUNTS_SCOPE } from '../config/policy/grant-row.ts';
 import { isRecord } from '../json/record.ts';
 import { isJwtShaped, readCredential } from './credentials.ts';
 import { makePrincipal } from './principal.ts';
@@ -42,9 +43,6 @@ export interface KubernetesVerifierOptions {
   readonly now?: () => Date;
 }
 
-/** The groups Kubernetes puts every ServiceAccount in; only this verifier may grant them as scopes. */
-const SERVICE_ACCOUNTS_SCOPE = 'system:serviceaccounts';
-export const isServiceAccountScope = (scope: string): boolean => scope === SERVICE_ACCOUNTS_SCOPE || scope.startsWith(`${SERVICE_ACCOUNTS_SCOPE}:`);
 
 /** What the API server signs ServiceAccount tokens with (RS256 by default, ES256 with an EC key). */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];

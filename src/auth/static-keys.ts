@@ -13,11 +13,10 @@
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN } from '../config/policy/grant-row.ts';
+import { isServiceAccountScope, MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN } from '../config/policy/grant-row.ts';
 import { compileSchema, parseYaml, pointer, validateWith } from '../config/policy/validate.ts';
 import type { ConfigError } from '../config/policy/validate.ts';
 import { isJwtShaped, readCredential } from './credentials.ts';
-import { isServiceAccountScope } from './kubernetes.ts';
 import { makePrincipal } from './principal.ts';
 import type { Principal, Verifier, VerifyResult } from './types.ts';
 

@@ -59,7 +59,7 @@ export async function installWithHostInjector(cp: ControlPlane, values: readonly
   const start = async (config = configFile) => {
     await stop();
     const started = spawn(process.execPath, [CLI, 'inject-webhook', '--host', '127.0.0.1', '--port', String(port), '--metrics-port', '0',
-      '--tls-cert-file', cert, '--tls-key-file', key, '--config', config, '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'inherit'] });
+      '--tls-cert-file', cert, '--tls-key-file', key, '--config', config, '--log-level', 'error'], { stdio: ['ignore', 'ignore', 'inherit'] });
     child = started;
     process.once('exit', () => started.kill('SIGKILL'));
     await waitFor(async () => {

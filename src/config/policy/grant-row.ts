@@ -44,6 +44,14 @@ const durationRe = new RegExp(DURATION_PATTERN, 'u');
 /** The principal value that matches every principal holding the row's scopes. */
 export const WILDCARD = '*';
 
+/**
+ * The groups Kubernetes puts every ServiceAccount in, `system:serviceaccounts`
+ * and `system:serviceaccounts:<namespace>`: as scopes they are given only by the
+ * `kubernetes` verifier, so a `*` row naming one means those ServiceAccounts.
+ */
+export const SERVICE_ACCOUNTS_SCOPE = 'system:serviceaccounts';
+export const isServiceAccountScope = (scope: string): boolean => scope === SERVICE_ACCOUNTS_SCOPE || scope.startsWith(`${SERVICE_ACCOUNTS_SCOPE}:`);
+
 export interface GrantRow {
   /** An exact principal id, or `*`. */
   readonly principal: string;

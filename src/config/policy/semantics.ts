@@ -2,7 +2,7 @@
  * Policy rules that span fields, checked after the JSON Schema passed. Each
  * returns errors in the same pointer + rule form as schema errors.
  */
-import { durationSeconds, MAX_APPROVAL_SECONDS, MIN_APPROVAL_SECONDS, WILDCARD } from './grant-row.ts';
+import { durationSeconds, isServiceAccountScope, MAX_APPROVAL_SECONDS, MIN_APPROVAL_SECONDS, WILDCARD } from './grant-row.ts';
 import { compileCondition, type ConditionSurface } from './conditions.ts';
 import { uriProblem } from '../../mcp/resource-uri.ts';
 import { createSchemaRegistry } from '../../validation/registry.ts';
@@ -39,7 +39,7 @@ export function checkSemantics(raw: RawPolicy): ConfigError[] {
     }
   }
 
-  const reservedAnonymous = auth?.anonymous?.scopes?.findIndex((sc) => sc === 'system:serviceaccounts' || sc.startsWith('system:serviceaccounts:')) ?? -1;
+  const reservedAnonymous = auth?.anonymous?.scopes?.findIndex(isServiceAccountScope) ?? -1;
   if (reservedAnonymous >= 0) {
     errors.push({ path: pointer('authentication', 'anonymous', 'scopes', reservedAnonymous), message: 'scope: system:serviceaccounts scopes belong to Kubernetes ServiceAccount tokens' });
   }
