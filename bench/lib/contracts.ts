@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { toolDigest } from '../../src/catalogue/digest.ts';
 import { catalogueOf } from './request.ts';
-import { startStub, toolgate, type Launcher } from './targets.ts';
+import { alongside, startStub, toolgate, type Launcher } from './targets.ts';
 
 /** Tools in the contract-pinning cases' catalogue. */
 const PINNED_CATALOGUE_SIZE = 1000;
@@ -22,14 +22,7 @@ export function toolgateWithCatalogue(name: string, policyFile: string, pinned: 
       await stub.stop();
       throw err;
     });
-    return {
-      ...target,
-      async stop() {
-        const code = await target.stop();
-        await stub.stop();
-        return code;
-      },
-    };
+    return alongside(target, () => stub.stop());
   };
 }
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startControlPlane, type ControlPlane } from '../../test/kube/control-plane.ts';
 import { writeServiceAccountPolicy } from './policy.ts';
 import { SEARCH_CALL, type BenchRequest } from './request.ts';
-import { toolgate, type Launcher } from './targets.ts';
+import { alongside, toolgate, type Launcher } from './targets.ts';
 
 const AUDIENCE = 'toolgate.bench/issues';
 const NAMESPACE = 'bench';
@@ -65,14 +65,7 @@ export function toolgateWithServiceAccounts(name: string): Launcher {
         '    tokenReview: { enabled: true, cacheSeconds: 10 }',
       ], NAMESPACE);
       const target = await toolgate(name, { args: ['--policy-file', policyFile] })(ctx);
-      return {
-        ...target,
-        async stop() {
-          const code = await target.stop();
-          await cp.stop();
-          return code;
-        },
-      };
+      return alongside(target, () => cp.stop());
     } catch (err) {
       await cp.stop();
       throw err;

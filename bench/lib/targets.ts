@@ -31,6 +31,18 @@ export interface StartContext {
 
 export type Launcher = (ctx: StartContext) => Promise<Target>;
 
+/** The target, stopping a companion of its own (a receiver, a stub, a validator, a cluster) after itself. */
+export function alongside(target: Target, stopCompanion: () => Promise<unknown>): Target {
+  return {
+    ...target,
+    async stop() {
+      const code = await target.stop();
+      await stopCompanion();
+      return code;
+    },
+  };
+}
+
 const repoRoot = resolve(import.meta.dirname, '..', '..');
 const benchScript = (file: string) => resolve(repoRoot, 'bench', file);
 
@@ -115,13 +127,6 @@ export function toolgateTracing(name: string, sampler: string, ratio?: string): 
         ...(ratio === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: ratio }),
       },
     })(ctx);
-    return {
-      ...target,
-      async stop() {
-        const code = await target.stop();
-        await receiver.stop();
-        return code;
-      },
-    };
+    return alongside(target, () => receiver.stop());
   };
 }

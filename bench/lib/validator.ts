@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startValidator } from '../../test/helpers/validator-process.ts';
 import { pin } from './cpus.ts';
-import { toolgate, type Launcher } from './targets.ts';
+import { alongside, toolgate, type Launcher } from './targets.ts';
 
 /**
  * The policy case plus one external validator: a real validator process
@@ -19,13 +19,6 @@ export function toolgateWithValidator(name: string, policyFile: string): Launche
       await validator.close();
       throw err;
     });
-    return {
-      ...target,
-      async stop() {
-        const code = await target.stop();
-        await validator.close();
-        return code;
-      },
-    };
+    return alongside(target, () => validator.close());
   };
 }

@@ -68,6 +68,13 @@ function surfaceSection(target: Record<string, unknown>, required: readonly stri
 }
 const filePath = { type: 'string', minLength: 1, maxLength: 4096, pattern: NO_CONTROL };
 const url = { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://[^\\s"\\\\\\u0000-\\u001f\\u007f]+$' };
+/** Clock skew and JWKS caching, alike for the `jwt` and `kubernetes` verifiers. */
+const tokenTiming = {
+  clockSkewSeconds: { type: 'integer', minimum: 0, maximum: 300 },
+  jwksCooldownMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+  jwksCacheMaxAgeMs: { type: 'integer', minimum: 1000, maximum: 86_400_000 },
+} as const;
+const timeoutMs = { type: 'integer', minimum: 100, maximum: 60_000 } as const;
 const oneOrMany = {
   type: ['string', 'array'], minLength: 1, maxLength: 2048, pattern: NO_CONTROL,
   minItems: 1, maxItems: 16, uniqueItems: true,
@@ -119,10 +126,8 @@ export const policySchema = {
             jwksFile: filePath,
             jwksUrl: url,
             algorithms: { type: 'array', items: { enum: JWT_ALGORITHMS }, minItems: 1, uniqueItems: true },
-            clockSkewSeconds: { type: 'integer', minimum: 0, maximum: 300 },
-            jwksTimeoutMs: { type: 'integer', minimum: 100, maximum: 60_000 },
-            jwksCooldownMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
-            jwksCacheMaxAgeMs: { type: 'integer', minimum: 1000, maximum: 86_400_000 },
+            ...tokenTiming,
+            jwksTimeoutMs: timeoutMs,
             oneTime: {
               type: 'object',
               additionalProperties: false,
@@ -150,12 +155,10 @@ export const policySchema = {
                 url: { ...url, pattern: url.pattern.replace('https?', 'https') },
                 caFile: filePath,
                 tokenFile: filePath,
-                timeoutMs: { type: 'integer', minimum: 100, maximum: 60_000 },
+                timeoutMs,
               },
             },
-            clockSkewSeconds: { type: 'integer', minimum: 0, maximum: 300 },
-            jwksCooldownMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
-            jwksCacheMaxAgeMs: { type: 'integer', minimum: 1000, maximum: 86_400_000 },
+            ...tokenTiming,
             tokenReview: {
               type: 'object',
               additionalProperties: false,
