@@ -11,9 +11,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
-import { startPolicyGate, type PolicyGate } from '../helpers/policy-gate.ts';
+import { startApprovalUpstream } from '../helpers/approval-upstream.ts';
+import { ApproverClient } from '../helpers/approver-client.ts';
+import { startGateWith, startPolicyGate, type PolicyGate } from '../helpers/policy-gate.ts';
 import { freePort } from '../helpers/ports.ts';
-import { passed, post, refusalOf, type RawResponse } from '../helpers/raw.ts';
+import { passed, post, refusalOf, refusedCall, type RawResponse } from '../helpers/raw.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { helm, kubeSkip, kubectl, ok } from './cli.ts';
 import { startControlPlane, type ControlPlane } from './control-plane.ts';
@@ -152,6 +154,39 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
     const elsewhere = await as(setup.gate.url, bound('agents', 'writer', 'writer-other-pod'), rotate);
     assert.equal(refusalOf(elsewhere)?.code, 'tool_not_granted');
     assert.equal(refusalOf(elsewhere)?.data.reason, 'condition');
+  });
+
+  it('lets a ServiceAccount approve another’s call, by its namespace as the approver scope', async () => {
+    for (const [ns, sa] of [['approvers', 'bot']]) {
+      ok(kubectl(cp, ['create', 'namespace', ns as string]), 'namespace');
+      ok(kubectl(cp, ['-n', ns as string, 'create', 'serviceaccount', sa as string]), 'serviceaccount');
+    }
+    const approvals = policy(cp, cp.server, join(cp.dir, 'sidecar-token')).replace(/grants:[\s\S]*$/, [
+      'tools:',
+      '  refund_payment: { sideEffect: non_idempotent_write }',
+      'grants:',
+      '  - { principal: "*", scopes: ["system:serviceaccounts:agents"], tool: refund_payment, effect: require_approval, name: refunds,',
+      '      approval: { approverScope: "system:serviceaccounts:approvers" } }',
+      '',
+    ].join('\n'));
+    const gate = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvals }, ['--approval-port', '0']);
+    try {
+      const refund = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'refund_payment', arguments: { amount: 500, currency: 'EUR' } } });
+      const asked = await as(gate.gate.url, bound('agents', 'reader', 'reader-pod'), refund);
+      const url = refusedCall(asked, 'approval_required').url as string;
+      const colleague = new ApproverClient();
+      await colleague.signIn(url, bound('agents', 'writer', 'writer-pod'));
+      assert.equal((await colleague.decide(url, 'approve')).status, 403, 'a ServiceAccount of agents is no approver');
+      const approver = new ApproverClient();
+      const page = await approver.signIn(url, token('approvers', 'bot', '--audience', AUDIENCE));
+      assert.equal(page.status, 200, page.text);
+      assert.equal((await approver.decide(url, 'approve')).status, 303);
+      // A fresh token of the same ServiceAccount: the approval is bound to the principal, not to a token.
+      assert.ok(passed(await as(gate.gate.url, bound('agents', 'reader', 'reader-pod'), refund)));
+      assert.equal(gate.upstream.executions.get('refund_payment'), 1);
+    } finally {
+      await gate.close();
+    }
   });
 
   it('fails closed with a retryable 503 when the API server cannot review the token', async () => {
