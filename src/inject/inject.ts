@@ -50,10 +50,10 @@ export function planInjection(pod: unknown, config: InjectorConfig): Injection {
   const spec = pod.spec;
   if (!isRecord(spec)) return deny('spec', 'the pod has no spec toolgate can read');
   if (spec.hostNetwork === true) {
-    return deny('spec.hostNetwork', `toolgate cannot be injected into a pod on the host network (it would bind node ports): run the pod without hostNetwork or remove ${ANNOTATIONS.inject}`);
+    return deny('spec.hostNetwork', `the sidecar cannot be injected into a pod on the host network (it would bind node ports): run the pod without hostNetwork or remove ${ANNOTATIONS.inject}`);
   }
   const shape = readPodShape(spec);
-  if (!shape.ok) return deny(shape.field, `toolgate cannot read ${shape.field}: every container needs a name and every port a containerPort from 1 to 65535`);
+  if (!shape.ok) return deny(shape.field, `cannot read ${shape.field}: every container needs a name and every port a containerPort from 1 to 65535`);
 
   const read = readOptions(metadata.annotations);
   if (!read.ok) return deny(annotationField(read.annotation), `annotation ${read.annotation} must be ${read.expected}: correct it or remove it`);
@@ -96,7 +96,7 @@ export function planInjection(pod: unknown, config: InjectorConfig): Injection {
   }
 
   const volumes = sidecarVolumes(config, options);
-  if (spec.volumes !== undefined && !Array.isArray(spec.volumes)) return deny('spec.volumes', 'toolgate cannot read spec.volumes: it must be a list');
+  if (spec.volumes !== undefined && !Array.isArray(spec.volumes)) return deny('spec.volumes', 'cannot read spec.volumes: it must be a list');
   const existingVolumes: unknown[] = Array.isArray(spec.volumes) ? spec.volumes : [];
   const clashIndex = existingVolumes.findIndex((v) => isRecord(v) && volumes.some((own) => own.name === v.name));
   if (clashIndex >= 0) return deny(`spec.volumes[${clashIndex}].name`, 'that volume name is reserved for a volume toolgate mounts: rename the volume');
