@@ -19,7 +19,6 @@ export interface ApiServerOptions {
 export interface ApiServer {
   /** GET or POST with a JSON body; the status and parsed body, or undefined when the call failed. */
   call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: unknown } | undefined>;
-  close(): Promise<void>;
 }
 
 /** The kubelet refreshes a projected token well before it expires; a minute between reads follows it closely enough. */
@@ -67,10 +66,6 @@ export function apiServer(options: ApiServerOptions): ApiServer {
       } catch {
         return undefined;
       }
-    },
-    async close() {
-      const d = await agent;
-      await d?.close();
     },
   };
 }

@@ -43,7 +43,6 @@ export interface KubernetesVerifierOptions {
   readonly now?: () => Date;
 }
 
-
 /** What the API server signs ServiceAccount tokens with (RS256 by default, ES256 with an EC key). */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
 /** DNS-1123 subdomain, what a namespace or ServiceAccount name is. */
@@ -70,7 +69,8 @@ export function createKubernetesVerifier(options: KubernetesVerifierOptions): Ve
   const now = options.now ?? (() => new Date());
   const accepted = new Lru<string, { principal: Principal; until: number }>(ACCEPTED_MAX_ENTRIES);
 
-  async function verify(token: string): Promise<VerifyResult> {
+  /** `key` is the token's digest, the accepted cache's key. */
+  async function verify(token: string, key: string): Promise<VerifyResult> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, options.keys, {
@@ -95,7 +95,7 @@ export function createKubernetesVerifier(options: KubernetesVerifierOptions): Ve
       if (outcome === 'rejected') return bad('revoked');
     }
     const principal = makePrincipal(id, [SERVICE_ACCOUNTS_SCOPE, `${SERVICE_ACCOUNTS_SCOPE}:${subject[1]}`], 'short_lived', payload);
-    if (options.acceptedCacheMs > 0) accepted.set(digest(token), { principal, until: Math.min(now().getTime() + options.acceptedCacheMs, (payload.exp as number) * 1000) });
+    if (options.acceptedCacheMs > 0) accepted.set(key, { principal, until: Math.min(now().getTime() + options.acceptedCacheMs, (payload.exp as number) * 1000) });
     return { ok: true, principal };
   }
 
@@ -104,12 +104,11 @@ export function createKubernetesVerifier(options: KubernetesVerifierOptions): Ve
     verify(req): Promise<VerifyResult> {
       const cred = readCredential(req);
       if (cred.kind !== 'bearer' || !isJwtShaped(cred.token)) return Promise.resolve(NOT_MINE);
-      if (options.acceptedCacheMs > 0) {
-        const hit = accepted.get(digest(cred.token));
-        if (hit !== undefined && hit.until > now().getTime()) return Promise.resolve({ ok: true, principal: hit.principal });
-      }
+      const key = digest(cred.token);
+      const hit = accepted.get(key);
+      if (hit !== undefined && hit.until > now().getTime()) return Promise.resolve({ ok: true, principal: hit.principal });
       if (issuerOf(cred.token) !== options.issuer) return Promise.resolve(NOT_MINE);
-      return verify(cred.token);
+      return verify(cred.token, key);
     },
   };
 }

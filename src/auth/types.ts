@@ -34,7 +34,6 @@ export interface AuthRequest {
  */
 export type VerifyFailure = 'no_credential' | 'bad_credential' | 'unavailable';
 
-
 export type VerifyResult =
   | { ok: true; principal: Principal }
   | { ok: false; code: VerifyFailure; problem?: CredentialProblem };

@@ -102,7 +102,7 @@ describe('TokenReview', () => {
   /** An ApiServer that answers TokenReviews from a table, counting them. */
   function reviewing(answers: (token: string) => { status: number; body: unknown } | undefined) {
     const calls: unknown[] = [];
-    const api: ApiServer = { call: async (_m, _p, body) => { calls.push(body); return answers((body as any).spec.token); }, close: async () => {} };
+    const api: ApiServer = { call: async (_m, _p, body) => { calls.push(body); return answers((body as any).spec.token); } };
     return { api, calls };
   }
   const authenticated = (username: string) => ({ status: 201, body: { status: { authenticated: true, user: { username } } } });
