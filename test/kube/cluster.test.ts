@@ -6,12 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { helm, kubeSkip, kubectl, ok } from './cli.ts';
 import { startControlPlane, type ControlPlane } from './control-plane.ts';
 import { crdFiles } from './crds.ts';
+import { deployKustomizations } from '../unit/chart/chart-files.ts';
 import { CHART } from './injector.ts';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -20,13 +21,6 @@ const CLI = join(REPO, 'src/cli.ts');
 function validate(file: string): { code: number; out: string } {
   const r = spawnSync(process.execPath, [CLI, 'policy', 'validate', file], { encoding: 'utf8' });
   return { code: r.status ?? 1, out: `${r.stdout}${r.stderr}` };
-}
-
-function kustomizations(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.isDirectory()) return kustomizations(join(dir, e.name));
-    return e.name === 'kustomization.yaml' ? [dir] : [];
-  }).sort();
 }
 
 /** `kubectl auth can-i --list` as a table: one `verbs resources nonResourceURLs resourceNames` row per rule. */
@@ -99,7 +93,7 @@ describe('cluster objects through a real API server', { skip: kubeSkip(), timeou
   it('applies every kustomization under deploy/ with a server-side dry run', () => {
     for (const file of crdFiles('cert-manager')) ok(kubectl(cp, ['apply', '--server-side', '-f', file]), `apply ${file}`);
     ok(kubectl(cp, ['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']), 'CRDs established');
-    for (const dir of kustomizations(join(REPO, 'deploy'))) {
+    for (const dir of deployKustomizations()) {
       // A dry run creates no namespace, so the objects inside one need it to exist first.
       const rendered = ok(kubectl(cp, ['kustomize', dir]), `kustomize ${dir}`);
       for (const ns of new Set([...rendered.matchAll(/^kind: Namespace\nmetadata:\n(?: {2}\S.*\n)*? {2}name: (\S+)/gm)].map((m) => m[1] as string))) {

@@ -1,11 +1,19 @@
 /** Paths and loaders shared by the chart checks. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
 export const REPO = join(import.meta.dirname, '../../..');
 export const CHART = join(REPO, 'charts/toolgate');
 export const EXAMPLES = ['cert-manager-sentinel', 'redis-cluster', 'serviceaccount-tokens'] as const;
+
+/** Every folder under deploy/ that holds a kustomization.yaml, sorted. */
+export function deployKustomizations(dir = join(REPO, 'deploy')): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (e.isDirectory()) return deployKustomizations(join(dir, e.name));
+    return e.name === 'kustomization.yaml' ? [dir] : [];
+  }).sort();
+}
 
 export const readText = (path: string): string => readFileSync(join(CHART, path), 'utf8');
 export const readYaml = (path: string): any => parse(readText(path), { version: '1.2' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
@@ -11,19 +11,11 @@ import { parseInjectorConfig } from '../../../src/inject/config.ts';
 import { planInjection } from '../../../src/inject/inject.ts';
 import { applied, frontProblems } from '../inject/admission.ts';
 import { findKubectl } from '../../helpers/helm.ts';
-import { REPO } from './chart-files.ts';
+import { deployKustomizations, REPO } from './chart-files.ts';
 
 const DEPLOY = join(REPO, 'deploy');
 const DEMO = join(DEPLOY, 'examples/demo');
 const read = (path: string) => readFileSync(path, 'utf8');
-
-function kustomizations(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return kustomizations(path);
-    return e.name === 'kustomization.yaml' ? [dir] : [];
-  });
-}
 
 describe('deploy/: the files toolgate itself reads', () => {
   it('the base injector config, the demo policy and the demo key file load with the real loaders', () => {
@@ -55,7 +47,7 @@ describe('deploy/: the files toolgate itself reads', () => {
 
 const bin = findKubectl();
 describe('kubectl kustomize renders every directory under deploy/', { skip: bin === undefined ? 'no kubectl binary (see test/helpers/helm.ts)' : false }, () => {
-  for (const dir of kustomizations(DEPLOY)) {
+  for (const dir of deployKustomizations()) {
     it(relative(REPO, dir), () => {
       const out = execFileSync(bin as string, ['kustomize', dir], { encoding: 'utf8' });
       const objects = parseAllDocuments(out).map((d) => d.toJS()).filter((o) => o !== null);

