@@ -40,6 +40,25 @@ export function lintTool(tool: Readonly<Record<string, unknown>>): Finding[] {
   return out;
 }
 
+/**
+ * The high-severity rules a free text trips, read as a tool's result (place
+ * `result`): what the result guard marks or blocks. The same rules, and the
+ * same decoding of hidden tag text, as `lintTool`; ids only, in rule order.
+ */
+export function scanText(text: string, skip: ReadonlySet<string> = NO_SKIP): string[] {
+  const variants = [prepare(text)];
+  const hidden = decodeTagged(text);
+  if (hidden !== undefined) variants.push(prepare(hidden));
+  const out: string[] = [];
+  for (const rule of RULES) {
+    if (rule.severity !== 'high' || skip.has(rule.id)) continue;
+    if (variants.some((v) => rule.test(v, 'result'))) out.push(rule.id);
+  }
+  return out;
+}
+
+const NO_SKIP: ReadonlySet<string> = new Set();
+
 export function hasHigh(findings: readonly Finding[]): boolean {
   return findings.some((f) => f.severity === 'high');
 }

@@ -23,8 +23,8 @@ export interface Prepared {
   readonly sentences: readonly string[];
 }
 
-/** What the text is: the tool's description, a parameter's name, or any other prose. */
-export type Place = 'description' | 'parameter' | 'prose';
+/** What the text is: the tool's description, a parameter's name, any other prose, or a text a tool returned. */
+export type Place = 'description' | 'parameter' | 'prose' | 'result';
 
 export interface Rule {
   readonly id: string;
