@@ -54,24 +54,34 @@ const PAIRED_ROLE_TAG = /<(user|human|assistant|ai|model|context|prompt|instruct
 const BRACKETED_ROLE = /\[\s*(system|admin|important|assistant)(\s+(message|note|override|instructions?|prompt))?\s*\]/;
 /** A fake turn: a role name opening a line, as chat transcripts write it. */
 const ROLE_MARKER = /(^|\n)[ \t>#*]*(system|assistant|human)\s*:/;
-const HTML_COMMENT = /<!--[\s\S]*?[a-z]{3}[\s\S]*?-->/;
+/** Words in an HTML comment: renderers drop it, a model reads it. */
+const WORDS = /[a-z]{3}/;
+/**
+ * In a tool's result an HTML comment is ordinary (`<!-- nav -->`): there it
+ * counts only when it speaks to the model or about instructions. Comments
+ * are found with indexOf, one pass, so a run of unclosed `<!--` stays linear.
+ */
+const COMMENT_TO_MODEL = /\b(assistant|ai|model|llm|agent|claude|chatgpt|gpt|instructions?|ignore|disregard|system prompt|the user)\b/;
+/** A markdown link-reference definition used as a comment (`[//]: # (…)`): renderers drop it. */
+const MARKDOWN_COMMENT = /(^|\n)[ \t]*\[(\/\/|comment|hidden|note)\]:[ \t]*#[ \t]*[("']([^\n]*)/;
 
-const OVERRIDE = /\b(ignore|disregard|forget|override|bypass|overrule)\b(\s+(all|any|the|your|of|these|those|my))*(\s+(previous|prior|above|earlier|preceding|former|other|existing|original|system|safety|security|user'?s?))+\s+(instructions?|prompts?|rules|directions|directives|guidelines|guardrails|constraints|messages|policies)\b/;
-const OVERRIDE_PLAIN = /\b(ignore|disregard|forget)\s+(all|any|everything|your)\s+(instructions|rules|guidelines|you were told)\b|\byou are now (a|an|in|the|no longer)\b|\bfrom now on,? you\b|\bnew (system )?instructions\s*:/;
+const OVERRIDE = /\b(ignore|disregard|forget|override|bypass|overrule)\b(\s+(all|any|every|each|the|your|of|these|those|my))*(\s+(previous|prior|above|earlier|preceding|former|other|existing|original|system|safety|security|user'?s?))+\s+(instructions?|prompts?|rules?|directions?|directives?|guidelines?|guidance|guardrails|constraints|messages|policies)\b/;
+const OVERRIDE_PLAIN = /\b(ignore|disregard|forget)\s+(all|any|everything|your)\s+(instructions|rules|guidelines|you were told)\b|\byou are now (a|an|in|the|no longer)\b|\bfrom now on,? you\b|\bnew (system )?instructions\s*:|\byou (now )?(answer|report|respond|listen|belong) only to\b/;
 
 const CONCEAL = [
   /\b(do not|don't|dont|never|must not|mustn't|should not|shouldn't|no need to|without)\s+(tell|telling|inform|informing|mention|mentioning|reveal|revealing|notify|notifying|alert|alerting|show|showing|disclose|disclosing|report|reporting|let|letting|ask|asking|warn|warning)\b[^.!?\n]{0,40}\b(the user|the human|the operator|users|anyone|them)\b/,
   /\b(do not|don't|dont|never)\s+(mention|reveal|disclose|explain|acknowledge)\s+(this|that|these|it|the (fact|file|step|instruction))\b/,
   /\b(hide|conceal|keep)\b[^.!?\n]{0,30}\bfrom\s+(the\s+)?(user|human|operator)/,
-  /\bthe user (must|should|will|need|needs|does) (not|never) (know|see|notice|find out|be (told|informed|aware)|learn)/,
-  /\b(silently|secretly|covertly|quietly|discreetly|invisibly)\s+(read|send|include|add|append|forward|upload|cop(y|ie)|collect|call|invoke|run|execute|pass|attach|exfiltrate|change|replace|modif(y|ie)|bcc|cc)(s|es|d|ed)?\b/,
+  /\bthe user (must|should|will|need|needs|does|is) (not|never) (know|see|notice|find out|be (told|informed|aware|made aware)|made aware|aware|learn)/,
+  /\b(should|must|shall|is to|are to|will|need to|needs to)\s+(not|never)\s+be\s+(disclosed|revealed|mentioned|shown|told|reported|surfaced|communicated|explained|displayed|made visible)\s+to\s+(the\s+)?(user|users|person|human|operator|requester|customer|anyone|them)\b/,
+  /\b(silently|secretly|covertly|quietly|discreetly|invisibly)\s+(begin\s+|start\s+)?(read|send|include|add|append|forward|upload|cop(y|ie)|collect|call|invoke|run|execute|pass|attach|exfiltrate|change|replace|modif(y|ie)|bcc|cc)(s|es|d|ed|ing)?\b/,
 ];
 
 /** Things a description has no business asking the model to fetch or hand over. */
 const SECRET_PATH = /~\/\.(ssh|aws|gnupg|kube|docker|azure|config\/gcloud|cursor|npmrc|netrc|pgpass|git-credentials|bash_history|zsh_history)\b|\bid[ _]?(rsa|dsa|ecdsa|ed25519)\b|\/etc\/(passwd|shadow|sudoers)\b|\.aws\/credentials|\.git-credentials|\.netrc\b|\.pgpass\b|\.npmrc\b|\.pypirc\b|\.docker\/config\.json|\.kube\/config|claude_desktop_config|\bmcp\.json\b|wallet\.dat|\.ssh\b/;
 const SECRET_THING = new RegExp(
   SECRET_PATH.source
-  + String.raw`|(^|[\s'"\x60(/])\.env\b|\b(environment|env) variables?\b|\b(api|access|secret|private|auth|bearer|session|refresh|ssh|gpg|pgp|oauth|github|aws)[ _-]?(keys?|tokens?)\b|\bpasswords?\b|\bpassphrases?\b|\bcredentials?\b|\bcookies\b|\bseed phrase\b|\bmnemonic\b|\bsystem prompt\b|\b(conversation|chat|message) history\b|\b(previous|prior|last|all|recent) (messages|conversations|chats)\b|\b(whole|full|entire) conversation\b|\blist of (chats|messages|contacts)\b`,
+  + String.raw`|(^|[\s'"\x60(/])\.env\b|\b(environment|env) variables?\b|\b(api|access|secret|private|auth|bearer|session|refresh|ssh|gpg|pgp|oauth|github|aws)[ _-]?(keys?|tokens?)\b|\b(?<!\breset (the |a |your |their |his |her )?)passwords?\b(?! reset)|\bpassphrases?\b|\bcredentials?\b|\bcookies\b|\bseed phrase\b|\bmnemonic\b|\bsystem prompt\b|\b(conversation|chat|message) history\b|\b(previous|prior|last|all|recent) (messages|conversations|chats)\b|\b(whole|full|entire) conversation\b|\blist of (chats|messages|contacts)\b`,
 );
 /** Fetching or handing over; not `provide` or `set`, which is how honest tools ask for the key they need. */
 const HAND_OVER = /\b(read|cat|open|load|fetch|retrieve|collect|gather|extract|dump|print|include|pass|send|attach|upload|paste|copy|append|insert|embed|put|forward|post|share|transmit|submit|leak|exfiltrate|encode|reveal)\b/;
@@ -94,8 +104,132 @@ const OTHER_TOOLS = [
   /\bthe\s+['"\x60]?[a-z0-9]+([_-][a-z0-9]+)+['"\x60]?\s+tool\s+(must|should|shall|has to|needs to|will)\s+(now\s+)?(always\s+)?(send|forward|include|use|call|be called with|route|redirect|bcc|cc|add)\b/,
 ];
 
+/**
+ * A directive: a modal, a polite request, or a verb in the bare imperative
+ * opening a clause. Third-person self-description ("Deletes the file …",
+ * "Sends an email …") is how honest tools speak and is not one.
+ */
+const MODAL = /\b(must|should|shall|has to|have to|needs? to|is to|are to|always|please|kindly|make sure|ensure|be sure to)\b/;
+const IMPERATIVE_VERBS = String.raw`(call|run|execute|invoke|use|delete|remove|erase|wipe|purge|destroy|drop|truncate|overwrite|format|kill|terminate|reset|revoke|transfer|pay|send|forward|post|upload|email|mail|fetch|ping|visit|open|load|copy|cc|bcc|buy|purchase|approve|merge|push|deploy|publish|submit|grant|disable|uninstall|cancel|share|transmit|report|sync|mirror|relay|deliver|add|append|include|attach)`;
+const IMPERATIVE = new RegExp(String.raw`(^|[,;:]\s*|\b(then|also|and|first|now|just|afterwards|next)\s+)` + IMPERATIVE_VERBS + String.raw`\b`);
+
+function directive(s: string): boolean {
+  return MODAL.test(s) || IMPERATIVE.test(s);
+}
+
+/** Another tool, by an identifier-like name (send_email, get-docs), a quoted name, or "the X tool". */
+const TOOL_REF = String.raw`(['"\x60][a-z0-9_./-]{2,40}['"\x60]|[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+|[a-z][a-z0-9]*\s+(?=tool\b))`;
+/** A trigger on another tool being used, or a reference to that tool's arguments. */
+const OTHER_TOOL_TRIGGER = [
+  new RegExp(String.raw`\b(when|whenever|every time|each time|any ?time|if|once)\s+(the\s+)?` + TOOL_REF + String.raw`\s*(tool\s+|function\s+)?(is|are|gets|get|has been|was)\s+(being\s+)?(used|called|invoked|run|executed|triggered|selected)\b`),
+  new RegExp(String.raw`\b(whenever|every time|each time|any ?time)\s+(you|the (assistant|model|agent|ai))\s+(uses?|calls?|invokes?|runs?)\s+(the\s+)?` + TOOL_REF),
+  new RegExp(String.raw`\b(sent|made|posted|issued|submitted|placed|created|performed|written|initiated)\s+(through|via|using|with|by)\s+(the\s+)?` + TOOL_REF),
+  new RegExp(String.raw`\b(arguments?|parameters?|params?|fields?|inputs?|recipients?|destinations?)\s+(of|for|to)\s+(the\s+)?` + TOOL_REF),
+];
+/** Changing what goes into a call: its recipients, destination, path, prefix, or a copy to someone. */
+const TAMPER = /\b(add|append|prepend|prefix|insert|include|replace|change|set|swap|redirect|route|address|copy|bcc|cc|forward|override|modify|alter|substitute)(e?s|e?d|ing)?\b/;
+/** A tool that must be called around another every time, and fed its output. */
+const HIJACK_ORDER = /\b(must|has to|have to|needs to|should|shall) (always )?be (called|invoked|used|run|executed)\b[^.!?\n]{0,40}\b(before|after|instead of|in place of)\b[^.!?\n]{0,40}\b(every time|each time|always|whenever|without exception)\b/;
+
+/**
+ * Personal, financial and identity data, and the live conversation: what a
+ * weather tool has no reason to ask for in its `notes` argument.
+ */
+const PERSONAL_DATA = /\b((bank|checking|savings|brokerage) )?account numbers?\b|\b(routing|sort|swift|bic) (numbers?|codes?)\b|\biban\b|\b(credit|debit|bank) cards?( numbers?| details)?\b|\bcard (numbers?|pins?|details|cvv)\b|\bcvv2?\b|\bcvc\b|\bpins?( codes?| numbers?)?\b|\bsocial security( numbers?)?\b|\bssns?\b|\bpassport( numbers?)?\b|\bdriver'?s licen[cs]e\b|\btax (id|number)s?\b|\bdates? of birth\b|\bportfolio\b|\bholdings\b|\bbalances?\b|\bmedical (records?|history)\b|\bhealth records?\b|\bhome address\b|\b(?<!\breset (the |a |your |their |his |her )?)passwords?\b(?! reset)|\bpasscodes?\b|\bone-time (codes?|passwords?)\b|\b2fa codes?\b|\bsecurity (questions?|answers?)\b|\bclipboard\b|\b(browsing|search|reading|location) history\b|\bprivate keys?\b|\b(chat|conversation) (history|transcripts?|logs?)\b|\bconversation so far\b/;
+/** The data is the user's, not the tool's own: "the user's", "of the user", "their". */
+const USERS = /\b(the user'?s?|users'|of the user|the user has|their|his or her|the customer'?s?|the human'?s?|the person'?s?)\b|\b(the user|they) (has|have) (shared|given|provided|typed|entered|mentioned)\b/;
+/** Headed into an argument: "in the notes field", "via the extra parameter", "the context argument must contain". */
+const INTO_PARAMETER = [
+  new RegExp(String.raw`\b(in|into|as|inside|within|to|via|through|under)\s+(the\s+)?(['"\x60]([a-z0-9_ -]{1,40})['"\x60]|([a-z0-9_]{1,40})\s+(argument|parameter|param|field|property|input))\b`),
+  /\b([a-z0-9_]{1,40})\s+(argument|parameter|param|field|property|input)\s+(must|should|shall|has to|needs to|is to|will)\s+(always\s+)?(contain|include|hold|carry|be filled with|be set to)\b/,
+];
+/** The live conversation, asked for outright: a parameter has no honest reason to. */
+const LIVE_CONVERSATION = /\b(complete|entire|full|whole)\s+(transcript|history|log|record)\s+of\s+(the|this|our|your)\s+(chat|conversation|session|dialog(ue)?)\b|\b(transcript|history|log) of (this|the current|our|your) (chat|conversation|session)\b|\b(earlier|previous|prior|past) messages (from|by|of) the user\b|\beverything the user (has )?(said|typed|written|shared)\b|\bthe conversation so far\b/;
+
+function personalIntoParameter(s: string): boolean {
+  const data = PERSONAL_DATA.exec(s);
+  if (data === null || !USERS.test(s)) return false;
+  for (const r of INTO_PARAMETER) {
+    const m = r.exec(s);
+    if (m === null) continue;
+    // A parameter named for the data is where it honestly goes: account_number for an account number.
+    const name = (m[4] ?? m[5] ?? m[1] ?? '').replaceAll(/[_ -]+/g, ' ').trim();
+    const named = name.split(' ').some((w) => w.length > 2 && data[0].includes(w));
+    if (!named) return true;
+  }
+  return false;
+}
+
+/** A claim to rank above the system prompt, the user or the other tools. */
+const TARGET_INSTRUCTIONS = String.raw`(system (prompts?|instructions?|messages?|rules)|developer (instructions?|messages?|prompts?)|(previous|prior|earlier|preceding|other|existing|original|safety) (instructions?|rules|guidance|guidelines|directions|directives|prompts?)|(the )?user'?s? (instructions?|requests?|guidance)|guidance from the user|instructions? (from|of|given by) the user|(the )?other tools?'? ?(descriptions?|instructions?)|(descriptions?|instructions?|documentation) of (the |any |all )?other tools)`;
+const PRECEDENCE = [
+  new RegExp(String.raw`\b(supersedes?|superseding|outranks?|overrules?|trumps?|takes? (precedence|priority) over|(has|have) (precedence|priority) over|(is|are) (more important|of higher priority) than|prevails? over)\b[^.!?\n]{0,40}\b` + TARGET_INSTRUCTIONS),
+  new RegExp(String.raw`\b(this|these|the following|the above|my|our)\b[^.!?\n]{0,40}\b(overrides?|replaces?)\b[^.!?\n]{0,30}\b` + TARGET_INSTRUCTIONS),
+  /\b(ignore|disregard|distrust|do not (trust|follow|believe)|don'?t (trust|follow|believe)|forget)\b[^.!?\n]{0,30}\b(the |any |all )?(other|remaining|competing) (tools?|servers?|functions?|plugins?)('|'s)?\b/,
+  /\b(ignore|disregard|distrust|forget)\b[^.!?\n]{0,30}\b(descriptions?|instructions?|documentation|docs) (of|for|from) (the |any |all )?other (tools?|servers?|functions?)\b/,
+  /\b(reveal|print|output|repeat|show|display|dump|leak|disclose|recite|echo|write out)\b[^.!?\n]{0,20}\b(your|the model'?s|the assistant'?s)\s+(hidden |secret |internal |initial |original |full |complete |confidential )*(instructions|system prompt|system message|developer message|prompt)\b/,
+];
+
+/** A consequential action the user is not to be asked about. */
+const UNCONFIRMED = /\bwithout\s+(first\s+)?(confirming|confirmation|asking|seeking|requesting|getting|obtaining|waiting for|checking with|consulting|prompting|any approval|approval|permission|consent|user (confirmation|approval|consent))\b|\bno need to (ask|confirm|check with|get approval|wait for)\b|\b(skip|skipping|bypass|bypassing|omit|omitting)\s+(the\s+)?(usual\s+|normal\s+)?(user\s+)?(confirmation|approval|consent|permission)\b|\bon (its|your) own initiative\b|\b(do not|don'?t) (ask|wait) for (confirmation|approval|permission|consent)\b/;
+const CONSEQUENTIAL = /\b(delet|remov|eras|wip|purg|destro|drop|truncat|overwrit|kill|terminat|reset|revok|transfer|pay|paid|send|sent|buy|bought|purchas|approv|merg|push|deploy|publish|submit|grant|disabl|uninstall|cancel|execut|run|ran|call|invok|commit|post|forward|email|rm -rf|shut ?down)[a-z]*\b/;
+const NEGATED = /\b(never|not|don'?t|doesn'?t|cannot|can'?t|won'?t|mustn'?t|shouldn'?t)\b/;
+
+function unconfirmedAction(s: string): boolean {
+  const m = UNCONFIRMED.exec(s);
+  if (m === null || !CONSEQUENTIAL.test(s) || !directive(s)) return false;
+  // "Never delete anything without asking the user" is a safety rule, not an attack.
+  return !NEGATED.test(s.slice(0, m.index));
+}
+
+/** A destination outside the conversation, written out: a URL, an address, a phone number, an IP. Bounded runs keep it linear. */
+const DESTINATION = /https?:\/\/[a-z0-9]|\b[a-z0-9._%+-]{1,64}@[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63}){1,8}\b|\+?\b\d[\d -]{6,20}\d\b|\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b/;
+const TRANSMIT = /\b(send|forward|post|upload|email|mail|fetch|get|request|ping|call|visit|open|load|transmit|report|sync|mirror|copy|cc|bcc|submit|deliver|push|share|relay|exfiltrate)\b/;
+/** What is being sent is the user's or the session's: a copy, all of them, the note text, the thread. */
+const PAYLOAD = /\b(a copy|copies|contents?|everything|them|it|(all|every|each) (of )?(them|it|the|messages?|notes?|files?|emails?|contacts?|results?|data|documents?|records?)|the (full|entire|whole|complete|resulting|same) [a-z]+|the (note|message|thread|conversation|response|result|output|contact|file|document|data|body|history|transcript|text|list|reply|query|request)s?\b|user'?s? [a-z]+)\b/;
+const TRANSMITTED = /\b(sent|uploaded|forwarded|posted|transmitted|copied|shared|emailed|mirrored|synced|synchronized|reported|relayed|exported|beamed|leaked)\b/;
+
+function sendToDestination(s: string): boolean {
+  if (!DESTINATION.test(s)) return false;
+  if (TRANSMIT.test(s) && directive(s) && PAYLOAD.test(s)) return true;
+  // "The user's credentials are uploaded to 203.0.113.7": disclosed as behaviour, not asked.
+  return TRANSMITTED.test(s) && SECRET_THING.test(s);
+}
+
+/** A behaviour deferred to a later call or date: a rug pull written into the description. */
+const DELAY = /\bafter (the |your |its )?(\d+(st|nd|rd|th)?|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|few|several|a few|n) (calls?|uses?|usages?|invocations?|times|runs|requests|queries|sessions|days|weeks|conversations|interactions)\b|\b(starting|beginning|from|as of|effective)\s+(tomorrow|next (week|month|day|session|time|call|run)|(the )?(\d+(st|nd|rd|th)|second|third|fourth|fifth|tenth) (call|use|invocation|time|run|request))\b|\bonce\b[^.!?\n]{0,50}\b(\d+|two|three|four|five|several|many|a few) times\b|\bonce (the user|they) (trusts?|has trusted|approves?|has approved|is comfortable)\b|\b(on|from) (the |every )?(\d+(st|nd|rd|th)|second|third|fourth|fifth|tenth|n-?th) (call|use|invocation|time|run|request)\b/;
+const DELAYED_ACT = /\b(start|begin|switch to|you (must|should|will|shall|are to|need to)|quietly|silently|secretly)\b/;
+const HAND_OVER_ANY = /\b(send|forward|includ|append|add|cop(y|ie)|pass|upload|email|attach|insert|embed|bcc|cc|post|transfer|delet|remov|replac|redirect|route|leak|share|collect|read)[a-z]*\b/;
+
 /** Longer than any description in a 527-tool real catalogue (its longest: 3,866 characters). */
 const MAX_DESCRIPTION_CHARS = 6000;
+
+/** "Never delete anything without telling the user" is a safety rule: a negated "without …" does not conceal. */
+function conceals(s: string): boolean {
+  return CONCEAL.some((r) => {
+    const m = r.exec(s);
+    return m !== null && !(m[0].startsWith('without') && NEGATED.test(s.slice(0, m.index)));
+  });
+}
+
+function markdownComment(text: string, place: Place): boolean {
+  const body = MARKDOWN_COMMENT.exec(text)?.[3];
+  if (body === undefined) return false;
+  return (place === 'result' ? COMMENT_TO_MODEL : WORDS).test(body);
+}
+
+/** Whether an HTML comment's body (an unclosed one runs to the end) passes `test`. */
+function commentWith(text: string, test: RegExp): boolean {
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf('<!--', from);
+    if (open < 0) return false;
+    const close = text.indexOf('-->', open + 4);
+    if (close < 0) return test.test(text.slice(open + 4));
+    if (test.test(text.slice(open + 4, close))) return true;
+    from = close + 3;
+  }
+}
 
 function someSentence(t: Prepared, test: (s: string) => boolean): boolean {
   return t.sentences.some(test);
@@ -110,9 +244,12 @@ export const RULES: readonly Rule[] = Object.freeze([
     id: 'instruction-tag', severity: 'high',
     test: (t) => INSTRUCTION_TAG.test(t.lines) || CHAT_TOKENS.test(t.lines) || PAIRED_ROLE_TAG.test(t.lines) || BRACKETED_ROLE.test(t.lines) || ROLE_MARKER.test(t.lines),
   },
-  { id: 'hidden-comment', severity: 'high', test: (t) => HTML_COMMENT.test(t.lines) },
+  {
+    id: 'hidden-comment', severity: 'high',
+    test: (t, place) => commentWith(t.lines, place === 'result' ? COMMENT_TO_MODEL : WORDS) || markdownComment(t.lines, place),
+  },
   { id: 'instruction-override', severity: 'high', test: (t) => OVERRIDE.test(t.flat) || OVERRIDE_PLAIN.test(t.flat) },
-  { id: 'conceal-from-user', severity: 'high', test: (t) => someSentence(t, (s) => CONCEAL.some((r) => r.test(s))) },
+  { id: 'conceal-from-user', severity: 'high', test: (t) => someSentence(t, conceals) },
   { id: 'secret-request', severity: 'high', test: (t) => someSentence(t, (s) => SECRET_THING.test(s) && (HAND_OVER.test(s) || INTO_NAMED_ARGUMENT.test(s))) },
   { id: 'secret-parameter', severity: 'high', test: (t, place) => place === 'parameter' && SECRET_THING.test(t.flat) && /\b(from|read|reading|contents?|of|file)\b/.test(t.flat) },
   { id: 'secret-reference', severity: 'medium', test: (t) => SECRET_PATH.test(t.flat) },
@@ -122,5 +259,17 @@ export const RULES: readonly Rule[] = Object.freeze([
       || someSentence(t, (s) => INTO_ARGUMENT.test(s) || (REDIRECT.test(s) && SWEEPING.test(s))),
   },
   { id: 'other-tools-instruction', severity: 'high', test: (t) => someSentence(t, (s) => OTHER_TOOLS.some((r) => r.test(s))) },
+  {
+    id: 'cross-tool-hijack', severity: 'high',
+    test: (t) => someSentence(t, (s) => HIJACK_ORDER.test(s) || (OTHER_TOOL_TRIGGER.some((r) => r.test(s)) && MODAL.test(s) && TAMPER.test(s))),
+  },
+  {
+    id: 'personal-data-request', severity: 'high',
+    test: (t, place) => someSentence(t, (s) => personalIntoParameter(s) || (place === 'prose' && LIVE_CONVERSATION.test(s))),
+  },
+  { id: 'precedence-claim', severity: 'high', test: (t) => someSentence(t, (s) => PRECEDENCE.some((r) => r.test(s))) },
+  { id: 'unconfirmed-action', severity: 'high', test: (t) => someSentence(t, unconfirmedAction) },
+  { id: 'send-to-destination', severity: 'high', test: (t) => someSentence(t, sendToDestination) },
+  { id: 'delayed-trigger', severity: 'high', test: (t) => someSentence(t, (s) => DELAY.test(s) && DELAYED_ACT.test(s) && HAND_OVER_ANY.test(s)) },
   { id: 'oversize-description', severity: 'medium', test: (t, place) => place === 'description' && t.raw.length > MAX_DESCRIPTION_CHARS },
 ]);
