@@ -4,8 +4,11 @@
  * `high` rules can quarantine a tool (`lint: enforce`). The high rules look
  * for shapes an honest description has no reason to contain: characters a
  * reader cannot see, markup that poses as the model's own instructions,
- * directions to keep something from the user, and a directive to fetch or
- * hand over a secret. Words that honest descriptions use all the time
+ * directions to keep something from the user, a directive to fetch or hand
+ * over a secret, and (issue 37) attack classes by their shape: a directive
+ * about another tool's call, the user's personal data steered into an
+ * argument, a claim over the system prompt, an act "without asking", data
+ * sent to a written-out address, behaviour deferred to a later call. Words that honest descriptions use all the time
  * ("IMPORTANT:", "you must", "instead of", "API key") are never enough alone.
  */
 
