@@ -8,7 +8,7 @@ import type { Detector, Range } from './detector.ts';
  * identifier or phone number is never a candidate. At most 19 groups: a
  * longer run is no card.
  */
-const RUN = /(?<![\w.,+-]|\w[ -])\d+(?:[ -]\d+){0,18}/g;
+const RUN = /(?<![\w.,+-]|\d[ -])\d+(?:[ -]\d+){0,18}/g;
 
 /** Issuer (IIN) prefixes of the major schemes with the lengths each issues (ISO/IEC 7812 as the schemes publish it). */
 const BRANDS: readonly { readonly name: string; readonly prefix: RegExp; readonly lengths: readonly number[] }[] = [
@@ -51,8 +51,8 @@ function find(text: string): Range[] {
       ranges.push([start, end]);
       continue;
     }
-    // A list of ungrouped numbers on one line is one run; each long group may be a card by itself.
-    if (groups.length === 1) continue;
+    // A list of plain numbers on one line is one run; each long number in it may be a card by itself. Dashes join, so not there.
+    if (groups.length === 1 || separators.size !== 1 || !separators.has(' ')) continue;
     let offset = start;
     for (const [i, g] of groups.entries()) {
       const last = i === groups.length - 1;

@@ -1,6 +1,7 @@
 import type { Detector, Range } from './detector.ts';
 
-const LOCAL_CHAR = /[A-Za-z0-9._%+-]/;
+/** RFC 5322 atext without the characters that more often join an address to its surroundings: `/`, `=`, `&`, `'`, `|`, braces and backquote. */
+const LOCAL_CHAR = /[A-Za-z0-9._%+~!#$*^-]/;
 const DOMAIN_CHAR = /[A-Za-z0-9.-]/;
 const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 /** A top-level domain is letters, or an IDN in its xn-- form; a numeric one is a version (`pkg@1.2.3`). */
@@ -40,7 +41,7 @@ function find(text: string): Range[] {
 export const email: Detector = {
   id: 'email',
   summary: 'E-mail address with a dotted domain (not `user@localhost`, not `pkg@1.2.3`)',
-  pattern: 'local part [A-Za-z0-9._%+-]{1,64} (no leading, trailing or double dot) @ two or more DNS labels, the last alphabetic or xn--',
+  pattern: 'local part [A-Za-z0-9._%+~!#$*^-]{1,64} (no leading, trailing or double dot) @ two or more DNS labels, the last alphabetic or xn--',
   source: 'toolgate; limits from RFC 5321, dot-atom subset of RFC 5322',
   find,
 };
