@@ -59,6 +59,7 @@ export class SampleMaker {
     const sep = this.pick(['', ' ', '-']);
     if (sep === '') return n;
     if (length === 15) return [n.slice(0, 4), n.slice(4, 10), n.slice(10)].join(sep);
+    if (length === 13) return [n.slice(0, 4), n.slice(4, 7), n.slice(7, 10), n.slice(10)].join(sep);
     return (n.match(/.{1,4}/g) ?? []).join(sep);
   }
 
@@ -108,6 +109,10 @@ export class SampleMaker {
 
   slackBot(): string {
     return `xoxb-${this.chars(DIGITS, 12)}-${this.chars(DIGITS, 13)}-${this.chars(BASE62, 24)}`;
+  }
+
+  slackWebhook(): string {
+    return `https://hooks.slack.com/services/T${this.chars(UPPER + DIGITS, 8)}/B${this.chars(UPPER + DIGITS, 10)}/${this.chars(BASE62, 24)}`;
   }
 
   npmToken(): string {

@@ -42,7 +42,8 @@ describe('credential detectors', () => {
       assertFinds('npm_token', make.npmToken());
     }
     assertFinds('gitlab_token', 'glpat-Ab3dEf6hIj9kLmN0pQr2sTu5vWx7yZa.01b2c3d4e');
-    assertFinds('slack_webhook', 'https://hooks.slack.com/services/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');
+    assertFinds('slack_webhook', make.slackWebhook());
+    assertFinds('slack_webhook', `hooks.slack.com/workflows/${'T0A1B2C3D/A4E5F6G7H/123456789/Xy9zA8bC7dE6fG5hI4jK3lM2'}`);
   });
 
   it('do not match a token inside a longer run of its alphabet', () => {
