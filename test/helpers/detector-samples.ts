@@ -8,7 +8,7 @@ import { crc32 } from 'node:zlib';
  */
 
 /** mulberry32: small, seedable, good enough to vary test data. */
-export function prng(seed: number): () => number {
+function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -17,11 +17,6 @@ export function prng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-export interface Sample {
-  readonly id: string;
-  readonly value: string;
 }
 
 const DIGITS = '0123456789';
