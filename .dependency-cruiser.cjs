@@ -6,6 +6,7 @@
 const LAYERS = [
   ['errors', '^src/errors\\.ts$'],
   ['json', '^src/json/'],
+  ['detectors', '^src/detectors/'],
   ['validation', '^src/validation/'],
   ['mcp', '^src/mcp/'],
   ['config', '^src/config/(?!reload/)'],
@@ -15,6 +16,7 @@ const LAYERS = [
   ['reload', '^src/config/reload/'],
   ['grants', '^src/grants/'],
   ['catalogue', '^src/catalogue/'],
+  ['results', '^src/results/'],
   ['upstream', '^src/upstream/'],
   ['execution', '^src/execution/'],
   ['discovery', '^src/discovery/'],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { DETECTOR_IDS, DETECTORS } from '../../../src/results/detectors/detectors.ts';
+import { DETECTOR_IDS, DETECTORS } from '../../../src/detectors/detectors.ts';
 import { es256Jwt, privateKeys, SampleMaker } from '../../helpers/detector-samples.ts';
 import { corpus } from '../../helpers/testdata.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { DETECTOR_IDS, DETECTORS } from '../../../src/results/detectors/detectors.ts';
+import { DETECTOR_IDS, DETECTORS } from '../../../src/detectors/detectors.ts';
 
 /**
  * Inputs of about 1 MB built to make a backtracking regex or a naive scanner

@@ -12,7 +12,7 @@ import { gitleaksSource } from './gitleaks.ts';
 
 const minEntropy = (bits: number) => (match: string) => shannonEntropy(match) >= bits;
 
-export const awsAccessKey = regexDetector({
+const awsAccessKey = regexDetector({
   id: 'aws_access_key',
   summary: 'AWS access key id (AKIA…, ASIA… and the other IAM prefixes)',
   source: gitleaksSource('aws-access-token'),
@@ -22,7 +22,7 @@ export const awsAccessKey = regexDetector({
   accept: (m) => !m.endsWith('EXAMPLE') && shannonEntropy(m) >= 3,
 });
 
-export const gcpApiKey = regexDetector({
+const gcpApiKey = regexDetector({
   id: 'gcp_api_key',
   summary: 'Google Cloud / Firebase API key (AIza…)',
   source: gitleaksSource('gcp-api-key'),
@@ -31,7 +31,7 @@ export const gcpApiKey = regexDetector({
   accept: minEntropy(4),
 });
 
-export const githubToken = regexDetector({
+const githubToken = regexDetector({
   id: 'github_token',
   summary: 'GitHub token: classic personal, OAuth, user-to-server, server-to-server, refresh, and fine-grained personal',
   source: gitleaksSource('github-pat', 'github-oauth', 'github-app-token', 'github-refresh-token', 'github-fine-grained-pat'),
@@ -40,7 +40,7 @@ export const githubToken = regexDetector({
   accept: minEntropy(3),
 });
 
-export const gitlabToken = regexDetector({
+const gitlabToken = regexDetector({
   id: 'gitlab_token',
   summary: 'GitLab personal access token (glpat-…, legacy and routable)',
   source: gitleaksSource('gitlab-pat', 'gitlab-pat-routable'),
@@ -49,7 +49,7 @@ export const gitlabToken = regexDetector({
   accept: minEntropy(3),
 });
 
-export const slackToken = regexDetector({
+const slackToken = regexDetector({
   id: 'slack_token',
   summary: 'Slack token: bot, user, app-level, legacy, workspace and configuration tokens (xox…, xapp-…)',
   source: gitleaksSource(
@@ -76,7 +76,7 @@ export const slackToken = regexDetector({
   accept: minEntropy(2),
 });
 
-export const slackWebhook = regexDetector({
+const slackWebhook = regexDetector({
   id: 'slack_webhook',
   summary: 'Slack incoming-webhook, workflow or trigger URL',
   source: gitleaksSource('slack-webhook-url'),
@@ -84,7 +84,7 @@ export const slackWebhook = regexDetector({
   keywords: ['hooks.slack.com'],
 });
 
-export const npmToken = regexDetector({
+const npmToken = regexDetector({
   id: 'npm_token',
   summary: 'npm access token (npm_…)',
   source: gitleaksSource('npm-access-token'),

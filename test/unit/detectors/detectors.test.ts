@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DETECTOR_IDS, DETECTORS, redactText } from '../../../src/results/detectors/detectors.ts';
+import { DETECTOR_IDS, DETECTORS, redactText } from '../../../src/detectors/detectors.ts';
 import { es256Jwt, privateKeys, SampleMaker } from '../../helpers/detector-samples.ts';
 
 /** The substrings a detector finds in text. */

@@ -1,4 +1,4 @@
-import { isRecord } from '../../json/record.ts';
+import { isRecord } from '../json/record.ts';
 import type { Detector, Range } from './detector.ts';
 import { gitleaksSource } from './gitleaks.ts';
 
