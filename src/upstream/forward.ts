@@ -7,7 +7,7 @@ import { sendError, type JsonRpcId, type Refusal, type Refuser } from '../mcp/js
 import { deadlinePassed, sseStream } from '../telemetry/channels.ts';
 import { announceUpstream, withMetaFields, type UpstreamTiming } from './observe.ts';
 import { ResponseCapture } from './capture.ts';
-import { SseEventFilter } from './sse-event-filter.ts';
+import { EventTooLarge, SseEventFilter } from './sse-event-filter.ts';
 import { SseInjector } from './sse-injector.ts';
 import { log } from '../telemetry/log.ts';
 import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
@@ -47,6 +47,14 @@ const BODY_LIMIT = 'TOOLGATE_BODY_LIMIT';
 
 function isEventStream(contentType: string | string[] | undefined): boolean {
   return typeof contentType === 'string' && contentType.toLowerCase().startsWith('text/event-stream');
+}
+
+function isJson(contentType: string | string[] | undefined): boolean {
+  return typeof contentType === 'string' && contentType.toLowerCase().startsWith('application/json');
+}
+
+function declaredLength(value: string | string[] | undefined): number | undefined {
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
 }
 
 type Send<O, R> = (
@@ -106,7 +114,28 @@ export interface AttemptOptions extends ForwardOptions {
    * the answer (the task a call created).
    */
   readonly holdAnswer?: AnswerHold | undefined;
+  /** Judges a 200 answer before it reaches the client (the result guard): a JSON body whole, a stream event by event. */
+  readonly guardAnswer?: AnswerGuard | undefined;
   readonly record?: AttemptRecord | undefined;
+}
+
+/**
+ * What the result guard makes of an answer. forward() only holds, measures
+ * and writes; the judging is the caller's.
+ */
+export interface AnswerGuard {
+  /** A JSON body, or one event of a stream, larger than this is not passed on: the upstream request is aborted. */
+  readonly maxBytes: number;
+  /** Given a JSON body or an event's data: what to send instead, or undefined to send it as it came. */
+  judge(text: string): GuardedAnswer | undefined;
+  /** What the client gets instead of an answer over `maxBytes`; `size` when the upstream declared it. */
+  tooLarge(size: number | undefined): GuardedAnswer;
+}
+
+/** A JSON-RPC message toolgate sends in place of the upstream's, with the status for a JSON answer (a stream's is already sent). */
+export interface GuardedAnswer {
+  readonly status: number;
+  readonly body: string;
 }
 
 export interface AnswerHold {
@@ -116,7 +145,10 @@ export interface AnswerHold {
 }
 
 interface HeldResponse {
-  readonly capture: ResponseCapture;
+  /** Reads the answer for `holdAnswer`; undefined when only the guard holds the response. */
+  readonly capture: ResponseCapture | undefined;
+  /** A JSON answer the guard judges whole: held to its end, never released early. */
+  readonly guarded: boolean;
   readonly chunks: Buffer[];
   bytes: number;
   readonly statusCode: number;
@@ -248,12 +280,21 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#started = true;
     this.#onResponseHead?.(statusCode, headers);
     const hold = this.#call.holdAnswer;
-    if (hold !== undefined && statusCode === 200) {
-      const capture = new ResponseCapture(this.#rpcId, hold.maxBytes);
-      capture.head(statusCode, headers);
+    const guard = this.#call.guardAnswer;
+    const guarded = guard !== undefined && statusCode === 200 && isJson(headers['content-type']);
+    if (guarded) {
+      const declared = declaredLength(headers['content-length']);
+      if (declared !== undefined && declared > guard.maxBytes) {
+        this.#cut(controller, declared);
+        return;
+      }
+    }
+    if (statusCode === 200 && (hold !== undefined || guarded)) {
+      const capture = hold === undefined ? undefined : new ResponseCapture(this.#rpcId, hold.maxBytes);
+      capture?.head(statusCode, headers);
       // A held stream keeps the exemption from the idle bound that every event stream has.
       this.#eventStream = isEventStream(headers['content-type']);
-      this.#held = { capture, chunks: [], bytes: 0, statusCode, headers, ended: false, releasing: false };
+      this.#held = { capture, guarded, chunks: [], bytes: 0, statusCode, headers, ended: false, releasing: false };
       this.#armIdle();
       return;
     }
@@ -275,9 +316,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
         this.#release = this.#onEventStream(this.#injector);
       }
       const drop = this.#call.dropEvent;
-      if (drop !== undefined) {
+      const guard = statusCode === 200 ? this.#call.guardAnswer : undefined;
+      if (drop !== undefined || guard !== undefined) {
         const injector = this.#injector;
-        this.#filter = new SseEventFilter(drop, injector === undefined ? (c) => res.write(c) : (c) => injector.write(c), MAX_JUDGED_EVENT_BYTES);
+        const judge = (data: string) => (drop?.(data) === true ? null : guard?.judge(data)?.body);
+        this.#filter = new SseEventFilter(judge, injector === undefined ? (c) => res.write(c) : (c) => injector.write(c), guard?.maxBytes ?? MAX_JUDGED_EVENT_BYTES);
       }
     }
     res.on('drain', () => {
@@ -296,16 +339,23 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #releaseHeld(controller: Controller, answer: Readonly<Record<string, unknown>> | undefined): void {
     const held = this.#held;
     const hold = this.#call.holdAnswer;
-    if (held === undefined || hold === undefined || held.releasing) return;
+    if (held === undefined || held.releasing) return;
     held.releasing = true;
     if (!held.ended) controller.pause();
     clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
-    void Promise.resolve().then(() => hold.until(answer)).catch(() => undefined).then(() => {
+    const until = hold === undefined ? Promise.resolve() : Promise.resolve().then(() => hold.until(answer)).catch(() => undefined);
+    void until.then(() => {
       if (this.#settled) return;
       this.#held = undefined;
+      if (held.guarded) {
+        this.#sendGuarded(held);
+        return;
+      }
       this.#startClient(controller, held.statusCode, held.headers);
-      for (const chunk of held.chunks) this.#res.write(chunk);
+      for (const chunk of held.chunks) {
+        if (!this.#pass(controller, chunk) && this.#settled) return;
+      }
       if (!held.ended) {
         controller.resume();
         return;
@@ -325,30 +375,84 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     if (held !== undefined) {
       held.chunks.push(chunk);
       held.bytes += chunk.length;
+      if (held.guarded && held.bytes > (this.#call.guardAnswer?.maxBytes ?? 0)) {
+        this.#cut(controller, undefined);
+        return;
+      }
       if (held.releasing) return;
+      if (held.capture === undefined) {
+        this.#armIdle();
+        return;
+      }
       held.capture.chunk(chunk);
       const seen = this.#eventStream ? held.capture.result() : undefined;
-      if (seen?.kind === 'response') this.#releaseHeld(controller, seen.response.message);
+      // A guarded JSON answer is judged whole: the task's answer is read at its end.
+      if (held.guarded) this.#armIdle();
+      else if (seen?.kind === 'response') this.#releaseHeld(controller, seen.response.message);
       else if (seen?.kind === 'too_large' || held.bytes > (this.#call.holdAnswer?.maxBytes ?? 0)) this.#releaseHeld(controller, undefined);
       else this.#armIdle();
       return;
     }
-    let written: boolean;
-    try {
-      written = this.#filter !== undefined ? this.#filter.write(chunk) : this.#injector === undefined ? this.#res.write(chunk) : this.#injector.write(chunk);
-    } catch (err) {
-      controller.abort(err as Error);
-      this.#fail(err);
-      return;
-    }
-    if (written) {
+    if (this.#pass(controller, chunk)) {
       this.#armIdle();
       return;
     }
+    if (this.#settled) return;
     // Waiting on a slow client is not upstream silence.
     clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
     controller.pause();
+  }
+
+  /**
+   * Writes an upstream chunk on toward the client, through the event filter
+   * or the injector when there is one; false when the client's socket is
+   * full, or when the chunk ended the exchange (check `#settled`).
+   */
+  #pass(controller: Controller, chunk: Buffer): boolean {
+    try {
+      return this.#filter !== undefined ? this.#filter.write(chunk) : this.#injector === undefined ? this.#res.write(chunk) : this.#injector.write(chunk);
+    } catch (err) {
+      if (err instanceof EventTooLarge && this.#call.guardAnswer !== undefined) this.#cut(controller, undefined);
+      else {
+        controller.abort(err as Error);
+        this.#fail(err);
+      }
+      return false;
+    }
+  }
+
+  /** Sends a guarded JSON answer, judged whole, in place of what the upstream sent, or as it came. */
+  #sendGuarded(held: HeldResponse): void {
+    const body = Buffer.concat(held.chunks, held.bytes);
+    const judged = this.#call.guardAnswer?.judge(body.toString('utf8'));
+    this.#sendWhole(judged?.status ?? held.statusCode, held.headers, judged === undefined ? body : Buffer.from(judged.body));
+    this.#timing?.ended();
+    this.#settle('forwarded');
+  }
+
+  #sendWhole(status: number, headers: Record<string, string | string[] | undefined>, body: Buffer): void {
+    const out = clientResponseHeaders(headers);
+    delete out['content-length'];
+    this.#res.writeHead(status, { ...out, 'content-length': String(body.length) });
+    this.#timing?.answered(status);
+    this.#res.end(body);
+  }
+
+  /**
+   * An answer over the guard's bound: the client gets the guard's word in
+   * its place (a JSON answer, or a last event on a stream that so far ends
+   * at an event boundary), and the upstream request is aborted.
+   */
+  #cut(controller: Controller, size: number | undefined): void {
+    const guard = this.#call.guardAnswer;
+    if (guard === undefined || this.#settled) return;
+    const answer = guard.tooLarge(size);
+    if (this.#res.headersSent) this.#res.end(`data: ${answer.body}\n\n`);
+    else this.#sendWhole(answer.status, { 'content-type': 'application/json' }, Buffer.from(answer.body));
+    this.#timing?.ended();
+    this.#settle('forwarded');
+    controller.abort(new Error('result over the guard bound'));
   }
 
   /**
@@ -380,8 +484,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     const held = this.#held;
     if (held !== undefined) {
       held.ended = true;
-      const seen = held.capture.result();
-      this.#releaseHeld(controller, seen.kind === 'response' ? seen.response.message : undefined);
+      const seen = held.capture?.result();
+      this.#releaseHeld(controller, seen?.kind === 'response' ? seen.response.message : undefined);
       return;
     }
     this.#res.end();

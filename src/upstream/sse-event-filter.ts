@@ -1,13 +1,22 @@
 /**
- * Drops whole events from an upstream SSE stream: bytes are held until the
- * event they belong to is complete (a blank line, under any of SSE's line
- * endings), then the event goes on unless `drop` says otherwise, judged on
- * its joined `data:` lines. Nothing is ever split or reordered. Held bytes are
- * bounded by `maxEventBytes`: a larger event is passed on unjudged only when
- * `drop` could not want it, else the stream is failed (see `write`).
+ * What becomes of one event, judged on its joined `data:` lines: undefined
+ * keeps it as it came, null drops it, a string replaces its data (its other
+ * fields, `id:` and `event:` among them, stay).
+ */
+export type EventJudge = (data: string) => string | null | undefined;
+
+/** An event over the bound: the stream cannot go on, since the event can be neither judged nor split. */
+export class EventTooLarge extends RangeError {}
+
+/**
+ * Drops or rewrites whole events of an upstream SSE stream: bytes are held
+ * until the event they belong to is complete (a blank line, under any of
+ * SSE's line endings), then the event goes on as `judge` says. Nothing is
+ * ever split or reordered. Held bytes are bounded by `maxEventBytes`: a
+ * larger event fails the stream (see `write`).
  */
 export class SseEventFilter {
-  readonly #drop: (data: string) => boolean;
+  readonly #judge: EventJudge;
   readonly #out: (chunk: Buffer) => boolean;
   readonly #maxEventBytes: number;
   #held: Buffer[] = [];
@@ -15,13 +24,13 @@ export class SseEventFilter {
   #atLineStart = true;
   #lastWasCr = false;
 
-  constructor(drop: (data: string) => boolean, out: (chunk: Buffer) => boolean, maxEventBytes: number) {
-    this.#drop = drop;
+  constructor(judge: EventJudge, out: (chunk: Buffer) => boolean, maxEventBytes: number) {
+    this.#judge = judge;
     this.#out = out;
     this.#maxEventBytes = maxEventBytes;
   }
 
-  /** Takes an upstream chunk; false when the client's socket is full. Throws RangeError on an event over the bound. */
+  /** Takes an upstream chunk; false when the client's socket is full. Throws EventTooLarge on an event over the bound. */
   write(chunk: Buffer): boolean {
     let ok = true;
     let start = 0;
@@ -38,14 +47,18 @@ export class SseEventFilter {
   #hold(part: Buffer): void {
     this.#held.push(part);
     this.#heldBytes += part.length;
-    if (this.#heldBytes > this.#maxEventBytes) throw new RangeError('an SSE event is larger than toolgate judges');
+    if (this.#heldBytes > this.#maxEventBytes) throw new EventTooLarge('an SSE event is larger than toolgate judges');
   }
 
   #flush(): boolean {
     const event = Buffer.concat(this.#held, this.#heldBytes);
     this.#held = [];
     this.#heldBytes = 0;
-    return this.#drop(dataOf(event.toString('utf8'))) ? true : this.#out(event);
+    const text = event.toString('utf8');
+    const verdict = this.#judge(dataOf(text));
+    if (verdict === undefined) return this.#out(event);
+    if (verdict === null) return true;
+    return this.#out(Buffer.from(withData(text, verdict)));
   }
 
   /**
@@ -69,6 +82,14 @@ export class SseEventFilter {
     this.#atLineStart = true;
     return blank;
   }
+}
+
+/** The event with its `data:` lines replaced by one line of `data`, its other lines and its ending kept. */
+function withData(event: string, data: string): string {
+  const body = event.replace(/(\r\n|\n|\r)+$/, '');
+  const ending = event.slice(body.length);
+  const kept = body.split(/\r\n|\n|\r/).filter((l) => !l.startsWith('data:'));
+  return [...kept, ...data.split('\n').map((l) => `data: ${l}`)].join('\n') + (ending.length > 0 ? ending : '\n\n');
 }
 
 function dataOf(event: string): string {

@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SseEventFilter } from '../../../src/upstream/sse-event-filter.ts';
+import { EventTooLarge, SseEventFilter, type EventJudge } from '../../../src/upstream/sse-event-filter.ts';
 
 function run(chunks: readonly string[], drop: (data: string) => boolean, max = 1024): string {
+  return judged(chunks, (d) => (drop(d) ? null : undefined), max);
+}
+
+function judged(chunks: readonly string[], judge: EventJudge, max = 1024): string {
   const out: Buffer[] = [];
-  const filter = new SseEventFilter(drop, (c) => {
+  const filter = new SseEventFilter(judge, (c) => {
     out.push(Buffer.from(c));
     return true;
   }, max);
@@ -37,6 +41,12 @@ describe('SseEventFilter', () => {
   });
 
   it('refuses to hold an event over its bound', () => {
-    assert.throws(() => run(['data: ' + 'x'.repeat(100)], () => false, 50), RangeError);
+    assert.throws(() => run(['data: ' + 'x'.repeat(100)], () => false, 50), EventTooLarge);
+  });
+
+  it('replaces the data of an event it rewrites, keeping its id, its type and its line endings', () => {
+    const stream = 'id: 7\r\nevent: message\r\ndata: {"old":\r\ndata: 1}\r\n\r\ndata: keep\n\n';
+    const out = judged([stream.slice(0, 20), stream.slice(20)], (d) => (d.startsWith('{') ? '{"new":2}' : undefined));
+    assert.equal(out, 'id: 7\nevent: message\ndata: {"new":2}\r\n\r\ndata: keep\n\n');
   });
 });
