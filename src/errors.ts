@@ -333,6 +333,21 @@ export const errors = Object.freeze({
     message: 'The MCP server has been failing and calls to it are paused; retry after error.data.retryAfterMs',
     when: "the upstream's circuit breaker is open (consecutive failures or a failure ratio over a window): refused at once, with `retryAfterMs` and `Retry-After`",
   }),
+  result_too_large: def({
+    code: 'result_too_large', status: 502, rpcCode: -31502, retryable: false, hint: 'reduce_size',
+    message: "The tool's result is larger than the policy lets through (error.data.size and limit, in bytes); ask the tool for less",
+    when: "a tool's result is over its `results.maxBytes` (or the 16 MiB the guard reads at most): the upstream request is aborted; on a stream, the final event says so",
+  }),
+  result_blocked: def({
+    code: 'result_blocked', status: 502, rpcCode: -31502, retryable: false, hint: 'contact_operator',
+    message: "The tool's result was withheld: it contains text that reads as instructions to the model (error.data.rules names the lint rules)",
+    when: "a tool's result trips a high lint rule under `results.injection: block`",
+  }),
+  result_not_guardable: def({
+    code: 'result_not_guardable', status: 502, rpcCode: -31502, retryable: false, hint: 'contact_operator',
+    message: "The tool's result was withheld: redacting or marking it would break the tool's outputSchema, or it could not be read",
+    when: "a guarded result whose edited `structuredContent` no longer satisfies the tool's outputSchema, or that cannot be parsed or walked",
+  }),
   deadline_exceeded: def({
     code: 'deadline_exceeded', status: 504, rpcCode: -31504, retryable: true, hint: 'retry_later',
     message: "The call's deadline passed; for a tool that changes state, error.data.outcome says whether it may have run. Retry with a larger budget",

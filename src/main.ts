@@ -326,6 +326,7 @@ async function startPolicy(settings: Settings, file: string, pool: Pool): Promis
     discovery,
     listChanged,
     mayList: (tool) => guard.mayList(tool),
+    schemas,
     execution: execution(settings, pool, idempotency, openTaskStore(settings, shared === undefined ? undefined : { client: shared.client, commandTimeoutMs: shared.config.commandTimeoutMs })),
   });
   // An approval bumps the revision like a grant change, so cursors and cached lists made before it are refused.

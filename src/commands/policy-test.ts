@@ -16,6 +16,7 @@ import { readCatalogFile } from './catalog-file.ts';
 import { decideOffline, offlineDeps, STRENGTHS, type Loaded, type Subject, type Target } from './policy-offline.ts';
 import { MAX_URI_LENGTH } from '../mcp/resource-uri.ts';
 import type { PolicyInForce } from '../auth/policy-in-force.ts';
+import { guardedOutcome, RESULT_EXPECTATION_SCHEMA, type ResultExpectation } from './policy-result-case.ts';
 
 export type Expectation = 'allow' | 'audit_deny' | 'approval_required' | { readonly deny: string };
 
@@ -28,6 +29,9 @@ interface RawCase {
   arguments?: Record<string, unknown>;
   catalog?: string;
   expect: Expectation;
+  /** A result the tool returns, and what the result guard must make of it. */
+  result?: Record<string, unknown>;
+  expectResult?: ResultExpectation;
 }
 
 interface RawSuite {
@@ -51,6 +55,7 @@ const validateSuite = compileSchema({
         type: 'object',
         additionalProperties: false,
         required: ['name', 'principal', 'expect'],
+        dependencies: { result: ['expectResult', 'tool'], expectResult: ['result'] },
         properties: {
           name: { type: 'string', minLength: 1, maxLength: 500, pattern: '^[^\\u0000-\\u001f\\u007f]+$' },
           principal: {
@@ -69,6 +74,8 @@ const validateSuite = compileSchema({
           prompt: { type: 'string', pattern: TOOL_PATTERN },
           arguments: { type: 'object' },
           catalog: catalogPath,
+          result: { type: 'object' },
+          expectResult: RESULT_EXPECTATION_SCHEMA,
           expect: {
             oneOf: [
               { enum: ['allow', 'audit_deny', 'approval_required'] },
@@ -135,8 +142,15 @@ export async function runTestFile(inForce: PolicyInForce, path: string): Promise
     const target: Target = c.tool !== undefined ? { tool: c.tool } : c.resource !== undefined ? { resource: c.resource } : { prompt: c.prompt as string };
     const subject: Subject = { id: c.principal.id, scopes: c.principal.scopes ?? [], strength: c.principal.strength ?? 'static', ...(c.principal.claims !== undefined && { claims: c.principal.claims }) };
     const response = await decideOffline(deps.value, subject, target, stringifyExact(c.arguments ?? {}));
-    const actual = outcome(response);
-    const expected = describe(c.expect);
+    let actual = outcome(response);
+    let expected = describe(c.expect);
+    if (c.result !== undefined && c.expectResult !== undefined && c.tool !== undefined) {
+      // A refused call never reaches the tool, so its result is not judged: the case then fails on `expect`.
+      const forwarded = response.decision === 'allow' || response.decision === 'audit_deny';
+      const guarded = guardedOutcome(inForce.policy, deps.value.catalogue, c.tool, c.result, c.expectResult);
+      actual += `; result ${forwarded ? guarded.actual : 'not forwarded'}`;
+      expected += `; result ${guarded.expected}`;
+    }
     results.push({ file: path, name: c.name, ok: actual === expected, expected, actual, detail: detail(response) });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: results };

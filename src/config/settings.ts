@@ -287,7 +287,7 @@ export const settingDefs = [
   }),
   setting({
     key: 'auditLog', flag: '--audit-log', env: 'TOOLGATE_AUDIT_LOG', default: '',
-    doc: 'Audit events (OCSF API Activity JSON lines for calls of tools that are not read-only and for every denial): `stdout`, a file path (appended), or empty for none.',
+    doc: 'Audit events (OCSF API Activity JSON lines for calls of tools that are not read-only, for every denial, and for every result the result guard acted on): `stdout`, a file path (appended), or empty for none.',
     parse: (raw) => (raw === '' ? ok(undefined) : /[\0\n\r]/.test(raw) ? bad('expected stdout or a file path') : ok(raw)),
   }),
   setting({

@@ -4,7 +4,7 @@ import { ExponentialBackoff, fullJitterGenerator, type IBackoff } from 'cockatie
 import type { Pool } from 'undici';
 import type { JsonRpcId, Refuser } from '../mcp/jsonrpc.ts';
 import { upstreamRetry } from '../telemetry/channels.ts';
-import { attempt, type AnswerHold, type AttemptOutcome, type AttemptRecord, type ForwardOutcome, type ResponseHeadHook, type Transient } from '../upstream/forward.ts';
+import { attempt, type AnswerGuard, type AnswerHold, type AttemptOutcome, type AttemptRecord, type ForwardOutcome, type ResponseHeadHook, type Transient } from '../upstream/forward.ts';
 import type { UpstreamBreaker } from './breaker.ts';
 import type { Deadline } from './deadline.ts';
 import type { RetryBudget } from './retry-budget.ts';
@@ -41,6 +41,8 @@ export interface CallIo {
   readonly onResponseChunk?: ((chunk: Buffer) => void) | undefined;
   /** Holds the answer until what it created is recorded (a task's creator). */
   readonly holdAnswer?: AnswerHold | undefined;
+  /** The result guard of this call's tool, when its policy has a `results` section. */
+  readonly guardAnswer?: AnswerGuard | undefined;
 }
 
 
@@ -88,6 +90,7 @@ export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo, re
         onResponseHead: io.onResponseHead,
         onResponseChunk: io.onResponseChunk,
         holdAnswer: io.holdAnswer,
+        guardAnswer: io.guardAnswer,
         record,
       }),
       (outcome) => failed(outcome, record, plan),

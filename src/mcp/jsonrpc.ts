@@ -24,6 +24,11 @@ export interface ErrorData {
   readonly url?: string;
   /** The URL-mode elicitations of a -32042 URLElicitationRequiredError (MCP 2025-11-25). */
   readonly elicitations?: readonly UrlElicitation[];
+  /** A guarded result's size (when known) and the bound it broke, in bytes. */
+  readonly size?: number;
+  readonly limit?: number;
+  /** The lint rules a withheld result tripped. */
+  readonly rules?: readonly string[];
 }
 
 /** A URL-mode elicitation (MCP 2025-11-25 and 2026-07-28 `ElicitRequestURLParams`). */

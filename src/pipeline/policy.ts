@@ -4,7 +4,9 @@ import type { PolicyInForce } from '../auth/policy-in-force.ts';
 import type { SessionBindings } from '../auth/session-bindings.ts';
 import type { Principal } from '../auth/types.ts';
 import type { CatalogueView } from '../catalogue/view.ts';
+import type { Policy } from '../config/policy/policy.ts';
 import type { Settings } from '../config/settings.ts';
+import type { SchemaCache } from '../validation/cache.ts';
 import { listChangedEvent, listensForToolChanges, type ListChangedStreams } from '../discovery/list-changed.ts';
 import { DISCOVER_METHOD } from '../discovery/search-tool.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
@@ -57,6 +59,8 @@ export interface PolicyPathDeps {
   readonly mayList?: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined;
   /** How allowed tools/call requests run: deadline, idempotency, breaker, retries. */
   readonly execution: ExecuteDeps;
+  /** Compiled tool schemas per policy version: the result guard checks edited structuredContent against outputSchema. */
+  readonly schemas: (policy: Policy) => SchemaCache;
 }
 
 /** The notification as a 2025 session's GET stream carries it. */
@@ -79,7 +83,7 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   const snapshot = grantSnapshot(grants);
   const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery, mayList: deps.mayList, toolErrors: settings.toolErrors });
   const discovery = deps.discovery === undefined ? undefined : discoveryStage(deps.discovery, deps.discoveryChain, settings.toolErrors);
-  const decide = chainStage(deps.chain, executeStage(deps.execution, settings.toolErrors), settings.toolErrors);
+  const decide = chainStage(deps.chain, executeStage(deps.execution, settings.toolErrors, { schemas: deps.schemas, toolErrors: settings.toolErrors }), settings.toolErrors);
   const surfaces = surfaceStage(pool, deps.chain, settings.toolErrors);
   const listings = listingStage(pool, deps.maxRewriteBytes, settings.toolErrors);
   const tasks = tasksStage({ pool, tasks: deps.execution.tasks, snapshot, maxRewriteBytes: deps.maxRewriteBytes, toolErrors: settings.toolErrors });

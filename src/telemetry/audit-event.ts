@@ -30,6 +30,8 @@ export interface AuditInput {
   readonly outcome: string;
   readonly status: number;
   readonly upstreamStatus: number | undefined;
+  /** What the result guard did (or in audit mode would have done): ids and counts only. */
+  readonly resultGuard?: { readonly mode: 'enforce' | 'audit'; readonly hits: readonly { readonly detector: string; readonly action: string; readonly count: number }[] } | undefined;
   readonly arguments: { readonly present: true; readonly value: unknown } | undefined;
   readonly src: { readonly ip: string | undefined; readonly port: number | undefined };
   readonly dst: URL;
@@ -86,6 +88,7 @@ export function auditEvent(a: AuditInput): Record<string, unknown> {
       ...(a.traceId !== undefined && { trace_id: a.traceId }),
       ...(a.sideEffect !== undefined && { side_effect: a.sideEffect }),
       ...(a.upstreamStatus !== undefined && { upstream_status: a.upstreamStatus }),
+      ...(a.resultGuard !== undefined && { result_guard: { mode: a.resultGuard.mode, hits: a.resultGuard.hits.map((h) => ({ detector: h.detector, action: h.action, count: h.count })) } }),
       ...(a.wouldDeny !== undefined && { would_deny: true, would_deny_stage: a.wouldDeny.stage, ...(a.wouldDeny.error !== undefined && { would_deny_code: errors[a.wouldDeny.error].code }) }),
       ...(digest !== undefined && digest.ok && { arguments_sha256: sha256Hex(digest.text), arguments_bytes: Buffer.byteLength(digest.text) }),
     },

@@ -6,7 +6,8 @@ import { methodLabel } from '../mcp/methods.ts';
 import { approvalAuditEvent, auditEvent, contractAuditEvent } from './audit-event.ts';
 import type { AuditSink } from './audit-sink.ts';
 import {
-  approvalEvent, contractEvent, decision, requestClassified, requestEnd, upstreamEnd, type ApprovalEvent, type ContractEvent, type Decision, type RequestClassified, type RequestEnd, type UpstreamEnd,
+  approvalEvent, contractEvent, decision, requestClassified, requestEnd, resultGuard, upstreamEnd, type ApprovalEvent, type ContractEvent, type Decision, type RequestClassified, type RequestEnd,
+  type ResultGuardEvent, type UpstreamEnd,
 } from './channels.ts';
 import { guard } from './guard.ts';
 import { requestSlot } from './request-slot.ts';
@@ -46,6 +47,7 @@ interface RequestAudit {
   /** The first refusal shadow mode only recorded. */
   wouldDeny?: { readonly stage: string; readonly error: ErrorId | undefined };
   upstreamStatus?: number;
+  resultGuard?: Pick<ResultGuardEvent, 'mode' | 'hits'>;
 }
 
 export function startAudit(options: AuditOptions): Audit {
@@ -77,7 +79,7 @@ export function startAudit(options: AuditOptions): Audit {
     const isCall = message?.method === 'tools/call' && message.kind === 'request';
     const tool = isCall ? safeName(message.name) : undefined;
     const effect = tool === undefined ? undefined : sideEffect?.(tool);
-    if (s?.denial === undefined && s?.wouldDeny === undefined && !(isCall && effect !== 'read_only')) return;
+    if (s?.denial === undefined && s?.wouldDeny === undefined && s?.resultGuard === undefined && !(isCall && effect !== 'read_only')) return;
     const args = isCall && message.params !== undefined && Object.hasOwn(message.params, 'arguments') ? { present: true as const, value: callArguments(message) } : undefined;
     const event = auditEvent({
       timeMs: Date.now(),
@@ -92,6 +94,7 @@ export function startAudit(options: AuditOptions): Audit {
       outcome: e.outcome,
       status: e.status,
       upstreamStatus: s?.upstreamStatus,
+      resultGuard: s?.resultGuard,
       arguments: args,
       src: { ip: e.request.socket.remoteAddress, port: e.request.socket.remotePort },
       dst: options.upstream,
@@ -100,6 +103,10 @@ export function startAudit(options: AuditOptions): Audit {
       version: options.version,
     });
     record(event);
+  });
+  const onResultGuard = guard('audit', (m: unknown) => {
+    const g = m as ResultGuardEvent;
+    stateOf(g.request).resultGuard = { mode: g.mode, hits: g.hits };
   });
   const onContract = guard('audit', (m: unknown) => {
     record(contractAuditEvent(m as ContractEvent, { timeMs: Date.now(), pod: options.pod, version: options.version }));
@@ -118,6 +125,7 @@ export function startAudit(options: AuditOptions): Audit {
     [requestClassified, onClassified],
     [decision, onDecision],
     [upstreamEnd, onUpstreamEnd],
+    [resultGuard, onResultGuard],
     [requestEnd, onEnd],
     [contractEvent, onContract],
     [approvalEvent, onApproval],

@@ -216,6 +216,18 @@ export interface TaskEvent {
 }
 export const taskEvent = channel('toolgate:tasks');
 
+/**
+ * What the result guard did to one tools/call result (or, `mode: audit`,
+ * would have done): detector and lint rule ids with counts, never the text.
+ */
+export interface ResultGuardEvent {
+  readonly request: IncomingMessage;
+  readonly tool: string;
+  readonly mode: 'enforce' | 'audit';
+  readonly hits: readonly { readonly detector: string; readonly action: 'redact' | 'mark' | 'block' | 'cut'; readonly count: number }[];
+}
+export const resultGuard = channel('toolgate:result_guard');
+
 /** A tools/call deadline passed: before forwarding (not sent) or during the exchange (upstream aborted). */
 export interface DeadlinePassed {
   readonly phase: 'before_forward' | 'in_flight';

@@ -24,8 +24,9 @@ import {
 } from './channels.ts';
 import { discovery, type DiscoveryDone } from './channels.ts';
 import { auditRecord, grantState, grantStoreHealth, policyReload, snapshotLookup, type AuditRecord, type GrantState, type GrantStoreHealth, type PolicyReload, type SnapshotLookup } from './channels.ts';
-import { approvalEvent, breakerChange, deadlinePassed, heapTrim, idempotencyOutcome, rateLimitFallback, taskEvent, upstreamRetry } from './channels.ts';
-import type { ApprovalEvent, BreakerChange, DeadlinePassed, HeapTrim, IdempotencyOutcome, TaskEvent, UpstreamRetry } from './channels.ts';
+import { safeName } from './span-attributes.ts';
+import { approvalEvent, breakerChange, deadlinePassed, heapTrim, idempotencyOutcome, rateLimitFallback, resultGuard, taskEvent, upstreamRetry } from './channels.ts';
+import type { ApprovalEvent, BreakerChange, DeadlinePassed, HeapTrim, IdempotencyOutcome, ResultGuardEvent, TaskEvent, UpstreamRetry } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 
 /**
@@ -375,6 +376,12 @@ function executionMetrics(registry: Registry): Subscription[] {
     labelNames: ['event'] as const,
     registers: [registry],
   });
+  const guarded = new Counter({
+    name: 'toolgate_result_guard_total',
+    help: 'Result guard actions on tools/call results, by tool, detector (a detector id, a lint rule id, max_bytes or output_schema) and action: redact, mark, block, cut (too large); would_* under enforcement audit. Counts matches, never content.',
+    labelNames: ['tool', 'detector', 'action'] as const,
+    registers: [registry],
+  });
   const BREAKER = { closed: 0, half_open: 1, open: 2 } as const;
   return [
     [upstreamRetry, (m) => retries.labels((m as UpstreamRetry).reason, (m as UpstreamRetry).outcome).inc()],
@@ -384,6 +391,10 @@ function executionMetrics(registry: Registry): Subscription[] {
     [rateLimitFallback, () => fallback.inc()],
     [approvalEvent, (m) => approvals.labels((m as ApprovalEvent).event).inc()],
     [taskEvent, (m) => tasks.labels((m as TaskEvent).event).inc()],
+    [resultGuard, (m) => {
+      const g = m as ResultGuardEvent;
+      for (const h of g.hits) guarded.labels(safeName(g.tool) ?? 'invalid', h.detector, g.mode === 'audit' ? `would_${h.action}` : h.action).inc(h.count);
+    }],
   ];
 }
 

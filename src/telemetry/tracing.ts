@@ -6,7 +6,7 @@ import { errors, type ErrorId } from '../errors.ts';
 import type { Classified } from '../mcp/classify.ts';
 import { requestPath } from '../mcp/request-path.ts';
 import { decision, requestClassified, requestEnd, requestStart, upstreamEnd, upstreamStart, type Decision, type RequestClassified, type RequestEnd, type RequestStart, type UpstreamEnd, type UpstreamStart } from './channels.ts';
-import { approvalEvent, discovery, type ApprovalEvent, type DiscoveryDone } from './channels.ts';
+import { approvalEvent, discovery, resultGuard, type ApprovalEvent, type DiscoveryDone, type ResultGuardEvent } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 import { guard } from './guard.ts';
 import { requestSlot } from './request-slot.ts';
@@ -157,6 +157,15 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     span.addEvent(`toolgate.approval.${a.event}`, { 'toolgate.approval.id': a.approvalId, 'toolgate.approval.arguments_digest': a.argumentsDigest });
   });
 
+  const onResultGuard = guard('tracing', (m: unknown) => {
+    const g = m as ResultGuardEvent;
+    const span = traces.get(g.request)?.span;
+    if (span === undefined || !span.isRecording()) return;
+    for (const h of g.hits) {
+      span.addEvent('toolgate.result_guard', { 'toolgate.result_guard.detector': h.detector, 'toolgate.result_guard.action': h.action, 'toolgate.result_guard.count': h.count, 'toolgate.result_guard.mode': g.mode });
+    }
+  });
+
   const onDiscovery = guard('tracing', (m: unknown) => {
     const d = m as DiscoveryDone;
     const t = traces.get(d.request);
@@ -244,6 +253,7 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     [decision, onDecision],
     [discovery, onDiscovery],
     [approvalEvent, onApproval],
+    [resultGuard, onResultGuard],
     [upstreamStart, onUpstreamStart],
     [upstreamEnd, onUpstreamEnd],
     [requestEnd, onEnd],

@@ -136,6 +136,8 @@ export interface AnswerGuard {
 export interface GuardedAnswer {
   readonly status: number;
   readonly body: string;
+  /** The refusal the body carries, when the answer was withheld: the exchange's outcome, for metrics and audit. */
+  readonly refusal?: ErrorId | undefined;
 }
 
 export interface AnswerHold {
@@ -214,6 +216,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   readonly #bodyIdleMs: number;
   #eventStream = false;
   #idleTimer: NodeJS.Timeout | undefined;
+  /** A stream's answer the guard withheld: the outcome once the stream ends. */
+  #withheld: ErrorId | undefined;
 
   constructor(pool: Pool, call: UpstreamCall, done: (outcome: AttemptOutcome) => void) {
     const { req, res, requestHeaders, body, rpcId, onEventStream, onResponseHead } = call;
@@ -319,7 +323,12 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       const guard = statusCode === 200 ? this.#call.guardAnswer : undefined;
       if (drop !== undefined || guard !== undefined) {
         const injector = this.#injector;
-        const judge = (data: string) => (drop?.(data) === true ? null : guard?.judge(data)?.body);
+        const judge = (data: string): string | null | undefined => {
+          if (drop?.(data) === true) return null;
+          const judged = guard?.judge(data);
+          if (judged?.refusal !== undefined) this.#withheld = judged.refusal;
+          return judged?.body;
+        };
         this.#filter = new SseEventFilter(judge, injector === undefined ? (c) => res.write(c) : (c) => injector.write(c), guard?.maxBytes ?? MAX_JUDGED_EVENT_BYTES);
       }
     }
@@ -428,7 +437,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     const judged = this.#call.guardAnswer?.judge(body.toString('utf8'));
     this.#sendWhole(judged?.status ?? held.statusCode, held.headers, judged === undefined ? body : Buffer.from(judged.body));
     this.#timing?.ended();
-    this.#settle('forwarded');
+    this.#settle(judged?.refusal ?? 'forwarded');
   }
 
   #sendWhole(status: number, headers: Record<string, string | string[] | undefined>, body: Buffer): void {
@@ -451,7 +460,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     if (this.#res.headersSent) this.#res.end(`data: ${answer.body}\n\n`);
     else this.#sendWhole(answer.status, { 'content-type': 'application/json' }, Buffer.from(answer.body));
     this.#timing?.ended();
-    this.#settle('forwarded');
+    this.#settle(answer.refusal ?? 'forwarded');
     controller.abort(new Error('result over the guard bound'));
   }
 
@@ -490,7 +499,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     }
     this.#res.end();
     this.#timing?.ended();
-    this.#settle('forwarded');
+    this.#settle(this.#withheld ?? 'forwarded');
   }
 
   onResponseError(_controller: Controller, err: Error): void {

@@ -41,9 +41,10 @@ function buildServer(): McpServer {
 /**
  * A sessionful 2025-11-25 MCP server from the v1 SDK, wired to node:http the
  * way its documentation shows, with an event store so streams can resume.
- * `build` makes each session's server (by default: echo and count tools).
+ * `build` makes each session's server (by default: echo and count tools);
+ * with `enableJsonResponse` it answers POSTs with JSON instead of a stream.
  */
-export async function startV1Server(build: () => McpServer = buildServer): Promise<V1Server> {
+export async function startV1Server(build: () => McpServer = buildServer, options: { readonly enableJsonResponse?: boolean } = {}): Promise<V1Server> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const sessions = new Map<string, McpServer>();
   const seen: { method: string; headers: IncomingHttpHeaders }[] = [];
@@ -66,6 +67,7 @@ export async function startV1Server(build: () => McpServer = buildServer): Promi
       const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         eventStore: new OrderedEventStore(),
+        enableJsonResponse: options.enableJsonResponse ?? false,
         onsessioninitialized: (id) => {
           transports.set(id, created);
           sessions.set(id, server);

@@ -11,7 +11,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { normalizeRow } from './grant-row.ts';
 import type { Enforcement, GrantRow } from './grant-row.ts';
 import { policySchema } from './schema.ts';
-import type { ContractMode, Idempotency, PinMode, RawMetadata, RawPolicy, RawSurfaceRow, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
+import type { ContractMode, Idempotency, InjectionMode, PinMode, RawMetadata, RawPolicy, RawResults, RawSurfaceRow, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
 import type { PromptRow, ResourceRow, Surface } from './surface-row.ts';
 import { checkSemantics } from './semantics.ts';
 import { compileSchema, parseYaml, validateWith } from './validate.ts';
@@ -37,6 +37,19 @@ export interface ToolDefaults {
   /** Scopes a principal must hold, all of them, in addition to a grant. */
   readonly requiredScopes: readonly string[];
   readonly securityLevel: SecurityLevel;
+  /** What the result guard does with this tool's results; undefined: nothing, and the result streams through untouched. */
+  readonly results: ResultGuards | undefined;
+}
+
+/** A tool's `results` section, its own fields over the defaults' (docs/result-guard.md). */
+export interface ResultGuards {
+  /** A larger result is replaced by a `result_too_large` tool error; undefined: only the inspection bound applies. */
+  readonly maxBytes: number | undefined;
+  /** Detector ids whose matches are replaced by `[redacted: <id>]`. */
+  readonly redact: readonly string[];
+  readonly injection: InjectionMode;
+  /** `audit`: what the guard would do is recorded and the result goes on unchanged; undefined: the tool's enforcement. */
+  readonly enforcement: Enforcement | undefined;
 }
 
 export interface ToolMetadata extends ToolDefaults {
@@ -188,6 +201,7 @@ export const BUILTIN_DEFAULTS: ToolDefaults = Object.freeze({
   maxConcurrent: undefined,
   requiredScopes: Object.freeze([]),
   securityLevel: 'standard',
+  results: undefined,
 });
 
 /** Asymmetric algorithms only: HS* must be listed explicitly, `none` never. */
@@ -373,7 +387,19 @@ function resolveMetadata(m: RawMetadata, base: ToolDefaults): ToolDefaults {
     maxConcurrent: m.maxConcurrent ?? base.maxConcurrent,
     requiredScopes: m.requiredScopes === undefined ? base.requiredScopes : [...m.requiredScopes].sort(),
     securityLevel: m.securityLevel ?? base.securityLevel,
+    results: m.results === undefined ? base.results : resolveResults(m.results, base.results),
   };
+}
+
+/** Field by field over the base; a section that asks for nothing is no section, so its tool keeps today's path. */
+function resolveResults(r: RawResults, base: ResultGuards | undefined): ResultGuards | undefined {
+  const guards: ResultGuards = {
+    maxBytes: r.maxBytes ?? base?.maxBytes,
+    redact: r.redact ?? base?.redact ?? EMPTY,
+    injection: r.injection ?? base?.injection ?? 'off',
+    enforcement: r.enforcement ?? base?.enforcement,
+  };
+  return guards.maxBytes === undefined && guards.redact.length === 0 && guards.injection === 'off' ? undefined : guards;
 }
 
 function resolveTool(t: RawTool, defaults: ToolDefaults): ToolMetadata {

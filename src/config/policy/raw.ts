@@ -12,6 +12,16 @@ export type SecurityLevel = 'standard' | 'elevated' | 'strict';
 export type ContractMode = 'off' | 'alert' | 'enforce';
 export type PinMode = 'explicit' | 'first-seen';
 
+/** What the result guard does with a tool's results (docs/result-guard.md). */
+export type InjectionMode = 'off' | 'mark' | 'block';
+
+export interface RawResults {
+  maxBytes?: number;
+  redact?: string[];
+  injection?: InjectionMode;
+  enforcement?: Enforcement;
+}
+
 export interface RawMetadata {
   tier?: Tier;
   alwaysInclude?: boolean;
@@ -23,6 +33,7 @@ export interface RawMetadata {
   maxConcurrent?: number;
   requiredScopes?: string[];
   securityLevel?: SecurityLevel;
+  results?: RawResults;
 }
 
 export interface RawTool extends RawMetadata {

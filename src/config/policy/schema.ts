@@ -8,6 +8,7 @@
 import { DURATION_PATTERN, MAX_ROW_SCOPES, PRINCIPAL_PATTERN, ROW_NAME_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from './grant-row.ts';
 import { MAX_CONDITION_LENGTH } from './conditions.ts';
 import { MAX_URI_LENGTH } from '../../mcp/resource-uri.ts';
+import { DETECTOR_IDS } from '../../detectors/detectors.ts';
 
 const TIERS = ['critical', 'base', 'onDemand'] as const;
 const SIDE_EFFECTS = ['read_only', 'idempotent_write', 'non_idempotent_write'] as const;
@@ -81,6 +82,20 @@ const oneOrMany = {
   items: { type: 'string', minLength: 1, maxLength: 2048, pattern: NO_CONTROL },
 };
 
+/** The largest result the guard reads whole; see docs/result-guard.md. */
+export const MAX_GUARDED_RESULT_BYTES = 16 * 1024 * 1024;
+
+const results = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    maxBytes: { type: 'integer', minimum: 1, maximum: MAX_GUARDED_RESULT_BYTES },
+    redact: { type: 'array', uniqueItems: true, maxItems: DETECTOR_IDS.length, items: { enum: DETECTOR_IDS } },
+    injection: { enum: ['off', 'mark', 'block'] },
+    enforcement: { enum: ENFORCEMENT_MODES },
+  },
+};
+
 const metadataFields = {
   tier: { enum: TIERS },
   alwaysInclude: { type: 'boolean' },
@@ -92,6 +107,7 @@ const metadataFields = {
   maxConcurrent: { type: 'integer', minimum: 1, maximum: 100_000 },
   requiredScopes: scopes,
   securityLevel: { enum: SECURITY_LEVELS },
+  results,
 };
 
 const phrase = { type: 'string', minLength: 1, maxLength: 500, pattern: NO_CONTROL };

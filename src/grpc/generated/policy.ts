@@ -8,6 +8,7 @@ import type { ExplainResponse as _toolgate_v1_ExplainResponse, ExplainResponse__
 import type { GrantRow as _toolgate_v1_GrantRow, GrantRow__Output as _toolgate_v1_GrantRow__Output } from './toolgate/v1/GrantRow.ts';
 import type { PolicyServiceClient as _toolgate_v1_PolicyServiceClient, PolicyServiceDefinition as _toolgate_v1_PolicyServiceDefinition } from './toolgate/v1/PolicyService.ts';
 import type { Principal as _toolgate_v1_Principal, Principal__Output as _toolgate_v1_Principal__Output } from './toolgate/v1/Principal.ts';
+import type { ResultGuards as _toolgate_v1_ResultGuards, ResultGuards__Output as _toolgate_v1_ResultGuards__Output } from './toolgate/v1/ResultGuards.ts';
 import type { StageResult as _toolgate_v1_StageResult, StageResult__Output as _toolgate_v1_StageResult__Output } from './toolgate/v1/StageResult.ts';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
@@ -24,6 +25,7 @@ export interface ProtoGrpcType {
       GrantRow: MessageTypeDefinition<_toolgate_v1_GrantRow, _toolgate_v1_GrantRow__Output>
       PolicyService: SubtypeConstructor<typeof grpc.Client, _toolgate_v1_PolicyServiceClient> & { service: _toolgate_v1_PolicyServiceDefinition }
       Principal: MessageTypeDefinition<_toolgate_v1_Principal, _toolgate_v1_Principal__Output>
+      ResultGuards: MessageTypeDefinition<_toolgate_v1_ResultGuards, _toolgate_v1_ResultGuards__Output>
       StageResult: MessageTypeDefinition<_toolgate_v1_StageResult, _toolgate_v1_StageResult__Output>
     }
   }

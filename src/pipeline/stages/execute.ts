@@ -19,6 +19,8 @@ import type { Outcome } from '../outcome.ts';
 import { refuseCall } from './reply.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { Refusal } from '../../mcp/jsonrpc.ts';
+import type { AnswerGuard } from '../../upstream/forward.ts';
+import { answerGuard, judgeWhole, type ResultGuardDeps } from './result-guard.ts';
 
 /** What execution shares across calls (built once in main.ts). */
 export type ExecuteDeps = Execution;
@@ -34,7 +36,7 @@ const REPLAYED_META = 'io.toolgate/replayed';
  * cut to the caller's budget), its concurrency slot, its idempotency key,
  * then the upstream under the breaker and the retry rules.
  */
-export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors): ExecuteStage {
+export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors, results: ResultGuardDeps): ExecuteStage {
   const { upstream, idempotency, concurrency } = deps;
   const refused = (ex: Exchange, res: ServerResponse, refusal: Refusal): Outcome => refuseCall(ex, res, refusal, toolErrors);
   return async (ex, res, headers, body) => {
@@ -66,8 +68,9 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors): Execute
       };
       const record: AttemptRecord = { status: 0, refused: false };
       const holdAnswer = mayCreateTask(message.params) ? taskHold(deps.tasks, { principal: ex.principal.id, tool }, deps.maxResultBytes) : undefined;
-      if (!keyed) return await runCall(upstream, plan, { req, res, headers, body, rpcId: message.id, refuse: (r) => refused(ex, res, r), holdAnswer }, record);
-      return await keyedCall(ex, res, headers, body, key.key, plan, meta, holdAnswer);
+      const guardAnswer = answerGuard(ex, tool, meta.results, results);
+      if (!keyed) return await runCall(upstream, plan, { req, res, headers, body, rpcId: message.id, refuse: (r) => refused(ex, res, r), holdAnswer, guardAnswer }, record);
+      return await keyedCall(ex, res, headers, body, key.key, plan, meta, holdAnswer, guardAnswer);
     } finally {
       if (max !== undefined) concurrency.release(tool);
     }
@@ -78,7 +81,9 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors): Execute
    * with the scoped key, and settled with its final result, as UNKNOWN when
    * it may have run without one, or released when it certainly never left.
    */
-  async function keyedCall(ex: Exchange, res: ServerResponse, headers: string[], body: Buffer, key: string, plan: CallPlan, meta: ToolMetadata, holdAnswer: AnswerHold | undefined): Promise<Outcome> {
+  async function keyedCall(
+    ex: Exchange, res: ServerResponse, headers: string[], body: Buffer, key: string, plan: CallPlan, meta: ToolMetadata, holdAnswer: AnswerHold | undefined, guardAnswer: AnswerGuard | undefined,
+  ): Promise<Outcome> {
     const { request: req, message } = ex;
     // Promising one run per key with records a restart forgets would be a lie: refused, loudly.
     if (!idempotency.durable && meta.sideEffect === 'non_idempotent_write') return refused(ex, res, { error: 'idempotency_not_durable' });
@@ -93,7 +98,7 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors): Execute
     switch (claim.kind) {
       case 'completed':
         tell('replayed');
-        return replay(res, message.id, claim.response);
+        return replay(res, message.id, claim.response, guardAnswer);
       case 'not_stored':
         tell('not_stored');
         return refused(ex, res, { error: 'idempotent_result_not_stored' });
@@ -122,6 +127,7 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors): Execute
         onResponseHead: (status, h) => capture.head(status, h),
         onResponseChunk: (chunk) => capture.chunk(chunk),
         holdAnswer,
+        guardAnswer,
       }, record);
       return outcome;
     } finally {
@@ -161,13 +167,20 @@ function withKeyHeader(headers: string[], scope: string): string[] {
   return out;
 }
 
-/** The stored answer again, said to be a replay in the header payment APIs use and in `_meta`. */
-function replay(res: ServerResponse, id: Exchange['message']['id'], stored: StoredResponse): Outcome {
+/**
+ * The stored answer again, said to be a replay in the header payment APIs
+ * use and in `_meta`. The record holds what the upstream sent, so the result
+ * guard judges it again, under the policy in force now.
+ */
+function replay(res: ServerResponse, id: Exchange['message']['id'], stored: StoredResponse, guard: AnswerGuard | undefined): Outcome {
   const message: Record<string, unknown> = { ...stored.message, id };
   const result = message.result;
   if (isRecord(result)) message.result = { ...result, _meta: { ...(isRecord(result._meta) ? result._meta : {}), [REPLAYED_META]: true } };
   const text = JSON.stringify(message);
-  res.writeHead(stored.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'idempotent-replayed': 'true' }).end(text);
+  const judged = stored.status === 200 && guard !== undefined ? judgeWhole(guard, text) : undefined;
+  const out = judged?.body ?? text;
+  res.writeHead(judged?.status ?? stored.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out), 'idempotent-replayed': 'true' }).end(out);
   return 'answered';
 }
+
 

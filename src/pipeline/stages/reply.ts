@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { isRecord } from '../../json/record.ts';
 import type { Classified } from '../../mcp/classify.ts';
 import { clientResponseHeaders } from '../../mcp/headers.ts';
-import { sendError, type Refusal } from '../../mcp/jsonrpc.ts';
+import { errorBody, sendError, type Refusal } from '../../mcp/jsonrpc.ts';
 import { toolErrorResult, wireFor } from '../../mcp/tool-error.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
@@ -19,11 +19,26 @@ export function sendBuffered(res: ServerResponse, status: number, headers: Recor
 
 /** Answers a request with a result toolgate made itself (discovery, an interceptor's respond). */
 export function answer(res: ServerResponse, message: Classified, result: unknown): Outcome {
-  // 2026-07-28 results carry resultType, and its clients refuse one without it.
-  const stamped = message.era === 'modern' && isRecord(result) && !Object.hasOwn(result, 'resultType') ? { ...result, resultType: 'complete' } : result;
-  const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: stamped });
+  const text = resultBody(message, result);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
   return 'answered';
+}
+
+function resultBody(message: Classified, result: unknown): string {
+  // 2026-07-28 results carry resultType, and its clients refuse one without it.
+  const stamped = message.era === 'modern' && isRecord(result) && !Object.hasOwn(result, 'resultType') ? { ...result, resultType: 'complete' } : result;
+  return JSON.stringify({ jsonrpc: '2.0', id: message.id, result: stamped });
+}
+
+/**
+ * The refusal `refuse` would write, as a status and a body, for a place that
+ * writes it itself: an upstream answer replaced mid-stream, where only the
+ * body can still change.
+ */
+export function refusalBody(message: Classified, refusal: Refusal, toolErrors: ToolErrors, structured: boolean): { readonly status: number; readonly body: string } {
+  const wire = wireFor(message, refusal.error, false, toolErrors);
+  if (wire.form === 'tool_result') return { status: 200, body: resultBody(message, toolErrorResult(refusal.error, refusal.data, structured)) };
+  return { status: wire.status, body: errorBody(message.id, refusal.error, refusal.data) };
 }
 
 /**

@@ -53,10 +53,41 @@ tools:
   assert.deepEqual(t1, {
     tier: 'critical', alwaysInclude: false, sideEffect: 'read_only', timeoutMs: 5000, maxRetries: 1,
     resetTimeoutOnProgress: true, idempotency: 'optional', maxConcurrent: 4,
-    requiredScopes: ['a', 'b'], securityLevel: 'standard', aliases: [], examples: [],
+    requiredScopes: ['a', 'b'], securityLevel: 'standard', results: undefined, aliases: [], examples: [],
   });
   assert.equal(toolMetadata(p, 'unknown').tier, 'base');
   assert.equal(toolMetadata(p, 'toString').tier, 'base');
+});
+
+test('a results section takes its fields from the tool, then the defaults; one that asks for nothing is none', () => {
+  const p = ok(`
+defaults: {results: {maxBytes: 65536, redact: [email, aws_access_key]}}
+tools:
+  inherits: {}
+  marks: {results: {injection: mark, enforcement: audit}}
+  unredacted: {results: {redact: []}}
+  off: {results: {redact: [], injection: off}}
+`);
+  assert.deepEqual(toolMetadata(p, 'inherits').results, { maxBytes: 65536, redact: ['email', 'aws_access_key'], injection: 'off', enforcement: undefined });
+  assert.deepEqual(toolMetadata(p, 'marks').results, { maxBytes: 65536, redact: ['email', 'aws_access_key'], injection: 'mark', enforcement: 'audit' });
+  assert.deepEqual(toolMetadata(p, 'unredacted').results, { maxBytes: 65536, redact: [], injection: 'off', enforcement: undefined });
+  assert.deepEqual(toolMetadata(p, 'unknown').results, toolMetadata(p, 'inherits').results);
+  const bare = ok('tools: {t: {results: {redact: [], injection: off}}}');
+  assert.equal(toolMetadata(bare, 't').results, undefined, 'no section: the answer streams through unparsed');
+  assert.equal(toolMetadata(p, 'off').results?.maxBytes, 65536);
+});
+
+test('a results section naming an unknown detector or a bound past 16 MiB is refused, naming the field', () => {
+  for (const [text, path] of [
+    ['tools: {t: {results: {redact: [ssn]}}}', '/tools/t/results/redact/0'],
+    ['defaults: {results: {maxBytes: 16777217}}', '/defaults/results/maxBytes'],
+    ['tools: {t: {results: {injection: quarantine}}}', '/tools/t/results/injection'],
+    ['tools: {t: {results: {redcat: [email]}}}', '/tools/t/results/redcat'],
+  ] as const) {
+    const r = parsePolicy(text);
+    assert.equal(r.ok, false, text);
+    if (!r.ok) assert.ok(r.errors.some((e) => e.path === path), `${text}: ${JSON.stringify(r.errors)}`);
+  }
 });
 
 test('the policy is deep-frozen', () => {
