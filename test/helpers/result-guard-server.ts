@@ -2,7 +2,8 @@ import { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.j
 import { McpServer as V2McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { z } from 'zod';
-import { listenOnLoopback, type Listening } from './http-server.ts';
+import { listenOnLoopback, readAll, type Listening } from './http-server.ts';
+import { answerStateless } from './mcp-policy-server.ts';
 import { startV1Server, type V1Server } from './mcp-v1-server.ts';
 
 /**
@@ -76,4 +77,44 @@ export async function startResultV2Server(): Promise<Listening & { readonly url:
   }));
   const listening = await listenOnLoopback((req, res) => void handler(req, res));
   return { ...listening, url: `${listening.origin}/mcp` };
+}
+
+export interface DrippingUpstream extends Listening {
+  readonly url: string;
+  /** Answers toolgate stopped reading before the upstream finished writing them. */
+  abandoned(): number;
+}
+
+/**
+ * An upstream whose `drip` tool answers on an event stream: a progress
+ * notification, then one answer event of `HUGE_BYTES` written in small
+ * chunks over about a second, as a slow tool would. Listing goes through the
+ * v1 SDK; the stream is written by hand, so the test sees when toolgate hangs up.
+ */
+export async function startDrippingUpstream(): Promise<DrippingUpstream> {
+  let abandoned = 0;
+  const listening = await listenOnLoopback(async (req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(405).end();
+      return;
+    }
+    const body = JSON.parse((await readAll(req)).toString('utf8')) as { id?: unknown; method?: string; params?: { name?: string } };
+    if (body.method !== 'tools/call' || body.params?.name !== 'drip') {
+      await answerStateless('dripping', [{ name: 'drip', description: 'answers slowly and at length', inputSchema: { type: 'object' } }], req, res, body);
+      return;
+    }
+    res.on('close', () => {
+      if (!res.writableFinished) abandoned++;
+    });
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'starting' } })}\n\n`);
+    const answer = `data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: 'y'.repeat(HUGE_BYTES) }] } })}\n\n`;
+    const step = 4096;
+    for (let at = 0; at < answer.length && !res.destroyed; at += step) {
+      res.write(answer.slice(at, at + step));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    res.end();
+  });
+  return { ...listening, url: `${listening.origin}/mcp`, abandoned: () => abandoned };
 }

@@ -8,7 +8,8 @@ import type { Listening } from '../helpers/http-server.ts';
 import { connectModernClient } from '../helpers/mcp-v2-server.ts';
 import { metricValue } from '../helpers/metrics.ts';
 import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
-import { HUGE_BYTES, INJECTION, LEAKS, startResultV1Server, startResultV2Server } from '../helpers/result-guard-server.ts';
+import { HUGE_BYTES, INJECTION, LEAKS, startDrippingUpstream, startResultV1Server, startResultV2Server } from '../helpers/result-guard-server.ts';
+import { post } from '../helpers/raw.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const TOOLS = ['leaky', 'poisoned_mark', 'poisoned_block', 'huge', 'profile', 'contact', 'clean', 'leaky_audit'];
@@ -191,4 +192,25 @@ guardCases('v2 SDK server, v2 client pinned to 2026-07-28', async () => {
       await gate.close();
     },
   };
+});
+
+describe('result guard: a streamed answer over the bound', () => {
+  it('passes the events before it, ends the stream with the refusal, and hangs up on the upstream', async () => {
+    const policy = 'version: 1\nauthentication:\n  anonymous: { enabled: true }\ngrants:\n  - { principal: anonymous, tool: drip, effect: allow }\ntools:\n  drip: { results: { maxBytes: 16384 } }\n';
+    const setup = await startGateWith(startDrippingUpstream, { 'policy.yaml': policy });
+    try {
+      const call = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'drip', arguments: {} } });
+      const r = await post(setup.gate.url, call, { 'mcp-protocol-version': '2025-11-25' });
+      assert.equal(r.status, 200);
+      const events = r.text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => JSON.parse(e.slice(6)) as { id?: number; method?: string; result?: CallResult });
+      assert.deepEqual(events.map((e) => e.method ?? e.id), ['notifications/message', 7]);
+      const last = events.at(-1)?.result;
+      assert.equal(last?.isError, true);
+      assert.equal(last === undefined ? undefined : errorCode(last), 'result_too_large');
+      assert.ok(r.text.length < 4096, 'nothing of the oversized event reached the client');
+      await waitFor(() => setup.upstream.abandoned() === 1, 'the upstream to see toolgate hang up');
+    } finally {
+      await setup.close();
+    }
+  });
 });
