@@ -14,10 +14,10 @@ import { loadConfig } from './lib/config.ts';
 import { pinOrchestrator } from './lib/cpus.ts';
 import { renderTable } from './lib/report.ts';
 import { toolgateWithCatalogue } from './lib/contracts.ts';
-import { BENCH_KEY, writeBenchPolicy, writeRowsPolicy } from './lib/policy.ts';
+import { BENCH_KEY, writeBenchPolicy, writeGuardedPolicy, writeRowsPolicy } from './lib/policy.ts';
 import { SERVICE_ACCOUNT_CALL, toolgateWithServiceAccounts } from './lib/kubernetes.ts';
 import { l1HitRates, toolgateWithRedisGrants } from './lib/redis-policy.ts';
-import { SEARCH_CALL } from './lib/request.ts';
+import { REPORT_CALL, SEARCH_CALL } from './lib/request.ts';
 import { fig, runBenchmark, type Case } from './lib/runner.ts';
 import { measureStartup } from './lib/startup.ts';
 import { toolgateWithValidator } from './lib/validator.ts';
@@ -40,10 +40,13 @@ const launchers: Record<string, Launcher> = {
   rows20: toolgate('rows20', { args: ['--policy-file', writeRowsPolicy('plain')] }),
   conditions20: toolgate('conditions20', { args: ['--policy-file', writeRowsPolicy('conditions')] }),
   conditions20_every: toolgate('conditions20_every', { args: ['--policy-file', writeRowsPolicy('every')] }),
+  guarded: toolgate('guarded', { args: ['--policy-file', writeGuardedPolicy()] }),
 };
 
 /** The same call, authenticated with the bench agent's static key. */
 const AUTHENTICATED_CALL = { ...SEARCH_CALL, headers: { ...SEARCH_CALL.headers, authorization: `Bearer ${BENCH_KEY}` } };
+/** A call answered with a 4 KB report, authenticated the same way. */
+const REPORT = { ...REPORT_CALL, headers: { ...REPORT_CALL.headers, authorization: `Bearer ${BENCH_KEY}` } };
 
 /**
  * One entry per measured configuration: which target, what request, which
@@ -114,6 +117,20 @@ const cases: readonly Case[] = [
         policy_rss_loaded_mb: fig.mb(p?.rssLoadedMb),
       };
     },
+  },
+  {
+    id: 'policy_4k', label: 'toolgate, policy, a call answered with 4 KB, no result guard', target: 'policy', request: REPORT,
+    measures: ['throughput'], cpuVsFloor: true,
+    report: (r) => ({ ...fig.spread('policy_4k_cpu_ratio', r.cpuRatio.get('policy_4k')) }),
+  },
+  {
+    id: 'guarded', label: 'toolgate, policy, the same call with the result guard redacting 6 detectors', target: 'guarded', request: REPORT,
+    measures: ['throughput'], cpuVsFloor: true, expectInAnswer: '[redacted: aws_access_key]',
+    report: (r) => ({
+      ...fig.spread('guarded_cpu_ratio', r.cpuRatio.get('guarded')),
+      guard_cost_cpu_ratio: fig.ratio(r.cpuRatio.get('guarded')?.median, r.cpuRatio.get('policy_4k')?.median),
+      guarded_cpu_us_at_rate: fig.us(r.figures.get('guarded')?.cpuUsAtRate),
+    }),
   },
   {
     id: 'policy_serviceaccount', label: 'toolgate, policy with a ServiceAccount token (TokenReview cached)', target: 'policy_serviceaccount',

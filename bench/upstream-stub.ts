@@ -15,7 +15,7 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
-import { catalogueOf, SSE_TOOL_NAME, TOOLS } from './lib/request.ts';
+import { catalogueOf, incidentReport, REPORT_TOOL_NAME, SSE_TOOL_NAME, TOOLS } from './lib/request.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,6 +31,8 @@ const firstMs = Number(values['sse-first-ms']);
 const holdMs = Number(values['sse-hold-ms']);
 const CALL_TEXT = '3 open issues match: #4812 Checkout times out after second retry; '
   + '#4790 Card processor 504s under load; #4655 Retry budget ignores idempotency key.';
+const REPORT = JSON.stringify(incidentReport());
+const reportResult = (id: string) => `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":${REPORT}}],"isError":false}}`;
 const callResult = (id: string) =>
   `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":${JSON.stringify(CALL_TEXT)}}],"isError":false}}`;
 
@@ -92,6 +94,7 @@ const server = createServer((req, res) => {
       return sendJson(res, 200, `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(results(msg.method))}}`);
     }
     if (msg.params?.name === SSE_TOOL_NAME) return stream(res, id, msg.params?._meta?.progressToken);
+    if (msg.params?.name === REPORT_TOOL_NAME) return sendJson(res, 200, reportResult(id));
     sendJson(res, 200, callResult(id));
   });
 });

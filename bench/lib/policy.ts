@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SSE_TOOL_NAME, TOOLS } from './request.ts';
+import { REPORT_TOOL_NAME, SSE_TOOL_NAME, TOOLS } from './request.ts';
 
 /** The bench agent's static key; the policy case sends it as a bearer token. */
 export const BENCH_KEY = 'bench-agent-5d0c7e1f9a3b8c2d4e6f';
@@ -17,6 +17,17 @@ export function writeBenchPolicy(): string {
   return writePolicy([], [
     `  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`,
     `  - { principal: "*", tool: ${SSE_TOOL_NAME}, scopes: [ci.run], effect: allow }`,
+    `  - { principal: "*", tool: ${REPORT_TOOL_NAME}, scopes: [issues.read], effect: allow }`,
+  ]);
+}
+
+/**
+ * The bench policy with the result guard on the report tool: the detectors a
+ * platform team would turn on for a tool that returns tickets and logs.
+ */
+export function writeGuardedPolicy(): string {
+  return writePolicy([], [`  - { principal: "*", tool: ${REPORT_TOOL_NAME}, scopes: [issues.read], effect: allow }`], undefined, [
+    `  ${REPORT_TOOL_NAME}: { sideEffect: read_only, results: { redact: [aws_access_key, github_token, private_key, jwt, email, payment_card] } }`,
   ]);
 }
 
@@ -79,7 +90,9 @@ export function writeServiceAccountPolicy(authentication: readonly string[], nam
   return writePolicy([], [`  - { principal: "*", tool: ${search?.name}, scopes: ["system:serviceaccounts:${namespace}"], effect: allow }`], authentication);
 }
 
-function writePolicy(extraScopes: readonly string[], grantRows: readonly string[], authentication: readonly string[] = ['  staticKeys: { file: keys.yaml }']): string {
+function writePolicy(
+  extraScopes: readonly string[], grantRows: readonly string[], authentication: readonly string[] = ['  staticKeys: { file: keys.yaml }'], toolLines: readonly string[] = [],
+): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
   const hash = createHash('sha256').update(BENCH_KEY).digest('hex');
   const scopes = ['issues.read', 'ci.run', ...extraScopes].join(', ');
@@ -87,7 +100,7 @@ function writePolicy(extraScopes: readonly string[], grantRows: readonly string[
   const [search] = TOOLS;
   // The execution stages on: a deadline, retries (read-only), the breaker and a concurrency slot per call.
   const document = (execution: string) => ['version: 1', 'authentication:', ...authentication, 'tools:',
-    `  ${search?.name}: { sideEffect: read_only, maxRetries: 2, timeoutMs: 10000${execution} }`, 'grants:', ...grantRows, ''].join('\n');
+    `  ${search?.name}: { sideEffect: read_only, maxRetries: 2, timeoutMs: 10000${execution} }`, ...toolLines, 'grants:', ...grantRows, ''].join('\n');
   writeFileSync(join(dir, 'policy.yaml'), document(', maxConcurrent: 100000'));
   // For BENCH_BASELINE: builds before issue 21 refuse maxConcurrent, and the comparison is with them.
   writeFileSync(join(dir, 'baseline-policy.yaml'), document(''));

@@ -20,6 +20,8 @@ const MCP_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 
 /** The stub answers calls to this tool with an SSE stream instead of JSON. */
 export const SSE_TOOL_NAME = 'run_test_suite';
+/** The stub answers calls to this tool with a 4 KB result: the result guard's case. */
+export const REPORT_TOOL_NAME = 'read_incident_report';
 
 export const TOOLS = Object.freeze([
   {
@@ -55,7 +57,29 @@ export const TOOLS = Object.freeze([
       additionalProperties: false,
     },
   },
+  {
+    name: REPORT_TOOL_NAME,
+    description: 'Read an incident report: timeline, impact and follow-ups.',
+    inputSchema: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } }, required: ['id'], additionalProperties: false },
+    annotations: { readOnlyHint: true },
+  },
 ]);
+
+/**
+ * A 4 KB incident report as a tool returns it: prose, log lines, names and
+ * addresses, with one address and one leaked key id for the guard to redact.
+ */
+export function incidentReport(): string {
+  const lines = [
+    'INC-2291: checkout latency and card processor timeouts (resolved)',
+    'Reported by the on-call engineer, owner sre-payments@example.com. Severity 2; customers saw slow checkouts for 41 minutes.',
+    'A deploy key AKIAZ7QW3EXAMPLE4XYZ was found in the CI log during the investigation and has been rotated.',
+  ];
+  for (let i = 0; lines.join('\n').length < 4096; i++) {
+    lines.push(`2025-10-0${(i % 9) + 1}T0${i % 10}:1${i % 6}:00Z payments-api pod/payments-${i % 7} retry ${i % 3} of request ${48120 + i} to the processor returned 504 after 5000 ms; the breaker stayed closed`);
+  }
+  return lines.join('\n').slice(0, 4096);
+}
 
 /**
  * TOOLS padded with generated tools up to `size`: the shape of a large
@@ -90,6 +114,9 @@ export const SEARCH_CALL = toolCall(7, 'search_issues', {
   sort: 'updated',
   limit: 20,
 });
+
+/** A call the stub answers with a 4 KB report. */
+export const REPORT_CALL = toolCall(9, REPORT_TOOL_NAME, { id: 'INC-2291' });
 
 /** A call the stub answers as SSE: a progress event first, the result later. */
 export const STREAM_CALL = toolCall(8, SSE_TOOL_NAME, {

@@ -24,6 +24,8 @@ export interface Case {
   readonly request: BenchRequest;
   /** Status every measured response must carry; 200 responses must also match direct's body. */
   readonly expectStatus?: number;
+  /** For a target that edits the answer on purpose (the result guard): what its answer must contain instead of equalling direct's. */
+  readonly expectInAnswer?: string;
   readonly measures: readonly Measure[];
   /**
    * Measured in paired rounds with the floor (and, with BENCH_BASELINE, with
@@ -284,6 +286,10 @@ async function verify(c: Case, stub: Target, target: Target): Promise<string | u
     const got = await send(target.origin, req);
     if (got.status !== expectStatus) return `probe answered ${got.status}, expected ${expectStatus}`;
     if (expectStatus !== 200 || target === stub) continue;
+    if (c.expectInAnswer !== undefined) {
+      if (!got.body.includes(c.expectInAnswer)) return `probe answer lacks ${c.expectInAnswer}`;
+      continue;
+    }
     const want = await send(stub.origin, req);
     if (got.body !== want.body) return 'probe answer differs from the stub\'s own answer';
   }

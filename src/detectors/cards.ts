@@ -21,6 +21,8 @@ const BRANDS: readonly { readonly name: string; readonly prefix: RegExp; readonl
   { name: 'UnionPay', prefix: /^62/, lengths: [16, 17, 18, 19] },
 ];
 
+const MIN_DIGITS = 13;
+
 function isCardNumber(digits: string): boolean {
   return BRANDS.some((b) => b.lengths.includes(digits.length) && b.prefix.test(digits)) && luhnValid(digits);
 }
@@ -42,6 +44,8 @@ function find(text: string): Range[] {
   const ranges: Range[] = [];
   const run = new RegExp(RUN);
   for (let m = run.exec(text); m !== null; m = run.exec(text)) {
+    // Fewer characters than the shortest card has digits: most runs in ordinary text (dates, counts, ids) end here.
+    if (m[0].length < MIN_DIGITS) continue;
     const start = m.index;
     const end = start + m[0].length;
     const groups = m[0].split(/[ -]/);
