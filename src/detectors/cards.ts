@@ -6,9 +6,11 @@ import type { Detector, Range } from './detector.ts';
  * start right after a word character, a decimal point, a plus sign or a dash
  * (nor after a separator that follows one), so a slice of a longer number,
  * identifier or phone number is never a candidate. At most 19 groups: a
- * longer run is no card.
+ * longer run is no card. The lookahead (13 characters of digits and
+ * separators, the least a card takes) drops the dates, counts and ids of
+ * ordinary text before any of them is matched.
  */
-const RUN = /(?<![\w.,+-]|\d[ -])\d+(?:[ -]\d+){0,18}/g;
+const RUN = /(?<![\w.,+-]|\d[ -])(?=[\d -]{13})\d+(?:[ -]\d+){0,18}/g;
 
 /** Issuer (IIN) prefixes of the major schemes with the lengths each issues (ISO/IEC 7812 as the schemes publish it). */
 const BRANDS: readonly { readonly name: string; readonly prefix: RegExp; readonly lengths: readonly number[] }[] = [

@@ -69,17 +69,22 @@ export function section(readme: string, name: string): string | undefined {
   return m?.[1];
 }
 
-/** `node test/helpers/doc-tables.ts --write` refreshes the README's generated tables in place. */
+/** `node test/helpers/doc-tables.ts --write` refreshes the generated tables of the README and the detector page in place. */
 if (import.meta.main) {
   const { readFileSync, writeFileSync } = await import('node:fs');
-  const path = new URL('../../README.md', import.meta.url);
-  let readme = readFileSync(path, 'utf8');
-  const tables: Record<string, string> = {
-    errors: errorTable(), wire: wireTable(), settings: settingsTable(), metrics: await metricsTable(), 'injector-metrics': injectorMetricsTable(),
-  };
-  for (const [name, table] of Object.entries(tables)) {
-    readme = readme.replace(new RegExp(`(<!-- ${name}:begin -->\\n)[\\s\\S]*?(\\n<!-- ${name}:end -->)`), `$1${table}$2`);
+  const { detectorTable } = await import('../../src/detectors/table.ts');
+  const pages: [URL, Record<string, string>][] = [
+    [new URL('../../README.md', import.meta.url), {
+      errors: errorTable(), wire: wireTable(), settings: settingsTable(), metrics: await metricsTable(), 'injector-metrics': injectorMetricsTable(),
+    }],
+    [new URL('../../docs/result-guard-detectors.md', import.meta.url), { detectors: detectorTable() }],
+  ];
+  for (const [path, tables] of pages) {
+    let text = readFileSync(path, 'utf8');
+    for (const [name, table] of Object.entries(tables)) {
+      text = text.replace(new RegExp(`(<!-- ${name}:begin -->\\n)[\\s\\S]*?(\\n<!-- ${name}:end -->)`), (_m, open: string, close: string) => `${open}${table}${close}`);
+    }
+    if (process.argv.includes('--write')) writeFileSync(path, text);
+    else process.stdout.write(text);
   }
-  if (process.argv.includes('--write')) writeFileSync(path, readme);
-  else process.stdout.write(readme);
 }
