@@ -7,6 +7,7 @@ import { hasHigh, lintTool, RULE_IDS, scanText, summarize } from '../../../../sr
 import { lintTexts } from '../../../../src/catalogue/lint/texts.ts';
 import { HONEST_RESULTS, POISONED_RESULTS } from '../../../fixtures/contracts/honest-results.ts';
 import { POISONED } from '../../../fixtures/contracts/poisoned.ts';
+import { FRESH_ATTACKS, FRESH_BENIGN } from '../../../fixtures/contracts/fresh-phrasings.ts';
 import { TAXONOMY_BENIGN, TAXONOMY_POISONED } from '../../../fixtures/contracts/taxonomy-set.ts';
 import { corpus } from '../../../helpers/testdata.ts';
 
@@ -146,4 +147,26 @@ describe('the rules read as a result guard (scanText)', () => {
     const missed = POISONED_RESULTS.filter((text) => scanText(text).length === 0);
     assert.deepEqual(missed, []);
   });
+});
+
+describe('description lint on the rounds of fresh phrasings it was generalised against', () => {
+  it('catches every attack of every round, and flags none of the honest look-alikes', () => {
+    assert.ok(FRESH_ATTACKS.length >= 90 && FRESH_BENIGN.length >= 25);
+    const missed = FRESH_ATTACKS.filter((c) => !hasHigh(lintTool(c.tool))).map((c) => `round ${c.round}: ${String(c.tool.description).slice(0, 60)}`);
+    assert.deepEqual(missed, []);
+    const flagged = FRESH_BENIGN.filter((t) => hasHigh(lintTool(t))).map((t) => String(t.description));
+    assert.deepEqual(flagged, []);
+  });
+});
+
+describe('description lint on hostile sizes', () => {
+  // A quadratic pattern takes minutes on a megabyte; the timeout is a hang guard, not a speed target.
+  const units = ['http://', 'https://x', 'after the ', 'send ', '[//]: # (', 'when ', '{{', '<!--', 'without ', 'in the `'];
+  for (const unit of units) {
+    it(`reads a 1 MB run of ${JSON.stringify(unit)} in one linear pass`, { timeout: 120_000 }, () => {
+      const text = unit.repeat(Math.ceil(1_000_000 / unit.length));
+      lintTool({ name: 't', description: text });
+      assert.ok(Array.isArray(scanText(text)));
+    });
+  }
 });
