@@ -83,10 +83,11 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   const snapshot = grantSnapshot(grants);
   const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery, mayList: deps.mayList, toolErrors: settings.toolErrors });
   const discovery = deps.discovery === undefined ? undefined : discoveryStage(deps.discovery, deps.discoveryChain, settings.toolErrors);
-  const decide = chainStage(deps.chain, executeStage(deps.execution, settings.toolErrors, { schemas: deps.schemas, toolErrors: settings.toolErrors }), settings.toolErrors);
+  const results = { schemas: deps.schemas, toolErrors: settings.toolErrors };
+  const decide = chainStage(deps.chain, executeStage(deps.execution, settings.toolErrors, results), settings.toolErrors);
   const surfaces = surfaceStage(pool, deps.chain, settings.toolErrors);
   const listings = listingStage(pool, deps.maxRewriteBytes, settings.toolErrors);
-  const tasks = tasksStage({ pool, tasks: deps.execution.tasks, snapshot, maxRewriteBytes: deps.maxRewriteBytes, toolErrors: settings.toolErrors });
+  const tasks = tasksStage({ pool, tasks: deps.execution.tasks, snapshot, maxRewriteBytes: deps.maxRewriteBytes, toolErrors: settings.toolErrors, results });
   // Methods whose rules live in the policy, not the grant store: they never wait on it (tasks ask it only for their creator).
   const policyOnly = new Map<string, SurfaceStage>([
     ...SURFACE_METHODS.map((m) => [m, surfaces] as const),

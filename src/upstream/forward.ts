@@ -114,8 +114,6 @@ export interface AttemptOptions extends ForwardOptions {
    * the answer (the task a call created).
    */
   readonly holdAnswer?: AnswerHold | undefined;
-  /** Judges a 200 answer before it reaches the client (the result guard): a JSON body whole, a stream event by event. */
-  readonly guardAnswer?: AnswerGuard | undefined;
   readonly record?: AttemptRecord | undefined;
 }
 
@@ -175,6 +173,8 @@ export interface ForwardOptions {
   readonly onResponseHead?: ResponseHeadHook | undefined;
   /** On an event stream: events this says to drop (judged on their `data:`) never reach the client. */
   readonly dropEvent?: ((data: string) => boolean) | undefined;
+  /** Judges a 200 answer before it reaches the client (the result guard): a JSON body whole, a stream event by event. */
+  readonly guardAnswer?: AnswerGuard | undefined;
 }
 
 /** The largest single event a stream with `dropEvent` holds to judge; a larger one ends the stream. */

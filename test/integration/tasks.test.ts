@@ -25,6 +25,8 @@ const policy = (aliceMayReport: boolean) => `
 version: 1
 authentication:
   staticKeys: { file: keys.yaml }
+tools:
+  report: { results: { redact: [email] } }
 grants:
   - { principal: bob, tool: report, effect: allow }
   - { principal: alice, tool: slow_report, effect: allow }
@@ -37,8 +39,8 @@ const send = (gate: RunningToolgate, key: string, method: string, params: Record
     authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25',
   });
 
-async function startTask(gate: RunningToolgate, key: string, tool: string): Promise<string> {
-  const r = await send(gate, key, 'tools/call', { name: tool, arguments: { topic: 'q3' }, task: { ttl: 60_000 } });
+async function startTask(gate: RunningToolgate, key: string, tool: string, topic = 'q3'): Promise<string> {
+  const r = await send(gate, key, 'tools/call', { name: tool, arguments: { topic }, task: { ttl: 60_000 } });
   assert.equal(r.status, 200, r.text);
   const taskId = (r.json().result as { task?: { taskId?: string } } | undefined)?.task?.taskId;
   assert.equal(typeof taskId, 'string', r.text);
@@ -73,6 +75,14 @@ describe('tasks bound to the principal that created them (v1 SDK tasks server, 2
     await gate?.close();
     await upstream?.close();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('guards a task\'s result as its tool\'s own: tasks/result is redacted by the tool\'s results section', async () => {
+    const taskId = await startTask(gate, ALICE, 'report', 'ada@example.org');
+    const result = await send(gate, ALICE, 'tasks/result', { taskId });
+    assert.equal(result.status, 200, result.text);
+    assert.ok(!result.text.includes('ada@example.org'), result.text);
+    assert.match(result.text, /\[redacted: email\] task-result-3b9d/);
   });
 
   it('gives the creator its task, and everyone else the unknown-task answer on get, result, cancel and list', async () => {

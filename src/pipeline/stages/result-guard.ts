@@ -58,15 +58,29 @@ export function answerGuard(ex: GuardedCall, tool: string, guards: ResultGuards 
       if (!text.includes('"result"')) return undefined;
       const message = parse(text);
       if (message === undefined || message.id !== ex.message.id || !isRecord(message.result)) return undefined;
+      const call = callResultIn(message.result);
+      if (call === undefined) return undefined;
       if (limit !== undefined && audit && Buffer.byteLength(text) > limit) tell([{ detector: 'max_bytes', action: 'cut', count: 1 }]);
-      const guarded = guardResult(message.result, { guards, checkOutput });
+      const guarded = guardResult(call.result, { guards, checkOutput });
       if (guarded.kind === 'pass') return undefined;
       tell(guarded.hits);
       if (audit) return undefined;
-      if (guarded.kind === 'edited') return { status: 200, body: JSON.stringify({ ...message, result: guarded.result }) };
+      if (guarded.kind === 'edited') return { status: 200, body: JSON.stringify({ ...message, result: call.put(guarded.result) }) };
       return refused({ error: guarded.error, ...(guarded.rules.length > 0 && { data: { rules: guarded.rules } }) });
     },
   };
+}
+
+/**
+ * Where the tool's CallToolResult sits in an answer: the result itself
+ * (tools/call, tasks/result), or a finished task's result inlined in its
+ * status (2026-07-28 tasks/get). A task's creation or a bare status has
+ * none, and passes.
+ */
+function callResultIn(result: Record<string, unknown>): { readonly result: Record<string, unknown>; readonly put: (edited: Readonly<Record<string, unknown>>) => Record<string, unknown> } | undefined {
+  if (Array.isArray(result.content) || Object.hasOwn(result, 'structuredContent')) return { result, put: (edited) => ({ ...edited }) };
+  const inner = result.result;
+  return isRecord(inner) && Array.isArray(inner.content) ? { result: inner, put: (edited) => ({ ...result, result: edited }) } : undefined;
 }
 
 function parse(text: string): Record<string, unknown> | undefined {

@@ -16,6 +16,8 @@ import { forward } from '../../upstream/forward.ts';
 import { rewriteResult } from '../../upstream/rewrite.ts';
 import type { Outcome } from '../outcome.ts';
 import { refuse, sendBuffered } from './reply.ts';
+import { toolMetadata } from '../../config/policy/policy.ts';
+import { answerGuard, type ResultGuardDeps } from './result-guard.ts';
 
 /** The tasks requests of 2025-11-25 and of the 2026-07-28 tasks extension. */
 export const TASK_METHODS: readonly string[] = ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update', 'tasks/list'];
@@ -27,6 +29,8 @@ export interface TasksDeps {
   readonly snapshot: (req: IncomingMessage, principal: Principal) => GrantSnapshot | undefined | Promise<GrantSnapshot | undefined>;
   readonly maxRewriteBytes: number;
   readonly toolErrors: ToolErrors;
+  /** A task's result is its tool's result: the tool's result guard judges it as it would the call's own answer. */
+  readonly results: ResultGuardDeps;
 }
 
 export type TasksStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
@@ -74,7 +78,10 @@ export function tasksStage(deps: TasksDeps): TasksStage {
       if (!mayCall(ex.policy, snap, ex.principal, owner.tool)) return refused(ex, res, { error: 'tool_not_granted' }, 'revoked');
     }
     tell(ex, 'owner');
-    return forward(pool, ex.request, res, headers, body, ex.message.id, { refuse: (r) => refuse(res, ex.message, r, toolErrors) });
+    const guardAnswer = ex.message.method === 'tasks/result' || ex.message.method === 'tasks/get'
+      ? answerGuard(ex, owner.tool, toolMetadata(ex.policy, owner.tool).results, deps.results)
+      : undefined;
+    return forward(pool, ex.request, res, headers, body, ex.message.id, { refuse: (r) => refuse(res, ex.message, r, toolErrors), guardAnswer });
   }
 
   async function list(ex: Exchange, res: ServerResponse, headers: string[], body: Buffer): Promise<Outcome> {
