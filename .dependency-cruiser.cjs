@@ -27,6 +27,7 @@ const LAYERS = [
   ['grpc', '^src/grpc/'],
   ['inject', '^src/inject/'],
   ['commands', '^src/commands/'],
+  ['modes', '^src/modes/'],
   ['main', '^src/main\\.ts$'],
   ['entry', '^src/(cli\\.ts|demo/)'],
 ];

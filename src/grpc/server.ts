@@ -60,9 +60,11 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     admin?.close();
     throw err;
   });
+  // Closed by the drain on a stop and again by the teardown that follows it: the first call decides.
+  let closing: Promise<void> | undefined;
   return {
     port,
-    close: (graceMs) => new Promise((resolve) => {
+    close: (graceMs) => closing ??= new Promise((resolve) => {
       health.close();
       admin?.close();
       const force = setTimeout(() => server.forceShutdown(), graceMs);

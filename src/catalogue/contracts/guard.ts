@@ -52,6 +52,17 @@ export class ContractGuard {
     this.#opts = opts;
   }
 
+  /**
+   * Evaluates again every `ms`, so pins approved elsewhere (another replica,
+   * the CLI) are read even when no revision change announces them. Returns
+   * what stops it.
+   */
+  recheckEvery(ms: number): () => void {
+    const timer = setInterval(() => void this.evaluate(), ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** Re-evaluates; concurrent requests share one run plus at most one more. */
   evaluate(): Promise<void> {
     if (this.#running !== undefined) {
