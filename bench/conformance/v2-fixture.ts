@@ -20,7 +20,10 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { TaskBoard } from '../../test/helpers/task-board.ts';
+import { TASKS_REQUIRED } from '../../test/helpers/tasks-extension.ts';
 import { registerInputRequiredTools } from './v2-input-required.ts';
+import { registerTaskTools, TASK_REQUIRED_TOOLS } from './v2-tasks.ts';
 
 // A 1×1 PNG and a minimal WAV: the content checks look at type, data and mimeType only.
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -34,6 +37,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export function fixtureFactory(): () => McpServer {
   // Tampered state must fail verification (input-required-result-tampered-state), so it is HMAC-signed.
   const codec = createRequestStateCodec<{ round: number }>({ key: randomBytes(32) });
+  // Tasks outlive the request that created them, so they live beside the factory, not in a server.
+  const board = new TaskBoard({ ttlMs: 60_000, pollIntervalMs: 100 });
   return () => {
     const server = new McpServer(
       { name: 'toolgate-conformance-fixture', version: '1.0.0' },
@@ -46,6 +51,7 @@ export function fixtureFactory(): () => McpServer {
     registerContentTools(server);
     registerDiagnosticTools(server);
     registerInputRequiredTools(server, codec.mint.bind(codec));
+    registerTaskTools(server, board);
     registerPrompts(server);
     registerResources(server);
     return server;
@@ -188,11 +194,19 @@ function registerResources(server: McpServer): void {
   );
 }
 
+/** Client capabilities a tools/call must declare, per tool, to be served at all. */
+const REQUIRED_CAPABILITIES = new Map<string, Readonly<Record<string, unknown>>>([
+  ['test_missing_capability', { sampling: {} }],
+  ...TASK_REQUIRED_TOOLS.map((name) => [name, TASKS_REQUIRED.requiredCapabilities] as const),
+]);
+
 /**
  * McpServer turns any error a tool handler throws into an `isError` result, so
- * the -32021 that server-stateless expects for `test_missing_capability`
- * (HTTP 400, `requiredCapabilities: {sampling: {}}`) is answered here, in
- * front of the SDK handler. Undefined for every other request.
+ * the -32021 `MissingRequiredClientCapability` answer (HTTP 400, naming the
+ * capabilities in `requiredCapabilities`) that server-stateless expects for
+ * `test_missing_capability` without `sampling`, and tasks-required-task-error
+ * for a `taskSupport: required` tool without the tasks extension, is given
+ * here, in front of the SDK handler. Undefined for every other request.
  */
 export async function missingCapability(request: Request): Promise<Response | undefined> {
   if (request.method !== 'POST') return undefined;
@@ -202,12 +216,23 @@ export async function missingCapability(request: Request): Promise<Response | un
   } catch {
     return undefined;
   }
-  if (!isRecord(body) || body.method !== 'tools/call' || !isRecord(body.params) || body.params.name !== 'test_missing_capability') return undefined;
+  if (!isRecord(body) || body.method !== 'tools/call' || !isRecord(body.params) || typeof body.params.name !== 'string') return undefined;
+  const requiredCapabilities = REQUIRED_CAPABILITIES.get(body.params.name);
+  if (requiredCapabilities === undefined) return undefined;
   const meta = isRecord(body.params._meta) ? body.params._meta : {};
   const caps = meta['io.modelcontextprotocol/clientCapabilities'];
-  if (isRecord(caps) && caps.sampling !== undefined) return undefined;
-  const error = new MissingRequiredClientCapabilityError({ requiredCapabilities: { sampling: {} } });
+  if (isRecord(caps) && declares(caps, requiredCapabilities)) return undefined;
+  const error = new MissingRequiredClientCapabilityError({ requiredCapabilities });
   return Response.json({ jsonrpc: '2.0', id: body.id ?? null, error: { code: error.code, message: error.message, data: error.data } }, { status: 400 });
+}
+
+/** Every required capability is declared; for `extensions`, every required extension. */
+function declares(caps: Readonly<Record<string, unknown>>, required: Readonly<Record<string, unknown>>): boolean {
+  return Object.entries(required).every(([key, want]) => {
+    const have = caps[key];
+    if (key !== 'extensions') return have !== undefined;
+    return isRecord(have) && isRecord(want) && Object.keys(want).every((ext) => Object.hasOwn(have, ext));
+  });
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
