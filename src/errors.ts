@@ -239,9 +239,14 @@ export const errors = Object.freeze({
     when: "an `Mcp-Session-Id` this principal did not open through toolgate: another caller's, ended, forgotten after `TOOLGATE_SESSION_IDLE_MS`, or never issued",
   }),
   method_not_found: def({
-    code: 'method_not_found', status: 404, rpcCode: -32601, retryable: false, hint: 'use_allowed_method', outsideMcp: true,
+    code: 'method_not_found', status: 404, rpcCode: -32601, retryable: false, hint: 'use_allowed_method',
     message: 'Method not found',
-    when: 'discovery disabled: answered exactly as upstream answers an unknown method',
+    when: 'a method the request\'s protocol version does not have, answered as a server answers it: `tasks/result` on 2026-07-28 (the tasks extension removed it)',
+  }),
+  missing_client_capability: def({
+    code: 'missing_client_capability', status: 400, rpcCode: -32021, retryable: false, hint: 'fix_request',
+    message: 'The request does not declare a client capability this method needs (error.data.requiredCapabilities); declare it in the request\'s _meta and send it again',
+    when: 'a 2026-07-28 `tasks/get`, `tasks/update` or `tasks/cancel` whose request does not declare the tasks extension, answered as the extension says a server answers it, before any task is looked up',
   }),
   method_not_allowed: def({
     code: 'method_not_allowed', status: 405, rpcCode: -31405, retryable: false, hint: 'use_allowed_method', keepsStatus: true,

@@ -12,7 +12,15 @@ const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
  */
 export function mayCreateTask(params: Readonly<Record<string, unknown>> | undefined): boolean {
   if (params === undefined) return false;
-  if (isRecord(params.task)) return true;
+  return isRecord(params.task) || declaresTasks(params);
+}
+
+/** What a 2026-07-28 request that needs the tasks extension must declare, as MissingRequiredClientCapability data. */
+export const TASKS_REQUIRED = Object.freeze({ extensions: Object.freeze({ [TASKS_EXTENSION]: Object.freeze({}) }) });
+
+/** Whether a 2026-07-28 request declares the tasks extension in its `_meta` client capabilities (declared per request). */
+export function declaresTasks(params: Readonly<Record<string, unknown>> | undefined): boolean {
+  if (params === undefined) return false;
   const meta = params._meta;
   const caps = isRecord(meta) ? meta[CAPABILITIES_META] : undefined;
   const extensions = isRecord(caps) ? caps.extensions : undefined;

@@ -29,6 +29,8 @@ export interface ErrorData {
   readonly limit?: number;
   /** The lint rules a withheld result tripped. */
   readonly rules?: readonly string[];
+  /** What the request must declare (MCP's MissingRequiredClientCapability data). */
+  readonly requiredCapabilities?: Readonly<Record<string, unknown>>;
 }
 
 /** A URL-mode elicitation (MCP 2025-11-25 and 2026-07-28 `ElicitRequestURLParams`). */

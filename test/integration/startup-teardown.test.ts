@@ -27,7 +27,7 @@ function grown(before: Map<string, number>): string[] {
 }
 
 /** Holds a port as another process would, so a listener of toolgate's cannot bind it. */
-async function holdPort(): Promise<{ port: number; release(): Promise<void> }> {
+async function holdPort(): Promise<{ readonly port: number; readonly release: () => Promise<void> }> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;

@@ -106,7 +106,7 @@ describe('2026-07-28 tasks extension: tasks bound to the principal that created 
 
     const seenBefore = upstream.seen.length;
     for (const key of [BOB, NOBODY]) {
-      for (const method of ['tasks/get', 'tasks/result', 'tasks/update', 'tasks/cancel']) await assertUnknown(gate.url, key, method, taskId);
+      for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) await assertUnknown(gate.url, key, method, taskId);
     }
     assert.deepEqual(upstream.seen.slice(seenBefore), [], 'no request about another principal\'s task reached the server');
 
@@ -114,6 +114,33 @@ describe('2026-07-28 tasks extension: tasks bound to the principal that created 
     const list = await send(gate.url, BOB, 'tasks/list', {});
     assert.equal(list.json().error?.code, -32601, list.text);
     assertNoTaskContent(list, taskId);
+  });
+
+  it('answers what the extension says a server answers before any task is looked up, to the creator and everyone alike', async () => {
+    const { gate, upstream } = h;
+    const taskId = await startTask(gate.url, ALICE, 'report');
+    const seenBefore = upstream.seen.length;
+    // The extension removed tasks/result: -32601 for every id and every caller.
+    const answers = await Promise.all([ALICE, BOB].flatMap((key) => [taskId, NO_SUCH_TASK].map((id) => send(gate.url, key, 'tasks/result', { taskId: id }, 9))));
+    for (const r of answers) {
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json().error?.code, -32601, r.text);
+      assert.equal(r.text, answers[0]?.text);
+      assertNoTaskContent(r, taskId);
+    }
+    // A request about a task that does not declare the extension: -32021 naming what to declare, whoever asks.
+    for (const key of [ALICE, BOB]) {
+      for (const id of [taskId, NO_SUCH_TASK]) {
+        const raw = await post(gate.url, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId: id } }), {
+          authorization: `Bearer ${key}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tasks/get', 'mcp-name': id,
+        });
+        const error = raw.json().error;
+        assert.equal(error?.code, -32021, raw.text);
+        assert.deepEqual(error?.data?.requiredCapabilities, { extensions: { [TASKS_EXTENSION]: {} } });
+        assertNoTaskContent(raw, taskId);
+      }
+    }
+    assert.deepEqual(upstream.seen.slice(seenBefore), [], 'none of them reached the server');
   });
 
   it('refuses a creator whose grant was revoked on get and update, and still lets it cancel', async () => {
@@ -165,7 +192,7 @@ describe('2026-07-28 tasks bound through Redis, across two replicas', () => {
     assert.match(JSON.stringify(done.result), new RegExp(TASK_SECRET_2026));
     const seenBefore = h.upstream.seen.length;
     for (const url of [h.gate.url, other.url]) {
-      for (const method of ['tasks/get', 'tasks/result', 'tasks/update', 'tasks/cancel']) await assertUnknown(url, BOB, method, taskId);
+      for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) await assertUnknown(url, BOB, method, taskId);
     }
     assert.deepEqual(h.upstream.seen.slice(seenBefore), []);
   });

@@ -3,6 +3,7 @@ import type { Pool } from 'undici';
 import type { Principal } from '../../auth/types.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { TaskStore } from '../../execution/task-store.ts';
+import { declaresTasks, TASKS_REQUIRED } from '../../execution/task-result.ts';
 import type { ErrorId } from '../../errors.ts';
 import { mayCall } from '../../grants/visibility.ts';
 import type { GrantSnapshot } from '../../grants/types.ts';
@@ -104,7 +105,23 @@ export function tasksStage(deps: TasksDeps): TasksStage {
     return sendBuffered(res, up.status, up.headers, rewritten);
   }
 
-  return (ex, res, headers, body) => (ex.message.method === 'tasks/list' ? list(ex, res, headers, body) : named(ex, res, headers, body));
+  /**
+   * What the 2026-07-28 tasks extension answers before any task is looked
+   * up, as a server would, so toolgate in front changes nothing a client
+   * sees: it has no tasks/result, and its other methods need the extension
+   * declared on the request.
+   */
+  const modernRefusal = (ex: Exchange): Refusal | undefined => {
+    if (ex.message.era !== 'modern' || ex.message.method === 'tasks/list') return undefined;
+    if (ex.message.method === 'tasks/result') return { error: 'method_not_found' };
+    return declaresTasks(ex.message.params) ? undefined : { error: 'missing_client_capability', data: { requiredCapabilities: TASKS_REQUIRED } };
+  };
+
+  return (ex, res, headers, body) => {
+    const early = modernRefusal(ex);
+    if (early !== undefined) return Promise.resolve(refused(ex, res, early, 'not_found'));
+    return ex.message.method === 'tasks/list' ? list(ex, res, headers, body) : named(ex, res, headers, body);
+  };
 }
 
 function entries(result: Record<string, unknown>): unknown[] {
