@@ -4,6 +4,8 @@
  *   - 0.1.16's active suite against server-everything (the primary one);
  *   - revision_2026_07_28: the 0.2.0 pre-release with `--requirements
  *     2026-07-28` against the stateless v2-SDK fixture (bench/conformance/v2-server.ts);
+ *   - revision_2026_07_28_policy: the same, with toolgate in policy mode under a
+ *     policy that allows everything the fixture offers (bench/conformance/permissive-policy.ts);
  *   - prerelease_active: the pre-release's active suite against the same fixture.
  * Prints failed and differing checks, then as its last line one JSON object:
  *   {"direct":{"passed":N,"failed":M},"toolgate":{…},"identical":true|false,

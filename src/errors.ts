@@ -239,9 +239,9 @@ export const errors = Object.freeze({
     when: "an `Mcp-Session-Id` this principal did not open through toolgate: another caller's, ended, forgotten after `TOOLGATE_SESSION_IDLE_MS`, or never issued",
   }),
   method_not_found: def({
-    code: 'method_not_found', status: 404, rpcCode: -32601, retryable: false, hint: 'use_allowed_method',
+    code: 'method_not_found', status: 404, rpcCode: -32601, retryable: false, hint: 'use_allowed_method', keepsStatus: true,
     message: 'Method not found',
-    when: 'a method the request\'s protocol version does not have, answered as a server answers it: `tasks/result` on 2026-07-28 (the tasks extension removed it)',
+    when: 'a method the request\'s protocol version does not have, answered as a 2026-07-28 server answers it (HTTP 404, SEP-2575): `resources/subscribe` (replaced by `subscriptions/listen`) and the tasks extension\'s removed `tasks/result`',
   }),
   missing_client_capability: def({
     code: 'missing_client_capability', status: 400, rpcCode: -32021, retryable: false, hint: 'fix_request',

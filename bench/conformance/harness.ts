@@ -12,6 +12,7 @@ import path from 'node:path';
 import { stop, stopAll } from './processes.ts';
 import { compare, tally, type CheckRecord, type Comparison, type Tally } from './results.ts';
 import { packageBin, REPO_ROOT, startEverything, startToolgate, startV2Fixture } from './servers.ts';
+import { writePermissivePolicy } from './permissive-policy.ts';
 import { runSuite } from './suite.ts';
 
 export type Upstream = 'everything' | 'v2-fixture';
@@ -32,6 +33,8 @@ export interface HarnessOptions {
   readonly outputDir: string | undefined;
   /** Skip the run through toolgate (for developing the harness without a proxy). */
   readonly directOnly: boolean;
+  /** toolgate in policy mode with a policy allowing all the upstream offers (`permissive-policy.ts`); else without a policy. */
+  readonly permissivePolicy?: boolean;
 }
 
 export interface SideResult {
@@ -81,7 +84,8 @@ export async function runComparison(o: HarnessOptions): Promise<HarnessReport> {
 async function runSide(o: HarnessOptions, outDir: string, viaToolgate: boolean): Promise<SideResult> {
   const upstream = o.upstream === 'v2-fixture' ? await startV2Fixture() : await startEverything();
   try {
-    const proxy = viaToolgate ? await startToolgate(o.toolgateEntry, upstream.port) : undefined;
+    const policy = viaToolgate && o.permissivePolicy === true ? await writePermissivePolicy(upstream.mcpUrl, path.dirname(outDir)) : undefined;
+    const proxy = viaToolgate ? await startToolgate(o.toolgateEntry, upstream.port, policy) : undefined;
     try {
       const run = await runSuite({
         bin: o.bin,

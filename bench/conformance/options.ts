@@ -123,6 +123,8 @@ export function prereleaseOptions(base: HarnessOptions, nextBin: string): readon
   const common = { ...base, bin: nextBin, upstream: 'v2-fixture', scenarios: [], suite: 'active' } as const;
   return [
     ['revision_2026_07_28', Object.freeze({ ...common, requirements: '2026-07-28' })],
+    // The same, through toolgate in policy mode with everything allowed: the policy path's wire, tasks binding included.
+    ['revision_2026_07_28_policy', Object.freeze({ ...common, requirements: '2026-07-28', permissivePolicy: true })],
     ['prerelease_active', Object.freeze({ ...common, requirements: undefined })],
   ];
 }

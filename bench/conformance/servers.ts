@@ -55,8 +55,8 @@ export async function startV2Fixture(): Promise<Running> {
   return { child, mcpUrl, port };
 }
 
-/** Runs `entry` (toolgate's CLI, src/cli.ts or a built dist/cli.js) in front of the upstream. */
-export async function startToolgate(entry: string, upstreamPort: number): Promise<Running> {
+/** Runs `entry` (toolgate's CLI, src/cli.ts or a built dist/cli.js) in front of the upstream, with a policy when given one. */
+export async function startToolgate(entry: string, upstreamPort: number, policyFile?: string): Promise<Running> {
   const port = await freePort();
   const adminPort = await freePort();
   const child = spawnNode(
@@ -67,6 +67,7 @@ export async function startToolgate(entry: string, upstreamPort: number): Promis
       '--port', String(port),
       '--admin-port', String(adminPort),
       '--host', '127.0.0.1',
+      ...(policyFile === undefined ? [] : ['--policy-file', policyFile]),
     ],
     process.env,
     REPO_ROOT,

@@ -144,6 +144,24 @@ describe('conformance through toolgate', () => {
     // Toolgate may gain checks (its own header validation where a server is lenient), never lose one.
     assert.deepEqual(lostThroughToolgate(report), [], 'checks that pass directly but not through toolgate');
   });
+
+  it('passes them all through toolgate in policy mode too, under a policy that allows everything the fixture offers', { timeout: 60_000 }, async () => {
+    const report = await runComparison({
+      bin: defaultNextBin(),
+      upstream: 'v2-fixture',
+      toolgateEntry: defaultToolgateEntry(),
+      suite: 'active',
+      scenarios: [],
+      requirements: '2026-07-28',
+      timeoutMs: 25_000,
+      outputDir: undefined,
+      directOnly: false,
+      permissivePolicy: true,
+    });
+    assert.ok(report.direct.tally.passed >= 180, `direct run passed only ${report.direct.tally.passed} checks`);
+    // The policy path answers removed methods and undeclared task requests as the server does (resources/subscribe, tasks/result).
+    assert.deepEqual(lostThroughToolgate(report), [], 'checks that pass directly but not through toolgate in policy mode');
+  });
 });
 
 function lostThroughToolgate(report: HarnessReport): string[] {

@@ -120,10 +120,10 @@ describe('2026-07-28 tasks extension: tasks bound to the principal that created 
     const { gate, upstream } = h;
     const taskId = await startTask(gate.url, ALICE, 'report');
     const seenBefore = upstream.seen.length;
-    // The extension removed tasks/result: -32601 for every id and every caller.
+    // The extension removed tasks/result: -32601 at HTTP 404 (SEP-2575), as the server says it, for every id and every caller.
     const answers = await Promise.all([ALICE, BOB].flatMap((key) => [taskId, NO_SUCH_TASK].map((id) => send(gate.url, key, 'tasks/result', { taskId: id }, 9))));
     for (const r of answers) {
-      assert.equal(r.status, 200, r.text);
+      assert.equal(r.status, 404, r.text);
       assert.equal(r.json().error?.code, -32601, r.text);
       assert.equal(r.text, answers[0]?.text);
       assertNoTaskContent(r, taskId);

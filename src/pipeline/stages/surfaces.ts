@@ -20,6 +20,8 @@ export const SURFACE_METHODS: readonly string[] = ['resources/read', 'resources/
  */
 export function surfaceStage(pool: Pool, chain: Chain, toolErrors: ToolErrors): SurfaceStage {
   return async (ex, res, headers, body) => {
+    // 2026-07-28 has no resources/subscribe (subscriptions/listen replaced it): answered as its servers answer it.
+    if (ex.message.era === 'modern' && ex.message.method === 'resources/subscribe') return refuse(res, ex.message, { error: 'method_not_found' }, toolErrors);
     const verdict = await chain.run(ex);
     if (verdict.kind === 'deny') return refuse(res, ex.message, verdict, toolErrors);
     return forward(pool, ex.request, res, headers, body, ex.message.id, { refuse: (r) => refuse(res, ex.message, r, toolErrors) });
