@@ -14,7 +14,8 @@ import { loadConfig } from './lib/config.ts';
 import { pinOrchestrator } from './lib/cpus.ts';
 import { renderTable } from './lib/report.ts';
 import { toolgateWithCatalogue } from './lib/contracts.ts';
-import { BENCH_KEY, writeBenchPolicy, writeGuardedPolicy, writeRowsPolicy } from './lib/policy.ts';
+import { contextForge } from './lib/contextforge.ts';
+import { BENCH_KEY, writeBenchPolicy, writeGatewayPolicy, writeGuardedPolicy, writeRowsPolicy } from './lib/policy.ts';
 import { SERVICE_ACCOUNT_CALL, toolgateWithServiceAccounts } from './lib/kubernetes.ts';
 import { l1HitRates, toolgateWithRedisGrants } from './lib/redis-policy.ts';
 import { REPORT_CALL, SEARCH_CALL } from './lib/request.ts';
@@ -41,6 +42,8 @@ const launchers: Record<string, Launcher> = {
   conditions20: toolgate('conditions20', { args: ['--policy-file', writeRowsPolicy('conditions')] }),
   conditions20_every: toolgate('conditions20_every', { args: ['--policy-file', writeRowsPolicy('every')] }),
   guarded: toolgate('guarded', { args: ['--policy-file', writeGuardedPolicy()] }),
+  contextforge: contextForge('contextforge'),
+  gateway_toolgate: toolgate('gateway_toolgate', { args: ['--policy-file', writeGatewayPolicy()] }),
 };
 
 /** The same call, authenticated with the bench agent's static key. */
@@ -115,6 +118,34 @@ const cases: readonly Case[] = [
         policy_cpu_us_per_req: fig.us(p?.cpuUsPerReq),
         policy_cpu_us_at_rate: fig.us(p?.cpuUsAtRate),
         policy_rss_loaded_mb: fig.mb(p?.rssLoadedMb),
+      };
+    },
+  },
+  {
+    id: 'gateway_peer', label: 'ContextForge (gunicorn, PostgreSQL, Redis) beside toolgate, one tool allowed, one denied', target: 'contextforge',
+    request: AUTHENTICATED_CALL, refused: REPORT, measures: ['throughput', 'latency'], cpuVsFloor: true,
+    partner: { id: 'gateway_toolgate', target: 'gateway_toolgate' },
+    // ContextForge answered about 8 calls a second here (serial or 8 connections alike); paced above that, its requests time out.
+    rate: 5,
+    report: (r) => {
+      const peer = r.figures.get('gateway_peer');
+      const ours = r.figures.get('gateway_toolgate');
+      return {
+        gateway_peer_rps: fig.rps(peer?.rps),
+        gateway_peer_p50_added_ms: fig.addedMs(peer?.p50AddedMs, 0),
+        gateway_peer_p99_added_ms: fig.addedMs(peer?.p99AddedMs, 0),
+        gateway_peer_cpu_us_per_req: fig.us(peer?.cpuUsPerReq),
+        gateway_peer_cpu_us_at_rate: fig.us(peer?.cpuUsAtRate),
+        gateway_peer_rss_loaded_mb: fig.mb(peer?.rssLoadedMb),
+        gateway_toolgate_rps: fig.rps(ours?.rps),
+        gateway_toolgate_p50_added_ms: fig.addedMs(ours?.p50AddedMs, 0),
+        gateway_toolgate_p99_added_ms: fig.addedMs(ours?.p99AddedMs, 0),
+        gateway_toolgate_cpu_us_per_req: fig.us(ours?.cpuUsPerReq),
+        gateway_toolgate_cpu_us_at_rate: fig.us(ours?.cpuUsAtRate),
+        gateway_toolgate_rss_loaded_mb: fig.mb(ours?.rssLoadedMb),
+        // Saturated side by side: the regime of gateway_peer_cpu_us_per_req, and each gets its share of the CPU.
+        ...fig.spread('toolgate_vs_gateway_cpu_ratio', r.partnerRatioSaturated.get('gateway_peer')),
+        ...fig.spread('toolgate_vs_gateway_cpu_ratio_at_rate', r.partnerRatio.get('gateway_peer')),
       };
     },
   },

@@ -48,12 +48,19 @@ function installCleanup(): void {
 export function spawnNode(
   name: string, script: string, args: readonly string[], env: Readonly<Record<string, string>> = {}, role: keyof Placement = 'helpers',
 ): Child {
+  return spawnProgram(name, process.execPath, [script, ...args], env, role);
+}
+
+/** Any program as a child server (a peer written in another language, its database, its cache), logged and cleaned up alike. */
+export function spawnProgram(
+  name: string, file: string, args: readonly string[], env: Readonly<Record<string, string>> = {}, role: keyof Placement = 'helpers',
+): Child {
   installCleanup();
   logDir ??= mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
   const logPath = join(logDir, `${name}.log`);
   const fd = openSync(logPath, 'a');
-  // taskset execs node, so the child's pid is node's own.
-  const cmd = placed(role, [process.execPath, script, ...args]);
+  // taskset execs the program, so the child's pid is the program's own.
+  const cmd = placed(role, [file, ...args]);
   const proc = spawn(cmd.file, cmd.args, {
     stdio: ['ignore', fd, fd],
     env: { ...process.env, ...env },

@@ -18,11 +18,11 @@ const DRAIN_MS = 5000;
  * that CPU, and a fixed order showed in their ratio.
  */
 export async function paced(
-  origins: readonly string[],
-  req: BenchRequest,
+  sinks: ReadonlyArray<{ readonly origin: string; readonly req: BenchRequest }>,
   opts: { connections: number; seconds: number; rate: number; expectStatus: number },
 ): Promise<LoadRun[]> {
-  const targets = origins.map((origin) => ({
+  const targets = sinks.map(({ origin, req }) => ({
+    req,
     pool: new Pool(origin, { connections: opts.connections, pipelining: 1 }),
     sent: 0,
     answered: 0,
@@ -31,7 +31,7 @@ export async function paced(
   }));
   const send = (t: (typeof targets)[number]): void => {
     t.sent++;
-    const p = t.pool.request({ method: req.method, path: req.path, headers: req.headers, body: req.body })
+    const p = t.pool.request({ method: t.req.method, path: t.req.path, headers: t.req.headers, body: t.req.body })
       .then(async (res) => {
         await res.body.dump();
         if (res.statusCode === opts.expectStatus) t.answered++;

@@ -32,6 +32,19 @@ export function writeGuardedPolicy(): string {
 }
 
 /**
+ * The gateway comparison's rule: the agent may call `search_issues` and is
+ * denied the report tool, as ContextForge's virtual server and scoped token
+ * allow one tool and not the other.
+ */
+export function writeGatewayPolicy(): string {
+  const [search] = TOOLS;
+  return writePolicy([], [
+    `  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`,
+    `  - { principal: "*", tool: ${REPORT_TOOL_NAME}, scopes: [issues.read], effect: deny }`,
+  ]);
+}
+
+/**
  * Twenty conditions, all true for the bench's search call, over the argument
  * kinds real policies test: string prefixes and suffixes, membership, sizes,
  * numbers, lists and the caller.

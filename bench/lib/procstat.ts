@@ -70,3 +70,39 @@ function clockTicks(): number {
     return 100;
   }
 }
+
+/**
+ * `roots` and every process descending from them, from the parent pids in
+ * /proc: a peer made of several processes (a master and its forked workers,
+ * a database and the backends it forks per connection). Read before and after
+ * a run, never during one. A process that exits between the two readings takes
+ * its CPU time with it, so a peer that recycles workers mid-run reads low.
+ */
+export function processTree(roots: readonly number[]): number[] {
+  const children = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [...roots];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Field 4 (ppid) follows the state, after the command name's closing parenthesis.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  const out: number[] = [];
+  const queue = [...roots];
+  while (queue.length > 0) {
+    const pid = queue.shift() as number;
+    out.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}

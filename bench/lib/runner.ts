@@ -35,6 +35,16 @@ export interface Case {
    */
   readonly cpuVsFloor?: boolean;
   readonly sseRequest?: BenchRequest;
+  /** A call the policy denies: each target must refuse it (not answer as the stub does) before anything is timed. */
+  readonly refused?: BenchRequest;
+  /**
+   * Another target measured in every round of this cpuVsFloor case, side by
+   * side with it and the floor: two gateways given the same work, compared
+   * per round. Its figures are reported under `id`.
+   */
+  readonly partner?: { readonly id: string; readonly target: string };
+  /** Offered req/s of this case's fixed-rate runs instead of BENCH_RATE, for a peer that saturates below it. */
+  readonly rate?: number;
   /** Keys this case adds to the JSON line; may read any case's figures (absent if that case failed or was skipped). */
   readonly report: (r: Summary) => Readonly<Record<string, number | null>>;
 }
@@ -51,6 +61,9 @@ export interface Figures {
   readonly rssLoadedMb?: number;
   readonly p50Ms?: number;
   readonly p99Ms?: number;
+  /** p50 and p99 minus the stub's own, measured in the same round (cases with a partner). */
+  readonly p50AddedMs?: number;
+  readonly p99AddedMs?: number;
   readonly sseFirstEventMs?: number;
 }
 
@@ -77,6 +90,9 @@ interface Summary {
   readonly rpsRatio: ReadonlyMap<string, Spread>;
   /** Per cpuVsFloor case: CPU at the fixed rate ÷ the baseline build's, per round (only with BENCH_BASELINE). */
   readonly vsBaseline: ReadonlyMap<string, Spread>;
+  /** Per case with a partner: the partner's CPU ÷ the case's own, per round, at the fixed rate and saturated side by side. */
+  readonly partnerRatio: ReadonlyMap<string, Spread>;
+  readonly partnerRatioSaturated: ReadonlyMap<string, Spread>;
   readonly startup: {
     readonly readyMs?: Spread;
     readonly rssIdleMb?: Spread;
@@ -103,6 +119,9 @@ interface PairRatios {
   /** req/s alone ÷ the floor's, both from the same round. */
   rps: number[];
   baseline: number[];
+  /** The partner's CPU ÷ the case's own. */
+  partner: number[];
+  partnerSaturated: number[];
 }
 
 export async function runBenchmark(
@@ -113,8 +132,10 @@ export async function runBenchmark(
   startupPhase: ((ctx: StartContext) => Promise<Startup>) | undefined,
   log: Log,
 ): Promise<Outcome> {
-  const rounds = new Map<string, Figures[]>(cases.map((c) => [c.id, []]));
-  const pairs = new Map<string, PairRatios>(cases.filter((c) => c.cpuVsFloor).map((c) => [c.id, { rate: [], saturated: [], rps: [], baseline: [] }]));
+  const rounds = new Map<string, Figures[]>(cases.flatMap((c) => [c.id, ...(c.partner === undefined ? [] : [c.partner.id])]).map((id) => [id, []]));
+  const pairs = new Map<string, PairRatios>(cases.filter((c) => c.cpuVsFloor).map((c) => [c.id, {
+    rate: [], saturated: [], rps: [], baseline: [], partner: [], partnerSaturated: [],
+  }]));
   const failed = new Map<string, string>();
   const warnings: string[] = [];
   const targets = new Map<string, Target>();
@@ -136,24 +157,40 @@ export async function runBenchmark(
   const measureRounds = async (c: Case, target: Target): Promise<void> => {
     const floor = targets.get('floor');
     const baseline = targets.get(`${c.target}@baseline`);
-    for (const t of [target, baseline, ...(c.cpuVsFloor ? [floor] : [])]) {
-      if (t !== undefined) await load(t.origin + c.request.path, c.request, { connections: config.connections, seconds: FIRST_WARMUP_SECONDS, expectStatus: c.expectStatus ?? 200 });
+    const partner = c.partner === undefined ? undefined : targets.get(c.partner.target);
+    for (const t of [target, baseline, partner, ...(c.cpuVsFloor ? [floor] : [])]) {
+      if (t === undefined) continue;
+      const req = requestFor(t, c.request);
+      await load(t.origin + req.path, req, { connections: config.connections, seconds: FIRST_WARMUP_SECONDS, expectStatus: c.expectStatus ?? 200 });
     }
-    if (c.cpuVsFloor) await measurePair(c, target, floor as Target, baseline, 0, config).catch(() => undefined);
+    const others = { baseline, partner };
+    if (c.cpuVsFloor) await measurePair(c, target, floor as Target, others, 0, config).catch(() => undefined);
     for (let round = 0; round < config.rounds; round++) {
       try {
         if (c.cpuVsFloor) {
-          const r = await measurePair(c, target, floor as Target, baseline, round, config);
+          const r = await measurePair(c, target, floor as Target, others, round, config);
           rounds.get('floor')?.push(r.floor);
           const ratios = pairs.get(c.id) as PairRatios;
           pushRatio(ratios.rate, r.own.cpuUsAtRate, r.floor.cpuUsAtRate);
           pushRatio(ratios.saturated, r.own.cpuUsSideBySide, r.floor.cpuUsSideBySide);
           pushRatio(ratios.rps, r.own.rps, r.floor.rps);
           if (r.baseline !== undefined) pushRatio(ratios.baseline, r.own.cpuUsAtRate, r.baseline.cpuUsAtRate);
-          const own = { ...r.own, ...(await measureCase(c, target, config, ['latency', 'sse'])) };
+          let own: Figures = { ...r.own, ...(await measureCase(c, target, config, ['latency', 'sse'])) };
+          let partnerFigures: Figures | undefined;
+          if (r.partner !== undefined && c.partner !== undefined && partner !== undefined) {
+            pushRatio(ratios.partner, r.partner.cpuUsAtRate, r.own.cpuUsAtRate);
+            pushRatio(ratios.partnerSaturated, r.partner.cpuUsSideBySide, r.own.cpuUsSideBySide);
+            // Latency over direct from the same minutes: the stub's own, serially, right after both gateways'.
+            const theirs = await measureCase(c, partner, config, ['latency']);
+            const direct = await measureCase(c, stub, config, ['latency']);
+            own = { ...own, ...added(own, direct) };
+            partnerFigures = { ...r.partner, ...theirs, ...added(theirs, direct) };
+            rounds.get(c.partner.id)?.push(partnerFigures);
+          }
           rounds.get(c.id)?.push(own);
           log(`round ${round + 1}/${config.rounds} ${c.id}: ${describe(own)}; floor ${describe(r.floor)}`
-            + (r.baseline === undefined ? '' : `; baseline ${describe(r.baseline)}`));
+            + (r.baseline === undefined ? '' : `; baseline ${describe(r.baseline)}`)
+            + (partnerFigures === undefined ? '' : `; ${c.partner?.id} ${describe(partnerFigures)}`));
         } else {
           const f = await measureCase(c, target, config, c.measures);
           rounds.get(c.id)?.push(f);
@@ -182,16 +219,20 @@ export async function runBenchmark(
     // beside a measured pair on its CPU they read as that pair's noise.
     for (const [index, c] of cases.entries()) {
       const baselineCli = c.cpuVsFloor ? builds.baseline?.cli : undefined;
-      const keys = [c.target, ...(baselineCli === undefined ? [] : [`${c.target}@baseline`])];
+      const keys = [c.target, ...(baselineCli === undefined ? [] : [`${c.target}@baseline`]), ...(c.partner === undefined ? [] : [c.partner.target])];
       try {
         await startTarget(c.target, c.target, ownCtx);
         if (baselineCli !== undefined) await startTarget(`${c.target}@baseline`, c.target, { ...ownCtx, cli: baselineCli, baseline: true });
+        if (c.partner !== undefined) await startTarget(c.partner.target, c.partner.target, ownCtx);
         const target = targets.get(c.target) as Target;
-        const problem = await verify(c, stub, target);
-        if (problem !== undefined) throw new Error(problem);
+        for (const t of [target, ...(c.partner === undefined ? [] : [targets.get(c.partner.target) as Target])]) {
+          const problem = await verify(c, stub, t);
+          if (problem !== undefined) throw new Error(`${t.name}: ${problem}`);
+        }
         await measureRounds(c, target);
       } catch (err) {
         if (!failed.has(c.id)) failed.set(c.id, `could not start ${c.target}: ${(err as Error).message}`);
+        if (c.partner !== undefined && !failed.has(c.partner.id)) failed.set(c.partner.id, `${c.id} failed`);
       }
       const later = new Set(cases.slice(index + 1).map((x) => x.target));
       for (const key of keys) {
@@ -212,6 +253,13 @@ export async function runBenchmark(
   return { rounds, summary: summarise(rounds, pairs, failed, startup), failed, warnings };
 }
 
+function added(f: Figures, direct: Figures): Figures {
+  return {
+    ...(f.p50Ms === undefined || direct.p50Ms === undefined ? {} : { p50AddedMs: f.p50Ms - direct.p50Ms }),
+    ...(f.p99Ms === undefined || direct.p99Ms === undefined ? {} : { p99AddedMs: f.p99Ms - direct.p99Ms }),
+  };
+}
+
 function pushRatio(into: number[], a: number | undefined, b: number | undefined): void {
   if (a !== undefined && b !== undefined && b > 0) into.push(a / b);
 }
@@ -225,40 +273,50 @@ function pushRatio(into: number[], a: number | undefined, b: number | undefined)
  * rotates with the round, for req/s and RSS.
  */
 async function measurePair(
-  c: Case, own: Target, floor: Target, baseline: Target | undefined, round: number, config: BenchConfig,
-): Promise<{ own: Figures; floor: Figures; baseline?: Figures }> {
-  const slots: Array<['own' | 'floor' | 'baseline', Target]> = [['own', own], ['floor', floor]];
-  if (baseline !== undefined) slots.push(['baseline', baseline]);
+  c: Case, own: Target, floor: Target, others: { baseline?: Target | undefined; partner?: Target | undefined }, round: number, config: BenchConfig,
+): Promise<{ own: Figures; floor: Figures; baseline?: Figures; partner?: Figures }> {
+  type Role = 'own' | 'floor' | 'baseline' | 'partner';
+  const slots: Array<[Role, Target]> = [['own', own], ['floor', floor]];
+  if (others.baseline !== undefined) slots.push(['baseline', others.baseline]);
+  if (others.partner !== undefined) slots.push(['partner', others.partner]);
   const shift = round % slots.length;
   const order = [...slots.slice(shift), ...slots.slice(0, shift)];
   const expectStatus = c.expectStatus ?? 200;
-  const out: Partial<Record<'own' | 'floor' | 'baseline', { -readonly [K in keyof Figures]: Figures[K] }>> = {};
+  const out: Partial<Record<Role, { -readonly [K in keyof Figures]: Figures[K] }>> = {};
   for (const [, t] of order) {
-    checked(await load(t.origin + c.request.path, c.request, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
+    const req = requestFor(t, c.request);
+    checked(await load(t.origin + req.path, req, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
   }
   const targets = order.map(([, t]) => t);
-  const atRate = await cpuOver(targets, () => paced(targets.map((t) => t.origin), c.request, {
-    connections: config.connections, seconds: config.rateSeconds, rate: config.rate, expectStatus,
+  const atRate = await cpuOver(targets, () => paced(targets.map((t) => ({ origin: t.origin, req: requestFor(t, c.request) })), {
+    connections: config.connections, seconds: config.rateSeconds, rate: c.rate ?? config.rate, expectStatus,
   }));
   // Saturated side by side too: on one CPU each gets its share of whatever that CPU delivers in those seconds.
-  const saturated = await cpuOver(targets, () => Promise.all(targets.map((t) => load(t.origin + c.request.path, c.request, {
-    connections: config.connections, seconds: config.seconds, expectStatus,
-  }))));
+  const saturated = await cpuOver(targets, () => Promise.all(targets.map((t) => {
+    const req = requestFor(t, c.request);
+    return load(t.origin + req.path, req, { connections: config.connections, seconds: config.seconds, expectStatus });
+  })));
   order.forEach(([role], i) => {
     const rate = atRate[i]?.usPerReq;
     const sat = saturated[i]?.usPerReq;
     out[role] = { ...(rate === undefined ? {} : { cpuUsAtRate: rate }), ...(sat === undefined ? {} : { cpuUsSideBySide: sat }) };
   });
   for (const [role, target] of order) Object.assign(out[role] ?? {}, await measureSaturated(c, target, config));
-  return { own: out.own as Figures, floor: out.floor as Figures, ...(out.baseline === undefined ? {} : { baseline: out.baseline }) };
+  return {
+    own: out.own as Figures,
+    floor: out.floor as Figures,
+    ...(out.baseline === undefined ? {} : { baseline: out.baseline }),
+    ...(out.partner === undefined ? {} : { partner: out.partner }),
+  };
 }
 
 async function measureSaturated(c: Case, target: Target, config: BenchConfig): Promise<Figures> {
-  const url = target.origin + c.request.path;
+  const req = requestFor(target, c.request);
+  const url = target.origin + req.path;
   const expectStatus = c.expectStatus ?? 200;
-  checked(await load(url, c.request, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
-  const [saturated] = await cpuOver([target], async () => [await load(url, c.request, { connections: config.connections, seconds: config.seconds, expectStatus })]);
-  const rss = rssMb(target.pid);
+  checked(await load(url, req, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
+  const [saturated] = await cpuOver([target], async () => [await load(url, req, { connections: config.connections, seconds: config.seconds, expectStatus })]);
+  const rss = rssOf(target);
   return {
     rps: saturated?.run.rps,
     ...(saturated?.usPerReq === undefined ? {} : { cpuUsPerReq: saturated.usPerReq }),
@@ -268,21 +326,49 @@ async function measureSaturated(c: Case, target: Target, config: BenchConfig): P
 
 /** Each target's CPU µs per request over `run`, which loads them all and yields one run per target, in order. */
 async function cpuOver(targets: readonly Target[], run: () => Promise<LoadRun[]>): Promise<Array<{ run: LoadRun; usPerReq?: number }>> {
-  const before = targets.map((t) => cpuMicros(t.pid));
+  const before = targets.map(cpuOf);
   const runs = await run();
   return targets.map((t, i) => {
     const r = checked(runs[i] as LoadRun);
     const b = before[i];
-    const a = cpuMicros(t.pid);
+    const a = cpuOf(t);
     return b === undefined || a === undefined || r.requests === 0 ? { run: r } : { run: r, usPerReq: (a - b) / r.requests };
   });
 }
 
-/** One answer through the target must equal the stub's own answer, before anything is timed. */
+/** The request as `target` takes it. */
+function requestFor(target: Target, req: BenchRequest): BenchRequest {
+  return target.adapt?.(req) ?? req;
+}
+
+/** CPU µs of every process of the target, summed; undefined when its main process is gone. */
+function cpuOf(target: Target): number | undefined {
+  if (target.processes === undefined) return cpuMicros(target.pid);
+  const each = target.processes().map(cpuMicros);
+  return each[0] === undefined ? undefined : each.reduce<number>((sum, us) => sum + (us ?? 0), 0);
+}
+
+/** RSS of every process of the target, summed (pages shared between forked workers count once per process). */
+function rssOf(target: Target): number | undefined {
+  if (target.processes === undefined) return rssMb(target.pid);
+  const each = target.processes().map(rssMb);
+  return each[0] === undefined ? undefined : each.reduce<number>((sum, mb) => sum + (mb ?? 0), 0);
+}
+
+/**
+ * One answer through the target must equal the stub's own answer, and a call
+ * the policy denies must not, before anything is timed.
+ */
 async function verify(c: Case, stub: Target, target: Target): Promise<string | undefined> {
   const expectStatus = c.expectStatus ?? 200;
+  if (c.refused !== undefined) {
+    const got = await send(target.origin, requestFor(target, c.refused));
+    const want = await send(stub.origin, c.refused);
+    if (got.status === want.status && got.body === want.body) return 'a call the policy denies was answered as the stub answers it';
+  }
   const requests = c.measures.includes('sse') ? [c.request, c.sseRequest ?? STREAM_CALL] : [c.request];
-  for (const req of requests) {
+  for (const original of requests) {
+    const req = requestFor(target, original);
     const got = await send(target.origin, req);
     if (got.status !== expectStatus) return `probe answered ${got.status}, expected ${expectStatus}`;
     if (expectStatus !== 200 || target === stub) continue;
@@ -290,8 +376,8 @@ async function verify(c: Case, stub: Target, target: Target): Promise<string | u
       if (!got.body.includes(c.expectInAnswer)) return `probe answer lacks ${c.expectInAnswer}`;
       continue;
     }
-    const want = await send(stub.origin, req);
-    if (got.body !== want.body) return 'probe answer differs from the stub\'s own answer';
+    const want = await send(stub.origin, original);
+    if (got.body !== want.body) return `probe answer differs from the stub's own answer: ${got.body.slice(0, 200)}`;
   }
   return undefined;
 }
@@ -308,20 +394,21 @@ async function send(origin: string, req: BenchRequest): Promise<{ status: number
 }
 
 async function measureCase(c: Case, target: Target, config: BenchConfig, measures: readonly Measure[]): Promise<Figures> {
-  const url = target.origin + c.request.path;
+  const req = requestFor(target, c.request);
+  const url = target.origin + req.path;
   const expectStatus = c.expectStatus ?? 200;
   const f: { -readonly [K in keyof Figures]: Figures[K] } = {};
   if (measures.includes('throughput')) Object.assign(f, await measureSaturated(c, target, config));
   if (measures.includes('latency') && c.measures.includes('latency')) {
-    const run = checked(await load(url, c.request, {
+    const run = checked(await load(url, req, {
       connections: 1, seconds: config.latencySeconds, expectStatus, recordLatencies: true,
     }));
     f.p50Ms = percentile(run.latenciesMs, 50);
     f.p99Ms = percentile(run.latenciesMs, 99);
   }
   if (measures.includes('sse') && c.measures.includes('sse')) {
-    const req = c.sseRequest ?? STREAM_CALL;
-    const run = await firstEventTimes(target.origin + req.path, req, config.sseSamples);
+    const stream = requestFor(target, c.sseRequest ?? STREAM_CALL);
+    const run = await firstEventTimes(target.origin + stream.path, stream, config.sseSamples);
     if (run.failures > 0) throw new Error(`${run.failures} of ${config.sseSamples} SSE requests failed`);
     f.sseFirstEventMs = median(run.firstEventMs.slice(Math.floor(run.firstEventMs.length / 10)));
   }
@@ -335,7 +422,7 @@ function checked(run: LoadRun): LoadRun {
   return run;
 }
 
-const FIGURE_KEYS = ['rps', 'cpuUsPerReq', 'cpuUsAtRate', 'cpuUsSideBySide', 'rssLoadedMb', 'p50Ms', 'p99Ms', 'sseFirstEventMs'] as const;
+const FIGURE_KEYS = ['rps', 'cpuUsPerReq', 'cpuUsAtRate', 'cpuUsSideBySide', 'rssLoadedMb', 'p50Ms', 'p99Ms', 'p50AddedMs', 'p99AddedMs', 'sseFirstEventMs'] as const;
 
 /** Medians over rounds: a shared machine's noise goes both ways once each round is paired with the floor. */
 function summarise(
@@ -368,6 +455,8 @@ function summarise(
     cpuRatioSaturated: ratios((p) => p.saturated),
     rpsRatio: ratios((p) => p.rps),
     vsBaseline: ratios((p) => p.baseline),
+    partnerRatio: ratios((p) => p.partner),
+    partnerRatioSaturated: ratios((p) => p.partnerSaturated),
     startup: startup === undefined ? {} : {
       ...optional('readyMs', spreadOf(startup.readyMs)),
       ...optional('rssIdleMb', spreadOf(startup.rssIdleMb)),

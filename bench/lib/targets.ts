@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { accepts, answers200, spawnNode, waitReady } from './children.ts';
 import { freePort } from '../../test/helpers/ports.ts';
+import type { BenchRequest } from './request.ts';
 
 /** A running server a case sends its load to. */
 export interface Target {
@@ -15,6 +16,17 @@ export interface Target {
   readonly adminOrigin?: string;
   /** Milliseconds from spawning the process to its first ready answer. */
   readonly readyMs?: number;
+  /**
+   * Every process whose CPU time and memory are the target's: for a peer of
+   * several processes (workers, its own database and cache), all of them,
+   * summed. Only `pid` when absent.
+   */
+  readonly processes?: () => readonly number[];
+  /**
+   * The bench request as this target takes it, for a peer with its own
+   * endpoint, credentials or tool names; the case's request as is when absent.
+   */
+  readonly adapt?: (req: BenchRequest) => BenchRequest;
   stop(): Promise<number | string>;
 }
 
