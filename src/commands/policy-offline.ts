@@ -10,7 +10,7 @@ import type { CredentialStrength, Principal } from '../auth/types.ts';
 import { buildCatalogue } from '../catalogue/catalogue.ts';
 import type { PolicyInForce } from '../auth/policy-in-force.ts';
 import { loadPolicyFile, type ConfigError } from '../config/policy/policy.ts';
-import { policyLoader } from '../config/reload/policy-loader.ts';
+import { policyLoader } from '../reload/policy-loader.ts';
 import { createFileGrantStore } from '../grants/file-store.ts';
 import type { DecisionDeps } from '../grpc/deps.ts';
 import { explainFor, parseArguments } from '../grpc/explain.ts';

@@ -157,7 +157,7 @@ export interface SnapshotLookup {
 }
 export const snapshotLookup = channel('toolgate:grants:snapshot');
 
-/** One policy reload attempt (not the load at start), as config/reload/watch.ts publishes it. */
+/** One policy reload attempt (not the load at start), as reload/watch.ts publishes it. */
 export interface PolicyReload {
   readonly outcome: 'applied' | 'rejected' | 'unchanged';
   /** Generation in force after this attempt (0: the version loaded at start). */

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { authenticate } from '../../src/auth/chain.ts';
 import type { PolicyInForce } from '../../src/auth/policy-in-force.ts';
-import { policyLoader } from '../../src/config/reload/policy-loader.ts';
+import { policyLoader } from '../../src/reload/policy-loader.ts';
 import { createFileGrantStore, type FileGrantStore } from '../../src/grants/file-store.ts';
 import { ConfigMapMount } from '../helpers/configmap-mount.ts';
-import { watchPolicy, type PolicyLoader, type PolicyWatcher, type ReloadOutcome } from '../../src/config/reload/watch.ts';
+import { watchPolicy, type PolicyLoader, type PolicyWatcher, type ReloadOutcome } from '../../src/reload/watch.ts';
 import { policyReload, type PolicyReload } from '../../src/telemetry/channels.ts';
 import { sha256 } from '../helpers/static-keys.ts';
 

@@ -1,5 +1,5 @@
-import type { Policy } from '../policy/policy.ts';
-import { log } from '../../telemetry/log.ts';
+import type { Policy } from '../config/policy/policy.ts';
+import { log } from '../telemetry/log.ts';
 
 /**
  * Says once, when a policy version that leaves resources or prompts

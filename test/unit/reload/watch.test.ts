@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ConfigMapMount } from '../../helpers/configmap-mount.ts';
-import { fingerprint } from '../../../src/config/reload/fingerprint.ts';
-import { watchPolicy, type AppliedVersion, type Candidate, type PolicyWatchOptions, type PolicyWatcher, type ReloadOutcome } from '../../../src/config/reload/watch.ts';
+import { fingerprint } from '../../../src/reload/fingerprint.ts';
+import { watchPolicy, type AppliedVersion, type Candidate, type PolicyWatchOptions, type PolicyWatcher, type ReloadOutcome } from '../../../src/reload/watch.ts';
 import { policyReload, type PolicyReload } from '../../../src/telemetry/channels.ts';
 import { sha256 } from '../../helpers/static-keys.ts';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { ReplayStore } from '../../auth/replay-store.ts';
-import { buildPolicyInForce, type PolicyInForce } from '../../auth/policy-in-force.ts';
-import { loadPolicyFile, referencedFiles } from '../policy/policy.ts';
+import type { ReplayStore } from '../auth/replay-store.ts';
+import { buildPolicyInForce, type PolicyInForce } from '../auth/policy-in-force.ts';
+import { loadPolicyFile, referencedFiles } from '../config/policy/policy.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { PolicyLoader, WatchedFile } from './watch.ts';
 

@@ -16,9 +16,9 @@
  * the version in force; otherwise the last good version stays. Every outcome
  * is one log line and one `policyReload` channel message.
  */
-import { policyReload, type PolicyReload } from '../../telemetry/channels.ts';
-import { log } from '../../telemetry/log.ts';
-import type { ConfigError } from '../policy/policy.ts';
+import { policyReload, type PolicyReload } from '../telemetry/channels.ts';
+import { log } from '../telemetry/log.ts';
+import type { ConfigError } from '../config/policy/policy.ts';
 import { Debouncer } from './debounce.ts';
 import { DirectoryWatches } from './directory-watches.ts';
 import { fingerprint } from './fingerprint.ts';
