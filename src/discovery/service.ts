@@ -6,7 +6,7 @@ import type { ErrorData, JsonRpcId } from '../mcp/jsonrpc.ts';
 import { mayList } from '../grants/visibility.ts';
 import type { CatalogueView } from '../catalogue/view.ts';
 import { discovery } from '../telemetry/channels.ts';
-import type { ResultEdit } from '../upstream/rewrite.ts';
+import type { ResultEdit } from '../mcp/rewrite.ts';
 import { ActivationStore, type Activations } from './activations.ts';
 import { CatalogueIndex } from './catalogue-index.ts';
 import { CursorCodec, type CursorBinding } from './cursor.ts';

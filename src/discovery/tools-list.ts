@@ -7,7 +7,7 @@ import { canStepUp } from '../auth/strength.ts';
 import { mayList, notGranted, scopesThatWouldHelp } from '../grants/visibility.ts';
 import type { CatalogueView } from '../catalogue/view.ts';
 import type { Refusal } from '../mcp/jsonrpc.ts';
-import type { ResultEdit } from '../upstream/rewrite.ts';
+import type { ResultEdit } from '../mcp/rewrite.ts';
 
 export interface Viewer {
   readonly policy: Policy;

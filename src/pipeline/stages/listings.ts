@@ -8,7 +8,7 @@ import type { Exchange } from '../../interceptors/contract.ts';
 import { decision } from '../../telemetry/channels.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
 import { forward } from '../../upstream/forward.ts';
-import { rewriteResult } from '../../upstream/rewrite.ts';
+import { rewriteResult } from '../../mcp/rewrite.ts';
 import type { Outcome } from '../outcome.ts';
 import { refuse, sendBuffered } from './reply.ts';
 

@@ -14,7 +14,7 @@ import { decision, taskEvent, type TaskEvent } from '../../telemetry/channels.ts
 import { log } from '../../telemetry/log.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
 import { forward } from '../../upstream/forward.ts';
-import { rewriteResult } from '../../upstream/rewrite.ts';
+import { rewriteResult } from '../../mcp/rewrite.ts';
 import type { Outcome } from '../outcome.ts';
 import { refuse, sendBuffered } from './reply.ts';
 import { toolMetadata } from '../../config/policy/policy.ts';

@@ -6,7 +6,7 @@ import { EMPTY_LISTING, emptyListing, hideUnlisted, toolsListEdit } from '../../
 import type { Exchange } from '../../interceptors/contract.ts';
 import { decision } from '../../telemetry/channels.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
-import { rewriteResult } from '../../upstream/rewrite.ts';
+import { rewriteResult } from '../../mcp/rewrite.ts';
 import type { Outcome } from '../outcome.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import { answer, refuse, sendBuffered } from './reply.ts';

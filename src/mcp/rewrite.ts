@@ -1,4 +1,4 @@
-import type { JsonRpcId } from '../mcp/jsonrpc.ts';
+import type { JsonRpcId } from './jsonrpc.ts';
 import { isRecord } from '../json/record.ts';
 
 /** Edits a JSON-RPC result object; returns the replacement. */
