@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { buildIndex, type ToolDoc } from '../src/discovery/engine.ts';
+import { buildIndex, type ToolDoc } from '../src/discovery/engine/engine.ts';
 
 const TOOLS = 10_000;
 const QUERIES = 1_000;

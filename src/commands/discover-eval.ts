@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { buildIndex, DEFAULT_PARAMS, type RankParams, type ToolDoc } from '../discovery/engine.ts';
+import { buildIndex, DEFAULT_PARAMS, type RankParams, type ToolDoc } from '../discovery/engine/engine.ts';
 import { isRecord } from '../json/record.ts';
 import { readCatalogFile } from './catalog-file.ts';
 

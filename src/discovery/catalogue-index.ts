@@ -2,7 +2,7 @@ import type { CredentialStrength, Principal } from '../auth/types.ts';
 import { toolMetadata, type Policy } from '../config/policy/policy.ts';
 import type { GrantSnapshot } from '../grants/types.ts';
 import { mayList } from '../grants/visibility.ts';
-import { buildIndex, type DiscoveryIndex } from './engine.ts';
+import { buildIndex, type DiscoveryIndex } from './engine/engine.ts';
 
 type Tools = ReadonlyMap<string, { readonly tool: Readonly<Record<string, unknown>> }>;
 

@@ -22,7 +22,7 @@ const OPTIONAL = {
   grpc: '/node_modules/@grpc/grpc-js/',
   protoLoader: '/node_modules/@grpc/proto-loader/',
   ioredis: '/node_modules/ioredis/',
-  discoveryEngine: '/src/discovery/engine.ts',
+  discoveryEngine: '/src/discovery/engine/engine.ts',
   jose: '/node_modules/jose/',
   cel: '/node_modules/@bufbuild/cel/',
 } as const;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildIndex, DEFAULT_PARAMS, type ToolDoc } from '../../../src/discovery/engine.ts';
+import { buildIndex, DEFAULT_PARAMS, type ToolDoc } from '../../../src/discovery/engine/engine.ts';
 
 const catalogue: ToolDoc[] = [
   { name: 'get_stock_price', description: 'Get the current stock price for a ticker symbol.', inputSchema: { type: 'object', properties: { symbol: { type: 'string' } } } },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildIndex, DEFAULT_PARAMS, type ToolDoc } from '../../../src/discovery/engine.ts';
+import { buildIndex, DEFAULT_PARAMS, type ToolDoc } from '../../../src/discovery/engine/engine.ts';
 import { eachGram, GramIds } from '../../../src/discovery/engine/grams.ts';
 
 function gramsOf(word: string): (number | string)[] {

@@ -5,14 +5,14 @@
  * before ranking, so tools a caller may not call never influence its results,
  * scores or counts. See docs/discovery-ranking.md.
  */
-import { buildIndexData, type IndexData } from './engine/build.ts';
-import type { ToolDoc } from './engine/fields.ts';
-import { checkParams, DEFAULT_PARAMS, type RankParams } from './engine/params.ts';
-import { searchIndex, type Allowed, type SearchResult } from './engine/search.ts';
+import { buildIndexData, type IndexData } from './build.ts';
+import type { ToolDoc } from './fields.ts';
+import { checkParams, DEFAULT_PARAMS, type RankParams } from './params.ts';
+import { searchIndex, type Allowed, type SearchResult } from './search.ts';
 
-export type { ToolDoc } from './engine/fields.ts';
-export type { RankParams } from './engine/params.ts';
-export { DEFAULT_PARAMS } from './engine/params.ts';
+export type { ToolDoc } from './fields.ts';
+export type { RankParams } from './params.ts';
+export { DEFAULT_PARAMS } from './params.ts';
 
 interface SearchOptions {
   /** Page size; non-positive or non-finite yields an empty page (total still counted). */
