@@ -5,6 +5,7 @@
  */
 const LAYERS = [
   ['errors', '^src/errors\\.ts$'],
+  ['bounded', '^src/bounded/'],
   ['json', '^src/json/'],
   ['detectors', '^src/detectors/'],
   ['validation', '^src/validation/'],

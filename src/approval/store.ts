@@ -1,4 +1,4 @@
-import { Lru } from '../cache/lru.ts';
+import { Lru } from '../bounded/lru.ts';
 import { decided, EXPIRED_NOTICE_MS, spendOutcome, type ApprovalRecord, type DecideResult, type SpendResult } from './record.ts';
 
 /**

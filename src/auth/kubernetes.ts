@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { decodeJwt, jwtVerify } from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
-import { Lru } from '../cache/lru.ts';
+import { Lru } from '../bounded/lru.ts';
 import { SERVICE_ACCOUNTS_SCOPE } from '../config/policy/grant-row.ts';
 import { isRecord } from '../json/record.ts';
 import { isJwtShaped, readCredential } from './credentials.ts';

@@ -1,4 +1,4 @@
-import { Lru } from '../cache/lru.ts';
+import { Lru } from '../bounded/lru.ts';
 
 /**
  * Which principal opened each MCP session (2025 Streamable HTTP). A session

@@ -11,6 +11,7 @@
  *       scopes: [invoices.read]
  *       description: optional note
  */
+import { Lru } from '../bounded/lru.ts';
 import { hash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isServiceAccountScope, MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN } from '../config/policy/grant-row.ts';
@@ -113,7 +114,7 @@ export function createStaticKeyVerifier(table: StaticKeyTable, options: StaticKe
   // Keys that verified recently, so an agent's every call does not pay for a
   // hash. Only successes are kept (a guess never enters), bounded, and the
   // table they came from never changes for this verifier.
-  const recent = new Map<string, VerifyResult>();
+  const recent = new Lru<string, VerifyResult>(RECENT_KEYS);
   return {
     name: 'static_key',
     verify(req): Promise<VerifyResult> {
@@ -128,7 +129,6 @@ export function createStaticKeyVerifier(table: StaticKeyTable, options: StaticKe
         return Promise.resolve({ ok: false, code: 'bad_credential' });
       }
       const verified: VerifyResult = Object.freeze({ ok: true, principal: entry.principal });
-      if (recent.size >= RECENT_KEYS) recent.delete(recent.keys().next().value as string);
       recent.set(cred.token, verified);
       return Promise.resolve(verified);
     },

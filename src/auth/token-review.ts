@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isRecord } from '../json/record.ts';
-import { Lru } from '../cache/lru.ts';
+import { Lru } from '../bounded/lru.ts';
 import type { ApiServer } from './api-server.ts';
 
 type ReviewOutcome = 'authenticated' | 'rejected' | 'unavailable';

@@ -1,3 +1,5 @@
+import { Lru } from '../bounded/lru.ts';
+
 /**
  * Which onDemand tools discovery has shown to which principal: those appear
  * in that principal's deferred tools/list until the TTL passes. Keyed by the
@@ -14,31 +16,29 @@ export interface Activations {
 /** The in-process store. Bounded: the least recently active principal is dropped first. */
 export class ActivationStore implements Activations {
   readonly #ttlMs: number;
-  readonly #maxPrincipals: number;
   readonly #now: () => number;
-  readonly #byKey = new Map<string, Map<string, number>>();
+  readonly #byKey: Lru<string, Map<string, number>>;
 
   constructor(opts: { ttlMs: number; maxPrincipals: number; now?: () => number }) {
     this.#ttlMs = opts.ttlMs;
-    this.#maxPrincipals = opts.maxPrincipals;
+    this.#byKey = new Lru(opts.maxPrincipals);
     this.#now = opts.now ?? Date.now;
   }
 
   activate(revision: number, principal: string, names: readonly string[]): ReadonlySet<string> {
     const before = this.active(revision, principal);
     const key = `${revision}\u0000${principal}`;
-    const tools = this.#byKey.get(key) ?? new Map<string, number>();
-    this.#byKey.delete(key);
+    const tools = this.#byKey.peek(key) ?? new Map<string, number>();
     const until = this.#now() + this.#ttlMs;
     for (const name of names) tools.set(name, until);
     this.#byKey.set(key, tools);
-    while (this.#byKey.size > this.#maxPrincipals) this.#byKey.delete(this.#byKey.keys().next().value as string);
     return before;
   }
 
   /** The live activations of a principal at a revision (expired ones are pruned). */
   active(revision: number, principal: string): ReadonlySet<string> {
-    const tools = this.#byKey.get(`${revision}\u0000${principal}`);
+    // Reading is not activity: only activate() keeps a principal from being dropped.
+    const tools = this.#byKey.peek(`${revision}\u0000${principal}`);
     if (tools === undefined) return EMPTY;
     const now = this.#now();
     const live = new Set<string>();

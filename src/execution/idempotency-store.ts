@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Lru } from '../cache/lru.ts';
+import { Lru } from '../bounded/lru.ts';
 import type { StoredResponse } from '../upstream/capture.ts';
 
 /**

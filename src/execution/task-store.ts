@@ -1,4 +1,4 @@
-import { Lru } from '../cache/lru.ts';
+import { Lru } from '../bounded/lru.ts';
 
 /** Who created a task through toolgate, and with which tool: what every later request about it is checked against. */
 export interface TaskOwner {

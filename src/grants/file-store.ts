@@ -2,7 +2,7 @@
 import { randomInt } from 'node:crypto';
 import type { Principal } from '../auth/types.ts';
 import { l1Key } from './subject-key.ts';
-import { DEFAULT_L1_MAX_ENTRIES, Lru } from '../cache/lru.ts';
+import { DEFAULT_L1_MAX_ENTRIES, Lru } from '../bounded/lru.ts';
 import { createFileSource } from './sources/file.ts';
 import type { FileGrantSource } from './sources/file.ts';
 import { snapshotFor } from './snapshot.ts';

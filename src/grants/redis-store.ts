@@ -18,7 +18,7 @@ import type { SnapshotResult } from './types.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
 import { subjectHash } from '../cache/keys.ts';
 import { l1Key } from './subject-key.ts';
-import { DEFAULT_L1_MAX_ENTRIES, Lru } from '../cache/lru.ts';
+import { DEFAULT_L1_MAX_ENTRIES, Lru } from '../bounded/lru.ts';
 import { redisCall } from '../cache/breaker.ts';
 import { createRedisClient } from '../cache/redis.ts';
 import type { RedisConfig } from '../cache/redis.ts';

@@ -5,7 +5,7 @@
  * `grants_unavailable`; callers never get a partial snapshot.
  */
 import { createHash } from 'node:crypto';
-import { Lru } from '../cache/lru.ts';
+import { Lru } from '../bounded/lru.ts';
 import { NO_GRANT, applies, decideRows, toScopeSet } from './rules.ts';
 import { approvalMember, isPrincipalId, isScope, normalizeRow } from '../config/policy/grant-row.ts';
 import { MAX_SNAPSHOT_ROWS } from './types.ts';

@@ -1,3 +1,4 @@
+import { Lru } from '../bounded/lru.ts';
 import { compileToolSchema, type CompileOptions } from './compile.ts';
 import type { CompileResult } from './types.ts';
 
@@ -10,13 +11,12 @@ import type { CompileResult } from './types.ts';
  * a new cache.
  */
 export class SchemaCache {
-  readonly #max: number;
   readonly #options: CompileOptions;
-  readonly #entries = new Map<string, CompileResult>();
+  readonly #entries: Lru<string, CompileResult>;
 
   constructor(maxEntries = 4_096, options: CompileOptions = {}) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
-    this.#max = maxEntries;
+    this.#entries = new Lru(maxEntries);
     this.#options = Object.freeze({ registry: options.registry });
   }
 
@@ -32,17 +32,9 @@ export class SchemaCache {
    */
   get(digest: string, schema: unknown): CompileResult {
     const hit = this.#entries.get(digest);
-    if (hit !== undefined) {
-      this.#entries.delete(digest);
-      this.#entries.set(digest, hit);
-      return hit;
-    }
+    if (hit !== undefined) return hit;
     const compiled = compileToolSchema(schema, this.#options);
     this.#entries.set(digest, compiled);
-    if (this.#entries.size > this.#max) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
     return compiled;
   }
 

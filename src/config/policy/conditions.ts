@@ -8,6 +8,7 @@
 import type { CelEnv, CelInput, CelType } from '@bufbuild/cel';
 import { RE2JS } from 're2js';
 import { cel } from './cel.ts';
+import { BoundedMemo } from '../../bounded/memo.ts';
 import { checkCondition, INT64_MAX, INT64_MIN, MAX_ITERATIONS, type RecordType } from './condition-check.ts';
 
 /** Longest condition source accepted, in characters. */
@@ -16,30 +17,6 @@ export const MAX_CONDITION_LENGTH = 2048;
 const MAX_CONDITION_NODES = 256;
 /** Bound on the estimated cost: nodes, each node inside a comprehension counted MAX_ITERATIONS times per level. */
 const MAX_CONDITION_COST = 100_000;
-
-/**
- * A memo that forgets everything once full: the keys are condition and
- * pattern sources from policy and storage, few and repeated, so a rare
- * refill is cheaper than tracking recency on every read.
- */
-class BoundedMemo<V> {
-  readonly #max: number;
-  readonly #entries = new Map<string, V>();
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  get(key: string, make: (key: string) => V): V {
-    let v = this.#entries.get(key);
-    if (v === undefined) {
-      v = make(key);
-      if (this.#entries.size >= this.#max) this.#entries.clear();
-      this.#entries.set(key, v);
-    }
-    return v;
-  }
-}
 
 /** `matches` compiles each pattern once (RE2: linear in the input), not once per evaluation. */
 const patterns = new BoundedMemo<RE2JS>(256);

@@ -1,4 +1,4 @@
-import { Lru } from '../../cache/lru.ts';
+import { Lru } from '../../bounded/lru.ts';
 
 /** One limit as the policy states it, resolved: `burst` calls at once, one more every `msPerCall`. */
 export interface BucketLimit {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Principal } from '../../../src/auth/types.ts';
-import { Lru } from '../../../src/cache/lru.ts';
+import { Lru } from '../../../src/bounded/lru.ts';
 import { decide } from '../../../src/grants/snapshot.ts';
 import { createFileGrantStore } from '../../../src/grants/file-store.ts';
 import type { GrantRow } from '../../../src/config/policy/grant-row.ts';

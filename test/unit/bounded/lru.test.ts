@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Lru } from '../../../src/cache/lru.ts';
+import { Lru } from '../../../src/bounded/lru.ts';
 
 describe('Lru', () => {
   it('evicts the least recently used entry and hands it back; a replaced key evicts nothing', () => {
