@@ -6,7 +6,7 @@ import { methodLabel } from '../mcp/methods.ts';
 import { approvalAuditEvent, auditEvent, contractAuditEvent } from './audit-event.ts';
 import type { AuditSink } from './audit-sink.ts';
 import {
-  approvalEvent, contractEvent, decision, requestClassified, requestEnd, resultGuard, upstreamEnd, type ApprovalEvent, type ContractEvent, type Decision, type RequestClassified, type RequestEnd,
+  approvalEvent, contractEvent, decision, on, requestClassified, requestEnd, resultGuard, upstreamEnd, type ApprovalEvent, type ContractEvent, type Decision, type RequestClassified, type RequestEnd,
   type ResultGuardEvent, type UpstreamEnd,
 } from './channels.ts';
 import { guard } from './guard.ts';
@@ -55,24 +55,20 @@ export function startAudit(options: AuditOptions): Audit {
   const requests = requestSlot<RequestAudit>('toolgate.audit');
   const stateOf = (request: IncomingMessage) => requests.of(request, () => ({}));
 
-  const onClassified = guard('audit', (m: unknown) => {
-    const c = m as RequestClassified;
+  const onClassified = guard('audit', (c: RequestClassified) => {
     stateOf(c.request).message = c.message;
   });
-  const onDecision = guard('audit', (m: unknown) => {
-    const d = m as Decision;
+  const onDecision = guard('audit', (d: Decision) => {
     const s = stateOf(d.request);
     if (d.principal !== undefined) s.principalId = d.principal.id;
     if (d.allowed) return;
     if (d.mode === 'audit') s.wouldDeny ??= { stage: d.stage, error: d.error };
     else s.denial ??= { stage: d.stage, error: d.error };
   });
-  const onUpstreamEnd = guard('audit', (m: unknown) => {
-    const u = m as UpstreamEnd;
+  const onUpstreamEnd = guard('audit', (u: UpstreamEnd) => {
     if (u.status > 0) stateOf(u.request).upstreamStatus = u.status;
   });
-  const onEnd = guard('audit', (m: unknown) => {
-    const e = m as RequestEnd;
+  const onEnd = guard('audit', (e: RequestEnd) => {
     if (e.request === undefined) return;
     const s = requests.get(e.request);
     const message = s?.message;
@@ -104,16 +100,15 @@ export function startAudit(options: AuditOptions): Audit {
     });
     record(event);
   });
-  const onResultGuard = guard('audit', (m: unknown) => {
-    const g = m as ResultGuardEvent;
+  const onResultGuard = guard('audit', (g: ResultGuardEvent) => {
     stateOf(g.request).resultGuard = { mode: g.mode, hits: g.hits };
   });
-  const onContract = guard('audit', (m: unknown) => {
-    record(contractAuditEvent(m as ContractEvent, { timeMs: Date.now(), pod: options.pod, version: options.version }));
+  const onContract = guard('audit', (m: ContractEvent) => {
+    record(contractAuditEvent(m, { timeMs: Date.now(), pod: options.pod, version: options.version }));
   });
 
-  const onApproval = guard('audit', (m: unknown) => {
-    record(approvalAuditEvent(m as ApprovalEvent, { timeMs: Date.now(), pod: options.pod, version: options.version }));
+  const onApproval = guard('audit', (m: ApprovalEvent) => {
+    record(approvalAuditEvent(m, { timeMs: Date.now(), pod: options.pod, version: options.version }));
   });
 
   function record(event: Record<string, unknown>): void {
@@ -122,18 +117,18 @@ export function startAudit(options: AuditOptions): Audit {
   }
 
   const subscriptions = [
-    [requestClassified, onClassified],
-    [decision, onDecision],
-    [upstreamEnd, onUpstreamEnd],
-    [resultGuard, onResultGuard],
-    [requestEnd, onEnd],
-    [contractEvent, onContract],
-    [approvalEvent, onApproval],
-  ] as const;
-  for (const [c, f] of subscriptions) c.subscribe(f);
+    on(requestClassified, onClassified),
+    on(decision, onDecision),
+    on(upstreamEnd, onUpstreamEnd),
+    on(resultGuard, onResultGuard),
+    on(requestEnd, onEnd),
+    on(contractEvent, onContract),
+    on(approvalEvent, onApproval),
+  ];
+  for (const s of subscriptions) s.subscribe();
   return {
     dispose() {
-      for (const [c, f] of subscriptions) c.unsubscribe(f);
+      for (const s of subscriptions) s.unsubscribe();
     },
   };
 }

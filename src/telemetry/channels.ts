@@ -13,6 +13,37 @@ import type { Classified } from '../mcp/classify.ts';
  */
 
 /**
+ * A diagnostics channel whose message type the compiler checks at every
+ * publish and in every subscriber. The one cast is here: node's channel
+ * carries `unknown`, and a name maps to exactly one message type, declared
+ * below beside it.
+ */
+export interface TypedChannel<T> {
+  readonly name: string | symbol;
+  readonly hasSubscribers: boolean;
+  publish(message: T): void;
+  subscribe(subscriber: (message: T) => void): void;
+  unsubscribe(subscriber: (message: T) => void): boolean;
+}
+
+function typed<T>(name: string): TypedChannel<T> {
+  return channel(name) as unknown as TypedChannel<T>;
+}
+
+/** A subscriber bound to its channel: the pair a subscriber list holds, typed by the channel. */
+export interface Subscription {
+  subscribe(): void;
+  unsubscribe(): void;
+}
+
+export function on<T>(c: TypedChannel<T>, subscriber: (message: T) => void): Subscription {
+  return { subscribe: () => c.subscribe(subscriber), unsubscribe: () => void c.unsubscribe(subscriber) };
+}
+
+/** A message that says only that something happened. */
+export type Nothing = Readonly<Record<string, never>>;
+
+/**
  * Every per-request message carries `request`: subscribers key their own
  * per-request state (a span, an audit record) by it. Messages carry
  * identifiers, codes, sizes and timings only; any content a subscriber reads
@@ -119,22 +150,30 @@ export interface ContractPinsLost {
   readonly count: number;
 }
 
-export const requestStart = channel('toolgate:request:start');
-export const requestClassified = channel('toolgate:request:classified');
-export const decision = channel('toolgate:decision');
-export const upstreamStart = channel('toolgate:upstream:start');
-export const upstreamEnd = channel('toolgate:upstream:end');
-export const requestEnd = channel('toolgate:request:end');
-export const catalogueState = channel('toolgate:catalogue:state');
-export const contractEvent = channel('toolgate:contracts:event');
-export const contractState = channel('toolgate:contracts:state');
-export const contractPinsLost = channel('toolgate:contracts:pins-lost');
-export const sseStream = channel('toolgate:sse:stream');
-export const inflight = channel('toolgate:request:inflight');
+export const requestStart = typed<RequestStart>('toolgate:request:start');
+export const requestClassified = typed<RequestClassified>('toolgate:request:classified');
+export const decision = typed<Decision>('toolgate:decision');
+
+/**
+ * One stage's decision, the way every stage publishes it: only when someone
+ * listens, and with no duration unless the stage timed itself.
+ */
+export function publishDecision(d: Omit<Decision, 'durationSeconds'> & { readonly durationSeconds?: number }): void {
+  if (decision.hasSubscribers) decision.publish({ ...d, durationSeconds: d.durationSeconds ?? 0 });
+}
+export const upstreamStart = typed<UpstreamStart>('toolgate:upstream:start');
+export const upstreamEnd = typed<UpstreamEnd>('toolgate:upstream:end');
+export const requestEnd = typed<RequestEnd>('toolgate:request:end');
+export const catalogueState = typed<CatalogueState>('toolgate:catalogue:state');
+export const contractEvent = typed<ContractEvent>('toolgate:contracts:event');
+export const contractState = typed<ContractState>('toolgate:contracts:state');
+export const contractPinsLost = typed<ContractPinsLost>('toolgate:contracts:pins-lost');
+export const sseStream = typed<StreamChange>('toolgate:sse:stream');
+export const inflight = typed<StreamChange>('toolgate:request:inflight');
 /** A client connection opened (+1) or closed (-1) on the traffic port. */
-export const clientConnection = channel('toolgate:connection');
+export const clientConnection = typed<StreamChange>('toolgate:connection');
 /** A client connection refused because TOOLGATE_MAX_CONNECTIONS were open. */
-export const connectionRefused = channel('toolgate:connection:refused');
+export const connectionRefused = typed<Nothing>('toolgate:connection:refused');
 
 /** The control revision in force and its freshness, as the grant store reports it. */
 export interface GrantState {
@@ -143,19 +182,19 @@ export interface GrantState {
   /** When the store last confirmed it, in ms since the epoch; undefined when it is always current (grants from the policy file). */
   readonly confirmedAtMs: number | undefined;
 }
-export const grantState = channel('toolgate:grants:state');
+export const grantState = typed<GrantState>('toolgate:grants:state');
 
 /** The shared grant store changed health: ok, unreachable, not_master (answered by a replica) or fault (revision went backwards). */
 export interface GrantStoreHealth {
   readonly state: 'ok' | 'unreachable' | 'not_master' | 'fault';
 }
-export const grantStoreHealth = channel('toolgate:grants:health');
+export const grantStoreHealth = typed<GrantStoreHealth>('toolgate:grants:health');
 
 /** One grant snapshot lookup. */
 export interface SnapshotLookup {
   readonly result: 'hit' | 'miss';
 }
-export const snapshotLookup = channel('toolgate:grants:snapshot');
+export const snapshotLookup = typed<SnapshotLookup>('toolgate:grants:snapshot');
 
 /** One policy reload attempt (not the load at start), as reload/watch.ts publishes it. */
 export interface PolicyReload {
@@ -164,13 +203,13 @@ export interface PolicyReload {
   readonly generation: number;
   readonly durationSeconds: number;
 }
-export const policyReload = channel('toolgate:policy:reload');
+export const policyReload = typed<PolicyReload>('toolgate:policy:reload');
 
 /** One audit event: written to the sink's queue, or dropped because the queue was full. */
 export interface AuditRecord {
   readonly outcome: 'queued' | 'dropped';
 }
-export const auditRecord = channel('toolgate:audit');
+export const auditRecord = typed<AuditRecord>('toolgate:audit');
 
 /** One discovery search: counts and latency, never the query text. */
 export interface DiscoveryDone {
@@ -181,7 +220,7 @@ export interface DiscoveryDone {
   readonly durationSeconds: number;
 }
 
-export const discovery = channel('toolgate:discovery');
+export const discovery = typed<DiscoveryDone>('toolgate:discovery');
 
 /** A transient upstream failure before any byte reached the client: retried, or answered because the retry budget was spent. */
 export interface UpstreamRetry {
@@ -189,19 +228,19 @@ export interface UpstreamRetry {
   /** What failed: `connect`, `status_502`, `status_503`, `status_504` or `status_429`. */
   readonly reason: string;
 }
-export const upstreamRetry = channel('toolgate:upstream:retry');
+export const upstreamRetry = typed<UpstreamRetry>('toolgate:upstream:retry');
 
 /** The upstream circuit breaker changed state. */
 export interface BreakerChange {
   readonly state: 'closed' | 'open' | 'half_open';
 }
-export const breakerChange = channel('toolgate:upstream:breaker');
+export const breakerChange = typed<BreakerChange>('toolgate:upstream:breaker');
 
 /** What an idempotency key did to one tools/call. */
 export interface IdempotencyOutcome {
   readonly result: 'executed' | 'replayed' | 'in_progress' | 'unknown' | 'reused' | 'not_stored';
 }
-export const idempotencyOutcome = channel('toolgate:idempotency');
+export const idempotencyOutcome = typed<IdempotencyOutcome>('toolgate:idempotency');
 
 /**
  * One step of a task's binding to its creator: `bound` when a call created
@@ -214,7 +253,7 @@ export const idempotencyOutcome = channel('toolgate:idempotency');
 export interface TaskEvent {
   readonly event: 'bound' | 'unbound' | 'taken' | 'owner' | 'not_found' | 'unavailable' | 'revoked';
 }
-export const taskEvent = channel('toolgate:tasks');
+export const taskEvent = typed<TaskEvent>('toolgate:tasks');
 
 /**
  * What the result guard did to one tools/call result (or, `mode: audit`,
@@ -226,23 +265,23 @@ export interface ResultGuardEvent {
   readonly mode: 'enforce' | 'audit';
   readonly hits: readonly { readonly detector: string; readonly action: 'redact' | 'mark' | 'block' | 'cut'; readonly count: number }[];
 }
-export const resultGuard = channel('toolgate:result_guard');
+export const resultGuard = typed<ResultGuardEvent>('toolgate:result_guard');
 
 /** A tools/call deadline passed: before forwarding (not sent) or during the exchange (upstream aborted). */
 export interface DeadlinePassed {
   readonly phase: 'before_forward' | 'in_flight';
 }
-export const deadlinePassed = channel('toolgate:deadline');
+export const deadlinePassed = typed<DeadlinePassed>('toolgate:deadline');
 
 /** The idle heap trim ran (`heap-trim.ts`): what it gave back and how long it held the event loop. */
 export interface HeapTrim {
   readonly releasedBytes: number;
   readonly durationSeconds: number;
 }
-export const heapTrim = channel('toolgate:heap_trim');
+export const heapTrim = typed<HeapTrim>('toolgate:heap_trim');
 
 /** A rate-limit decision made in process because the shared store (Redis) could not be asked. */
-export const rateLimitFallback = channel('toolgate:rate_limit:fallback');
+export const rateLimitFallback = typed<Nothing>('toolgate:rate_limit:fallback');
 
 /**
  * One step in an approval's life: requested (a call asked for one), approved
@@ -263,4 +302,4 @@ export interface ApprovalEvent {
   readonly approver?: string;
   readonly via?: 'page' | 'cli' | 'grpc';
 }
-export const approvalEvent = channel('toolgate:approval');
+export const approvalEvent = typed<ApprovalEvent>('toolgate:approval');

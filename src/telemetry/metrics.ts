@@ -25,7 +25,7 @@ import {
 import { discovery, type DiscoveryDone } from './channels.ts';
 import { auditRecord, grantState, grantStoreHealth, policyReload, snapshotLookup, type AuditRecord, type GrantState, type GrantStoreHealth, type PolicyReload, type SnapshotLookup } from './channels.ts';
 import { safeName } from './span-attributes.ts';
-import { approvalEvent, breakerChange, deadlinePassed, heapTrim, idempotencyOutcome, rateLimitFallback, resultGuard, taskEvent, upstreamRetry } from './channels.ts';
+import { approvalEvent, on, type Subscription, breakerChange, deadlinePassed, heapTrim, idempotencyOutcome, rateLimitFallback, resultGuard, taskEvent, upstreamRetry } from './channels.ts';
 import type { ApprovalEvent, BreakerChange, DeadlinePassed, HeapTrim, IdempotencyOutcome, ResultGuardEvent, TaskEvent, UpstreamRetry } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 
@@ -211,8 +211,7 @@ export function createMetrics(): Metrics {
   // fast-metrics.ts); these maps find the bound series by composite key.
   const counters = new Map<string, { inc(): void }>();
   const histograms = new Map<string, { observe(v: number): void }>();
-  const onEnd = (m: unknown) => {
-    const e = m as RequestEnd;
+  const onEnd = (e: RequestEnd) => {
     const key = `${e.method}\u0000${e.outcome}`;
     let counter = counters.get(key);
     if (counter === undefined) counters.set(key, (counter = requests.bind(e.method, e.outcome)));
@@ -223,8 +222,7 @@ export function createMetrics(): Metrics {
   };
   const decisionCounters = new Map<string, { inc(): void }>();
   const decisionHistograms = new Map<string, { observe(v: number): void }>();
-  const onDecision = (m: unknown) => {
-    const d = m as Decision;
+  const onDecision = (d: Decision) => {
     const outcome = d.allowed ? 'allow' : (d.error ?? 'deny');
     const mode = d.mode ?? 'enforce';
     const rule = d.rule ?? '';
@@ -238,8 +236,7 @@ export function createMetrics(): Metrics {
     if (d.keywords !== undefined) for (const k of keywordLabels(d.keywords)) validationFailures.labels(k).inc();
   };
   const upstreamHistograms = new Map<string, { observe(v: number): void }>();
-  const onUpstreamEnd = (m: unknown) => {
-    const u = m as UpstreamEnd;
+  const onUpstreamEnd = (u: UpstreamEnd) => {
     const method = httpMethodLabel(u.request.method);
     let histogram = upstreamHistograms.get(method);
     if (histogram === undefined) upstreamHistograms.set(method, (histogram = upstreamDuration.bind(method)));
@@ -247,81 +244,77 @@ export function createMetrics(): Metrics {
     if (u.error !== undefined) upstreamErrors.labels(u.error).inc();
     else if (u.status >= 500) upstreamErrors.labels('status_5xx').inc();
   };
-  const onDiscovery = (m: unknown) => {
-    const d = m as DiscoveryDone;
+  const onDiscovery = (d: DiscoveryDone) => {
     discoveryDuration.observe(d.durationSeconds);
     discoveryResults.observe(d.results);
   };
   const snapshotHit = snapshots.bind('hit');
   const snapshotMiss = snapshots.bind('miss');
-  const onSnapshot = (m: unknown) => {
-    const r = (m as SnapshotLookup).result;
+  const onSnapshot = (m: SnapshotLookup) => {
+    const r = m.result;
     if (r === 'hit') snapshotHit.inc();
     else if (r === 'miss') snapshotMiss.inc();
   };
-  const onGrantState = (m: unknown) => {
-    const g = m as GrantState;
+  const onGrantState = (g: GrantState) => {
     if (g.revision !== undefined) revision.set(g.revision);
     grantConfirmedAtMs = g.confirmedAtMs;
     grantsReported = true;
   };
-  const onStoreHealth = (m: unknown) => {
-    const state = (m as GrantStoreHealth).state;
+  const onStoreHealth = (m: GrantStoreHealth) => {
+    const state = m.state;
     if (state === 'ok' || state === 'unreachable' || state === 'not_master' || state === 'fault') storeHealth.labels(state).inc();
   };
-  const onReload = (m: unknown) => {
-    const o = (m as PolicyReload).outcome;
+  const onReload = (m: PolicyReload) => {
+    const o = m.outcome;
     if (o !== 'applied' && o !== 'rejected' && o !== 'unchanged') return;
     reloads.labels(o).inc();
     lastReloadOk.set(o === 'rejected' ? 0 : 1);
   };
-  const onAudit = (m: unknown) => {
-    const o = (m as AuditRecord).outcome;
+  const onAudit = (m: AuditRecord) => {
+    const o = m.outcome;
     if (o === 'queued' || o === 'dropped') auditEvents.labels(o).inc();
   };
-  const onInflight = (m: unknown) => inflightGauge.inc((m as StreamChange).delta);
-  const onSse = (m: unknown) => sseGauge.inc((m as StreamChange).delta);
-  const onConnection = (m: unknown) => connectionsGauge.inc((m as StreamChange).delta);
+  const onInflight = (m: StreamChange) => inflightGauge.inc(m.delta);
+  const onSse = (m: StreamChange) => sseGauge.inc(m.delta);
+  const onConnection = (m: StreamChange) => connectionsGauge.inc(m.delta);
   const onRefused = () => refusedConnections.inc();
-  const onCatalogue = (m: unknown) => {
-    const c = m as CatalogueState;
+  const onCatalogue = (c: CatalogueState) => {
     catalogueTools.set(c.tools);
     unenforceable.set(c.unenforceable);
   };
   // Rule ids and severities come from the lint's closed rule table.
-  const onContractEvent = (m: unknown) => {
-    const e = m as ContractEvent;
+  const onContractEvent = (e: ContractEvent) => {
     if (e.kind === 'drift') contractDrift.labels(e.action).inc();
     for (const f of e.findings ?? []) lintFindings.labels(f.rule, f.severity).inc();
   };
-  const onContractState = (m: unknown) => quarantinedTools.set((m as ContractState).quarantined);
-  const onPinsLost = (m: unknown) => pinsLost.inc((m as ContractPinsLost).count);
+  const onContractState = (m: ContractState) => quarantinedTools.set(m.quarantined);
+  const onPinsLost = (m: ContractPinsLost) => pinsLost.inc(m.count);
   const subscriptions = [
-    [catalogueState, onCatalogue],
-    [contractEvent, onContractEvent],
-    [contractState, onContractState],
-    [contractPinsLost, onPinsLost],
-    [requestEnd, onEnd],
-    [inflight, onInflight],
-    [sseStream, onSse],
-    [clientConnection, onConnection],
-    [connectionRefused, onRefused],
-    [decision, onDecision],
-    [upstreamEnd, onUpstreamEnd],
-    [discovery, onDiscovery],
-    [snapshotLookup, onSnapshot],
-    [grantState, onGrantState],
-    [grantStoreHealth, onStoreHealth],
-    [policyReload, onReload],
-    [auditRecord, onAudit],
+    on(catalogueState, onCatalogue),
+    on(contractEvent, onContractEvent),
+    on(contractState, onContractState),
+    on(contractPinsLost, onPinsLost),
+    on(requestEnd, onEnd),
+    on(inflight, onInflight),
+    on(sseStream, onSse),
+    on(clientConnection, onConnection),
+    on(connectionRefused, onRefused),
+    on(decision, onDecision),
+    on(upstreamEnd, onUpstreamEnd),
+    on(discovery, onDiscovery),
+    on(snapshotLookup, onSnapshot),
+    on(grantState, onGrantState),
+    on(grantStoreHealth, onStoreHealth),
+    on(policyReload, onReload),
+    on(auditRecord, onAudit),
     ...executionMetrics(registry),
     ...heapTrimMetrics(registry),
-  ] as const;
-  for (const [c, f] of subscriptions) c.subscribe(f);
+  ];
+  for (const s of subscriptions) s.subscribe();
   return {
     registry,
     dispose() {
-      for (const [c, f] of subscriptions) c.unsubscribe(f);
+      for (const s of subscriptions) s.unsubscribe();
     },
   };
 }
@@ -331,8 +324,6 @@ const HTTP_METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'DELETE', 'HEA
 function httpMethodLabel(method: string | undefined): string {
   return method !== undefined && HTTP_METHODS.has(method) ? method : 'other';
 }
-
-type Subscription = readonly [{ subscribe(f: (m: unknown) => void): void; unsubscribe(f: (m: unknown) => void): void }, (m: unknown) => void];
 
 /** How side-effecting calls ran: retries, the retry budget, the breaker, deadlines, idempotency keys, rate-limit fallback. */
 function executionMetrics(registry: Registry): Subscription[] {
@@ -384,17 +375,16 @@ function executionMetrics(registry: Registry): Subscription[] {
   });
   const BREAKER = { closed: 0, half_open: 1, open: 2 } as const;
   return [
-    [upstreamRetry, (m) => retries.labels((m as UpstreamRetry).reason, (m as UpstreamRetry).outcome).inc()],
-    [breakerChange, (m) => breaker.set(BREAKER[(m as BreakerChange).state])],
-    [deadlinePassed, (m) => deadlines.labels((m as DeadlinePassed).phase).inc()],
-    [idempotencyOutcome, (m) => keys.labels((m as IdempotencyOutcome).result).inc()],
-    [rateLimitFallback, () => fallback.inc()],
-    [approvalEvent, (m) => approvals.labels((m as ApprovalEvent).event).inc()],
-    [taskEvent, (m) => tasks.labels((m as TaskEvent).event).inc()],
-    [resultGuard, (m) => {
-      const g = m as ResultGuardEvent;
+    on(upstreamRetry, (m: UpstreamRetry) => retries.labels(m.reason, m.outcome).inc()),
+    on(breakerChange, (m: BreakerChange) => breaker.set(BREAKER[m.state])),
+    on(deadlinePassed, (m: DeadlinePassed) => deadlines.labels(m.phase).inc()),
+    on(idempotencyOutcome, (m: IdempotencyOutcome) => keys.labels(m.result).inc()),
+    on(rateLimitFallback, () => fallback.inc()),
+    on(approvalEvent, (m: ApprovalEvent) => approvals.labels(m.event).inc()),
+    on(taskEvent, (m: TaskEvent) => tasks.labels(m.event).inc()),
+    on(resultGuard, (g: ResultGuardEvent) => {
       for (const h of g.hits) guarded.labels(safeName(g.tool) ?? 'invalid', h.detector, g.mode === 'audit' ? `would_${h.action}` : h.action).inc(h.count);
-    }],
+    }),
   ];
 }
 
@@ -410,8 +400,8 @@ function heapTrimMetrics(registry: Registry): Subscription[] {
     help: 'Heap memory the idle heap trims gave back to the system.',
     registers: [registry],
   });
-  return [[heapTrim, (m) => {
+  return [on(heapTrim, (m: HeapTrim) => {
     trims.inc();
-    trimmed.inc((m as HeapTrim).releasedBytes);
-  }]];
+    trimmed.inc(m.releasedBytes);
+  })];
 }

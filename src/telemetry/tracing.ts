@@ -6,7 +6,7 @@ import { errors, type ErrorId } from '../errors.ts';
 import type { Classified } from '../mcp/classify.ts';
 import { requestPath } from '../mcp/request-path.ts';
 import { decision, requestClassified, requestEnd, requestStart, upstreamEnd, upstreamStart, type Decision, type RequestClassified, type RequestEnd, type RequestStart, type UpstreamEnd, type UpstreamStart } from './channels.ts';
-import { approvalEvent, discovery, resultGuard, type ApprovalEvent, type DiscoveryDone, type ResultGuardEvent } from './channels.ts';
+import { approvalEvent, discovery, on, resultGuard, type ApprovalEvent, type DiscoveryDone, type ResultGuardEvent } from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 import { guard } from './guard.ts';
 import { requestSlot } from './request-slot.ts';
@@ -128,20 +128,18 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     span.end(endMs);
   };
 
-  const onStart = guard('tracing', (m: unknown) => {
-    traces.set((m as RequestStart).request, newTrace());
+  const onStart = guard('tracing', (m: RequestStart) => {
+    traces.set(m.request, newTrace());
   });
 
-  const onClassified = guard('tracing', (m: unknown) => {
-    const { request, message } = m as RequestClassified;
+  const onClassified = guard('tracing', ({ request, message }: RequestClassified) => {
     const t = stateOf(request);
     if (t.context !== undefined) return;
     t.message = message;
     open(request, t);
   });
 
-  const onDecision = guard('tracing', (m: unknown) => {
-    const d = m as Decision;
+  const onDecision = guard('tracing', (d: Decision) => {
     const t = stateOf(d.request);
     if (t.context === null) return;
     if (d.principal !== undefined && t.span !== undefined) t.span.setAttribute('user.id', d.principal.id);
@@ -150,15 +148,13 @@ export function subscribeTracing(options: TracingOptions): Tracing {
   });
 
   // An approval step on a call is an event on its server span: ids and digests, never arguments.
-  const onApproval = guard('tracing', (m: unknown) => {
-    const a = m as ApprovalEvent;
+  const onApproval = guard('tracing', (a: ApprovalEvent) => {
     const span = a.request === undefined ? undefined : traces.get(a.request)?.span;
     if (span === undefined || !span.isRecording()) return;
     span.addEvent(`toolgate.approval.${a.event}`, { 'toolgate.approval.id': a.approvalId, 'toolgate.approval.arguments_digest': a.argumentsDigest });
   });
 
-  const onResultGuard = guard('tracing', (m: unknown) => {
-    const g = m as ResultGuardEvent;
+  const onResultGuard = guard('tracing', (g: ResultGuardEvent) => {
     const span = traces.get(g.request)?.span;
     if (span === undefined || !span.isRecording()) return;
     for (const h of g.hits) {
@@ -166,8 +162,7 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     }
   });
 
-  const onDiscovery = guard('tracing', (m: unknown) => {
-    const d = m as DiscoveryDone;
+  const onDiscovery = guard('tracing', (d: DiscoveryDone) => {
     const t = traces.get(d.request);
     if (t === undefined) return;
     const parent = open(d.request, t);
@@ -178,8 +173,7 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     span.end(endMs);
   });
 
-  const onUpstreamStart = guard('tracing', (m: unknown) => {
-    const u = m as UpstreamStart;
+  const onUpstreamStart = guard('tracing', (u: UpstreamStart) => {
     const t = stateOf(u.request);
     const parent = open(u.request, t);
     let sc: SpanContext;
@@ -211,8 +205,7 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     }
   });
 
-  const onUpstreamEnd = guard('tracing', (m: unknown) => {
-    const u = m as UpstreamEnd;
+  const onUpstreamEnd = guard('tracing', (u: UpstreamEnd) => {
     const span = traces.get(u.request)?.upstream;
     if (span === undefined) return;
     if (span.isRecording()) {
@@ -226,8 +219,7 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     span.end();
   });
 
-  const onEnd = guard('tracing', (m: unknown) => {
-    const e = m as RequestEnd;
+  const onEnd = guard('tracing', (e: RequestEnd) => {
     if (e.request === undefined) return;
     const t = traces.get(e.request);
     if (t === undefined) return;
@@ -248,21 +240,21 @@ export function subscribeTracing(options: TracingOptions): Tracing {
   });
 
   const subscriptions = [
-    [requestStart, onStart],
-    [requestClassified, onClassified],
-    [decision, onDecision],
-    [discovery, onDiscovery],
-    [approvalEvent, onApproval],
-    [resultGuard, onResultGuard],
-    [upstreamStart, onUpstreamStart],
-    [upstreamEnd, onUpstreamEnd],
-    [requestEnd, onEnd],
-  ] as const;
-  for (const [c, f] of subscriptions) c.subscribe(f);
+    on(requestStart, onStart),
+    on(requestClassified, onClassified),
+    on(decision, onDecision),
+    on(discovery, onDiscovery),
+    on(approvalEvent, onApproval),
+    on(resultGuard, onResultGuard),
+    on(upstreamStart, onUpstreamStart),
+    on(upstreamEnd, onUpstreamEnd),
+    on(requestEnd, onEnd),
+  ];
+  for (const s of subscriptions) s.subscribe();
   return {
     traceIdOf: (request) => traces.get(request)?.span?.spanContext().traceId,
     dispose() {
-      for (const [c, f] of subscriptions) c.unsubscribe(f);
+      for (const s of subscriptions) s.unsubscribe();
     },
   };
 }

@@ -4,7 +4,7 @@ import type { DiscoveryService } from '../../discovery/service.ts';
 import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../../discovery/search-tool.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
 import type { Refusal } from '../../mcp/jsonrpc.ts';
-import { decision } from '../../telemetry/channels.ts';
+import { publishDecision } from '../../telemetry/channels.ts';
 import type { Chain } from '../compose.ts';
 import type { Outcome } from '../outcome.ts';
 import { answer, refuse } from './reply.ts';
@@ -29,10 +29,7 @@ export function discoveryStage(discovery: DiscoveryService, chain: Chain, toolEr
     const door = ex.message.method === DISCOVER_METHOD ? await discovery.discover(ex, ex.message.params) : await discovery.searchTool(ex, ex.message.params?.arguments);
     if (door.ok) return answer(res, ex.message, door.result);
     const refusal: Refusal = { error: door.error, ...(door.data !== undefined && { data: door.data }) };
-    if (decision.hasSubscribers) {
-      const keywords = door.data?.errors?.map((e) => e.keyword);
-      decision.publish({ request: ex.request, stage: 'discovery', allowed: false, principal: ex.principal, error: door.error, ...(keywords !== undefined && { keywords }), durationSeconds: 0 });
-    }
+    publishDecision({ request: ex.request, stage: 'discovery', allowed: false, principal: ex.principal, error: door.error, keywords: door.data?.errors?.map((e) => e.keyword) });
     // search_tools declares no outputSchema, so the error data may be its structuredContent.
     return refuse(res, ex.message, refusal, toolErrors);
   };

@@ -5,7 +5,7 @@ import type { ToolErrors } from '../../config/settings.ts';
 import type { Policy } from '../../config/policy/policy.ts';
 import { mayListPrompt, mayListResource, mayListTemplate } from '../../grants/surfaces.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
-import { decision } from '../../telemetry/channels.ts';
+import { publishDecision } from '../../telemetry/channels.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
 import { forward } from '../../upstream/forward.ts';
 import { rewriteResult } from '../../mcp/rewrite.ts';
@@ -42,9 +42,7 @@ export function listingStage(pool: Pool, maxRewriteBytes: number, toolErrors: To
   return async (ex, res, headers, body) => {
     const listed = LISTINGS.get(ex.message.method ?? '');
     if (listed === undefined || !listed.policed(ex.policy)) return forward(pool, ex.request, res, headers, body, ex.message.id);
-    if (decision.hasSubscribers) {
-      decision.publish({ request: ex.request, stage: 'listing', allowed: true, principal: ex.principal, durationSeconds: 0 });
-    }
+    publishDecision({ request: ex.request, stage: 'listing', allowed: true, principal: ex.principal });
     const up = await requestBuffered(pool, ex.request, res, headers, body, maxRewriteBytes);
     if (!up.ok) return up.error === 'client_closed' ? 'client_closed' : refuse(res, ex.message, { error: up.error }, toolErrors);
     const contentType = up.headers['content-type'];

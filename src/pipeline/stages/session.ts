@@ -3,7 +3,7 @@ import type { SessionBindings } from '../../auth/session-bindings.ts';
 import type { Principal } from '../../auth/types.ts';
 import { declaresUrlElicitation, initializeCapabilities, requestCapabilities } from '../../mcp/capabilities.ts';
 import type { Classified } from '../../mcp/classify.ts';
-import { decision } from '../../telemetry/channels.ts';
+import { publishDecision } from '../../telemetry/channels.ts';
 import type { ResponseHeadHook } from '../../upstream/forward.ts';
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -32,9 +32,7 @@ export function sessionGuard(sessions: SessionBindings): SessionGuard {
       const id = req.headers[SESSION_HEADER];
       if (id === undefined) return true;
       const owned = sessions.owns(id as string, principal.id);
-      if (decision.hasSubscribers) {
-        decision.publish({ request: req, stage: 'session', allowed: owned, principal, ...(!owned && { error: 'session_not_found' }), durationSeconds: 0 });
-      }
+      publishDecision({ request: req, stage: 'session', allowed: owned, principal, ...(!owned && { error: 'session_not_found' }) });
       return owned;
     },
     bindOnInitialize(principal, message) {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../../auth/types.ts';
 import type { GrantStore } from '../../grants/store.ts';
 import type { GrantSnapshot } from '../../grants/types.ts';
-import { decision, snapshotLookup } from '../../telemetry/channels.ts';
+import { publishDecision, snapshotLookup } from '../../telemetry/channels.ts';
 
 /**
  * The caller's grants at the revision in force: synchronous when this replica
@@ -12,7 +12,7 @@ import { decision, snapshotLookup } from '../../telemetry/channels.ts';
 export function grantSnapshot(grants: GrantStore): (req: IncomingMessage, principal: Principal) => GrantSnapshot | undefined | Promise<GrantSnapshot | undefined> {
   const settle = (req: IncomingMessage, principal: Principal, r: Awaited<ReturnType<GrantStore['snapshot']>>) => {
     if (r.ok) return r.snapshot;
-    if (decision.hasSubscribers) decision.publish({ request: req, stage: 'grants', allowed: false, principal, error: 'grants_unavailable', durationSeconds: 0 });
+    publishDecision({ request: req, stage: 'grants', allowed: false, principal, error: 'grants_unavailable' });
     return undefined;
   };
   return (req, principal) => {

@@ -10,7 +10,7 @@ import type { GrantSnapshot } from '../../grants/types.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
 import { isRecord } from '../../json/record.ts';
 import type { Refusal } from '../../mcp/jsonrpc.ts';
-import { decision, taskEvent, type TaskEvent } from '../../telemetry/channels.ts';
+import { publishDecision, taskEvent, type TaskEvent } from '../../telemetry/channels.ts';
 import { log } from '../../telemetry/log.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
 import { forward } from '../../upstream/forward.ts';
@@ -134,5 +134,5 @@ function taskIdOf(task: unknown): string | undefined {
 
 function tell(ex: Exchange, event: TaskEvent['event'], error?: ErrorId): void {
   if (taskEvent.hasSubscribers) taskEvent.publish({ event });
-  if (decision.hasSubscribers) decision.publish({ request: ex.request, stage: 'tasks', allowed: error === undefined, principal: ex.principal, ...(error !== undefined && { error }), durationSeconds: 0 });
+  publishDecision({ request: ex.request, stage: 'tasks', allowed: error === undefined, principal: ex.principal, ...(error !== undefined && { error }) });
 }

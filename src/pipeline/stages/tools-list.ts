@@ -4,7 +4,7 @@ import type { CatalogueView } from '../../catalogue/view.ts';
 import type { DiscoveryService } from '../../discovery/service.ts';
 import { EMPTY_LISTING, emptyListing, hideUnlisted, toolsListEdit } from '../../discovery/tools-list.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
-import { decision } from '../../telemetry/channels.ts';
+import { publishDecision } from '../../telemetry/channels.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
 import { rewriteResult } from '../../mcp/rewrite.ts';
 import type { Outcome } from '../outcome.ts';
@@ -36,9 +36,7 @@ export function toolsListStage(deps: ToolsListDeps): ToolsListStage {
     const req: IncomingMessage = ex.request;
     const listing = await emptyListing(ex, catalogue);
     const refused = listing.kind === 'refuse' ? listing.refusal : undefined;
-    if (decision.hasSubscribers) {
-      decision.publish({ request: req, stage: 'tools_list', allowed: refused === undefined, principal: ex.principal, ...(refused !== undefined && { error: refused.error }), durationSeconds: 0 });
-    }
+    publishDecision({ request: req, stage: 'tools_list', allowed: refused === undefined, principal: ex.principal, ...(refused !== undefined && { error: refused.error }) });
     if (refused !== undefined) return refuse(res, ex.message, refused, toolErrors);
     if (listing.kind === 'empty') return answer(res, ex.message, EMPTY_LISTING);
     const up = await requestBuffered(pool, req, res, headers, body, maxRewriteBytes);

@@ -21,11 +21,11 @@ describe('metrics from the telemetry channels', () => {
       upstreamEnd.publish({ request: request('BREW'), status: 503, durationSeconds: 0.02 });
       discovery.publish({ request: req, results: 3, total: 9, durationSeconds: 0.002 });
       snapshotLookup.publish({ result: 'hit' });
-      snapshotLookup.publish({ result: 'bogus' });
+      snapshotLookup.publish({ result: 'bogus' } as never);
       grantState.publish({ revision: 42, confirmedAtMs: Date.now() - 5000 });
       policyReload.publish({ outcome: 'applied', generation: 1, durationSeconds: 0.01 });
       policyReload.publish({ outcome: 'rejected', generation: 1, durationSeconds: 0.01 });
-      policyReload.publish({ outcome: 'something else' });
+      policyReload.publish({ outcome: 'something else' } as never);
       auditRecord.publish({ outcome: 'dropped' });
 
       const f = parsePrometheusText(await metrics.registry.metrics());
