@@ -22,7 +22,7 @@ import { bindOf } from './http/listen-error.ts';
 import type { Mode } from './modes/mode.ts';
 import { startHeapTrim, type HeapTrimmer } from './telemetry/heap-trim.ts';
 import { log, setLogLevel } from './telemetry/log.ts';
-import { createMetrics } from './telemetry/metrics.ts';
+import { createMetrics } from './telemetry/metrics/metrics.ts';
 import { startTelemetry } from './telemetry/start.ts';
 import { createUpstreamPool } from './upstream/pool.ts';
 import { waitForUpstream } from './upstream/probe.ts';

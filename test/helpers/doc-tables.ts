@@ -2,7 +2,7 @@ import { errors, type ErrorId } from '../../src/errors.ts';
 import { wireFor, type WireRequest } from '../../src/mcp/tool-error.ts';
 import { settingDefs } from '../../src/config/settings.ts';
 import { createInjectorMetrics } from '../../src/inject/metrics.ts';
-import { createMetrics } from '../../src/telemetry/metrics.ts';
+import { createMetrics } from '../../src/telemetry/metrics/metrics.ts';
 import type { Registry } from 'prom-client';
 
 /**

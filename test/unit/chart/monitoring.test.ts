@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { errors } from '../../../src/errors.ts';
 import { createInjectorMetrics } from '../../../src/inject/metrics.ts';
 import { OUTCOMES as INJECTOR_OUTCOMES } from '../../../src/inject/review.ts';
-import { createMetrics } from '../../../src/telemetry/metrics.ts';
+import { createMetrics } from '../../../src/telemetry/metrics/metrics.ts';
 import { CHART, REPO, knownMetrics, metricNames, readText, readYaml } from './chart-files.ts';
 import { alertRules, dashboardExprs, matcherValues, runbookSections, sameExpr } from './monitoring-files.ts';
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { decision, upstreamEnd } from '../../../src/telemetry/channels.ts';
 import { discovery } from '../../../src/telemetry/channels.ts';
 import { auditRecord, grantState, policyReload, snapshotLookup } from '../../../src/telemetry/channels.ts';
-import { createMetrics } from '../../../src/telemetry/metrics.ts';
+import { createMetrics } from '../../../src/telemetry/metrics/metrics.ts';
 import { parsePrometheusText, sampleValue } from './prom-text.ts';
 
 const request = (method: string) => ({ method, headers: {} }) as IncomingMessage;

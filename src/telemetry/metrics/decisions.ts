@@ -1,0 +1,68 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { decision, discovery, on, type Decision, type DiscoveryDone, type Subscription } from '../channels.ts';
+import { FastCounter, FastHistogram } from '../fast-metrics.ts';
+import { keywordLabels } from '../keywords.ts';
+
+/** Policy decisions by stage, outcome, mode and deciding row, their durations, the schema keywords refused arguments failed, and discovery searches. */
+export function decisionsMetrics(registry: Registry): Subscription[] {
+  const decisions = new FastCounter({
+    name: 'toolgate_decisions_total',
+    help: 'Policy decisions, by stage (authentication, grants, security_level, rate_limit, arguments, conditions, tools_list, …), outcome (allow or the refusal code), mode (enforce, or audit for a refusal only recorded in shadow mode) and rule (the grant row that decided: its name or JSON pointer; empty for other stages).',
+    labelNames: ['stage', 'outcome', 'mode', 'rule'] as const,
+    registers: [registry],
+  });
+
+  const decisionDuration = new FastHistogram({
+    name: 'toolgate_decision_duration_seconds',
+    help: 'Time one policy stage took to decide, by stage.',
+    labelNames: ['stage'] as const,
+    buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1],
+    registers: [registry],
+  });
+
+  const validationFailures = new Counter({
+    name: 'toolgate_validation_failures_total',
+    help: 'Refused tools/call arguments, by failing JSON Schema keyword (each keyword once per refusal; unknown keywords as other).',
+    labelNames: ['keyword'] as const,
+    registers: [registry],
+  });
+
+  const discoveryDuration = new Histogram({
+    name: 'toolgate_discovery_duration_seconds',
+    help: 'Discovery searches (toolgate/discover and search_tools) that returned a page, from parsing to the rendered page.',
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+
+  const discoveryResults = new Histogram({
+    name: 'toolgate_discovery_results',
+    help: 'Tools returned per discovery page.',
+    buckets: [0, 1, 2, 4, 8, 16],
+    registers: [registry],
+  });
+
+  const decisionCounters = new Map<string, { inc(): void }>();
+  const decisionHistograms = new Map<string, { observe(v: number): void }>();
+  const onDecision = (d: Decision) => {
+    const outcome = d.allowed ? 'allow' : (d.error ?? 'deny');
+    const mode = d.mode ?? 'enforce';
+    const rule = d.rule ?? '';
+    const key = `${d.stage}\u0000${outcome}\u0000${mode}\u0000${rule}`;
+    let counter = decisionCounters.get(key);
+    if (counter === undefined) decisionCounters.set(key, (counter = decisions.bind(d.stage, outcome, mode, rule)));
+    counter.inc();
+    let histogram = decisionHistograms.get(d.stage);
+    if (histogram === undefined) decisionHistograms.set(d.stage, (histogram = decisionDuration.bind(d.stage)));
+    histogram.observe(d.durationSeconds);
+    if (d.keywords !== undefined) for (const k of keywordLabels(d.keywords)) validationFailures.labels(k).inc();
+  };
+
+  const onDiscovery = (d: DiscoveryDone) => {
+    discoveryDuration.observe(d.durationSeconds);
+    discoveryResults.observe(d.results);
+  };
+  return [
+    on(decision, onDecision),
+    on(discovery, onDiscovery),
+  ];
+}
