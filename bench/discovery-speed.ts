@@ -8,21 +8,12 @@ import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { buildIndex, type ToolDoc } from '../src/discovery/engine/engine.ts';
+import { mulberry32 } from '../test/helpers/prng.ts';
 
 const TOOLS = 10_000;
 const QUERIES = 1_000;
 const ALLOWED_SHARE = 0.3;
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VERBS = ['get', 'list', 'create', 'update', 'delete', 'search', 'find', 'send', 'fetch', 'export', 'import', 'sync', 'analyze', 'generate', 'convert', 'translate', 'schedule', 'cancel', 'approve', 'merge', 'upload', 'download', 'summarize', 'validate', 'render', 'query', 'archive', 'restore', 'notify', 'track'];
 const NOUNS = ['issue', 'pull_request', 'repository', 'file', 'folder', 'invoice', 'customer', 'order', 'payment', 'ticket', 'calendar_event', 'meeting', 'email', 'message', 'channel', 'document', 'spreadsheet', 'slide', 'image', 'video', 'stock_price', 'weather_forecast', 'flight', 'hotel', 'route', 'map', 'contact', 'lead', 'campaign', 'report', 'dashboard', 'metric', 'log', 'alert', 'incident', 'deployment', 'pod', 'cluster', 'database', 'table', 'record', 'user', 'group', 'permission', 'secret', 'certificate', 'domain', 'dns_record', 'webhook', 'subscription', 'product', 'inventory', 'shipment', 'recipe', 'playlist', 'song', 'podcast', 'article', 'news', 'paper', 'patent', 'translation', 'note', 'task', 'project', 'sprint', 'commit', 'branch', 'release', 'package', 'container', 'backup', 'snapshot', 'budget', 'expense', 'tax', 'currency_rate', 'crypto_price', 'sensor', 'device', 'camera'];
@@ -44,7 +35,7 @@ function styleName(parts: string[], r: () => number): string {
 }
 
 export function syntheticCatalogue(n: number, seed = 1): ToolDoc[] {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const tools: ToolDoc[] = [];
   for (let i = 0; i < n; i++) {
     const service = pick(r, SERVICES);
@@ -68,7 +59,7 @@ export function syntheticCatalogue(n: number, seed = 1): ToolDoc[] {
 }
 
 function syntheticQueries(n: number, seed = 2): string[] {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const templates = [
     () => `${pick(r, VERBS)} ${pick(r, NOUNS).replace('_', ' ')}`,
     () => `can you ${pick(r, VERBS)} the ${pick(r, ADJ)} ${pick(r, NOUNS).replace('_', ' ')}s in ${pick(r, SERVICES)} for ${pick(r, PROPS).replace('_', ' ')} and ${pick(r, NOUNS).replace('_', ' ')}`,
@@ -95,7 +86,7 @@ function collectGarbage(): () => void {
 const gc = collectGarbage();
 const catalogue = syntheticCatalogue(TOOLS);
 const queries = syntheticQueries(QUERIES);
-const r = rng(3);
+const r = mulberry32(3);
 const allowed = new Set(catalogue.filter(() => r() < ALLOWED_SHARE).map((t) => t.name));
 
 gc();

@@ -124,17 +124,7 @@ describe('conformance through toolgate', () => {
   });
 
   it('passes every 2026-07-28 check through toolgate that the v2-SDK fixture passes directly', { timeout: 60_000 }, async () => {
-    const report = await runComparison({
-      bin: defaultNextBin(),
-      upstream: 'v2-fixture',
-      toolgateEntry: defaultToolgateEntry(),
-      suite: 'active',
-      scenarios: [],
-      requirements: '2026-07-28',
-      timeoutMs: 25_000,
-      outputDir: undefined,
-      directOnly: false,
-    });
+    const report = await runComparison(revision2026(false));
 
     const direct = passedKeys(report.direct.checks);
     for (const key of EXPECTED_2026_DIRECT_PASSES) assert.ok(direct.has(key), `direct run should pass ${key}`);
@@ -146,23 +136,28 @@ describe('conformance through toolgate', () => {
   });
 
   it('passes them all through toolgate in policy mode too, under a policy that allows everything the fixture offers', { timeout: 60_000 }, async () => {
-    const report = await runComparison({
-      bin: defaultNextBin(),
-      upstream: 'v2-fixture',
-      toolgateEntry: defaultToolgateEntry(),
-      suite: 'active',
-      scenarios: [],
-      requirements: '2026-07-28',
-      timeoutMs: 25_000,
-      outputDir: undefined,
-      directOnly: false,
-      permissivePolicy: true,
-    });
+    const report = await runComparison(revision2026(true));
     assert.ok(report.direct.tally.passed >= 180, `direct run passed only ${report.direct.tally.passed} checks`);
     // The policy path answers removed methods and undeclared task requests as the server does (resources/subscribe, tasks/result).
     assert.deepEqual(lostThroughToolgate(report), [], 'checks that pass directly but not through toolgate in policy mode');
   });
 });
+
+/** The 2026-07-28 requirement set against the v2 fixture, through toolgate with or without a policy allowing everything. */
+function revision2026(permissivePolicy: boolean): Parameters<typeof runComparison>[0] {
+  return {
+    bin: defaultNextBin(),
+    upstream: 'v2-fixture',
+    toolgateEntry: defaultToolgateEntry(),
+    suite: 'active',
+    scenarios: [],
+    requirements: '2026-07-28',
+    timeoutMs: 25_000,
+    outputDir: undefined,
+    directOnly: false,
+    permissivePolicy,
+  };
+}
 
 function lostThroughToolgate(report: HarnessReport): string[] {
   assert.ok(report.toolgate !== undefined && report.comparison !== undefined);

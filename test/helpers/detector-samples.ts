@@ -1,5 +1,6 @@
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { mulberry32 } from './prng.ts';
 
 /**
  * Deterministic true positives for the result-guard detectors, made in the
@@ -7,17 +8,6 @@ import { crc32 } from 'node:zlib';
  * the corpus test can count recall without shipping anything secret.
  */
 
-/** mulberry32: small, seedable, good enough to vary test data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const DIGITS = '0123456789';
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -26,7 +16,7 @@ const BASE62 = `${DIGITS}${UPPER}abcdefghijklmnopqrstuvwxyz`;
 export class SampleMaker {
   readonly #random: () => number;
   constructor(seed: number) {
-    this.#random = prng(seed);
+    this.#random = mulberry32(seed);
   }
 
   int(n: number): number {

@@ -157,6 +157,20 @@ function guardCases(label: string, open: () => Promise<{ gate: PolicyGate<Listen
   });
 }
 
+const auditLog = (dir: string) => ['--audit-log', join(dir, 'audit.log')];
+
+/** Either SDK's client calls a tool the same way; what the cases use of it. */
+function calling(gate: PolicyGate<Listening>, client: { callTool(params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> }): Promise<unknown>; close(): Promise<void> }) {
+  return {
+    gate,
+    call: async (name: string, meta?: Record<string, unknown>) => (await client.callTool({ name, arguments: {}, ...(meta !== undefined && { _meta: meta }) })) as CallResult,
+    async close() {
+      await client.close();
+      await gate.close();
+    },
+  };
+}
+
 async function v1Client(url: string): Promise<Client> {
   const client = new Client({ name: 'result-guard-it', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -167,31 +181,16 @@ async function v1Client(url: string): Promise<Client> {
 
 for (const json of [false, true]) {
   guardCases(`v1 SDK server answering with ${json ? 'JSON' : 'an event stream'}, v1 client (2025-11-25)`, async () => {
-    const gate = await startGateWith(() => startResultV1Server(json), { 'policy.yaml': POLICY }, (dir) => ['--audit-log', join(dir, 'audit.log')]);
-    const client = await v1Client(gate.gate.url);
-    return {
-      gate,
-      call: async (name, meta) => (await client.callTool({ name, arguments: {}, ...(meta !== undefined && { _meta: meta }) })) as unknown as CallResult,
-      async close() {
-        await client.close();
-        await gate.close();
-      },
-    };
+    const gate = await startGateWith(() => startResultV1Server(json), { 'policy.yaml': POLICY }, auditLog);
+    return calling(gate, await v1Client(gate.gate.url));
   });
 }
 
 guardCases('v2 SDK server, v2 client pinned to 2026-07-28', async () => {
-  const gate = await startGateWith(startResultV2Server, { 'policy.yaml': POLICY }, (dir) => ['--audit-log', join(dir, 'audit.log')]);
+  const gate = await startGateWith(startResultV2Server, { 'policy.yaml': POLICY }, auditLog);
   const client = await connectModernClient(gate.gate.url);
   await client.listTools();
-  return {
-    gate,
-    call: async (name, meta) => (await client.callTool({ name, arguments: {}, ...(meta !== undefined && { _meta: meta }) })) as unknown as CallResult,
-    async close() {
-      await client.close();
-      await gate.close();
-    },
-  };
+  return calling(gate, client);
 });
 
 describe('result guard: a streamed answer over the bound', () => {
