@@ -9,12 +9,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../test/helpers/ports.ts';
 import { REDIS_SERVER } from '../../test/helpers/redis.ts';
-import { accepts, answers200, spawnProgram, waitReady, type Child } from './children.ts';
+import { accepts, answers200, scratchDir, spawnProgram, waitReady, type Child } from './children.ts';
 import { placement } from './cpus.ts';
 import { processTree } from './procstat.ts';
 import type { BenchRequest } from './request.ts';
@@ -41,7 +41,7 @@ const cacheDir = resolve(import.meta.dirname, '..', '..', '.cache', 'contextforg
 export function contextForge(name: string): Launcher {
   return async (ctx) => {
     const venv = install();
-    const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-contextforge-'));
+    const dir = scratchDir('toolgate-bench-contextforge-');
     const companions: Child[] = [];
     const stopAll = async (): Promise<void> => {
       for (const c of companions.reverse()) await c.stop();
