@@ -125,8 +125,12 @@ const cases: readonly Case[] = [
     id: 'gateway_peer', label: 'ContextForge (gunicorn, PostgreSQL, Redis) beside toolgate, one tool allowed, one denied', target: 'contextforge',
     request: AUTHENTICATED_CALL, refused: REPORT, measures: ['throughput', 'latency'], cpuVsFloor: true,
     partner: { id: 'gateway_toolgate', target: 'gateway_toolgate' },
-    // ContextForge answered about 8 calls a second here (serial or 8 connections alike); paced above that, its requests time out.
-    rate: 5,
+    // ContextForge spends ~60-70 ms of CPU per call (py-spy: route matching, Redis, database, middleware), so
+    // one CPU saturates at ~15 calls a second; 8 keeps it near half busy beside the floor and toolgate.
+    rate: 8,
+    // At 32 connections its ~32 calls in flight share the CPU and finish together ~2 s later: a 3 s run
+    // counted 0 to 5 of them. At 4 (for toolgate too) a call takes ~0.3 s and the CPU stays saturated.
+    connections: 4,
     report: (r) => {
       const peer = r.figures.get('gateway_peer');
       const ours = r.figures.get('gateway_toolgate');

@@ -23,26 +23,36 @@ export interface Child {
 
 const live = new Set<ChildProcess>();
 let logDir: string | undefined;
+const scratch = new Set<string>();
 let installed = false;
 
 /**
- * Kills every child still running when the orchestrator exits for any reason:
- * normal end, uncaught error, or Ctrl-C / SIGTERM / SIGHUP (turned into a
- * normal exit so the 'exit' hook runs). Only a SIGKILL of the orchestrator
- * itself can leave children behind.
+ * Kills every child still running, with every process it forked, when the
+ * orchestrator exits for any reason: normal end, uncaught error, or Ctrl-C /
+ * SIGTERM / SIGHUP (turned into a normal exit so the 'exit' hook runs). Only
+ * a SIGKILL of the orchestrator itself can leave children behind.
  */
 function installCleanup(): void {
   if (installed) return;
   installed = true;
   process.on('exit', () => {
-    for (const c of live) c.kill('SIGKILL');
+    for (const c of live) signalGroup(c, 'SIGKILL');
     live.clear();
     if (logDir !== undefined) rmSync(logDir, { recursive: true, force: true });
+    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
   });
   const signals = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
   for (const [sig, code] of Object.entries(signals)) {
     process.once(sig, () => process.exit(code));
   }
+}
+
+/** A temporary directory for a child's data (a database cluster), removed with the children however the orchestrator exits. */
+export function scratchDir(prefix: string): string {
+  installCleanup();
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratch.add(dir);
+  return dir;
 }
 
 export function spawnNode(
@@ -61,9 +71,12 @@ export function spawnProgram(
   const fd = openSync(logPath, 'a');
   // taskset execs the program, so the child's pid is the program's own.
   const cmd = placed(role, [file, ...args]);
+  // Its own process group, so a signal reaches what it forks too: a gunicorn
+  // master's workers, a postmaster's backends. Killing the leader alone left them running.
   const proc = spawn(cmd.file, cmd.args, {
     stdio: ['ignore', fd, fd],
     env: { ...process.env, ...env },
+    detached: true,
   });
   closeSync(fd);
   if (proc.pid === undefined) throw new Error(`${name}: could not start`);
@@ -83,13 +96,22 @@ export function spawnProgram(
   };
   const stop = async (graceMs = 10_000) => {
     if (proc.exitCode !== null || proc.signalCode !== null) return exited;
-    proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+    signalGroup(proc, 'SIGTERM');
+    const timer = setTimeout(() => signalGroup(proc, 'SIGKILL'), graceMs);
     const result = await exited;
     clearTimeout(timer);
     return result;
   };
   return { name, pid: proc.pid, exited, stop, logTail };
+}
+
+/** `signal` to the child's process group (its pid: it leads the group it was spawned into). */
+function signalGroup(proc: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-(proc.pid as number), signal);
+  } catch {
+    // ESRCH: the whole group is gone already.
+  }
 }
 
 /**

@@ -9,15 +9,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../test/helpers/ports.ts';
 import { REDIS_SERVER } from '../../test/helpers/redis.ts';
-import { accepts, answers200, spawnProgram, waitReady, type Child } from './children.ts';
+import { accepts, answers200, scratchDir, spawnProgram, waitReady, type Child } from './children.ts';
 import { placement } from './cpus.ts';
 import { processTree } from './procstat.ts';
-import type { BenchRequest } from './request.ts';
+import { MCP_HEADERS, type BenchRequest } from './request.ts';
 import type { Launcher, Target } from './targets.ts';
 
 /** 1.1.0 is not on PyPI; this is the newest release there. */
@@ -41,7 +41,7 @@ const cacheDir = resolve(import.meta.dirname, '..', '..', '.cache', 'contextforg
 export function contextForge(name: string): Launcher {
   return async (ctx) => {
     const venv = install();
-    const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-contextforge-'));
+    const dir = scratchDir('toolgate-bench-contextforge-');
     const companions: Child[] = [];
     const stopAll = async (): Promise<void> => {
       for (const c of companions.reverse()) await c.stop();
@@ -67,6 +67,7 @@ export function contextForge(name: string): Launcher {
       // the RBAC layer of streamablehttp_transport.py), so the rule is the virtual server's tool list.
       const token = adminToken(venv, env, 1440);
       await provision(origin, adminToken(venv, env, 60), ctx.stub.origin);
+      const session = await openSession(origin, token);
       const roots = [gunicorn.pid, postgres.child.pid, redis.pid];
       const target: Target = {
         name,
@@ -74,7 +75,8 @@ export function contextForge(name: string): Launcher {
         pid: gunicorn.pid,
         gracefulExit: false,
         processes: () => processTree(roots),
-        adapt: (req) => asGatewayCall(req, token),
+        adapt: (req) => asGatewayCall(req, token, session),
+        answersReserialized: true,
         stop: async () => {
           await stopAll();
           return 0;
@@ -179,45 +181,86 @@ function gunicornArgs(dir: string, port: number): string[] {
  * The gateway service's environment in ContextForge's docker-compose.yml,
  * where it bears on a tools/call through a virtual server; loopback upstreams
  * allowed (the stub), the admin UI off (the admin API stays on: it registers the stub).
+ * The compose file's MCP_SESSION_POOL_* lines are left out: this release has no
+ * such settings (its Settings class ignores them); it reuses upstream sessions
+ * per downstream Mcp-Session-Id instead, which is why stateful sessions are on.
  */
 function settings(secret: string, databaseUrl: string, redisUrl: string): Record<string, string> {
   return {
     JWT_SECRET_KEY: secret,
+    JWT_ALGORITHM: 'HS256',
+    JWT_AUDIENCE: 'mcpgateway-api',
+    JWT_ISSUER: 'mcpgateway',
     AUTH_ENCRYPTION_SECRET: randomBytes(32).toString('hex'),
     PLATFORM_ADMIN_EMAIL: ADMIN,
     PLATFORM_ADMIN_PASSWORD: randomBytes(16).toString('hex'),
+    REQUIRE_USER_IN_DB: 'false',
     DATABASE_URL: databaseUrl,
     DB_POOL_CLASS: 'queue',
     DB_POOL_PRE_PING: 'true',
     DB_POOL_SIZE: '20',
     DB_MAX_OVERFLOW: '10',
+    DB_POOL_TIMEOUT: '60',
+    DB_POOL_RECYCLE: '60',
     CACHE_TYPE: 'redis',
     REDIS_URL: redisUrl,
     REDIS_PARSER: 'hiredis',
+    REDIS_MAX_CONNECTIONS: '50',
+    REDIS_SOCKET_TIMEOUT: '5.0',
+    REDIS_SOCKET_CONNECT_TIMEOUT: '5.0',
     AUTH_REQUIRED: 'true',
     MCP_CLIENT_AUTH_ENABLED: 'true',
     MCP_REQUIRE_AUTH: 'true',
     AUTH_CACHE_ENABLED: 'true',
+    AUTH_CACHE_USER_TTL: '300',
+    AUTH_CACHE_REVOCATION_TTL: '120',
+    AUTH_CACHE_TEAM_TTL: '300',
+    AUTH_CACHE_ROLE_TTL: '300',
+    AUTH_CACHE_TEAMS_TTL: '300',
+    AUTH_CACHE_BATCH_QUERIES: 'true',
     REGISTRY_CACHE_ENABLED: 'true',
+    REGISTRY_CACHE_TOOLS_TTL: '300',
+    REGISTRY_CACHE_SERVERS_TTL: '300',
+    REGISTRY_CACHE_GATEWAYS_TTL: '300',
+    METRICS_CACHE_ENABLED: 'true',
+    METRICS_CACHE_TTL_SECONDS: '120',
+    HEALTH_CHECK_INTERVAL: '300',
+    HEALTH_CHECK_TIMEOUT: '5',
     TRANSPORT_TYPE: 'streamablehttp',
-    MCP_SESSION_POOL_ENABLED: 'true',
-    MCP_SESSION_POOL_JWT_IDENTITY_EXTRACTION: 'true',
+    USE_STATEFUL_SESSIONS: 'true',
+    MCPGATEWAY_SESSION_AFFINITY_ENABLED: 'true',
+    STREAMABLE_HTTP_MAX_EVENTS_PER_STREAM: '100',
+    // Its mitigations for the anyio#695 spin on cancelled connections.
+    SSE_SEND_TIMEOUT: '30.0',
+    SSE_RAPID_YIELD_WINDOW_MS: '1000',
+    SSE_RAPID_YIELD_MAX: '50',
+    SSE_TASK_GROUP_CLEANUP_TIMEOUT: '0.5',
+    ANYIO_CANCEL_DELIVERY_PATCH_ENABLED: 'false',
     RATE_LIMITING_ENABLED: 'false',
     TOOL_RATE_LIMIT: '60000',
     TOOL_CONCURRENT_LIMIT: '1000',
+    TOOL_TIMEOUT: '60',
+    HTTPX_MAX_CONNECTIONS: '500',
+    HTTPX_MAX_KEEPALIVE_CONNECTIONS: '300',
+    HTTPX_KEEPALIVE_EXPIRY: '30.0',
     LOG_LEVEL: 'ERROR',
+    LOG_FORMAT: 'text',
     DISABLE_ACCESS_LOG: 'true',
     COMPRESSION_ENABLED: 'false',
+    VALIDATION_MIDDLEWARE_ENABLED: 'false',
+    SECURITY_HEADERS_ENABLED: 'true',
     CORRELATION_ID_ENABLED: 'false',
     OBSERVABILITY_ENABLED: 'false',
     AUDIT_TRAIL_ENABLED: 'false',
     SECURITY_LOGGING_ENABLED: 'false',
     STRUCTURED_LOGGING_DATABASE_ENABLED: 'false',
     DB_METRICS_RECORDING_ENABLED: 'true',
+    ENABLE_METRICS: 'true',
     MCPGATEWAY_UI_ENABLED: 'false',
     MCPGATEWAY_ADMIN_API_ENABLED: 'true',
     SSRF_ALLOW_LOCALHOST: 'true',
     SSRF_ALLOW_PRIVATE_NETWORKS: 'true',
+    SSRF_DNS_FAIL_CLOSED: 'false',
   };
 }
 
@@ -250,14 +293,45 @@ async function provision(origin: string, admin: string, stub: string): Promise<v
   await call('/servers', { server: { id: SERVER_ID, name: 'bench', associated_tools: [search.id] } });
 }
 
-/** A bench request as ContextForge takes it: the virtual server's endpoint, its token, the gateway-prefixed tool name. */
-function asGatewayCall(req: BenchRequest, token: string): BenchRequest {
+/**
+ * What an MCP client does once before its calls: `initialize`, then
+ * `notifications/initialized`; the Mcp-Session-Id it gets rides on every
+ * call. Without one, this release opens a fresh upstream session per call (a
+ * new httpx client, hence a new TLS context loaded from the CA bundle even for
+ * plain http, then initialize, the call and a DELETE): py-spy put 29% of the
+ * workers' samples in ssl.create_default_context alone.
+ */
+async function openSession(origin: string, token: string): Promise<string> {
+  const post = (body: unknown, session?: string): Promise<Response> => fetch(origin + serverPath, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, ...(session === undefined ? {} : { 'mcp-session-id': session }) },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const init = await post({
+    jsonrpc: '2.0', id: 0, method: 'initialize',
+    params: { protocolVersion: MCP_HEADERS['mcp-protocol-version'], capabilities: {}, clientInfo: { name: 'toolgate-bench', version: '1' } },
+  });
+  const text = await init.text();
+  const session = init.headers.get('mcp-session-id');
+  if (!init.ok || session === null) throw new Error(`ContextForge initialize answered ${init.status} without a session: ${text.slice(0, 300)}`);
+  const ack = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session);
+  await ack.arrayBuffer();
+  if (ack.status !== 202) throw new Error(`ContextForge answered notifications/initialized with ${ack.status}`);
+  return session;
+}
+
+/** The virtual server's endpoint (its `/v1/...` successor, which the deprecation header names, answers 404 in this release). */
+const serverPath = `/servers/${SERVER_ID}/mcp`;
+
+/** A bench request as ContextForge takes it: the virtual server's endpoint, its token and session, the gateway-prefixed tool name. */
+function asGatewayCall(req: BenchRequest, token: string, session: string): BenchRequest {
   const msg = JSON.parse(req.body);
   if (typeof msg.params?.name === 'string') msg.params.name = `${GATEWAY_NAME}-${msg.params.name.replaceAll('_', '-')}`;
   return {
     ...req,
-    path: `/servers/${SERVER_ID}/mcp`,
-    headers: { ...req.headers, authorization: `Bearer ${token}` },
+    path: serverPath,
+    headers: { ...req.headers, authorization: `Bearer ${token}`, 'mcp-session-id': session },
     body: JSON.stringify(msg),
   };
 }

@@ -12,7 +12,7 @@ export interface BenchRequest {
 }
 
 /** Headers a 2025-11-25 Streamable HTTP client sends with every POST. */
-const MCP_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+export const MCP_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
   'mcp-protocol-version': '2025-11-25',

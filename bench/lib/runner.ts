@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Build } from './build.ts';
 import type { BenchConfig } from './config.ts';
 import { load, type LoadRun } from './load.ts';
@@ -45,6 +46,12 @@ export interface Case {
   readonly partner?: { readonly id: string; readonly target: string };
   /** Offered req/s of this case's fixed-rate runs instead of BENCH_RATE, for a peer that saturates below it. */
   readonly rate?: number;
+  /**
+   * Connections of this case's load instead of BENCH_CONNECTIONS, for every
+   * target of the case alike: for a peer so slow per call that, with every
+   * connection's request in flight at once, hardly any finishes within a run.
+   */
+  readonly connections?: number;
   /** Keys this case adds to the JSON line; may read any case's figures (absent if that case failed or was skipped). */
   readonly report: (r: Summary) => Readonly<Record<string, number | null>>;
 }
@@ -127,7 +134,7 @@ interface PairRatios {
 export async function runBenchmark(
   cases: readonly Case[],
   launchers: Readonly<Record<string, Launcher>>,
-  config: BenchConfig,
+  benchConfig: BenchConfig,
   builds: { readonly own: Build; readonly baseline?: Build },
   startupPhase: ((ctx: StartContext) => Promise<Startup>) | undefined,
   log: Log,
@@ -155,6 +162,7 @@ export async function runBenchmark(
    * read up to 2× off, and they decided the spread.
    */
   const measureRounds = async (c: Case, target: Target): Promise<void> => {
+    const config = c.connections === undefined ? benchConfig : { ...benchConfig, connections: c.connections };
     const floor = targets.get('floor');
     const baseline = targets.get(`${c.target}@baseline`);
     const partner = c.partner === undefined ? undefined : targets.get(c.partner.target);
@@ -377,9 +385,19 @@ async function verify(c: Case, stub: Target, target: Target): Promise<string | u
       continue;
     }
     const want = await send(stub.origin, original);
-    if (got.body !== want.body) return `probe answer differs from the stub's own answer: ${got.body.slice(0, 200)}`;
+    if (!sameAnswer(got.body, want.body, target.answersReserialized === true)) return `probe answer differs from the stub's own answer: ${got.body.slice(0, 200)}`;
   }
   return undefined;
+}
+
+function sameAnswer(got: string, want: string, asJson: boolean): boolean {
+  if (got === want) return true;
+  if (!asJson) return false;
+  try {
+    return isDeepStrictEqual(JSON.parse(got), JSON.parse(want));
+  } catch {
+    return false;
+  }
 }
 
 async function send(origin: string, req: BenchRequest): Promise<{ status: number; body: string }> {

@@ -27,6 +27,12 @@ export interface Target {
    * endpoint, credentials or tool names; the case's request as is when absent.
    */
   readonly adapt?: (req: BenchRequest) => BenchRequest;
+  /**
+   * The target parses the upstream's answer and writes it anew (members in
+   * its own order), so its probe answer must equal the stub's as JSON, not
+   * byte for byte.
+   */
+  readonly answersReserialized?: boolean;
   stop(): Promise<number | string>;
 }
 
