@@ -27,6 +27,8 @@ const policy = (aliceMayReport: boolean) => `
 version: 1
 authentication:
   staticKeys: { file: keys.yaml }
+tools:
+  report: { results: { redact: [email] } }
 grants:
   - { principal: bob, tool: report, effect: allow }
   - { principal: bob, tool: slow_report, effect: allow }
@@ -55,8 +57,8 @@ function send(url: string, key: string, method: string, params: Record<string, u
   });
 }
 
-async function startTask(url: string, key: string, tool: string): Promise<string> {
-  const r = await send(url, key, 'tools/call', { name: tool, arguments: { topic: 'q3' } });
+async function startTask(url: string, key: string, tool: string, topic = 'q3'): Promise<string> {
+  const r = await send(url, key, 'tools/call', { name: tool, arguments: { topic } });
   assert.equal(r.status, 200, r.text);
   const result = r.json().result as { resultType?: string; taskId?: string } | undefined;
   assert.equal(result?.resultType, 'task', r.text);
@@ -114,6 +116,16 @@ describe('2026-07-28 tasks extension: tasks bound to the principal that created 
     const list = await send(gate.url, BOB, 'tasks/list', {});
     assert.equal(list.json().error?.code, -32601, list.text);
     assertNoTaskContent(list, taskId);
+  });
+
+  it('guards a finished task\'s result inlined in tasks/get with the tool\'s results section', async () => {
+    const { gate } = h;
+    const taskId = await startTask(gate.url, ALICE, 'report', 'ada@example.org');
+    const r = await send(gate.url, ALICE, 'tasks/get', { taskId });
+    const done = detailed(r);
+    assert.equal(done.status, 'completed', r.text);
+    assert.ok(!r.text.includes('ada@example.org'), r.text);
+    assert.match(JSON.stringify(done.result), new RegExp(`\\[redacted: email\\] ${TASK_SECRET_2026}`));
   });
 
   it('answers what the extension says a server answers before any task is looked up, to the creator and everyone alike', async () => {
