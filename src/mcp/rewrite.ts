@@ -1,5 +1,5 @@
 import type { JsonRpcId } from './jsonrpc.ts';
-import { isRecord } from '../json/record.ts';
+import { isRecord, parseRecord } from '../json/record.ts';
 
 /** Edits a JSON-RPC result object; returns the replacement. */
 export type ResultEdit = (result: Record<string, unknown>) => Record<string, unknown>;
@@ -21,13 +21,8 @@ export function rewriteResult(contentType: string | undefined, body: Buffer, id:
 }
 
 function editMessage(text: string, id: JsonRpcId, edit: ResultEdit): string | undefined {
-  let msg: unknown;
-  try {
-    msg = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(msg) || msg.id !== id) return undefined;
+  const msg = parseRecord(text);
+  if (msg === undefined || msg.id !== id) return undefined;
   if (isRecord(msg.error)) return text;
   if (!isRecord(msg.result)) return undefined;
   return JSON.stringify({ ...msg, result: edit(msg.result) });

@@ -1,4 +1,4 @@
-import { isRecord } from '../json/record.ts';
+import { parseRecord } from '../json/record.ts';
 import type { JsonRpcId } from '../mcp/jsonrpc.ts';
 
 /** A final JSON-RPC response as stored for replay: the HTTP status it came with and the message. */
@@ -73,13 +73,8 @@ export class ResponseCapture {
   }
 
   #answer(text: string): Readonly<Record<string, unknown>> | undefined {
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-    if (!isRecord(message) || message.id !== this.#id || !(Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'))) return undefined;
+    const message = parseRecord(text);
+    if (message === undefined || message.id !== this.#id || !(Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'))) return undefined;
     return message;
   }
 }

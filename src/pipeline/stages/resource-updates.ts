@@ -1,7 +1,7 @@
 import type { PolicyInForce } from '../../auth/policy-in-force.ts';
 import type { Principal } from '../../auth/types.ts';
 import { resourceDecision } from '../../grants/surfaces.ts';
-import { isRecord } from '../../json/record.ts';
+import { isRecord, parseRecord } from '../../json/record.ts';
 import { uriProblem } from '../../mcp/resource-uri.ts';
 
 const UPDATED = 'notifications/resources/updated';
@@ -19,13 +19,8 @@ export function resourceUpdateDropper(current: () => PolicyInForce, principal: P
   return (data) => {
     // Most events are not updates: only those that could be are parsed.
     if (!data.includes(UPDATED)) return false;
-    let message: unknown;
-    try {
-      message = JSON.parse(data);
-    } catch {
-      return false;
-    }
-    if (!isRecord(message) || message.method !== UPDATED) return false;
+    const message = parseRecord(data);
+    if (message === undefined || message.method !== UPDATED) return false;
     const policy = current().policy;
     const uri = isRecord(message.params) ? message.params.uri : undefined;
     if (typeof uri !== 'string' || uriProblem(uri) !== undefined) return policy.resources !== undefined;

@@ -3,7 +3,7 @@ import { enforcementFor, type Policy, type ResultGuards } from '../../config/pol
 import { MAX_GUARDED_RESULT_BYTES } from '../../config/policy/schema.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
-import { isRecord } from '../../json/record.ts';
+import { isRecord, parseRecord } from '../../json/record.ts';
 import type { Refusal } from '../../mcp/jsonrpc.ts';
 import { guardResult, type GuardHit } from '../../results/guard.ts';
 import { resultGuard } from '../../telemetry/channels.ts';
@@ -56,7 +56,7 @@ export function answerGuard(ex: GuardedCall, tool: string, guards: ResultGuards 
     judge(text) {
       // Progress and log events carry no result: they are not parsed.
       if (!text.includes('"result"')) return undefined;
-      const message = parse(text);
+      const message = parseRecord(text);
       if (message === undefined || message.id !== ex.message.id || !isRecord(message.result)) return undefined;
       const call = callResultIn(message.result);
       if (call === undefined) return undefined;
@@ -81,15 +81,6 @@ function callResultIn(result: Record<string, unknown>): { readonly result: Recor
   if (Array.isArray(result.content) || Object.hasOwn(result, 'structuredContent')) return { result, put: (edited) => ({ ...edited }) };
   const inner = result.result;
   return isRecord(inner) && Array.isArray(inner.content) ? { result: inner, put: (edited) => ({ ...result, result: edited }) } : undefined;
-}
-
-function parse(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isRecord(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
