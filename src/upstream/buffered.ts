@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'undici';
+import { clientResponseHeaders } from '../mcp/headers.ts';
 import { log } from '../telemetry/log.ts';
 import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
 import type { ErrorId } from '../errors.ts';
@@ -53,4 +54,12 @@ export async function requestBuffered(pool: Pool, req: IncomingMessage, res: Ser
   } finally {
     res.off('close', onClose);
   }
+}
+
+/** Writes a response toolgate holds whole (buffered, rewritten or judged): the upstream's headers with a length for this body. */
+export function writeWhole(res: ServerResponse, status: number, headers: Record<string, string | string[] | undefined>, body: Buffer): void {
+  const out = clientResponseHeaders(headers);
+  delete out['content-length'];
+  res.writeHead(status, { ...out, 'content-length': String(body.length) });
+  res.end(body);
 }

@@ -6,6 +6,7 @@ import { clientResponseHeaders } from '../mcp/headers.ts';
 import { sendError, type JsonRpcId, type Refusal, type Refuser } from '../mcp/jsonrpc.ts';
 import { deadlinePassed, sseStream } from '../telemetry/channels.ts';
 import { announceUpstream, withMetaFields, type UpstreamTiming } from './observe.ts';
+import { writeWhole } from './buffered.ts';
 import { ResponseCapture } from './capture.ts';
 import { EventTooLarge, SseEventFilter } from './sse-event-filter.ts';
 import { SseInjector } from './sse-injector.ts';
@@ -441,11 +442,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   }
 
   #sendWhole(status: number, headers: Record<string, string | string[] | undefined>, body: Buffer): void {
-    const out = clientResponseHeaders(headers);
-    delete out['content-length'];
-    this.#res.writeHead(status, { ...out, 'content-length': String(body.length) });
     this.#timing?.answered(status);
-    this.#res.end(body);
+    writeWhole(this.#res, status, headers, body);
   }
 
   /**

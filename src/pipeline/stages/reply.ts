@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { isRecord } from '../../json/record.ts';
 import type { Classified } from '../../mcp/classify.ts';
-import { clientResponseHeaders } from '../../mcp/headers.ts';
+import { writeWhole } from '../../upstream/buffered.ts';
 import { errorBody, sendError, type Refusal } from '../../mcp/jsonrpc.ts';
 import { toolErrorResult, wireFor } from '../../mcp/tool-error.ts';
 import type { ToolErrors } from '../../config/settings.ts';
@@ -10,10 +10,7 @@ import type { Outcome } from '../outcome.ts';
 
 /** Sends an upstream response toolgate buffered (and maybe rewrote), with its headers and a length for the new body. */
 export function sendBuffered(res: ServerResponse, status: number, headers: Record<string, string | string[] | undefined>, body: Buffer): Outcome {
-  const out = clientResponseHeaders(headers);
-  delete out['content-length'];
-  res.writeHead(status, { ...out, 'content-length': String(body.length) });
-  res.end(body);
+  writeWhole(res, status, headers, body);
   return 'forwarded';
 }
 
