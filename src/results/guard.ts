@@ -46,7 +46,6 @@ export function guardResult(result: Readonly<Record<string, unknown>>, input: Gu
   const { redact, injection } = input.guards;
   const redacted: Record<string, number> = {};
   const flagged = new Map<string, number>();
-  const marked: string[] = [];
   const nonce = injection === 'mark' ? randomBytes(4).toString('hex') : '';
   let edited: Readonly<Record<string, unknown>>;
   try {
@@ -61,9 +60,7 @@ export function guardResult(result: Readonly<Record<string, unknown>>, input: Gu
       const rules = scanText(out, NOT_FOR_RESULTS);
       if (rules.length === 0) return out;
       for (const rule of rules) flagged.set(rule, (flagged.get(rule) ?? 0) + 1);
-      if (injection !== 'mark') return out;
-      for (const rule of rules) if (!marked.includes(rule)) marked.push(rule);
-      return markText(out, rules, nonce);
+      return injection === 'mark' ? markText(out, rules, nonce) : out;
     });
   } catch (err) {
     // A result too large or too deep to walk (the stack runs out) is one the guard cannot vouch for.
@@ -77,11 +74,12 @@ export function guardResult(result: Readonly<Record<string, unknown>>, input: Gu
     return { kind: 'blocked', error: 'result_blocked', rules, hits };
   }
   for (const [detector, count] of flagged) hits.push({ detector, action: 'mark', count });
-  if (edited === result) return hits.length === 0 ? PASS : { kind: 'edited', result, hits };
+  // Every redaction and every mark changes a text, so an unchanged result is one nothing was found in.
+  if (edited === result) return PASS;
   if (edited.structuredContent !== result.structuredContent && input.checkOutput !== undefined && !input.checkOutput(edited.structuredContent)) {
     return notGuardable([...hits, { detector: 'output_schema', action: 'block', count: 1 }]);
   }
-  return { kind: 'edited', result: withMeta(edited, redacted, marked), hits };
+  return { kind: 'edited', result: withMeta(edited, redacted, injection === 'mark' ? rules : []), hits };
 }
 
 const PASS: Guarded = Object.freeze({ kind: 'pass' });
