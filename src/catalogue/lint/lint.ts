@@ -24,11 +24,7 @@ export function lintTool(tool: Readonly<Record<string, unknown>>): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();
   for (const { pointer, text, place } of lintTexts(tool)) {
-    const variants = [text];
-    const hidden = decodeTagged(text);
-    if (hidden !== undefined) variants.push(hidden);
-    for (const v of variants) {
-      const prepared = prepare(v);
+    for (const prepared of readings(text)) {
       for (const rule of RULES) {
         const key = `${rule.id}\u0000${pointer}`;
         if (seen.has(key) || !rule.test(prepared, place)) continue;
@@ -46,9 +42,7 @@ export function lintTool(tool: Readonly<Record<string, unknown>>): Finding[] {
  * same decoding of hidden tag text, as `lintTool`; ids only, in rule order.
  */
 export function scanText(text: string, skip: ReadonlySet<string> = NO_SKIP): string[] {
-  const variants = [prepare(text)];
-  const hidden = decodeTagged(text);
-  if (hidden !== undefined) variants.push(prepare(hidden));
+  const variants = readings(text);
   const out: string[] = [];
   for (const rule of RULES) {
     if (rule.severity !== 'high' || skip.has(rule.id)) continue;
@@ -80,6 +74,12 @@ export function summarize(results: readonly (readonly Finding[])[]): LintSummary
     for (const f of findings) byRule[f.rule] = (byRule[f.rule] ?? 0) + 1;
   }
   return { tools: results.length, high, findings_by_rule: byRule };
+}
+
+/** A text as the rules read it, and the text hidden in its Unicode tag characters, if any. */
+function readings(text: string): Prepared[] {
+  const hidden = decodeTagged(text);
+  return hidden === undefined ? [prepare(text)] : [prepare(text), prepare(hidden)];
 }
 
 function prepare(text: string): Prepared {
