@@ -10,7 +10,7 @@ import type { CredentialStrength, Principal } from '../auth/types.ts';
 import type { ErrorId } from '../errors.ts';
 import { isRecord } from '../json/record.ts';
 import { isPrincipalId, isScope } from '../config/policy/grant-row.ts';
-import { enforcementFor, toolMetadata } from '../config/policy/policy.ts';
+import { resultsEnforcement, toolMetadata } from '../config/policy/policy.ts';
 import { decide } from '../grants/snapshot.ts';
 import { promptDecision, resourceDecision, type SurfaceDecision } from '../grants/surfaces.ts';
 import { uriProblem } from '../mcp/resource-uri.ts';
@@ -146,7 +146,7 @@ export async function explainFor(deps: DecisionDeps, principal: Principal, metho
 function resultGuardsOf(ex: Exchange, tool: string): Pick<ExplainResponse, 'resultGuards'> | undefined {
   const guards = tool === '' ? undefined : toolMetadata(ex.policy, tool).results;
   if (guards === undefined) return undefined;
-  return { resultGuards: { maxBytes: guards.maxBytes ?? 0, redact: [...guards.redact], injection: guards.injection, enforcement: guards.enforcement ?? enforcementFor(ex.policy, tool) } };
+  return { resultGuards: { maxBytes: guards.maxBytes ?? 0, redact: [...guards.redact], injection: guards.injection, enforcement: resultsEnforcement(ex.policy, tool, guards) } };
 }
 
 /** The params of the request Explain stands for: what the method names sits where the MCP path reads it. */

@@ -264,6 +264,11 @@ export function enforcementFor(policy: Policy, tool: string | undefined): Enforc
   return own ?? policy.enforcement;
 }
 
+/** Whether the result guard enforces for a tool: its `results.enforcement`, else the tool's, else the policy's. */
+export function resultsEnforcement(policy: Policy, tool: string, guards: ResultGuards): Enforcement {
+  return guards.enforcement ?? enforcementFor(policy, tool);
+}
+
 /** The metadata for a tool: its own entry, else the defaults with no aliases or examples. */
 export function toolMetadata(policy: Policy, name: string): ToolMetadata {
   return Object.hasOwn(policy.tools, name) ? (policy.tools[name] as ToolMetadata) : defaultsAsTool(policy.defaults);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { enforcementFor, type Policy, type ResultGuards } from '../../config/policy/policy.ts';
+import { resultsEnforcement, type Policy, type ResultGuards } from '../../config/policy/policy.ts';
 import { MAX_GUARDED_RESULT_BYTES } from '../../config/policy/schema.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
@@ -32,7 +32,7 @@ const OUTPUT_KEY = '#outputSchema';
  */
 export function answerGuard(ex: GuardedCall, tool: string, guards: ResultGuards | undefined, deps: ResultGuardDeps): AnswerGuard | undefined {
   if (guards === undefined) return undefined;
-  const audit = (guards.enforcement ?? enforcementFor(ex.policy, tool)) === 'audit';
+  const audit = resultsEnforcement(ex.policy, tool, guards) === 'audit';
   const entry = ex.catalogue.get(tool);
   const outputSchema = entry?.tool.outputSchema;
   const structured = outputSchema === undefined;
