@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { signPayload, verifiedPayload } from '../auth/signed-payload.ts';
+import { withoutParamsMembers } from '../json/params-members.ts';
 
 const PREFIX = 'tg-approval.v1.';
 
@@ -40,4 +41,16 @@ export function verifyState(secret: Buffer, text: string, binding: string, now: 
 /** A purpose-specific key from the one approval secret, so a state can never pass as a cookie or a CSRF token. */
 export function subkey(secret: Buffer, purpose: 'state' | 'session' | 'csrf'): Buffer {
   return createHash('sha256').update(secret).update(`\u0000toolgate-approval-${purpose}`).digest();
+}
+
+/** What toolgate adds to a call when it asks for an approval, and the client sends back when it repeats it. */
+const CONTINUATION = new Set(['requestState', 'inputResponses']);
+
+/**
+ * The call as the client first sent it: without the continuation of an
+ * approval toolgate asked for, since the upstream never saw that round trip.
+ * Any other body is returned as it is.
+ */
+export function withoutContinuation(params: Readonly<Record<string, unknown>> | undefined, body: Buffer): Buffer {
+  return isOurState(params?.requestState) ? withoutParamsMembers(body, CONTINUATION) : body;
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Classified } from '../mcp/classify.ts';
+import type { Refusal } from '../mcp/jsonrpc.ts';
 
 /** The caller's remaining time in milliseconds, as a header (like gRPC's grpc-timeout, but plain milliseconds). */
 const BUDGET_HEADER = 'toolgate-timeout-ms';
@@ -56,4 +57,13 @@ export class Deadline {
 /** The deadline of one call: the tool's timeout, cut to the caller's budget when it sent one. */
 export function callDeadlineMs(toolTimeoutMs: number, budgetMs: number | undefined): number {
   return budgetMs === undefined ? toolTimeoutMs : Math.min(toolTimeoutMs, budgetMs);
+}
+
+/**
+ * The one refusal for a passed deadline. `error.data.outcome` says what the
+ * caller may assume: `not_started` when nothing was sent, `unknown` when a
+ * call that may change state was in flight; a read-only call says nothing.
+ */
+export function deadlineExceeded(outcome: 'not_started' | 'unknown' | undefined): Refusal {
+  return { error: 'deadline_exceeded', ...(outcome !== undefined && { data: { outcome } }) };
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { canonicalize } from '../json/canonical.ts';
-import { callArguments, type Classified } from '../mcp/classify.ts';
+import type { Classified } from '../mcp/classify.ts';
+import type { ToolCall } from '../mcp/tool-call.ts';
 
 /** The IETF httpapi draft's field; its value is a Structured Field string (quoted), a bare token is accepted too. */
 export const KEY_HEADER = 'idempotency-key';
@@ -65,8 +66,8 @@ export function scopedKey(principal: string, tool: string, key: string): string 
  * digested with its digits, so two calls the server reads differently never
  * share one.
  */
-export function argumentsDigest(message: Classified): string {
-  const canonical = canonicalize(callArguments(message) ?? {});
+export function argumentsDigest(call: ToolCall): string {
+  const canonical = canonicalize(call.arguments ?? {});
   // classify admitted the body as JSON, so canonicalization only refuses what
   // JSON cannot hold; such a body digests as its own refusal, never as another call.
   const text = canonical.ok ? canonical.text : `\u0000${canonical.code}`;

@@ -1,12 +1,10 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExponentialBackoff, fullJitterGenerator, type IBackoff } from 'cockatiel';
 import type { Pool } from 'undici';
-import type { JsonRpcId, Refuser } from '../mcp/jsonrpc.ts';
 import { upstreamRetry } from '../telemetry/channels.ts';
-import { attempt, type AnswerGuard, type AnswerHold, type AttemptOutcome, type AttemptRecord, type ForwardOutcome, type ResponseHeadHook, type Transient } from '../upstream/forward.ts';
+import { attempt, type AnswerGuard, type AnswerHold, type ResponseHeadHook, type Settled, type Transient, type UpstreamRequest } from '../upstream/forward.ts';
 import type { UpstreamBreaker } from './breaker.ts';
-import type { Deadline } from './deadline.ts';
+import { deadlineExceeded, type Deadline } from './deadline.ts';
 import type { RetryBudget } from './retry-budget.ts';
 
 /** The per-upstream machinery every call shares. */
@@ -29,14 +27,9 @@ export interface CallPlan {
   readonly deadlineIsTools: boolean;
 }
 
-export interface CallIo {
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
-  readonly headers: string[];
+/** The call's request (its body whole) and what watches its answer. */
+export interface CallIo extends UpstreamRequest {
   readonly body: Buffer;
-  readonly rpcId: JsonRpcId;
-  /** Writes toolgate's refusals of this call (deadline, breaker, upstream failure). */
-  readonly refuse: Refuser;
   readonly onResponseHead?: ResponseHeadHook | undefined;
   readonly onResponseChunk?: ((chunk: Buffer) => void) | undefined;
   /** Holds the answer until what it created is recorded (a task's creator). */
@@ -45,71 +38,82 @@ export interface CallIo {
   readonly guardAnswer?: AnswerGuard | undefined;
 }
 
+/**
+ * How a call ended: `sent` (the client has the upstream's answer, or a cut
+ * stream) or `unsent`, with the refusal the caller answers. `status` and
+ * `refused` describe the last attempt.
+ */
+export type CallEnd = Settled;
+
+/** An attempt given up for another, after `waitMs`. */
+type Retry = Pick<Settled, 'status' | 'refused'> & { readonly kind: 'retry'; readonly waitMs: number; readonly reason: string };
 
 /** Longest backoff between two attempts; the deadline usually cuts it shorter. */
 const MAX_BACKOFF_MS = 2000;
 const FAILING_STATUSES = new Set([502, 503, 504]);
+const NO_ATTEMPT = { status: 0, refused: false } as const;
 
 /**
  * Runs one tools/call upstream: under the call's deadline, behind the
  * breaker, retried only on transient failures before any byte reached the
  * client, with full-jitter exponential backoff (cockatiel), never past the
  * deadline, and only while the retry budget allows. Each attempt is its own
- * upstream exchange (and span). `record` tells the caller whether the last
- * attempt's request can have reached the upstream.
+ * upstream exchange (and span); this loop alone decides whether there is
+ * another, and it writes nothing: a refusal comes back for the caller.
  */
-export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo, record: AttemptRecord): Promise<ForwardOutcome> {
+export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo): Promise<CallEnd> {
   upstream.budget.request();
   let backoff: IBackoff<unknown> | undefined;
-  let waitMs = 0;
-  for (let n = 0; ; n++) {
-    let retrying: Transient | undefined;
-    const onTransient = n >= plan.retries ? undefined : (t: Transient): boolean => {
-      backoff = (backoff ?? new ExponentialBackoff({ generator: fullJitterGenerator, initialDelay: upstream.backoffMs, maxDelay: MAX_BACKOFF_MS })).next(undefined);
-      waitMs = t.retryAfterMs ?? backoff.duration;
-      // A retry that could not finish before the deadline is not made; neither is one past the budget.
-      if (waitMs >= plan.deadline.remainingMs()) return false;
-      if (!upstream.budget.tryRetry()) {
-        if (upstreamRetry.hasSubscribers) upstreamRetry.publish({ outcome: 'budget_exhausted', reason: t.reason });
-        return false;
-      }
-      retrying = t;
-      return true;
-    };
-    if (plan.deadline.passed()) {
-      io.refuse({ error: 'deadline_exceeded', ...(plan.outcomeOnDeadline !== undefined && { data: { outcome: plan.outcomeOnDeadline } }) });
-      return 'deadline_exceeded';
+  let last: Pick<Settled, 'status' | 'refused'> = NO_ATTEMPT;
+  const deadline = { resetOnProgress: plan.resetOnProgress, refusal: deadlineExceeded(plan.outcomeOnDeadline) };
+
+  /** How long to wait before retrying `t`, or undefined when it is not retried: past the deadline, or past the budget. */
+  const retryWait = (t: Transient): number | undefined => {
+    backoff = (backoff ?? new ExponentialBackoff({ generator: fullJitterGenerator, initialDelay: upstream.backoffMs, maxDelay: MAX_BACKOFF_MS })).next(undefined);
+    const waitMs = t.retryAfterMs ?? backoff.duration;
+    if (waitMs >= plan.deadline.remainingMs()) return undefined;
+    if (!upstream.budget.tryRetry()) {
+      if (upstreamRetry.hasSubscribers) upstreamRetry.publish({ outcome: 'budget_exhausted', reason: t.reason });
+      return undefined;
     }
-    record.status = 0;
-    record.refused = false;
-    const guarded = await upstream.breaker.run(
-      () => attempt(upstream.pool, io.req, io.res, io.headers, io.body, io.rpcId, {
-        deadline: { remainingMs: plan.deadline.remainingMs(), resetOnProgress: plan.resetOnProgress, outcome: plan.outcomeOnDeadline },
-        onTransient,
-        refuse: io.refuse,
+    return waitMs;
+  };
+
+  for (let n = 0; ; n++) {
+    if (plan.deadline.passed()) return { kind: 'unsent', refusal: deadline.refusal, ...last };
+    const retries = n < plan.retries;
+    const guarded = await upstream.breaker.run(async (): Promise<Settled | Retry> => {
+      const end = await attempt(upstream.pool, io, {
+        deadline: { ...deadline, remainingMs: plan.deadline.remainingMs() },
         onResponseHead: io.onResponseHead,
         onResponseChunk: io.onResponseChunk,
         holdAnswer: io.holdAnswer,
         guardAnswer: io.guardAnswer,
-        record,
-      }),
-      (outcome) => failed(outcome, record, plan),
-    );
+      });
+      if (end.kind !== 'transient') return end;
+      const waitMs = retries ? retryWait(end) : undefined;
+      if (waitMs === undefined) return end.pass();
+      end.drop();
+      return { kind: 'retry', waitMs, reason: end.reason, status: end.status, refused: end.refused };
+    }, (end) => failed(end, plan));
     if (!guarded.ok) {
-      io.refuse({ error: 'upstream_circuit_open', data: { retryAfterMs: guarded.retryAfterMs }, headers: { 'retry-after': String(Math.max(1, Math.ceil(guarded.retryAfterMs / 1000))) } });
-      return 'upstream_circuit_open';
+      const retryAfter = String(Math.max(1, Math.ceil(guarded.retryAfterMs / 1000)));
+      return { kind: 'unsent', refusal: { error: 'upstream_circuit_open', data: { retryAfterMs: guarded.retryAfterMs }, headers: { 'retry-after': retryAfter } }, ...NO_ATTEMPT };
     }
-    const outcome = guarded.value;
-    if (outcome !== 'retry') return outcome;
-    if (upstreamRetry.hasSubscribers && retrying !== undefined) upstreamRetry.publish({ outcome: 'retried', reason: retrying.reason });
-    await sleep(waitMs);
-    if (io.res.destroyed) return 'client_closed';
+    const end = guarded.value;
+    if (end.kind !== 'retry') return end;
+    last = end;
+    if (upstreamRetry.hasSubscribers) upstreamRetry.publish({ outcome: 'retried', reason: end.reason });
+    await sleep(end.waitMs);
+    if (io.res.destroyed) return { kind: 'sent', outcome: 'client_closed', ...last };
   }
 }
 
 /** Whether an attempt counts as the upstream failing, for the breaker. */
-function failed(outcome: AttemptOutcome, record: AttemptRecord, plan: CallPlan): boolean {
-  if (outcome === 'retry' || outcome === 'upstream_unavailable' || outcome === 'upstream_timeout') return true;
+function failed(end: Settled | Retry, plan: CallPlan): boolean {
+  if (end.kind === 'retry') return true;
+  const outcome = end.kind === 'sent' ? end.outcome : end.refusal.error;
+  if (outcome === 'upstream_unavailable' || outcome === 'upstream_timeout') return true;
   if (outcome === 'deadline_exceeded') return plan.deadlineIsTools;
-  return outcome === 'forwarded' && FAILING_STATUSES.has(record.status);
+  return outcome === 'forwarded' && FAILING_STATUSES.has(end.status);
 }

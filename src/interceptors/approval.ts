@@ -1,4 +1,5 @@
 import type { Approvals, CallAnswer } from '../approval/approvals.ts';
+import { calledTool, toolCall } from '../mcp/tool-call.ts';
 import { bindingOf } from '../approval/record.ts';
 import { isOurState, signState, verifyState } from '../approval/request-state.ts';
 import type { ApprovalRule, GrantRow } from '../config/policy/grant-row.ts';
@@ -89,7 +90,7 @@ export function approvalInterceptor(door: ApprovalDoor): Interceptor {
   return {
     ...APPROVAL_STAGE,
     async intercept(ex): Promise<Verdict> {
-      const tool = ex.message.name as string;
+      const tool = calledTool(ex.message);
       const found = ruleFor(ex, tool);
       if (found === undefined) return PASS;
       // Explain says the call would wait for approval; it neither asks for one nor spends one.
@@ -97,7 +98,7 @@ export function approvalInterceptor(door: ApprovalDoor): Interceptor {
       const parts = {
         principal: ex.principal.id,
         tool,
-        argumentsDigest: argumentsDigest(ex.message),
+        argumentsDigest: argumentsDigest(toolCall(ex.message)),
         // A grant change bumps the shared control revision, or (grants in the file) changes the source
         // digest, as any other policy edit does: either way every replica computes the same binding.
         policyRevision: `${door.grantsFromFile === true ? 'file' : ex.snapshot.revision}.${ex.policy.sourceDigest.slice(0, 16)}`,
@@ -146,7 +147,7 @@ export function approvalQuestion(): Interceptor {
   return {
     ...APPROVAL_STAGE,
     intercept(ex): Promise<Verdict> {
-      const found = ruleFor(ex, ex.message.name as string);
+      const found = ruleFor(ex, calledTool(ex.message));
       return Promise.resolve(found === undefined ? PASS : wouldAsk(found.row));
     },
   };

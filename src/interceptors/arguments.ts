@@ -1,4 +1,5 @@
 import type { Policy } from '../config/policy/policy.ts';
+import { calledTool } from '../mcp/tool-call.ts';
 import type { CatalogueEntry } from '../catalogue/view.ts';
 import { callArguments } from '../mcp/classify.ts';
 import { paramHeadersDisagree } from '../mcp/param-headers.ts';
@@ -36,7 +37,7 @@ export function argumentsInterceptor(cacheFor: (policy: Policy) => SchemaCache):
     methods: ['tools/call'],
     intercept(ex) {
       // A refresh between the two checks may have dropped the tool.
-      const entry = ex.catalogue.get(ex.message.name as string);
+      const entry = ex.catalogue.get(calledTool(ex.message));
       return entry === undefined ? deny('unknown_tool') : check(entry, ex);
     },
   };

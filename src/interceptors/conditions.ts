@@ -1,4 +1,5 @@
 import { compileCondition, conditionBindings, type Condition, type ConditionBindings } from '../config/policy/conditions.ts';
+import { calledTool } from '../mcp/tool-call.ts';
 import { toolMetadata } from '../config/policy/policy.ts';
 import { decideMatching, denyBy, enforcedOrAllow, isAudit, unlessLoosening } from '../grants/rules.ts';
 import { WILDCARD, type GrantRow } from '../config/policy/grant-row.ts';
@@ -162,7 +163,7 @@ export function conditionsInterceptor(): Interceptor {
       if (call === undefined) return { kind: 'pass' };
       const d = call.decision;
       // No row matched: the conditional rows that did not hold decided.
-      const rule = (d.rows[0] ?? ex.snapshot.conditional.get(ex.message.name as string)?.find((r) => r.when !== undefined))?.name;
+      const rule = (d.rows[0] ?? ex.snapshot.conditional.get(calledTool(ex.message))?.find((r) => r.when !== undefined))?.name;
       if (d.effect === 'allow') return rule === undefined ? { kind: 'pass' } : { kind: 'pass', rule };
       const refused = deny('tool_not_granted', { reason: call.failed ? 'condition_error' : 'condition' });
       return { ...refused, ...(d.audit === true && { audit: true as const }), ...(rule !== undefined && { rule }), ...wouldDenyOf(d) } as Verdict;

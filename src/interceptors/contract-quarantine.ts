@@ -1,4 +1,5 @@
 import { DIGEST_PREFIX_LENGTH, type Quarantined } from '../catalogue/contracts/guard.ts';
+import { calledTool } from '../mcp/tool-call.ts';
 import { deny, PASS, type Interceptor } from './contract.ts';
 
 export interface QuarantineSource {
@@ -18,7 +19,7 @@ export function contractQuarantineInterceptor(source: QuarantineSource): Interce
     // Only enforce modes quarantine, and with nothing quarantined the stage could only pass: then it is not there at all.
     applies: (ex) => (ex.policy.contracts.mode === 'enforce' || ex.policy.contracts.lint === 'enforce') && source.quarantinedTools().size > 0,
     intercept(ex) {
-      const tool = ex.message.name as string;
+      const tool = calledTool(ex.message);
       const q = source.quarantined(tool);
       if (q === undefined) return PASS;
       return deny('tool_contract_changed', { tool, ...(q.approvedDigest !== undefined && { approvedDigest: q.approvedDigest.slice(0, DIGEST_PREFIX_LENGTH) }) });

@@ -1,4 +1,5 @@
 import { toolMetadata } from '../config/policy/policy.ts';
+import { calledTool } from '../mcp/tool-call.ts';
 import { readKey } from '../execution/idempotency-key.ts';
 import { deny, PASS, type Interceptor } from './contract.ts';
 
@@ -17,7 +18,7 @@ export function idempotencyInterceptor(): Interceptor {
       const key = readKey(ex.request, ex.message);
       if (key.kind === 'invalid') return deny('idempotency_key_required');
       if (key.kind === 'key') return PASS;
-      const meta = toolMetadata(ex.policy, ex.message.name as string);
+      const meta = toolMetadata(ex.policy, calledTool(ex.message));
       return meta.idempotency === 'required' && meta.sideEffect === 'non_idempotent_write' ? deny('idempotency_key_required') : PASS;
     },
   };

@@ -1,4 +1,5 @@
 import { insufficientUserAuthenticationChallenge } from '../auth/challenge.ts';
+import { calledTool } from '../mcp/tool-call.ts';
 import { strengthSatisfies } from '../auth/strength.ts';
 import { toolMetadata } from '../config/policy/policy.ts';
 import { deny, PASS, type Interceptor } from './contract.ts';
@@ -13,7 +14,7 @@ export function securityLevelInterceptor(): Interceptor {
     name: 'security_level',
     methods: ['tools/call'],
     intercept(ex) {
-      const level = toolMetadata(ex.policy, ex.message.name as string).securityLevel;
+      const level = toolMetadata(ex.policy, calledTool(ex.message)).securityLevel;
       if (strengthSatisfies(level, ex.principal.credentialStrength)) return PASS;
       return deny('credential_too_weak', undefined, { 'www-authenticate': insufficientUserAuthenticationChallenge(ex.policy.authentication.resourceMetadataUrl) });
     },

@@ -14,6 +14,7 @@ import { emptySnapshot } from '../grants/snapshot.ts';
 import type { GrantStore } from '../grants/store.ts';
 import type { Exchange } from '../interceptors/contract.ts';
 import type { Classified } from '../mcp/classify.ts';
+import { withoutContinuation } from '../approval/request-state.ts';
 import { sendError } from '../mcp/jsonrpc.ts';
 import { methodLabel } from '../mcp/methods.ts';
 import { underPrefix } from '../mcp/target.ts';
@@ -22,17 +23,17 @@ import type { Chain } from './compose.ts';
 import type { Outcome } from './outcome.ts';
 import type { RequestPath } from './request-path.ts';
 import { authenticator, type Authenticated } from './stages/authenticate.ts';
-import { chainStage } from './stages/chain.ts';
 import { discoveryStage, isDiscovery } from './stages/discovery.ts';
 import { executeStage, type ExecuteDeps } from './stages/execute.ts';
 import { passThrough } from './stages/pass-through.ts';
 import { readMessage } from './stages/read-message.ts';
-import { refuse } from './stages/reply.ts';
+import { answer, refuse, refuseCall } from './stages/reply.ts';
 import { refusedRepeatedFields } from './stages/repeated-fields.ts';
 import { sessionGuard } from './stages/session.ts';
 import { LISTINGS, listingStage } from './stages/listings.ts';
 import { resourceUpdateDropper } from './stages/resource-updates.ts';
-import { SURFACE_METHODS, surfaceStage, type SurfaceStage } from './stages/surfaces.ts';
+import { SURFACE_METHODS, surfaceStage } from './stages/surfaces.ts';
+import type { Stage } from './stages/stage.ts';
 import { TASK_METHODS, tasksStage } from './stages/tasks.ts';
 import { grantSnapshot } from './stages/snapshot.ts';
 import { toolsListStage } from './stages/tools-list.ts';
@@ -84,12 +85,12 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery, mayList: deps.mayList, toolErrors: settings.toolErrors });
   const discovery = deps.discovery === undefined ? undefined : discoveryStage(deps.discovery, deps.discoveryChain, settings.toolErrors);
   const results = { schemas: deps.schemas, toolErrors: settings.toolErrors };
-  const decide = chainStage(deps.chain, executeStage(deps.execution, settings.toolErrors, results), settings.toolErrors);
+  const execute = executeStage(deps.execution, settings.toolErrors, results);
   const surfaces = surfaceStage(pool, deps.chain, settings.toolErrors);
   const listings = listingStage(pool, deps.maxRewriteBytes, settings.toolErrors);
   const tasks = tasksStage({ pool, tasks: deps.execution.tasks, snapshot, maxRewriteBytes: deps.maxRewriteBytes, toolErrors: settings.toolErrors, results });
   // Methods whose rules live in the policy, not the grant store: they never wait on it (tasks ask it only for their creator).
-  const policyOnly = new Map<string, SurfaceStage>([
+  const policyOnly = new Map<string, Stage>([
     ...SURFACE_METHODS.map((m) => [m, surfaces] as const),
     ...[...LISTINGS.keys()].map((m) => [m, listings] as const),
     ...TASK_METHODS.map((m) => [m, tasks] as const),
@@ -123,10 +124,10 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
       if (subscriptions.kind === 'deny') return refuse(res, message, subscriptions, settings.toolErrors);
       // 2026-07-28 has no GET stream: list changes go on the caller's listen stream, stamped with its subscription.
       const onEventStream = listChanged !== undefined && listensForToolChanges(message.params) ? tellOnChange(listChanged, principal, listChangedEvent(message.id)) : undefined;
-      return forward(pool, req, res, upstream, body, message.id, { onEventStream, dropEvent: resourceUpdateDropper(current, principal) });
+      return forward(pool, { req, res, headers: upstream, body, rpcId: message.id }, { onEventStream, dropEvent: resourceUpdateDropper(current, principal) });
     }
     if (method === 'initialize' && message.kind === 'request') {
-      return forward(pool, req, res, upstream, body, message.id, { onResponseHead: session.bindOnInitialize(principal, message) });
+      return forward(pool, { req, res, headers: upstream, body, rpcId: message.id }, { onResponseHead: session.bindOnInitialize(principal, message) });
     }
     if (message.kind === 'notification' && method !== undefined && policed.has(method)) {
       // A request method without an id: a generic JSON-RPC server runs such
@@ -135,7 +136,7 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
       return 'invalid_request';
     }
     if (message.kind !== 'request' || method === undefined || !policed.has(method)) {
-      return forward(pool, req, res, upstream, body, message.id);
+      return forward(pool, { req, res, headers: upstream, body, rpcId: message.id });
     }
     const inForce = current();
     const local = policyOnly.get(method);
@@ -149,8 +150,12 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
       request: req, message, principal, policy: inForce.policy, snapshot: snap, catalogue, rowsForTool, urlElicitation: session.urlElicitation(req, message),
     };
     if (method === 'tools/list') return toolsList(ex, res, upstream, body);
-    if (discovery !== undefined && isDiscovery(ex)) return discovery(ex, res);
-    return decide(ex, res, upstream, body);
+    if (discovery !== undefined && isDiscovery(ex)) return discovery(ex, res, upstream, body);
+    // tools/call: decide, strip the approval continuation (the upstream gets the original call), execute.
+    const verdict = await deps.chain.run(ex);
+    if (verdict.kind === 'deny') return refuseCall(ex, res, verdict, settings.toolErrors);
+    if (verdict.kind === 'respond') return answer(res, message, verdict.result);
+    return execute(ex, res, upstream, withoutContinuation(message.params, body));
   }
 
   return {

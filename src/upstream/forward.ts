@@ -15,24 +15,40 @@ import { upstreamErrorId, upstreamErrorLabel } from './errors.ts';
 import { bodyIdleMs } from './pool.ts';
 
 export type ForwardOutcome = 'forwarded' | 'client_closed' | ErrorId;
-/** An attempt may also end in `retry`: a transient failure the caller chose to retry, with nothing sent to the client. */
-export type AttemptOutcome = ForwardOutcome | 'retry';
 
-/** A transient failure before any byte reached the client. */
-export interface Transient {
-  /** `connect` (refused or reset before the response head), or `status_502`, `status_503`, `status_504`, `status_429`. */
+/** What an attempt saw of the upstream, for a caller that must tell "never ran" from "may have run". */
+interface Seen {
+  /** The upstream's final status, 0 when no response head arrived. */
+  readonly status: number;
+  /** The connection was refused: the request certainly never reached the upstream. */
+  readonly refused: boolean;
+}
+
+/**
+ * How an attempt ended: the client has its answer (or a cut stream), or
+ * nothing reached the client and the refusal is the caller's to write.
+ */
+export type Settled = Seen & (
+  | { readonly kind: 'sent'; readonly outcome: ForwardOutcome }
+  | { readonly kind: 'unsent'; readonly refusal: Refusal }
+);
+
+/**
+ * A transient failure before any byte reached the client: refused or reset
+ * before the response head (`connect`), or a 429, 502, 503 or 504 head
+ * (`status_<code>`), held paused. The caller decides at once: `pass()` lets
+ * the client have it as it came, `drop()` ends it unseen, for a retry.
+ */
+export type Transient = Seen & {
+  readonly kind: 'transient';
   readonly reason: string;
   /** The upstream's Retry-After, in milliseconds, when it sent one. */
   readonly retryAfterMs: number | undefined;
-}
+  pass(): Promise<Settled>;
+  drop(): void;
+};
 
-/** What an attempt observed, for a caller that must tell "never ran" from "may have run". */
-export interface AttemptRecord {
-  /** The upstream's final status, 0 when no response head arrived. */
-  status: number;
-  /** The connection was refused: the request certainly never reached the upstream. */
-  refused: boolean;
-}
+export type AttemptEnd = Settled | Transient;
 
 const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
@@ -58,54 +74,54 @@ function declaredLength(value: string | string[] | undefined): number | undefine
   return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
 }
 
-type Send<O, R> = (
-  pool: Pool,
-  req: IncomingMessage,
-  res: ServerResponse,
-  requestHeaders: string[],
-  body: Buffer | Readable | null,
-  rpcId: JsonRpcId,
-  options?: O,
-) => Promise<R>;
+const CLIENT_CLOSED: Settled = Object.freeze({ kind: 'sent', outcome: 'client_closed', status: 0, refused: false });
 
 /**
- * One upstream attempt: forward() with a deadline over the whole exchange
- * and a say in transient failures. When `onTransient` accepts one, nothing
- * is written to the client and the outcome is `retry`.
+ * One upstream exchange, reported rather than refused: sends the request and
+ * streams the response back as it arrives, through a dispatch handler of its
+ * own rather than undici's stream(). Each chunk is written straight into the
+ * client response, and the upstream is paused while the client's socket is
+ * full, so SSE events pass through unbuffered with backpressure. A client
+ * that goes away aborts the upstream request, before or after its response
+ * started.
+ *
+ * It writes to the client only once the response has started there; a
+ * failure before that comes back as `unsent` or `transient`, for the caller
+ * to answer or retry.
  */
-export const attempt: Send<AttemptOptions, AttemptOutcome> = (pool, req, res, requestHeaders, body, rpcId, options = {}) => {
+export function attempt(pool: Pool, request: UpstreamRequest, options: AttemptOptions = {}): Promise<AttemptEnd> {
   // A client that left while the request waited (for a validator, a grant
   // lookup) already fired 'close', which the handler would never hear: its
   // upstream request would be sent for nobody and, once its answer filled the
   // dead socket, paused forever, holding a pool connection.
-  if (res.destroyed) return Promise.resolve('client_closed');
+  if (request.res.destroyed) return Promise.resolve(CLIENT_CLOSED);
   return new Promise((resolve) => {
-    new ForwardHandler(pool, { req, res, requestHeaders, body, rpcId, ...options }, resolve);
+    new ForwardHandler(pool, { ...options, req: request.req, res: request.res, headers: request.headers, body: request.body, rpcId: request.rpcId }, resolve);
   });
-};
+}
 
 /**
- * Sends the request upstream and streams the response back as it arrives,
- * through a dispatch handler of its own rather than undici's stream(): each
- * chunk is written straight into the client response, and the upstream is
- * paused while the client's socket is full, so SSE events pass through
- * unbuffered with backpressure. A client that goes away aborts the upstream
- * request, before or after its response started.
- *
- * Without `onTransient` an attempt never ends in `retry`: forward() is an
- * attempt with the plain options.
+ * One attempt, taken as it comes: a transient failure goes to the client,
+ * and a refusal before the response is written with `refuse`, or as a plain
+ * JSON-RPC error.
  */
-export const forward = attempt as Send<ForwardOptions, ForwardOutcome>;
+export async function forward(pool: Pool, request: UpstreamRequest, options: ForwardOptions = {}): Promise<ForwardOutcome> {
+  const ended = await attempt(pool, request, options);
+  const end = ended.kind === 'transient' ? await ended.pass() : ended;
+  if (end.kind === 'sent') return end.outcome;
+  const { refusal } = end;
+  if (options.refuse === undefined) sendError(request.res, request.rpcId, refusal.error, refusal.data, refusal.headers);
+  else options.refuse(refusal);
+  return refusal.error;
+}
 
-export interface AttemptOptions extends ForwardOptions {
+export interface AttemptOptions extends Hooks {
   /**
    * The exchange's deadline, response body included: when it passes the
-   * upstream request is aborted (its connection closed) and the client gets
-   * 504 deadline_exceeded, or a cut connection mid-stream.
+   * upstream request is aborted (its connection closed), and the attempt
+   * ends `unsent` with the deadline's refusal, or cuts a started response.
    */
   readonly deadline?: AttemptDeadline | undefined;
-  /** Asked about a transient failure before any byte reached the client; true: it will be retried. */
-  readonly onTransient?: ((t: Transient) => boolean) | undefined;
   /** Each response body chunk, as it goes to the client. */
   readonly onResponseChunk?: ((chunk: Buffer) => void) | undefined;
   /**
@@ -115,7 +131,6 @@ export interface AttemptOptions extends ForwardOptions {
    * the answer (the task a call created).
    */
   readonly holdAnswer?: AnswerHold | undefined;
-  readonly record?: AttemptRecord | undefined;
 }
 
 /**
@@ -162,13 +177,17 @@ interface AttemptDeadline {
   readonly remainingMs: number;
   /** A progress notification on the stream starts the deadline over. */
   readonly resetOnProgress: boolean;
-  /** What error.data.outcome says when it passes: `unknown` for a call that may have changed state. */
-  readonly outcome: 'unknown' | undefined;
+  /** The refusal when it passes. */
+  readonly refusal: Refusal;
 }
 
-export interface ForwardOptions {
+export interface ForwardOptions extends Hooks {
   /** How a refusal before the response head is written; a plain JSON-RPC error without one. */
   readonly refuse?: Refuser | undefined;
+}
+
+/** What the caller sees of, and adds to, the response as it passes. */
+interface Hooks {
   readonly onEventStream?: EventStreamHook | undefined;
   /** Told the upstream's final status and headers before they go to the client. */
   readonly onResponseHead?: ResponseHeadHook | undefined;
@@ -183,13 +202,17 @@ const MAX_JUDGED_EVENT_BYTES = 16 * 1024 * 1024;
 
 export type ResponseHeadHook = (status: number, headers: Record<string, string | string[] | undefined>) => void;
 
-interface UpstreamCall extends AttemptOptions {
+/** One request for the upstream, and the client response its answer goes to. */
+export interface UpstreamRequest {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
-  readonly requestHeaders: string[];
+  /** The request headers as the upstream gets them, as undici's flat name/value list. */
+  readonly headers: string[];
   readonly body: Buffer | Readable | null;
   readonly rpcId: JsonRpcId;
 }
+
+type UpstreamCall = AttemptOptions & UpstreamRequest;
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
 
@@ -197,7 +220,13 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   readonly #res: ServerResponse;
   readonly #rpcId: JsonRpcId;
   readonly #timing: UpstreamTiming | undefined;
-  readonly #done: (outcome: AttemptOutcome) => void;
+  /** Resolves the attempt with a transient failure, for the caller to pass or drop. */
+  readonly #transient: (end: Transient) => void;
+  /** Resolves the attempt settled; a passed transient settles through a fresh promise. */
+  #resolve: (end: Settled) => void;
+  /** The upstream's final status, 0 before a response head. */
+  #status = 0;
+  #refused = false;
   readonly #onEventStream: EventStreamHook | undefined;
   readonly #onResponseHead: ResponseHeadHook | undefined;
   readonly #call: UpstreamCall;
@@ -220,14 +249,15 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   /** A stream's answer the guard withheld: the outcome once the stream ends. */
   #withheld: ErrorId | undefined;
 
-  constructor(pool: Pool, call: UpstreamCall, done: (outcome: AttemptOutcome) => void) {
-    const { req, res, requestHeaders, body, rpcId, onEventStream, onResponseHead } = call;
+  constructor(pool: Pool, call: UpstreamCall, resolve: (end: AttemptEnd) => void) {
+    const { req, res, headers: requestHeaders, body, rpcId, onEventStream, onResponseHead } = call;
     this.#call = call;
     this.#res = res;
     this.#rpcId = rpcId;
     this.#onEventStream = onEventStream;
     this.#onResponseHead = onResponseHead;
-    this.#done = done;
+    this.#transient = resolve;
+    this.#resolve = resolve;
     this.#bodyIdleMs = bodyIdleMs(pool);
     this.#timing = announceUpstream(req, requestHeaders);
     res.once('close', this.#onClientClose);
@@ -253,9 +283,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     this.#timing?.ended('deadline_exceeded');
     if (deadlinePassed.hasSubscribers) deadlinePassed.publish({ phase: 'in_flight' });
-    const outcome = this.#call.deadline?.outcome;
-    this.#refuse({ error: 'deadline_exceeded', ...(outcome !== undefined && { data: { outcome } }) });
-    this.#settle('deadline_exceeded');
+    this.#refuse((this.#call.deadline as AttemptDeadline).refusal);
     // Aborting closes the upstream connection: the server sees the call end, not just toolgate stop waiting.
     this.#controller?.abort(new Error('deadline passed'));
   };
@@ -274,14 +302,35 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
 
   onResponseStart(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     if (statusCode < 200) return;
-    if (this.#call.record !== undefined) this.#call.record.status = statusCode;
-    if (TRANSIENT_STATUSES.has(statusCode) && this.#call.onTransient?.({ reason: `status_${statusCode}`, retryAfterMs: retryAfterMs(headers['retry-after']) }) === true) {
-      this.#timing?.answered(statusCode);
-      this.#timing?.ended();
-      this.#settle('retry');
-      controller.abort(new Error('retrying'));
+    this.#status = statusCode;
+    if (!TRANSIENT_STATUSES.has(statusCode)) {
+      this.#respond(controller, statusCode, headers);
       return;
     }
+    // Held paused, body unread, while the caller decides: the parser would otherwise go on into the body.
+    controller.pause();
+    this.#transient({
+      kind: 'transient',
+      reason: `status_${statusCode}`,
+      retryAfterMs: retryAfterMs(headers['retry-after']),
+      status: statusCode,
+      refused: false,
+      pass: () => new Promise<Settled>((resolve) => {
+        this.#resolve = resolve;
+        this.#respond(controller, statusCode, headers);
+        controller.resume();
+      }),
+      drop: () => {
+        this.#timing?.answered(statusCode);
+        this.#timing?.ended();
+        this.#finish();
+        controller.abort(new Error('retrying'));
+      },
+    });
+  }
+
+  /** A response head for the client: sent on, or held for the answer's hold or guard. */
+  #respond(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     this.#started = true;
     this.#onResponseHead?.(statusCode, headers);
     const hold = this.#call.holdAnswer;
@@ -514,39 +563,57 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     if ((err as { code?: unknown }).code === BODY_LIMIT) {
       this.#controller?.abort(err as Error);
       this.#timing?.ended('payload_too_large');
-      sendError(this.#res, this.#rpcId, 'payload_too_large', undefined, { connection: 'close' });
-      this.#settle('payload_too_large');
+      this.#refuse({ error: 'payload_too_large', headers: { connection: 'close' } });
       return;
     }
     const code = upstreamErrorLabel(err);
-    if (this.#call.record !== undefined && code === 'ECONNREFUSED') this.#call.record.refused = true;
-    if (!this.#started && CONNECT_FAILURES.has(code) && this.#call.onTransient?.({ reason: 'connect', retryAfterMs: undefined }) === true) {
-      this.#timing?.ended('upstream_unavailable');
-      this.#settle('retry');
+    if (code === 'ECONNREFUSED') this.#refused = true;
+    const id = upstreamErrorId(err);
+    const failed = (): void => {
+      this.#timing?.ended(id);
+      log.warn('upstream request failed', { error: code, headersSent: this.#started });
+    };
+    if (!this.#started && CONNECT_FAILURES.has(code)) {
+      this.#finish();
+      const unsent: Settled = { kind: 'unsent', refusal: { error: id }, status: this.#status, refused: this.#refused };
+      this.#transient({
+        kind: 'transient', reason: 'connect', retryAfterMs: undefined, status: this.#status, refused: this.#refused,
+        pass: () => {
+          failed();
+          return Promise.resolve(unsent);
+        },
+        drop: () => this.#timing?.ended('upstream_unavailable'),
+      });
       return;
     }
-    const id = upstreamErrorId(err);
-    this.#timing?.ended(id);
-    log.warn('upstream request failed', { error: upstreamErrorLabel(err), headersSent: this.#started });
+    failed();
     this.#refuse({ error: id });
-    this.#settle(id);
   }
 
+  /** Ends the attempt refused: the caller answers, or, mid-stream, where no status is left to send, the connection is cut. */
   #refuse(refusal: Refusal): void {
-    // Mid-stream there is no status left to send: sendError cuts the connection.
-    if (this.#res.headersSent || this.#call.refuse === undefined) sendError(this.#res, this.#rpcId, refusal.error, refusal.data, refusal.headers);
-    else this.#call.refuse(refusal);
+    if (!this.#res.headersSent) {
+      this.#settle({ kind: 'unsent', refusal, status: this.#status, refused: this.#refused });
+      return;
+    }
+    sendError(this.#res, this.#rpcId, refusal.error, refusal.data, refusal.headers);
+    this.#settle(refusal.error);
   }
 
-  #settle(outcome: AttemptOutcome): void {
+  #settle(outcome: ForwardOutcome | Settled): void {
     if (this.#settled) return;
+    this.#finish();
+    this.#resolve(typeof outcome === 'string' ? { kind: 'sent', outcome, status: this.#status, refused: this.#refused } : outcome);
+  }
+
+  /** Lets go of everything the exchange holds: timers, the client's close listener, the injector's registration. */
+  #finish(): void {
     this.#settled = true;
     clearTimeout(this.#deadlineTimer);
     clearTimeout(this.#idleTimer);
     this.#res.off('close', this.#onClientClose);
     this.#release?.();
     if (this.#streaming) sseStream.publish({ delta: -1 });
-    this.#done(outcome);
   }
 }
 

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { calledTool } from '../../mcp/tool-call.ts';
 import type { RateLimitRule } from '../../config/policy/policy.ts';
 import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../../discovery/search-tool.ts';
 import { isDryRun } from '../dry-run.ts';
@@ -25,7 +26,7 @@ export function rateLimitInterceptor(buckets: Limiter = new TokenBuckets(() => p
     methods: ['tools/call', DISCOVER_METHOD],
     applies: (ex) => ex.policy.rateLimits.length > 0,
     intercept(ex) {
-      const tool = ex.message.method === DISCOVER_METHOD ? SEARCH_TOOL_NAME : (ex.message.name as string);
+      const tool = ex.message.method === DISCOVER_METHOD ? SEARCH_TOOL_NAME : calledTool(ex.message);
       const id = ex.principal.id;
       const limits: RateLimitRule[] = [];
       for (const rule of ex.policy.rateLimits) {

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { Stage } from './stage.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { DiscoveryService } from '../../discovery/service.ts';
 import { DISCOVER_METHOD, SEARCH_TOOL_NAME } from '../../discovery/search-tool.ts';
@@ -6,10 +6,7 @@ import type { Exchange } from '../../interceptors/contract.ts';
 import type { Refusal } from '../../mcp/jsonrpc.ts';
 import { publishDecision } from '../../telemetry/channels.ts';
 import type { Chain } from '../compose.ts';
-import type { Outcome } from '../outcome.ts';
 import { answer, refuse } from './reply.ts';
-
-export type DiscoveryStage = (ex: Exchange, res: ServerResponse) => Promise<Outcome>;
 
 /** Whether an exchange is for one of discovery's two doors: the method, or the injected tool. */
 export function isDiscovery(ex: Exchange): boolean {
@@ -22,7 +19,7 @@ export function isDiscovery(ex: Exchange): boolean {
  * are decisions like the interceptors' (stage `discovery`), so refused
  * queries and search_tools arguments are counted where refusals are.
  */
-export function discoveryStage(discovery: DiscoveryService, chain: Chain, toolErrors: ToolErrors): DiscoveryStage {
+export function discoveryStage(discovery: DiscoveryService, chain: Chain, toolErrors: ToolErrors): Stage {
   return async (ex, res) => {
     const limited = await chain.run(ex);
     if (limited.kind === 'deny') return refuse(res, ex.message, limited, toolErrors);

@@ -1,18 +1,14 @@
-import type { ServerResponse } from 'node:http';
+import type { Stage } from './stage.ts';
 import type { Pool } from 'undici';
 import type { Principal } from '../../auth/types.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { Policy } from '../../config/policy/policy.ts';
 import { mayListPrompt, mayListResource, mayListTemplate } from '../../grants/surfaces.ts';
-import type { Exchange } from '../../interceptors/contract.ts';
 import { publishDecision } from '../../telemetry/channels.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
 import { forward } from '../../upstream/forward.ts';
 import { rewriteResult } from '../../mcp/rewrite.ts';
-import type { Outcome } from '../outcome.ts';
 import { refuse, sendBuffered } from './reply.ts';
-
-export type ListingStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
 
 interface Listed {
   /** The result member holding the page's entries. */
@@ -38,10 +34,10 @@ export const LISTINGS: ReadonlyMap<string, Listed> = new Map<string, Listed>([
  * it is matched on is dropped. A page toolgate cannot read is never passed on
  * unfiltered. Unpoliced surfaces are forwarded untouched.
  */
-export function listingStage(pool: Pool, maxRewriteBytes: number, toolErrors: ToolErrors): ListingStage {
+export function listingStage(pool: Pool, maxRewriteBytes: number, toolErrors: ToolErrors): Stage {
   return async (ex, res, headers, body) => {
     const listed = LISTINGS.get(ex.message.method ?? '');
-    if (listed === undefined || !listed.policed(ex.policy)) return forward(pool, ex.request, res, headers, body, ex.message.id);
+    if (listed === undefined || !listed.policed(ex.policy)) return forward(pool, { req: ex.request, res, headers, body, rpcId: ex.message.id });
     publishDecision({ request: ex.request, stage: 'listing', allowed: true, principal: ex.principal });
     const up = await requestBuffered(pool, ex.request, res, headers, body, maxRewriteBytes);
     if (!up.ok) return up.error === 'client_closed' ? 'client_closed' : refuse(res, ex.message, { error: up.error }, toolErrors);

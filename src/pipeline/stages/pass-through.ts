@@ -19,6 +19,6 @@ export function passThrough(pool: Pool, maxBodyBytes: number): PassThrough {
     const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
     if (hasBody) continueIfExpected(req, res);
     const body = hasBody ? req.pipe(new BodyLimit(maxBodyBytes)) : null;
-    return forward(pool, req, res, headers, body, rpcId, options);
+    return forward(pool, { req, res, headers, body, rpcId }, options);
   };
 }

@@ -2,11 +2,16 @@ import type { ServerResponse } from 'node:http';
 import { isRecord } from '../../json/record.ts';
 import type { Classified } from '../../mcp/classify.ts';
 import { writeWhole } from '../../upstream/buffered.ts';
-import { errorBody, sendError, type Refusal } from '../../mcp/jsonrpc.ts';
+import { resultBody } from '../../mcp/answer-body.ts';
+import { sendError, type Refusal } from '../../mcp/jsonrpc.ts';
 import { toolErrorResult, wireFor } from '../../mcp/tool-error.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
+import type { KeyedEnd } from '../../execution/keyed-call.ts';
+import type { StoredResponse } from '../../upstream/capture.ts';
+import type { AnswerGuard } from '../../upstream/forward.ts';
 import type { Outcome } from '../outcome.ts';
+import { judgeWhole } from './result-guard.ts';
 
 /** Sends an upstream response toolgate buffered (and maybe rewrote), with its headers and a length for the new body. */
 export function sendBuffered(res: ServerResponse, status: number, headers: Record<string, string | string[] | undefined>, body: Buffer): Outcome {
@@ -19,23 +24,6 @@ export function answer(res: ServerResponse, message: Classified, result: unknown
   const text = resultBody(message, result);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
   return 'answered';
-}
-
-function resultBody(message: Classified, result: unknown): string {
-  // 2026-07-28 results carry resultType, and its clients refuse one without it.
-  const stamped = message.era === 'modern' && isRecord(result) && !Object.hasOwn(result, 'resultType') ? { ...result, resultType: 'complete' } : result;
-  return JSON.stringify({ jsonrpc: '2.0', id: message.id, result: stamped });
-}
-
-/**
- * The refusal `refuse` would write, as a status and a body, for a place that
- * writes it itself: an upstream answer replaced mid-stream, where only the
- * body can still change.
- */
-export function refusalBody(message: Classified, refusal: Refusal, toolErrors: ToolErrors, structured: boolean): { readonly status: number; readonly body: string } {
-  const wire = wireFor(message, refusal.error, false, toolErrors);
-  if (wire.form === 'tool_result') return { status: 200, body: resultBody(message, toolErrorResult(refusal.error, refusal.data, structured)) };
-  return { status: wire.status, body: errorBody(message.id, refusal.error, refusal.data) };
 }
 
 /**
@@ -61,4 +49,34 @@ export function refuseCall(ex: Exchange, res: ServerResponse, refusal: Refusal, 
   const name = ex.message.name;
   const outputSchema = name === undefined ? undefined : ex.catalogue.get(name)?.tool.outputSchema;
   return refuse(res, ex.message, refusal, toolErrors, outputSchema === undefined);
+}
+
+/** Answers a tools/call as execution ended it: sent already, a refusal to write, or the stored answer of its key. */
+export function concludeCall(ex: Exchange, res: ServerResponse, end: KeyedEnd, guard: AnswerGuard | undefined, toolErrors: ToolErrors): Outcome {
+  switch (end.kind) {
+    case 'sent':
+      return end.outcome;
+    case 'unsent':
+      return refuseCall(ex, res, end.refusal, toolErrors);
+    case 'replay':
+      return replay(res, ex.message, end.response, guard);
+  }
+}
+
+const REPLAYED_META = 'io.toolgate/replayed';
+
+/**
+ * The stored answer again, said to be a replay in the header payment APIs
+ * use and in `_meta`. The record holds what the upstream sent, so the result
+ * guard judges it again, under the policy in force now.
+ */
+function replay(res: ServerResponse, message: Classified, stored: StoredResponse, guard: AnswerGuard | undefined): Outcome {
+  const answer: Record<string, unknown> = { ...stored.message, id: message.id };
+  const result = answer.result;
+  if (isRecord(result)) answer.result = { ...result, _meta: { ...(isRecord(result._meta) ? result._meta : {}), [REPLAYED_META]: true } };
+  const text = JSON.stringify(answer);
+  const judged = stored.status === 200 && guard !== undefined ? judgeWhole(guard, text) : undefined;
+  const out = judged?.body ?? text;
+  res.writeHead(judged?.status ?? stored.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out), 'idempotent-replayed': 'true' }).end(out);
+  return 'answered';
 }

@@ -4,12 +4,12 @@ import { MAX_GUARDED_RESULT_BYTES } from '../../config/policy/schema.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import type { Exchange } from '../../interceptors/contract.ts';
 import { isRecord, parseRecord } from '../../json/record.ts';
+import { refusalBody } from '../../mcp/answer-body.ts';
 import type { Refusal } from '../../mcp/jsonrpc.ts';
 import { guardResult, type GuardHit } from '../../results/guard.ts';
 import { resultGuard } from '../../telemetry/channels.ts';
 import type { AnswerGuard, GuardedAnswer } from '../../upstream/forward.ts';
 import type { SchemaCache } from '../../validation/cache.ts';
-import { refusalBody } from './reply.ts';
 
 /** Where the guard finds what it needs beyond the exchange: the validators that check edited structuredContent. */
 export interface ResultGuardDeps {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Stage } from './stage.ts';
 import type { Pool } from 'undici';
 import type { Principal } from '../../auth/types.ts';
 import type { ToolErrors } from '../../config/settings.ts';
@@ -34,8 +35,6 @@ export interface TasksDeps {
   readonly results: ResultGuardDeps;
 }
 
-export type TasksStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
-
 const UNAVAILABLE: Refusal = Object.freeze({ error: 'tasks_unavailable', data: Object.freeze({ retryAfterMs: 1000 }), headers: Object.freeze({ 'retry-after': '1' }) });
 
 /**
@@ -49,7 +48,7 @@ const UNAVAILABLE: Refusal = Object.freeze({ error: 'tasks_unavailable', data: O
  * filtered to the caller's own tasks. A store that cannot answer fails
  * closed (503 tasks_unavailable).
  */
-export function tasksStage(deps: TasksDeps): TasksStage {
+export function tasksStage(deps: TasksDeps): Stage {
   const { pool, tasks, toolErrors } = deps;
   const refused = (ex: Exchange, res: ServerResponse, refusal: Refusal, event: TaskEvent['event']): Outcome => {
     tell(ex, event, refusal.error);
@@ -82,7 +81,7 @@ export function tasksStage(deps: TasksDeps): TasksStage {
     const guardAnswer = ex.message.method === 'tasks/result' || ex.message.method === 'tasks/get'
       ? answerGuard(ex, owner.tool, toolMetadata(ex.policy, owner.tool).results, deps.results)
       : undefined;
-    return forward(pool, ex.request, res, headers, body, ex.message.id, { refuse: (r) => refuse(res, ex.message, r, toolErrors), guardAnswer });
+    return forward(pool, { req: ex.request, res, headers, body, rpcId: ex.message.id }, { refuse: (r) => refuse(res, ex.message, r, toolErrors), guardAnswer });
   }
 
   async function list(ex: Exchange, res: ServerResponse, headers: string[], body: Buffer): Promise<Outcome> {

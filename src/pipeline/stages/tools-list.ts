@@ -1,13 +1,12 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { Stage } from './stage.ts';
 import type { Pool } from 'undici';
 import type { CatalogueView } from '../../catalogue/view.ts';
 import type { DiscoveryService } from '../../discovery/service.ts';
 import { EMPTY_LISTING, emptyListing, hideUnlisted, toolsListEdit } from '../../discovery/tools-list.ts';
-import type { Exchange } from '../../interceptors/contract.ts';
 import { publishDecision } from '../../telemetry/channels.ts';
 import { requestBuffered } from '../../upstream/buffered.ts';
 import { rewriteResult } from '../../mcp/rewrite.ts';
-import type { Outcome } from '../outcome.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import { answer, refuse, sendBuffered } from './reply.ts';
 
@@ -23,14 +22,12 @@ export interface ToolsListDeps {
   readonly toolErrors: ToolErrors;
 }
 
-export type ToolsListStage = (ex: Exchange, res: ServerResponse, headers: string[], body: Buffer) => Promise<Outcome>;
-
 /**
  * tools/list is forwarded, buffered, and rewritten to what this caller may
  * call. A list toolgate cannot read is never passed on unfiltered. A caller
  * who may list nothing is answered here (see emptyListing).
  */
-export function toolsListStage(deps: ToolsListDeps): ToolsListStage {
+export function toolsListStage(deps: ToolsListDeps): Stage {
   const { pool, catalogue, maxRewriteBytes, discovery, mayList, toolErrors } = deps;
   return async (ex, res, headers, body) => {
     const req: IncomingMessage = ex.request;

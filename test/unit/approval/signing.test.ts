@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { isOurState, signState, subkey, verifyState } from '../../../src/approval/request-state.ts';
+import { isOurState, signState, subkey, verifyState, withoutContinuation } from '../../../src/approval/request-state.ts';
 import { signature } from '../../../src/approval/webhook.ts';
 
 describe('the 2026-07-28 requestState', () => {
@@ -24,6 +24,17 @@ describe('the 2026-07-28 requestState', () => {
     assert.equal(verifyState(subkey(randomBytes(32), 'state'), text, state.binding, 1), undefined);
     assert.equal(verifyState(key, text, 'c'.repeat(64), 1), undefined);
     assert.equal(isOurState('upstream-state'), false);
+  });
+
+  it('is stripped with its inputResponses before the call goes upstream, and only when it is ours', () => {
+    const ours = signState(key, state);
+    const call = (requestState: string): Buffer => Buffer.from(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"a" : 1},"requestState":${JSON.stringify(requestState)},"inputResponses":{"x":{"action":"accept"}}}}`);
+    const stripped = withoutContinuation({ requestState: ours }, call(ours));
+    assert.deepEqual(JSON.parse(stripped.toString()), { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 't', arguments: { a: 1 } } });
+    // The arguments' bytes are untouched: the upstream reads what the client wrote.
+    assert.ok(stripped.includes('"arguments":{"a" : 1}'));
+    const foreign = call('upstream-state');
+    assert.equal(withoutContinuation({ requestState: 'upstream-state' }, foreign), foreign);
   });
 
   it('derives distinct keys per purpose, so a state never passes as a cookie', () => {

@@ -39,8 +39,8 @@ describe('idempotency keys', () => {
     assert.notEqual(scopedKey('a', 't', 'k'), scopedKey('b', 't', 'k'));
     assert.notEqual(scopedKey('a', 't', 'k'), scopedKey('a', 'u', 'k'));
     assert.notEqual(scopedKey('a\u0000t', 'x', 'k'), scopedKey('a', 't\u0000x', 'k'));
-    assert.equal(argumentsDigest(call({ arguments: { b: 1, a: [1.0, 'x'] } })), argumentsDigest(call({ arguments: { a: [1, 'x'], b: 1 } })));
-    assert.notEqual(argumentsDigest(call({ arguments: { a: 1 } })), argumentsDigest(call({ arguments: { a: 2 } })));
+    assert.equal(argumentsDigest({ name: 't', arguments: { b: 1, a: [1.0, 'x'] } }), argumentsDigest({ name: 't', arguments: { a: [1, 'x'], b: 1 } }));
+    assert.notEqual(argumentsDigest({ name: 't', arguments: { a: 1 } }), argumentsDigest({ name: 't', arguments: { a: 2 } }));
   });
 
   it('reads a PENDING record as in progress while its lease runs and as unknown after', () => {

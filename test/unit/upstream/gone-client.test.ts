@@ -54,7 +54,7 @@ describe('upstream requests for a caller that has already left', () => {
 
   it('forward() sends nothing and ends as client_closed', { timeout: 5000 }, async () => {
     const before = upstreamRequests;
-    const outcome = await afterCallerLeft((req, res) => forward(pool, req, res, ['content-type', 'application/json'], Buffer.from('{}'), 1));
+    const outcome = await afterCallerLeft((req, res) => forward(pool, { req, res, headers: ['content-type', 'application/json'], body: Buffer.from('{}'), rpcId: 1 }));
     assert.equal(outcome, 'client_closed');
     assert.equal(upstreamRequests, before);
   });
