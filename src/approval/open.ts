@@ -27,7 +27,7 @@ export interface OpenedApprovals {
  * webhook when configured. `pageUrl` is read per approval, once the page
  * listens.
  */
-export async function openApprovals(settings: Settings, shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined, pageUrl: () => string): Promise<OpenedApprovals> {
+export async function openApprovals(settings: Pick<Settings, 'approvalPublicUrl' | 'approvalSecretFile' | 'approvalWebhookSecretFile' | 'approvalWebhookUrl' | 'host' | 'policyDomain'>, shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined, pageUrl: () => string): Promise<OpenedApprovals> {
   const client = shared?.client;
   const secret = settings.approvalSecretFile === undefined ? randomBytes(32) : await readSecret(settings.approvalSecretFile, 'TOOLGATE_APPROVAL_SECRET_FILE');
   if (settings.approvalSecretFile === undefined && client !== undefined) {
@@ -55,7 +55,7 @@ async function readSecret(file: string, setting: string): Promise<Buffer> {
 }
 
 /** The page's base URL: the public one when set, else the listener's own address. */
-export function pageBaseUrl(settings: Settings, boundPort: number | undefined): string {
+export function pageBaseUrl(settings: Pick<Settings, 'approvalPublicUrl' | 'approvalSecretFile' | 'approvalWebhookSecretFile' | 'approvalWebhookUrl' | 'host' | 'policyDomain'>, boundPort: number | undefined): string {
   if (settings.approvalPublicUrl !== undefined) return settings.approvalPublicUrl;
   // Without a page, an approval is still named, as a URN, for the CLI and gRPC to decide.
   if (boundPort === undefined) return 'urn:toolgate';

@@ -12,7 +12,7 @@ export type OpenedGrantStore = { readonly source: 'file'; readonly store: FileGr
  * Grants come from the policy file (in process, a stable random revision per
  * process) or from Redis, shared by every replica of the policy domain.
  */
-export async function openGrantStore(settings: Settings, policy: Policy, redis: RedisConfig | undefined): Promise<OpenedGrantStore> {
+export async function openGrantStore(settings: Pick<Settings, 'grantSource' | 'grantsCheckIntervalMs' | 'grantsL1MaxEntries' | 'grantsL2TtlSeconds' | 'grantsStalenessMs' | 'policyDomain'>, policy: Policy, redis: RedisConfig | undefined): Promise<OpenedGrantStore> {
   if (settings.grantSource === 'file') {
     return { source: 'file', store: createFileGrantStore({ rows: policy.grants, l1MaxEntries: settings.grantsL1MaxEntries }) };
   }

@@ -26,8 +26,11 @@ export interface GrpcPolicyDeps {
 /** What a decision needs (Explain, and the offline `toolgate policy` commands): the policy, grants, catalogue and chain. */
 export type DecisionDeps = Pick<GrpcPolicyDeps, 'current' | 'grants' | 'catalogue' | 'interceptors'>;
 
+/** The settings GrantAdminService reads: where the grants live. */
+export type GrantAdminSettings = Pick<Settings, 'grantSource' | 'policyDomain' | 'redisCommandTimeoutMs' | 'redisConnectTimeoutMs' | 'redisPasswordFile' | 'redisTlsCaFile' | 'redisUrl' | 'redisUsername'>;
+
 export interface GrpcServerOptions {
-  readonly settings: Settings;
+  readonly settings: Pick<Settings, 'grpcAdminScope' | 'grpcTlsCertFile' | 'grpcTlsKeyFile' | 'host' | 'grpcPort'> & GrantAdminSettings;
   /** Readiness reasons, as /readyz reports them; empty means ready. */
   readonly notReadyReasons: () => readonly string[];
   /** Absent in transparent mode: only Health is served. */

@@ -6,11 +6,10 @@
  * rows can be listed but not changed (grants_read_only → FAILED_PRECONDITION).
  */
 import { createRedisClient, parseRedisConfig, type RedisClient } from '../cache/redis.ts';
-import type { Settings } from '../config/settings.ts';
 import type { ErrorId } from '../errors.ts';
 import { createRedisSource, type ChangeResult, type RedisGrantSource } from '../grants/sources/redis.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
-import type { GrpcPolicyDeps } from './deps.ts';
+import type { GrantAdminSettings, GrpcPolicyDeps } from './deps.ts';
 import type { GrantRow as WireRow, GrantRow__Output } from './generated/toolgate/v1/GrantRow.ts';
 
 export type AdminResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrorId };
@@ -18,13 +17,14 @@ export type AdminResult<T> = { readonly ok: true; readonly value: T } | { readon
 const READ_ONLY = { ok: false, error: 'grants_read_only' } as const;
 const UNAVAILABLE = { ok: false, error: 'grants_unavailable' } as const;
 
+
 export class GrantAdmin {
   readonly #deps: GrpcPolicyDeps;
   readonly #source: RedisGrantSource | undefined;
   readonly #client: RedisClient | undefined;
 
   /** With Redis grants, opens its own connection to the domain's rows. */
-  constructor(deps: GrpcPolicyDeps, settings: Settings) {
+  constructor(deps: GrpcPolicyDeps, settings: GrantAdminSettings) {
     this.#deps = deps;
     if (settings.grantSource !== 'redis' || settings.redisUrl === undefined) return;
     const parsed = parseRedisConfig({

@@ -4,7 +4,7 @@
  */
 import type { Server } from '@grpc/grpc-js';
 import type { Settings } from '../config/settings.ts';
-import type { GrpcPolicyDeps } from './deps.ts';
+import type { GrantAdminSettings, GrpcPolicyDeps } from './deps.ts';
 import { serviceDefinition } from './definitions.ts';
 import { ApprovalAdmin } from './approvals.ts';
 import { ContractAdmin } from './contracts.ts';
@@ -79,7 +79,7 @@ export class GrantAdminService {
   readonly #adminScope: string;
   readonly #admin: GrantAdmin;
 
-  constructor(deps: GrpcPolicyDeps, settings: Settings) {
+  constructor(deps: GrpcPolicyDeps, settings: Pick<Settings, 'grpcAdminScope'> & GrantAdminSettings) {
     this.#deps = deps;
     this.#adminScope = settings.grpcAdminScope;
     this.#admin = new GrantAdmin(deps, settings);

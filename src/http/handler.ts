@@ -20,7 +20,7 @@ const DONE = Object.freeze({ delta: -1 });
  * mode in force (pipeline/) takes over. Every request ends in exactly one
  * `requestEnd` message.
  */
-export function createTrafficHandler(settings: Settings, path: RequestPath): (req: IncomingMessage, res: ServerResponse) => void {
+export function createTrafficHandler(settings: Pick<Settings, 'maxHeaders' | 'mcpPath'>, path: RequestPath): (req: IncomingMessage, res: ServerResponse) => void {
   const route = targetRouter(settings.mcpPath);
   const maxRawHeaders = settings.maxHeaders * 2;
 

@@ -27,6 +27,6 @@ export function listenError(code: string | undefined, bind: Bind): StartupError 
 }
 
 /** Where one of the sidecar's listeners binds. */
-export function bindOf(settings: Settings, key: 'port' | 'adminPort' | 'grpcPort' | 'approvalPort'): Bind {
+export function bindOf<K extends 'port' | 'adminPort' | 'grpcPort' | 'approvalPort'>(settings: Pick<Settings, 'host' | K>, key: K): Bind {
   return { host: settings.host, port: settings[key] as number, hostSetting: nameOfSetting('host'), portSetting: nameOfSetting(key) };
 }

@@ -40,7 +40,7 @@ import { toolsListStage } from './stages/tools-list.ts';
 import { upstreamHeaders } from './stages/upstream-headers.ts';
 
 export interface PolicyPathDeps {
-  readonly settings: Settings;
+  readonly settings: Pick<Settings, 'maxBodyBytes' | 'passthroughPaths' | 'toolErrors' | 'principalHeader'>;
   readonly pool: Pool;
   /** The policy in force and its verifiers; read once per request. */
   readonly current: () => PolicyInForce;

@@ -13,7 +13,7 @@ import { upstreamHeaders } from './stages/upstream-headers.ts';
  * ambiguous requests are still refused) and then forwarded; nobody is
  * authenticated, and every path is forwarded.
  */
-export function transparentPath(settings: Settings, pool: Pool): RequestPath {
+export function transparentPath(settings: Pick<Settings, 'maxBodyBytes' | 'principalHeader'>, pool: Pool): RequestPath {
   const headers = upstreamHeaders(settings, false);
   const pass = passThrough(pool, settings.maxBodyBytes);
   return {

@@ -31,7 +31,7 @@ export class UpstreamPool extends Pool {
 }
 
 /** One pool for the life of the process. */
-export function createUpstreamPool(settings: Settings): UpstreamPool {
+export function createUpstreamPool(settings: Pick<Settings, 'upstream' | 'upstreamBodyIdleMs' | 'upstreamConnections' | 'upstreamTimeoutMs'>): UpstreamPool {
   return new UpstreamPool(settings.upstream, {
     connections: settings.upstreamConnections,
     pipelining: 1,

@@ -25,7 +25,7 @@ export interface UpstreamHeaders {
  * credentials toolgate verified; and Mcp-Method, Mcp-Name and Mcp-Param-*
  * that toolgate ignored (no 2026-07-28 version), which a server might act on.
  */
-export function upstreamHeaders(settings: Settings, stripCredentials: boolean): UpstreamHeaders {
+export function upstreamHeaders(settings: Pick<Settings, 'principalHeader'>, stripCredentials: boolean): UpstreamHeaders {
   const identity = settings.principalHeader;
   const spoofable: ReadonlySet<string> | undefined = identity === undefined ? undefined : new Set([identity]);
   const dropped = stripCredentials ? new Set([...CREDENTIAL_HEADERS, ...(spoofable ?? [])]) : spoofable;
