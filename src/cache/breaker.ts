@@ -7,9 +7,9 @@
  * then one call probes while the others keep being refused. The first answer
  * closes it again. A refused call sent nothing, so it needs no take-back.
  *
- * Kept per client object rather than per store: approvals, idempotency, pins
- * and one-time tokens share one connection, and a stall one of them saw is a
- * stall for all. Not loaded with ioredis: it knows the client only as a key.
+ * Kept per client object rather than per store: grants, approvals,
+ * idempotency, pins and one-time tokens share one connection, and a stall
+ * one of them saw is a stall for all. Not loaded with ioredis: it knows the client only as a key.
  */
 import { RedisDeadlineError, withDeadline } from './deadline.ts';
 

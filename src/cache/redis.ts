@@ -220,10 +220,10 @@ export function redisOptions(config: RedisConfig, options: ClientOptions = {}): 
     commandTimeout: config.commandTimeoutMs,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
-    // Subscribers subscribe again themselves on 'ready', with the failure
-    // handled; ioredis' own resubscription leaves a rejected promise nobody
-    // handles when the connection drops again at once (a replica answered and
-    // toolgate reconnected), which would end the process.
+    // The subscriber hub (subscriber.ts) subscribes again itself on 'ready',
+    // with the failure handled; ioredis' own resubscription leaves a rejected
+    // promise nobody handles when the connection drops again at once (a
+    // replica answered and toolgate reconnected), which would end the process.
     autoResubscribe: false,
     // Auto-pipelining batches the concurrent L2 reads of many first requests into one round trip.
     enableAutoPipelining: true,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { principalDigest } from '../cache/keys.ts';
-import { createRedisClient, type RedisClient, type RedisConfig } from '../cache/redis.ts';
+import type { RedisConnections } from '../cache/connections.ts';
+import type { RedisClient } from '../cache/redis.ts';
 import { log } from '../telemetry/log.ts';
 import type { ListChangedStreams } from './list-changed.ts';
 
@@ -12,26 +13,27 @@ import type { ListChangedStreams } from './list-changed.ts';
  * keys; each replica skips its own messages, having told its streams
  * already. Best effort: a message lost while Redis is away only means the
  * client sees the tools on its next tools/list.
+ *
+ * It publishes on the sidecar's command connection and listens on its one
+ * subscriber connection, beside the grant store's revision channel; both
+ * belong to the sidecar, which closes them after the relay let go.
  */
 export class ListChangedRelay {
   readonly #publisher: RedisClient;
-  readonly #subscriber: RedisClient;
   readonly #channel: string;
   readonly #origin = randomBytes(8).toString('hex');
+  readonly #stop: () => void;
   #warned = false;
 
-  constructor(opts: { config: RedisConfig; publisher: RedisClient; domain: string; streams: ListChangedStreams }) {
-    this.#publisher = opts.publisher;
+  constructor(opts: { connections: RedisConnections; domain: string; streams: ListChangedStreams }) {
+    this.#publisher = opts.connections.client;
     this.#channel = `tg:${opts.domain}:listchanged`;
-    this.#subscriber = createRedisClient(opts.config, { name: 'toolgate-listchanged' });
-    this.#subscriber.on('ready', () => {
-      this.#subscriber.subscribe(this.#channel).catch(() => {});
-    });
-    this.#subscriber.on('message', (channel: string, message: string) => {
-      if (channel !== this.#channel) return;
-      const [origin, digest] = message.split(':');
-      if (origin === this.#origin || digest === undefined) return;
-      opts.streams.notifyDigest(digest);
+    this.#stop = opts.connections.subscriber.listen(this.#channel, {
+      message: (text) => {
+        const [origin, digest] = text.split(':');
+        if (origin === this.#origin || digest === undefined) return;
+        opts.streams.notifyDigest(digest);
+      },
     });
   }
 
@@ -47,7 +49,8 @@ export class ListChangedRelay {
     );
   }
 
+  /** Stops listening; the connections stay open for their owner to close. */
   close(): void {
-    this.#subscriber.disconnect();
+    this.#stop();
   }
 }

@@ -1,4 +1,4 @@
-import type { RedisConfig } from '../cache/redis.ts';
+import type { RedisConnections } from '../cache/connections.ts';
 import type { Policy } from '../config/policy/policy.ts';
 import type { Settings } from '../config/settings.ts';
 import { StartupError } from '../errors.ts';
@@ -10,9 +10,10 @@ export type OpenedGrantStore = { readonly source: 'file'; readonly store: FileGr
 
 /**
  * Grants come from the policy file (in process, a stable random revision per
- * process) or from Redis, shared by every replica of the policy domain.
+ * process) or from Redis, shared by every replica of the policy domain,
+ * through the sidecar's Redis connections (which the store never closes).
  */
-export async function openGrantStore(settings: Pick<Settings, 'grantSource' | 'grantsCheckIntervalMs' | 'grantsL1MaxEntries' | 'grantsL2TtlSeconds' | 'grantsStalenessMs' | 'policyDomain'>, policy: Policy, redis: RedisConfig | undefined): Promise<OpenedGrantStore> {
+export async function openGrantStore(settings: Pick<Settings, 'grantSource' | 'grantsCheckIntervalMs' | 'grantsL1MaxEntries' | 'grantsL2TtlSeconds' | 'grantsStalenessMs' | 'policyDomain'>, policy: Policy, redis: RedisConnections | undefined): Promise<OpenedGrantStore> {
   if (settings.grantSource === 'file') {
     return { source: 'file', store: createFileGrantStore({ rows: policy.grants, l1MaxEntries: settings.grantsL1MaxEntries }) };
   }
@@ -21,7 +22,7 @@ export async function openGrantStore(settings: Pick<Settings, 'grantSource' | 'g
   // Imported here, so a sidecar whose grants come from the policy file never loads ioredis.
   const { createRedisGrantStore } = await import('./redis-store.ts');
   const opened = await createRedisGrantStore({
-    redis,
+    connections: redis,
     domain: settings.policyDomain,
     stalenessMs: settings.grantsStalenessMs,
     checkIntervalMs: Math.min(settings.grantsCheckIntervalMs, settings.grantsStalenessMs),

@@ -20,14 +20,13 @@ import { subjectHash } from '../cache/keys.ts';
 import { l1Key } from './subject-key.ts';
 import { DEFAULT_L1_MAX_ENTRIES, Lru } from '../bounded/lru.ts';
 import { redisCall } from '../cache/breaker.ts';
-import { createRedisClient } from '../cache/redis.ts';
+import { openRedisConnections, type RedisConnections } from '../cache/connections.ts';
 import type { RedisConfig } from '../cache/redis.ts';
 import { RevisionWatcher, type HealthChange } from './revision-watcher.ts';
 import { grantStoreHealth } from '../telemetry/channels.ts';
 import { log } from '../telemetry/log.ts';
 
-export interface RedisGrantStoreOptions {
-  readonly redis: RedisConfig;
+interface StoreOptions {
   /** Policy domain: the replicas sharing grants. */
   readonly domain: string;
   /** How long a revision stays trusted without a successful read of it. */
@@ -36,9 +35,22 @@ export interface RedisGrantStoreOptions {
   readonly checkIntervalMs?: number;
   readonly l1MaxEntries?: number;
   readonly l2TtlSeconds?: number;
-  /** Name shown in CLIENT LIST. */
-  readonly clientName?: string;
 }
+
+/**
+ * Either the sidecar's connections (cache/connections.ts), shared with
+ * everything else that uses Redis, which the store never closes; or a
+ * configuration, from which it opens a pair of its own and closes it with
+ * itself (a test, a benchmark).
+ */
+export type RedisGrantStoreOptions = StoreOptions & (
+  | { readonly connections: RedisConnections }
+  | {
+    readonly redis: RedisConfig;
+    /** The prefix of the connections' names in CLIENT LIST. */
+    readonly clientName?: string;
+  }
+);
 
 const DEFAULT_STALENESS_MS = 5000;
 const DEFAULT_CHECK_INTERVAL_MS = 1000;
@@ -63,9 +75,10 @@ interface Tagged<T> {
 export type RedisGrantStoreResult = { ok: true; store: GrantStore } | { ok: false; problem: string };
 
 /**
- * Connects (commands and pub/sub on separate connections) and waits at most
- * the connect timeout for a first confirmed revision. Redis being down at
- * start is not an error: the store fails closed until it can confirm one.
+ * Reads through the command connection, hears revisions on the subscriber,
+ * and waits at most the connect timeout for a first confirmed revision.
+ * Redis being down at start is not an error: the store fails closed until it
+ * can confirm one.
  */
 export async function createRedisGrantStore(options: RedisGrantStoreOptions): Promise<RedisGrantStoreResult> {
   const stalenessMs = options.stalenessMs ?? DEFAULT_STALENESS_MS;
@@ -75,17 +88,17 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
   if (!isWhole(checkIntervalMs, 1, stalenessMs)) return { ok: false, problem: 'checkIntervalMs must be a whole number from 1 to stalenessMs' };
   if (!isWhole(l2TtlSeconds, 1, 86_400)) return { ok: false, problem: 'l2TtlSeconds must be a whole number from 1 to 86400' };
 
-  const name = options.clientName ?? 'toolgate';
-  const client = createRedisClient(options.redis, { name: `${name}-grants` });
+  const owned = !('connections' in options);
+  const connections = 'connections' in options ? options.connections : openRedisConnections(options.redis, options.clientName);
+  const { client, subscriber } = connections;
   const created = createRedisSource(client, options.domain);
   if (created === undefined) {
-    client.disconnect();
+    if (owned) connections.close();
     return { ok: false, problem: 'domain must be 1-64 characters of letters, digits, dot, underscore or hyphen' };
   }
   const source = created;
-  const subscriber = createRedisClient(options.redis, { name: `${name}-revision` });
   // A miss may take two round trips (L2, then rows); together they get one command timeout.
-  const deadlineMs = options.redis.commandTimeoutMs;
+  const deadlineMs = connections.config.commandTimeoutMs;
   const watcher = new RevisionWatcher({ read: () => redisCall(client, deadlineMs, () => source.readRevision()), stalenessMs, checkIntervalMs });
   const l1 = new Lru<string, Tagged<SnapshotResult>>(options.l1MaxEntries ?? DEFAULT_L1_MAX_ENTRIES);
   const tools = new Lru<string, Tagged<readonly GrantRow[]>>(TOOL_CACHE_ENTRIES);
@@ -97,36 +110,36 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
     tools.clear();
   });
 
-  subscriber.on('message', (channel: string, message: string) => {
-    if (channel !== source.keys.channel || !/^\d{1,16}$/.test(message)) return;
-    watcher.notify(Number(message));
-  });
-  subscriber.on('ready', () => {
-    subscriber.subscribe(source.keys.channel).catch(() => {});
-  });
   // Notices sent while disconnected are lost, and Redis may have come back
   // without its data (and an old revision number): after any reconnect,
   // nothing cached before it is served, and the revision is confirmed now.
-  for (const connection of [client, subscriber]) {
-    let readyBefore = false;
-    connection.on('ready', () => {
-      if (readyBefore) {
-        l1.clear();
-        tools.clear();
-      }
-      readyBefore = true;
-      void watcher.check();
-    });
-  }
+  const reconnected = () => {
+    l1.clear();
+    tools.clear();
+    void watcher.check();
+  };
+  const stopListening = subscriber.listen(source.keys.channel, {
+    message: (text) => {
+      if (/^\d{1,16}$/.test(text)) watcher.notify(Number(text));
+    },
+    resumed: reconnected,
+  });
+  // A shared connection may be up already: its next 'ready' is a reconnect.
+  let readyBefore = client.status === 'ready';
+  const onReady = () => {
+    if (readyBefore) reconnected();
+    else void watcher.check();
+    readyBefore = true;
+  };
+  client.on('ready', onReady);
+  let closed = false;
 
   watcher.onHealth((change) => {
     reportHealth(options.domain, change);
     // A demoted master keeps its connections until Sentinel reconfigures it;
-    // reconnecting asks Sentinel for the master now.
-    if (change.state === 'not_master') {
-      client.disconnect(true);
-      subscriber.disconnect(true);
-    }
+    // reconnecting asks Sentinel for the master now. Every other user of the
+    // shared connections is on the same node, so they move with them.
+    if (change.state === 'not_master' && !closed) connections.reconnect();
   });
 
   const fail = (kind: FailureKind): SnapshotResult => {
@@ -213,14 +226,16 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
     onRevision: (listener) => watcher.onChange(listener),
     stats: () => ({ ...counts, revisionChanges: watcher.stats().changes, l1Entries: l1.size }),
     async close() {
+      closed = true;
       watcher.stop();
-      subscriber.disconnect();
-      client.disconnect();
+      stopListening();
+      client.off('ready', onReady);
+      if (owned) connections.close();
     },
   };
 
   watcher.start();
-  await firstConfirmation(watcher, options.redis.connectTimeoutMs);
+  await firstConfirmation(watcher, connections.config.connectTimeoutMs);
   return { ok: true, store };
 }
 

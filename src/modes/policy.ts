@@ -19,6 +19,7 @@ import type { PolicyInForce } from '../auth/policy-in-force.ts';
 import type { ReplayStore } from '../auth/replay-store.ts';
 import { MemoryReplayStore } from '../auth/replay-store.ts';
 import { SessionBindings } from '../auth/session-bindings.ts';
+import type { RedisConnections } from '../cache/connections.ts';
 import type { GuardOptions } from '../cache/guarded-write.ts';
 import type { RedisClient, RedisConfig } from '../cache/redis.ts';
 import { ContractGuard } from '../catalogue/contracts/guard.ts';
@@ -71,6 +72,7 @@ const MAX_SESSIONS = 100_000;
  */
 export async function openPolicy(settings: Settings, file: string, pool: Pool, stack: AsyncDisposableStack): Promise<Mode> {
   const shared = settings.redisUrl === undefined ? undefined : await connectRedis(settings, settings.redisUrl);
+  // First on the stack, so closed last: every component using the connections has let go of them by then.
   if (shared !== undefined) stack.defer(() => shared.close());
   // One replay store for every policy version: a one-time token spent before
   // a reload stays spent after it.
@@ -104,7 +106,7 @@ export async function openPolicy(settings: Settings, file: string, pool: Pool, s
   const validators = createExternalValidators(callers);
   stack.defer(() => validators.close());
   await callers.load(validatorTargets(current.policy));
-  const opened = await openGrantStore(settings, current.policy, shared?.config);
+  const opened = await openGrantStore(settings, current.policy, shared?.connections);
   const grants = opened.store;
   stack.defer(() => grants.close());
   if (opened.source === 'file') fileGrants = opened.store;
@@ -224,13 +226,16 @@ async function openDiscovery(
     import('../discovery/service.ts'), import('../discovery/activations-redis.ts'), import('../discovery/list-changed-redis.ts'),
   ]);
   const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS, timeoutMs: shared.config.commandTimeoutMs });
-  const relay = shared === undefined ? undefined : new ListChangedRelay({ config: shared.config, publisher: shared.client, domain: settings.policyDomain, streams: listChanged });
+  const relay = shared === undefined ? undefined : new ListChangedRelay({ connections: shared.connections, domain: settings.policyDomain, streams: listChanged });
   if (relay !== undefined) stack.defer(() => relay.close());
   return createDiscovery({ catalogue, revisionNow, activations, listChanged, relay });
 }
 
 interface SharedRedis {
   readonly config: RedisConfig;
+  /** The command connection and the subscriber, for everything in this sidecar that uses Redis. */
+  readonly connections: RedisConnections;
+  /** `connections.client`. */
   readonly client: RedisClient;
   /** How records a failover must not undo are written (one-time tokens, approval spends, idempotency claims, contract pins). */
   readonly guard: GuardOptions;
@@ -238,10 +243,15 @@ interface SharedRedis {
   close(): void;
 }
 
-/** One connection for one-time-token records, approvals and discovery activations; the grant store opens its own. */
+/**
+ * The sidecar's two Redis connections (cache/connections.ts): one for every
+ * command (grants, one-time tokens, approvals, idempotency records, tasks,
+ * pins, activations, rate limits), one subscriber for every channel (grant
+ * revisions, the list-changed relay). Nothing else in policy mode opens one.
+ */
 async function connectRedis(settings: Settings, url: string): Promise<SharedRedis> {
-  const [{ createRedisClient, parseRedisConfig }, { RedisReplayStore }] = await Promise.all([
-    import('../cache/redis.ts'), import('../auth/redis-replay-store.ts'),
+  const [{ parseRedisConfig }, { openRedisConnections }, { RedisReplayStore }] = await Promise.all([
+    import('../cache/redis.ts'), import('../cache/connections.ts'), import('../auth/redis-replay-store.ts'),
   ]);
   const parsed = parseRedisConfig({
     url,
@@ -252,14 +262,16 @@ async function connectRedis(settings: Settings, url: string): Promise<SharedRedi
     commandTimeoutMs: settings.redisCommandTimeoutMs,
   });
   if (!parsed.ok) throw new StartupError(`invalid setting ${parsed.setting}: ${parsed.problem}`);
-  const client = createRedisClient(parsed.config, { name: 'toolgate-shared' });
+  const connections = openRedisConnections(parsed.config);
+  const { client } = connections;
   // One setting for every record a failover must not undo (cache/guarded-write.ts).
   const guard = { waitReplicas: settings.redisReplayWaitReplicas ?? (parsed.config.mode === 'sentinel' ? 1 : 0), timeoutMs: parsed.config.commandTimeoutMs };
   return {
     config: parsed.config,
+    connections,
     client,
     guard,
     replayStore: new RedisReplayStore({ client, domain: settings.policyDomain, ...guard }),
-    close: () => client.disconnect(),
+    close: () => connections.close(),
   };
 }

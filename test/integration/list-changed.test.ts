@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { createParser } from 'eventsource-parser';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startCatalogueServer, tool, type CatalogueServer } from '../helpers/catalogue-servers.ts';
 import { startV1Server, type V1Server } from '../helpers/mcp-v1-server.ts';
+import { listen, MODERN_META, modernHeaders } from '../helpers/listen-stream.ts';
 import { post } from '../helpers/raw.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { startToolgate } from '../helpers/toolgate.ts';
@@ -129,64 +128,6 @@ describe('deferred mode tells open GET streams when discovery changes the caller
     }
   });
 });
-
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
-function modernHeaders(method: string, key: string, name?: string): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': method,
-    ...(name !== undefined && { 'mcp-name': name }),
-    authorization: `Bearer ${key}`,
-  };
-}
-
-interface Notification { method: string; params?: { _meta?: Record<string, unknown> } }
-
-/** A 2026-07-28 `subscriptions/listen` stream read as it arrives; `next(method)` waits for the next such notification. */
-function listen(url: string, key: string, id: string): Promise<{ next: (method: string) => Promise<Notification>; count: (method: string) => number; close: () => void }> {
-  const seen: Notification[] = [];
-  const all: Notification[] = [];
-  let wake: (() => void) | undefined;
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: MODERN_META } });
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: modernHeaders('subscriptions/listen', key) }, (res) => {
-      if (res.statusCode !== 200 || !String(res.headers['content-type']).startsWith('text/event-stream')) {
-        reject(new Error(`listen answered ${res.statusCode} ${res.headers['content-type']}`));
-        return;
-      }
-      const parser = createParser({
-        onEvent: (e) => {
-          const n = JSON.parse(e.data) as Notification;
-          seen.push(n);
-          all.push(n);
-          wake?.();
-        },
-      });
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => parser.feed(chunk));
-      resolve({
-        count: (method) => all.filter((n) => n.method === method).length,
-        async next(method) {
-          for (;;) {
-            const i = seen.findIndex((n) => n.method === method);
-            if (i >= 0) return seen.splice(0, i + 1).at(-1) as Notification;
-            await new Promise<void>((r) => (wake = r));
-          }
-        },
-        close: () => req.destroy(),
-      });
-    });
-    req.on('error', () => {});
-    req.end(body);
-  });
-}
 
 describe('deferred mode tells 2026-07-28 listen streams that opted in to tool list changes', () => {
   let upstream: CatalogueServer;
