@@ -14,12 +14,40 @@ import { junitReport, runTestFile, tapReport, type CaseResult } from './policy-t
 import { catalogueFindings } from './policy-catalogue.ts';
 import { unreadFiles, withFileHints } from './policy-files.ts';
 
-export const USAGE = [
-  'usage: toolgate policy validate [--catalog tools.json] [--check-files] POLICY…',
-  '       toolgate policy test [--format tap|junit] POLICY TESTS…',
-  '       toolgate policy explain POLICY --principal ID [--scopes a,b] [--strength anonymous|static|short_lived|one_time]',
-  '                              [--claims JSON] (--tool NAME | --resource URI | --prompt NAME) [--args JSON] [--catalog tools.json]',
-].join('\n');
+/** A subcommand: its usage (continuation lines wrapped as the CLI prints them) and what it does; the README's table is generated from these. */
+interface Subcommand {
+  readonly usage: readonly string[];
+  readonly does: string;
+}
+
+export const SUBCOMMANDS: readonly Subcommand[] = [
+  {
+    usage: ['toolgate policy validate [--catalog tools.json] [--check-files] POLICY…'],
+    does: 'every check the loader makes (schema, semantics, conditions), one line per problem: `file: /json/pointer: message`. '
+      + 'The key and JWKS files the policy names get a `note:` line and are read only with `--check-files`; a problem with one then '
+      + 'names the file and what to do. `--catalog` (a `tools/list` result) adds warnings for rows and tool entries naming tools the '
+      + 'catalogue lacks and catalogue tools no row allows; notes and warnings alone exit 0',
+  },
+  {
+    usage: ['toolgate policy test [--format tap|junit] POLICY TESTS…'],
+    does: 'runs YAML test cases (see `examples/policy.test.yaml`): a principal (`id`, `scopes`, `strength`, `claims`), a `tool`, '
+      + '`arguments`, optionally a `catalog` file, and `expect: allow`, `audit_deny`, `approval_required` (a `require_approval` row '
+      + 'asks; `explain` then says `"decision": "approval_required"` and names the row) or `{ deny: <code> }`; prints TAP 14 '
+      + '(default) or JUnit XML. Without a catalogue a tool accepts any object of arguments; a `result` the tool returns with '
+      + '`expectResult` (`error`, `redacted`, `marked`, `content`, `structuredContent`) checks what the result guard makes of it',
+  },
+  {
+    usage: [
+      'toolgate policy explain POLICY --principal ID [--scopes a,b] [--strength anonymous|static|short_lived|one_time]',
+      '                       [--claims JSON] (--tool NAME | --resource URI | --prompt NAME) [--args JSON] [--catalog tools.json]',
+    ],
+    does: 'the decision (`allow`, `deny`, `audit_deny`, `approval_required`), every stage\'s verdict and the deciding rows, as JSON, '
+      + 'exactly as the gRPC `PolicyService.Explain` answers; `--resource` and `--prompt` ask about reading a resource or getting '
+      + 'a prompt instead of calling a tool; for a tool with a `results` section, `resultGuards` says which guards apply',
+  },
+];
+
+export const USAGE = SUBCOMMANDS.flatMap((c) => c.usage).map((line, i) => `${i === 0 ? 'usage: ' : '       '}${line}`).join('\n');
 
 export interface PolicyIo {
   readonly stdout: { write(text: string): unknown };

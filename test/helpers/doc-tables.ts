@@ -4,6 +4,8 @@ import { settingDefs } from '../../src/config/settings.ts';
 import { createInjectorMetrics } from '../../src/inject/metrics.ts';
 import { createMetrics } from '../../src/telemetry/metrics/metrics.ts';
 import type { Registry } from 'prom-client';
+import { CONDITION_VARIABLES } from '../../src/config/policy/condition-variables.ts';
+import { SUBCOMMANDS } from '../../src/commands/policy.ts';
 
 /**
  * The README tables that must match code, rendered from the code. The docs
@@ -64,6 +66,19 @@ function registryTable(registry: Registry): string {
   return ['| metric | type | labels | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }
 
+/** The variables a condition may read, and on which rows. */
+export function conditionsTable(): string {
+  const rows = CONDITION_VARIABLES.map((v) => `| \`${v.name}\` | ${v.surfaces.join(', ')} | ${v.doc} |`);
+  return ['| variable | rows | fields |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** The offline policy commands, from the usage and help the CLI prints. */
+export function policyCommandsTable(): string {
+  const cell = (text: string) => text.replaceAll('|', '\\|');
+  const rows = SUBCOMMANDS.map((c) => `| \`${cell(c.usage.map((l) => l.trim()).join(' '))}\` | ${cell(c.does)} |`);
+  return ['| command | what it does |', '|---|---|', ...rows].join('\n');
+}
+
 export function section(readme: string, name: string): string | undefined {
   const m = new RegExp(`<!-- ${name}:begin -->\\n([\\s\\S]*?)\\n<!-- ${name}:end -->`).exec(readme);
   return m?.[1];
@@ -76,6 +91,7 @@ if (import.meta.main) {
   const pages: [URL, Record<string, string>][] = [
     [new URL('../../README.md', import.meta.url), {
       errors: errorTable(), wire: wireTable(), settings: settingsTable(), metrics: await metricsTable(), 'injector-metrics': injectorMetricsTable(),
+      conditions: conditionsTable(), 'policy-commands': policyCommandsTable(),
     }],
     [new URL('../../docs/result-guard-detectors.md', import.meta.url), { detectors: detectorTable() }],
   ];

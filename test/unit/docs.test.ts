@@ -3,7 +3,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { errors } from '../../src/errors.ts';
-import { errorTable, injectorMetricsTable, metricsTable, section, settingsTable, wireTable } from '../helpers/doc-tables.ts';
+import { conditionsTable, errorTable, injectorMetricsTable, metricsTable, policyCommandsTable, section, settingsTable, wireTable } from '../helpers/doc-tables.ts';
+import { CONDITION_VARIABLES } from '../../src/config/policy/condition-variables.ts';
+import { declaredVariables } from '../../src/config/policy/conditions.ts';
 
 const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
 
@@ -20,6 +22,20 @@ describe('the README is kept equal to the code', () => {
   });
   it("lists every metric of the sidecar injector", () => {
     assert.equal(section(readme, 'injector-metrics'), injectorMetricsTable());
+  });
+  it('lists the variables of conditions and the offline policy commands', () => {
+    assert.equal(section(readme, 'conditions'), conditionsTable());
+    assert.equal(section(readme, 'policy-commands'), policyCommandsTable());
+  });
+});
+
+describe('the documented condition variables', () => {
+  it('are the ones CEL is told about, on the same rows, with the same fields', () => {
+    const declared = declaredVariables();
+    for (const surface of ['tool', 'resource', 'prompt'] as const) {
+      const documented = Object.fromEntries(CONDITION_VARIABLES.filter((v) => v.surfaces.includes(surface)).map((v) => [v.name, v.fields]));
+      assert.deepEqual(documented, declared[surface], surface);
+    }
   });
 });
 

@@ -172,6 +172,18 @@ function failed(source: string, message: string, offset: number): CompiledCondit
   return { ok: false, message, line, column: offset - lineStart + 1 };
 }
 
+/** What each surface's conditions may read: the variables, and each one's fields (undefined for a map of anything). */
+export function declaredVariables(): Record<ConditionSurface, Record<string, readonly string[] | undefined>> {
+  const { variables } = celSetup();
+  const names = (declared: Readonly<Record<string, RecordType | CelType>>): Record<string, readonly string[] | undefined> =>
+    Object.fromEntries(Object.entries(declared).map(([name, t]) => [name, isRecordType(t) ? Object.keys(t.fields) : undefined]));
+  return { tool: names(variables.tool), resource: names(variables.resource), prompt: names(variables.prompt) };
+}
+
+function isRecordType(t: RecordType | CelType): t is RecordType {
+  return typeof t === 'object' && t !== null && (t as { kind?: unknown }).kind === 'record';
+}
+
 /**
  * Converts the request's variables to CEL values: JSON objects become maps,
  * whole numbers ints (so `args.count + 1` type-checks as it reads) and other
