@@ -1,17 +1,18 @@
 /**
  * `npm run bench:validator`: the CPU one external validator call costs the
- * proxy, client side, in one process: toolgate's `ValidatorClients`
- * (grpc-js) against the least a unary gRPC call over HTTP/2 must do (one
- * `node:http2` stream: the 5-byte frame, the same protobuf encoding, status
- * from the trailers), both calling the same validator process
+ * proxy, client side, in one process: toolgate's `ValidatorClients` against
+ * grpc-js (the client it used before, with the channel options it had) and
+ * against the least a unary gRPC call over HTTP/2 must do (one `node:http2`
+ * stream: the 5-byte frame, the same protobuf encoding, status from the
+ * trailers, no deadline, no checks), all calling the same validator process
  * (`test/helpers/validator-server.ts`) with BENCH_CONCURRENCY calls in
- * flight. Rounds alternate; each figure is the median over rounds. The
- * difference is what grpc-js spends per call on top of the wire work.
+ * flight. The order rotates per round; each figure is the median over rounds.
  * Knobs: BENCH_ROUNDS (5), BENCH_REQUESTS per round (10000), BENCH_CONCURRENCY (32).
  * Prints one line per round to stderr, then one JSON line.
  */
 import { connect } from 'node:http2';
-import { serviceDefinition } from '../src/grpc/definitions.ts';
+import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
+import { serviceClient, serviceDefinition } from '../src/grpc/definitions.ts';
 import type { ValidateRequest } from '../src/grpc/generated/toolgate/v1/ValidateRequest.ts';
 import { ValidatorClients } from '../src/grpc/validator-client.ts';
 import { startValidator } from '../test/helpers/validator-process.ts';
@@ -40,10 +41,21 @@ const method = serviceDefinition('toolgate.v1.Validator').Validate;
 if (method === undefined) throw new Error('no Validate method in proto/');
 const session = connect(`http://${validator.target}`);
 
-const grpcJs = async (): Promise<void> => {
+const Validator = serviceClient('toolgate.v1.Validator');
+const grpcClient: Client = new Validator(validator.target, credentials.createInsecure(), {
+  'grpc.max_receive_message_length': 64 * 1024, 'grpc.enable_retries': 0, 'grpc.enable_channelz': 0,
+});
+type ValidateFn = (r: ValidateRequest, o: { deadline: Date }, cb: (err: ServiceError | null, value?: { valid?: boolean }) => void) => unknown;
+const grpcValidate = (grpcClient as unknown as { Validate: ValidateFn }).Validate.bind(grpcClient);
+
+const toolgate = async (): Promise<void> => {
   const outcome = await clients.validate(validator.target, REQUEST, 2000);
-  if (outcome.kind !== 'valid') throw new Error(`grpc-js call: ${outcome.kind}`);
+  if (outcome.kind !== 'valid') throw new Error(`toolgate call: ${outcome.kind}`);
 };
+
+const grpcJs = (): Promise<void> => new Promise((resolve, reject) => {
+  grpcValidate(REQUEST, { deadline: new Date(Date.now() + 2000) }, (err, value) => (err === null && value?.valid === true ? resolve() : reject(new Error('grpc-js call failed'))));
+});
 
 const wire = (): Promise<void> => new Promise((resolve, reject) => {
   const message = method.requestSerialize(REQUEST);
@@ -76,28 +88,37 @@ async function cpuPerCall(call: () => Promise<void>, n: number): Promise<number>
   return (used.user + used.system) / n;
 }
 
-const samples = { grpcJs: [] as number[], wire: [] as number[] };
+const CALLS = { toolgate, grpcJs, wire } as const;
+type Contender = keyof typeof CALLS;
+const CONTENDERS = Object.keys(CALLS) as Contender[];
+const samples: Record<Contender, number[]> = { toolgate: [], grpcJs: [], wire: [] };
 try {
-  await cpuPerCall(grpcJs, WARMUP);
-  await cpuPerCall(wire, WARMUP);
+  for (const which of CONTENDERS) await cpuPerCall(CALLS[which], WARMUP);
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? (['grpcJs', 'wire'] as const) : (['wire', 'grpcJs'] as const);
-    for (const which of order) samples[which].push(await cpuPerCall(which === 'grpcJs' ? grpcJs : wire, REQUESTS));
-    console.error(`round ${round + 1}/${ROUNDS}: grpc-js ${samples.grpcJs.at(-1)?.toFixed(1)} µs/call, http2 ${samples.wire.at(-1)?.toFixed(1)} µs/call`);
+    const order = CONTENDERS.map((_, i) => CONTENDERS[(i + round) % CONTENDERS.length] as Contender);
+    for (const which of order) samples[which].push(await cpuPerCall(CALLS[which], REQUESTS));
+    console.error(`round ${round + 1}/${ROUNDS}: toolgate ${samples.toolgate.at(-1)?.toFixed(1)}, grpc-js ${samples.grpcJs.at(-1)?.toFixed(1)}, http2 ${samples.wire.at(-1)?.toFixed(1)} µs/call`);
   }
 } finally {
   clients.close();
+  grpcClient.close();
   session.close();
   await validator.close();
 }
+const round1 = (v: number | undefined) => (v === undefined ? null : Math.round(v * 10) / 10);
+const ratio = (top: number[], bottom: number[]) => {
+  const r = spreadOf(top.map((x, i) => x / (bottom[i] as number)));
+  return r === undefined ? null : Math.round(r.median * 1000) / 1000;
+};
+const t = spreadOf(samples.toolgate);
 const g = spreadOf(samples.grpcJs);
 const w = spreadOf(samples.wire);
-const r = spreadOf(samples.grpcJs.map((x, i) => x / (samples.wire[i] as number)));
-const round1 = (v: number | undefined) => (v === undefined ? null : Math.round(v * 10) / 10);
 console.log(JSON.stringify({
+  validator_client_cpu_us_per_call: round1(t?.median), validator_client_cpu_us_per_call_spread: round1(t?.spread),
   grpc_js_cpu_us_per_call: round1(g?.median), grpc_js_cpu_us_per_call_spread: round1(g?.spread),
   http2_cpu_us_per_call: round1(w?.median), http2_cpu_us_per_call_spread: round1(w?.spread),
-  grpc_js_over_http2: r === undefined ? null : Math.round(r.median * 1000) / 1000,
+  validator_client_over_http2: ratio(samples.toolgate, samples.wire),
+  grpc_js_over_validator_client: ratio(samples.grpcJs, samples.toolgate),
 }));
 
 function positive(name: string, fallback: number): number {

@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { serviceDefinition } from '../../src/grpc/definitions.ts';
+import { ValidatorClients } from '../../src/grpc/validator-client.ts';
+
+/**
+ * toolgate's gRPC validator client against a real HTTP/2 server on loopback
+ * (and on a unix socket) that answers each request the way its `validator`
+ * field names: well-formed, or broken in one of the ways a validator or
+ * something in front of it can break a unary call.
+ */
+
+const method = serviceDefinition('toolgate.v1.Validator').Validate;
+assert.ok(method !== undefined);
+const encode = (value: Record<string, unknown>): Buffer => frame(method.responseSerialize(value));
+
+function frame(message: Buffer, compressed = 0): Buffer {
+  const out = Buffer.alloc(5 + message.length);
+  out[0] = compressed;
+  out.writeUInt32BE(message.length, 1);
+  message.copy(out, 5);
+  return out;
+}
+
+const seen: { path: string; timeout: string | undefined; validator: string }[] = [];
+
+function answer(stream: ServerHttp2Stream, validator: string): void {
+  const ok = { ':status': 200, 'content-type': 'application/grpc' };
+  switch (validator) {
+    case 'valid': stream.respond(ok, { waitForTrailers: true }); stream.end(encode({ valid: true })); break;
+    case 'block': stream.respond(ok, { waitForTrailers: true }); stream.end(encode({ valid: false, severity: 'SEVERITY_ERROR', code: 'secret_found', message: 'never read' })); break;
+    case 'no_severity': stream.respond(ok, { waitForTrailers: true }); stream.end(encode({ valid: false })); break;
+    case 'http_503': stream.respond({ ':status': 503, 'content-type': 'text/plain' }); stream.end('busy'); return;
+    case 'not_grpc': stream.respond({ ':status': 200, 'content-type': 'application/json' }); stream.end('{"valid":true}'); return;
+    case 'status_only': stream.respond({ ...ok, 'grpc-status': '7', 'grpc-message': 'denied' }, { endStream: true }); return;
+    case 'deadline': stream.respond({ ...ok, 'grpc-status': '4' }, { endStream: true }); return;
+    case 'garbage': stream.respond(ok, { waitForTrailers: true }); stream.end(frame(Buffer.from([0xff, 0xff, 0xff]))); break;
+    case 'compressed': stream.respond(ok, { waitForTrailers: true }); stream.end(frame(method!.responseSerialize({ valid: true }), 1)); break;
+    case 'two_messages': stream.respond(ok, { waitForTrailers: true }); stream.end(Buffer.concat([encode({ valid: true }), encode({ valid: true })])); break;
+    case 'oversized': stream.respond(ok, { waitForTrailers: true }); stream.end(encode({ valid: true, message: 'x'.repeat(70 * 1024) })); break;
+    case 'silent': return;
+    default: throw new Error(`no case ${validator}`);
+  }
+  stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+}
+
+function validatorServer(): Http2Server {
+  const server = createServer();
+  server.on('stream', (stream, headers) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const request = method!.requestDeserialize(body.subarray(5)) as { validator: string };
+      seen.push({ path: String(headers[':path']), timeout: headers['grpc-timeout'] as string | undefined, validator: request.validator });
+      answer(stream, request.validator);
+    });
+    stream.on('error', () => undefined);
+  });
+  return server;
+}
+
+const request = (validator: string) => ({ event: 'tools/call', phase: 'request', payloadJson: '{"name":"t"}', validator });
+
+describe('the gRPC validator client', () => {
+  const server = validatorServer();
+  const unixServer = validatorServer();
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-validator-'));
+  const socket = join(dir, 'validator.sock');
+  let target = '';
+  const clients = new ValidatorClients();
+
+  before(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => unixServer.listen(socket, resolve));
+    target = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    clients.close();
+    await new Promise((resolve) => server.close(resolve));
+    await new Promise((resolve) => unixServer.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends one gRPC unary call with its deadline, and reads valid and invalid answers', async () => {
+    assert.deepEqual(await clients.validate(target, request('valid'), 1500), { kind: 'valid' });
+    assert.deepEqual(await clients.validate(target, request('block'), 1500), { kind: 'invalid', severity: 'error', code: 'secret_found' });
+    const call = seen.find((s) => s.validator === 'valid');
+    assert.equal(call?.path, '/toolgate.v1.Validator/Validate');
+    assert.equal(call?.timeout, '1500m');
+  });
+
+  it('reads every broken answer as a failure, never as a verdict', async () => {
+    const cases: [string, string][] = [
+      ['no_severity', 'malformed'], ['garbage', 'malformed'], ['compressed', 'malformed'], ['two_messages', 'malformed'], ['oversized', 'malformed'],
+      ['http_503', 'unavailable'], ['not_grpc', 'unavailable'], ['status_only', 'unavailable'], ['deadline', 'timeout'],
+    ];
+    for (const [validator, reason] of cases) {
+      assert.deepEqual(await clients.validate(target, request(validator), 1500), { kind: 'failed', reason }, validator);
+    }
+  });
+
+  it('gives up at the deadline on a validator that never answers, and the session serves the next call', async () => {
+    assert.deepEqual(await clients.validate(target, request('silent'), 150), { kind: 'failed', reason: 'timeout' });
+    assert.deepEqual(await clients.validate(target, request('valid'), 1500), { kind: 'valid' });
+  });
+
+  it('reaches a validator on a unix socket, in both spellings', async () => {
+    assert.deepEqual(await clients.validate(`unix:${socket}`, request('valid'), 1500), { kind: 'valid' });
+    assert.deepEqual(await clients.validate(`unix://${socket}`, request('valid'), 1500), { kind: 'valid' });
+    assert.deepEqual(await clients.validate(`dns:///${target}`, request('valid'), 1500), { kind: 'valid' });
+  });
+
+  it('answers unavailable while nothing listens, and reaches the validator again once it is back', async () => {
+    const late = createServer();
+    await new Promise<void>((resolve) => late.listen(0, '127.0.0.1', resolve));
+    const port = (late.address() as AddressInfo).port;
+    await new Promise((resolve) => late.close(resolve));
+    const gone = `127.0.0.1:${port}`;
+    assert.deepEqual(await clients.validate(gone, request('valid'), 1500), { kind: 'failed', reason: 'unavailable' });
+    const back = validatorServer();
+    await new Promise<void>((resolve) => back.listen(port, '127.0.0.1', resolve));
+    try {
+      // The dial backoff is at most a second: the restarted validator is asked again well within a few.
+      const began = Date.now();
+      let outcome = await clients.validate(gone, request('valid'), 1500);
+      while (outcome.kind !== 'valid' && Date.now() - began < 5000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        outcome = await clients.validate(gone, request('valid'), 1500);
+      }
+      assert.deepEqual(outcome, { kind: 'valid' });
+    } finally {
+      await new Promise((resolve) => back.close(resolve));
+    }
+  });
+});
