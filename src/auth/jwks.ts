@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { base64url, createLocalJWKSet, createRemoteJWKSet } from 'jose';
-import type { JSONWebKeySet, JWK, JWTVerifyGetKey } from 'jose';
+import type { JWK, JWTVerifyGetKey } from 'jose';
 import type { ConfigError } from '../config/policy/validate.ts';
 import { isRecord } from '../json/record.ts';
 
@@ -66,7 +66,7 @@ export function jwksFromText(text: string): KeySourceResult {
   if (secrets.some((k) => typeof k.k !== 'string')) return bad('jwks: an oct key has no "k"');
   let publicKeys: JWTVerifyGetKey;
   try {
-    publicKeys = createLocalJWKSet({ keys: jwks.filter((k) => k.kty !== 'oct') } as JSONWebKeySet);
+    publicKeys = createLocalJWKSet({ keys: jwks.filter((k) => k.kty !== 'oct') });
   } catch {
     return bad('jwks: the key set is malformed');
   }

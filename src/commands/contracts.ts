@@ -60,7 +60,7 @@ export async function run(argv: readonly string[], io: ContractsIo = process): P
   try {
     if (client !== undefined && !(await whenReady(client, (inv.redis as RedisTarget).redis.connectTimeoutMs))) return failure(io, 'cannot reach Redis');
     const pins = client === undefined ? undefined : new RedisPinStore(client, (inv.redis as RedisTarget).domain);
-    const out = await execute(inv, pins, client === undefined ? undefined : (createRedisSource(client, (inv.redis as RedisTarget).domain) as RedisGrantSource));
+    const out = await execute(inv, pins, client === undefined ? undefined : createRedisSource(client, (inv.redis as RedisTarget).domain));
     if (!out.ok) return failure(io, out.reason);
     for (const line of out.value) io.stdout.write(`${line}\n`);
     return 0;

@@ -48,7 +48,7 @@ export function validateSnapshot(value: unknown): SnapshotResult {
   if (!Array.isArray(scopes) || !scopes.every(isScope)) return UNAVAILABLE;
   if (!Array.isArray(rows) || rows.length > MAX_SNAPSHOT_ROWS) return UNAVAILABLE;
   if (digest !== undefined && typeof digest !== 'string') return UNAVAILABLE;
-  const held = new Set(scopes as string[]);
+  const held = new Set(scopes);
   const clean: GrantRow[] = [];
   for (const raw of rows) {
     const row = normalizeRow(raw);

@@ -209,7 +209,7 @@ describe('catalogue link: notification streams and close', () => {
     assert.deepEqual((request?.body?.params as { notifications?: unknown } | undefined)?.notifications, { toolsListChanged: true });
     assert.equal(request?.headers['mcp-method'], 'subscriptions/listen');
     assert.equal(lost, 0);
-    listen?.end(`data: ${JSON.stringify(reply(request as Seen, { resultType: 'complete' }))}\n\n`);
+    listen?.end(`data: ${JSON.stringify(reply(request, { resultType: 'complete' }))}\n\n`);
     await waitFor(() => lost === 1, 'the ended stream reported as lost');
   });
 

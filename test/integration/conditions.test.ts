@@ -142,7 +142,7 @@ describe('grant conditions through a real toolgate and a real MCP server', () =>
     process.stderr.write = ((chunk: string | Uint8Array) => {
       for (const line of String(chunk).split('\n')) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
       return true;
-    }) as typeof process.stderr.write;
+    });
     setLogLevel('warn');
     try {
       await writeFile(join(setup.dir, 'policy.yaml'), bad);

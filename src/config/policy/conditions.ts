@@ -293,7 +293,7 @@ function toCel(v: unknown, state: ConversionState): CelInput {
     return cel().cel.celList(v.map((x) => toCel(x, state)));
   }
   if (typeof v === 'object') {
-    const entries = Object.entries(v as object);
+    const entries = Object.entries(v);
     if (entries.length > MAX_ITERATIONS) state.oversized = true;
     return cel().cel.celMap(new Map(entries.map(([k, x]) => [k, toCel(x, state)] as const)));
   }

@@ -371,7 +371,7 @@ function topPage(hits: IdList, scores: Float64Array, offset: number, limit: numb
     } else if (before(d, heap[0] as number, scores)) {
       heap[0] = d;
       down(0);
-      floor = scores[heap[0] as number] as number;
+      floor = scores[heap[0]] as number;
     }
   }
   heap.sort((a, b) => (before(a, b, scores) ? -1 : 1));

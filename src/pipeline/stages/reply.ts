@@ -40,7 +40,7 @@ export function refuse(res: ServerResponse, message: Classified, refusal: Refusa
     answer(res, message, toolErrorResult(refusal.error, refusal.data, structured));
     return refusal.error;
   }
-  sendError(res, message.id, refusal.error, refusal.data, refusal.headers as Record<string, string> | undefined, wire.status);
+  sendError(res, message.id, refusal.error, refusal.data, refusal.headers, wire.status);
   return refusal.error;
 }
 
