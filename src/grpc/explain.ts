@@ -87,7 +87,7 @@ export async function explainFor(deps: DecisionDeps, principal: Principal, metho
     policy: e.policy,
     snapshot: snap.snapshot,
     catalogue: deps.catalogue,
-    rowsForTool: (tool) => deps.grants.rowsForTool(tool),
+    rowsForTool: (name) => deps.grants.rowsForTool(name),
   };
 
   const stages: StageResult[] = [];

@@ -253,7 +253,7 @@ function rank(pass: Pass, query: string, terms: readonly string[], limit: number
 
 /** The `matched` list of every field bit set, shared by all results. */
 const MATCHED: readonly (readonly FieldName[])[] = Array.from({ length: 1 << FIELD_COUNT }, (_, bits) =>
-  Object.freeze(FIELDS.filter((_, f) => (bits & (1 << f)) !== 0)),
+  Object.freeze(FIELDS.filter((_field, f) => (bits & (1 << f)) !== 0)),
 );
 
 /**

@@ -63,7 +63,7 @@ describe('the Grafana dashboard', () => {
   });
 
   it('queries the chosen data source, namespace and pods in every target', () => {
-    for (const p of panels.filter((p) => p.type !== 'row')) {
+    for (const p of panels.filter((panel) => panel.type !== 'row')) {
       assert.ok(['stat', 'timeseries'].includes(p.type), p.title);
       assert.equal(p.datasource.uid, '${datasource}', p.title);
       assert.ok(p.targets.length > 0, p.title);
