@@ -42,13 +42,16 @@ export async function jwksFromFile(path: string): Promise<KeySourceResult> {
   return jwksFromText(text);
 }
 
+function bad(message: string): KeySourceResult {
+  return { ok: false, errors: [{ path: '', message }] };
+}
+
 /**
  * Public keys go through jose's local JWKS; `oct` keys (only usable when HS*
  * is explicitly allowed) are served by a small selector of our own, since
  * jose's JWKS helpers accept public keys only.
  */
 export function jwksFromText(text: string): KeySourceResult {
-  const bad = (message: string): KeySourceResult => ({ ok: false, errors: [{ path: '', message }] });
   if (Buffer.byteLength(text, 'utf8') > MAX_JWKS_FILE_BYTES) return bad(`jwks: file is larger than ${MAX_JWKS_FILE_BYTES} bytes`);
   let doc: unknown;
   try {

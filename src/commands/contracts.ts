@@ -167,6 +167,8 @@ async function readCatalogue(inv: Invocation): Promise<Parsed<Catalogue>> {
   return entries.ok ? { ok: true, value: buildCatalogue(entries.value, Date.now()).catalogue } : entries;
 }
 
+const ignore = () => {};
+
 async function readEntries(inv: Invocation): Promise<Parsed<readonly unknown[]>> {
   const file = inv.catalog;
   if (file !== undefined) {
@@ -178,7 +180,6 @@ async function readEntries(inv: Invocation): Promise<Parsed<readonly unknown[]>>
   if (!(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) return { ok: false, reason: '--timeout-ms must be a positive whole number' };
   const signal = AbortSignal.timeout(timeoutMs * 4);
   try {
-    const ignore = () => {};
     const link = await openLink({ url: inv.upstream.endpoint, requestTimeoutMs: timeoutMs, signal, onListChanged: ignore, onTrouble: ignore, onLost: ignore });
     try {
       const walk = await walkPages((cursor) => link.listPage(cursor));

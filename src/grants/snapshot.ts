@@ -165,10 +165,14 @@ function build(principal: string, scopes: readonly string[], revision: number, r
 function canonicalRow(row: GrantRow): string {
   // Keys in sorted order; JSON.stringify of strings and safe integers already
   // matches RFC 8785 output.
-  const optional = (key: string, v: string | number | undefined) => (v === undefined ? '' : `,"${key}":${JSON.stringify(v)}`);
   return `{${approvalMember(row)}"effect":${JSON.stringify(row.effect)}${optional('enforcement', row.enforcement)}${optional('name', row.name)},`
     + `"principal":${JSON.stringify(row.principal)}${optional('revision', row.revision)},`
     + `"scopes":${JSON.stringify(row.scopes)},"tool":${JSON.stringify(row.tool)}${optional('when', row.when)}}`;
+}
+
+/** An optional member of canonicalRow's JSON, with its leading comma; nothing when absent. */
+function optional(key: string, v: string | number | undefined): string {
+  return v === undefined ? '' : `,"${key}":${JSON.stringify(v)}`;
 }
 
 function recordedScopes(held: ReadonlySet<string>): string[] {
