@@ -6,7 +6,7 @@
  * interceptor turns into a refusal unless the validator fails open. The
  * validator's free-text message is never read.
  */
-import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
+import { credentials, status, type Client, type ServiceError } from '@grpc/grpc-js';
 import { serviceClient } from './definitions.ts';
 import type { ValidateRequest } from './generated/toolgate/v1/ValidateRequest.ts';
 import type { ValidateResponse__Output } from './generated/toolgate/v1/ValidateResponse.ts';
@@ -32,7 +32,7 @@ export class ValidatorClients implements ValidatorCaller {
     return new Promise((resolve) => {
       const call = (client as unknown as { Validate: ValidateFn }).Validate.bind(client);
       call(request, { deadline: new Date(Date.now() + timeoutMs) }, (err, value) => {
-        if (err !== null) resolve({ kind: 'failed', reason: err.code === 4 ? 'timeout' : err.code === 13 ? 'malformed' : 'unavailable' });
+        if (err !== null) resolve({ kind: 'failed', reason: err.code === status.DEADLINE_EXCEEDED ? 'timeout' : err.code === status.INTERNAL ? 'malformed' : 'unavailable' });
         else resolve(interpret(value));
       });
     });
