@@ -49,6 +49,7 @@ function load() {
   let running = true;
   let thrown: unknown;
   const loop = async (samples: Sample[], who: (i: number) => Principal, pauseMs: number, allowed: boolean) => {
+    // oxlint-disable-next-line no-unmodified-loop-condition -- stop() clears `running` while the loop awaits
     for (let i = 0; running; i++) {
       const at = performance.now();
       try {
