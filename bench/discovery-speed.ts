@@ -64,7 +64,7 @@ function syntheticQueries(n: number, seed = 2): string[] {
     () => `${pick(r, VERBS)} ${pick(r, NOUNS).replace('_', ' ')}`,
     () => `can you ${pick(r, VERBS)} the ${pick(r, ADJ)} ${pick(r, NOUNS).replace('_', ' ')}s in ${pick(r, SERVICES)} for ${pick(r, PROPS).replace('_', ' ')} and ${pick(r, NOUNS).replace('_', ' ')}`,
     () => `I need to ${pick(r, VERBS)} a ${pick(r, NOUNS).replace('_', ' ')} and then ${pick(r, VERBS)} the ${pick(r, NOUNS).replace('_', ' ')} by ${pick(r, PROPS).replace('_', ' ')}, please help me with the ${pick(r, ADJ)} one from ${pick(r, SERVICES)} before the end of the week`,
-    () => `${pick(r, SERVICES)}`,
+    () => pick(r, SERVICES),
     () => `zzqx unknown words entirely ${Math.floor(r() * 1000)}`,
   ];
   return Array.from({ length: n }, () => pick(r, templates)());

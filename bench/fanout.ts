@@ -78,7 +78,7 @@ try {
   const clients = String(await admin.call('CLIENT', 'LIST')).trim().split('\n').length - 1;
 
   const cpu = async () => {
-    const info = String(await admin.info('cpu'));
+    const info = await admin.info('cpu');
     const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1]);
     return (field('used_cpu_sys') + field('used_cpu_user')) * 1e6;
   };

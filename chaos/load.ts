@@ -45,6 +45,7 @@ export function startLoad(url: string, issuer: Issuer, connections = 20, paceMs 
   const samples: Sample[] = [];
   let running = true;
   const worker = async (n: number) => {
+    // oxlint-disable-next-line no-unmodified-loop-condition -- stop() clears `running` while the loop awaits
     for (let i = n; running; i++) {
       const kind = MIX[i % MIX.length] as Kind;
       const authorization = `Bearer ${kind === 'once' ? await issuer.token(PRINCIPAL) : STATIC_KEY}`;
@@ -108,6 +109,7 @@ export function startReplayer(url: string, issuer: Issuer, everyMs = 100, gapMs 
     if (second.status === 200) replays++;
   };
   const loop = (async () => {
+    // oxlint-disable-next-line no-unmodified-loop-condition -- stop() clears `running` while the loop awaits
     while (running) {
       pending.push(once());
       await new Promise((r) => setTimeout(r, everyMs));

@@ -81,7 +81,7 @@ async function grants(url: string, ...argv: string[]): Promise<void> {
 const allow = (url: string, tool: string) => grants(url, 'set', '--principal', '*', '--tool', tool, '--effect', 'allow');
 
 /** Grants `echo` to everyone in a fresh deployment, runs `body` against a toolgate process in front of it, then tears both down. */
-async function inDeployment<D extends { close(): Promise<void> }, R>(f: Fixture, deployment: D, url: string, body: (gate: GateProcess) => Promise<R>): Promise<R> {
+async function inDeployment<R>(f: Fixture, deployment: { close(): Promise<void> }, url: string, body: (gate: GateProcess) => Promise<R>): Promise<R> {
   try {
     await allow(url, 'echo');
     const gate = await startGate(gateEnv(f, url));

@@ -19,7 +19,7 @@ async function listAll(mcpUrl: string, method: string, field: string): Promise<R
     const res = await fetch(mcpUrl, { method: 'POST', headers: HEADERS, body, signal: AbortSignal.timeout(10_000) });
     const text = await res.text();
     // A stateless server may answer with one event: its last data line is the message.
-    const json = text.trimStart().startsWith('{') ? text : (text.split('\n').filter((l) => l.startsWith('data:')).at(-1) ?? '').slice(5);
+    const json = text.trimStart().startsWith('{') ? text : (text.split('\n').findLast((l) => l.startsWith('data:')) ?? '').slice(5);
     const result = (JSON.parse(json) as { result?: Record<string, unknown> }).result ?? {};
     const items = result[field];
     if (Array.isArray(items)) out.push(...(items as Record<string, unknown>[]));

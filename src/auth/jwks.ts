@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { base64url, createLocalJWKSet, createRemoteJWKSet } from 'jose';
-import type { JSONWebKeySet, JWK, JWTVerifyGetKey } from 'jose';
+import type { JWK, JWTVerifyGetKey } from 'jose';
 import type { ConfigError } from '../config/policy/validate.ts';
 import { isRecord } from '../json/record.ts';
 
@@ -42,13 +42,16 @@ export async function jwksFromFile(path: string): Promise<KeySourceResult> {
   return jwksFromText(text);
 }
 
+function bad(message: string): KeySourceResult {
+  return { ok: false, errors: [{ path: '', message }] };
+}
+
 /**
  * Public keys go through jose's local JWKS; `oct` keys (only usable when HS*
  * is explicitly allowed) are served by a small selector of our own, since
  * jose's JWKS helpers accept public keys only.
  */
 export function jwksFromText(text: string): KeySourceResult {
-  const bad = (message: string): KeySourceResult => ({ ok: false, errors: [{ path: '', message }] });
   if (Buffer.byteLength(text, 'utf8') > MAX_JWKS_FILE_BYTES) return bad(`jwks: file is larger than ${MAX_JWKS_FILE_BYTES} bytes`);
   let doc: unknown;
   try {
@@ -66,7 +69,7 @@ export function jwksFromText(text: string): KeySourceResult {
   if (secrets.some((k) => typeof k.k !== 'string')) return bad('jwks: an oct key has no "k"');
   let publicKeys: JWTVerifyGetKey;
   try {
-    publicKeys = createLocalJWKSet({ keys: jwks.filter((k) => k.kty !== 'oct') } as JSONWebKeySet);
+    publicKeys = createLocalJWKSet({ keys: jwks.filter((k) => k.kty !== 'oct') });
   } catch {
     return bad('jwks: the key set is malformed');
   }

@@ -81,7 +81,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): Verifier {
     let claimed: ClaimResult;
     try {
       // Ids are scoped by issuer; the entry lives as long as the token could still verify.
-      claimed = await (oneTime as OneTimeOptions).store.claim(JSON.stringify([payload.iss, jti]), (exp + skew) * 1000, issuedAt * 1000);
+      claimed = await oneTime.store.claim(JSON.stringify([payload.iss, jti]), (exp + skew) * 1000, issuedAt * 1000);
     } catch {
       claimed = 'unavailable';
     }
@@ -110,7 +110,7 @@ function readScopes(payload: JWTPayload): string[] | undefined {
   const scp = payload.scp;
   if (scp !== undefined) {
     if (typeof scp === 'string') out.push(...scp.split(' '));
-    else if (Array.isArray(scp) && scp.every((s) => typeof s === 'string')) out.push(...(scp as string[]));
+    else if (Array.isArray(scp) && scp.every((s) => typeof s === 'string')) out.push(...scp);
     else return undefined;
   }
   // Another issuer cannot make its tokens count as a namespace's ServiceAccounts.

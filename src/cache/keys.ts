@@ -42,7 +42,7 @@ export function domainKeys(domain: string): DomainKeys {
     wildcard: `${tag}:w`,
     principal: (id: string) => `${tag}:p:${id}`,
     tool: (name: string) => `${tag}:t:${name}`,
-    snapshot: (revision: number, subjectHash: string) => `${tag}:snap:${revision}:${subjectHash}`,
+    snapshot: (revision: number, hash: string) => `${tag}:snap:${revision}:${hash}`,
     contractPins: `${tag}:contracts:pins`,
     contractPinsEpoch: `${tag}:contracts:epoch`,
   });

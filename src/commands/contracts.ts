@@ -60,7 +60,7 @@ export async function run(argv: readonly string[], io: ContractsIo = process): P
   try {
     if (client !== undefined && !(await whenReady(client, (inv.redis as RedisTarget).redis.connectTimeoutMs))) return failure(io, 'cannot reach Redis');
     const pins = client === undefined ? undefined : new RedisPinStore(client, (inv.redis as RedisTarget).domain);
-    const out = await execute(inv, pins, client === undefined ? undefined : (createRedisSource(client, (inv.redis as RedisTarget).domain) as RedisGrantSource));
+    const out = await execute(inv, pins, client === undefined ? undefined : createRedisSource(client, (inv.redis as RedisTarget).domain));
     if (!out.ok) return failure(io, out.reason);
     for (const line of out.value) io.stdout.write(`${line}\n`);
     return 0;
@@ -167,6 +167,8 @@ async function readCatalogue(inv: Invocation): Promise<Parsed<Catalogue>> {
   return entries.ok ? { ok: true, value: buildCatalogue(entries.value, Date.now()).catalogue } : entries;
 }
 
+const ignore = () => {};
+
 async function readEntries(inv: Invocation): Promise<Parsed<readonly unknown[]>> {
   const file = inv.catalog;
   if (file !== undefined) {
@@ -178,7 +180,6 @@ async function readEntries(inv: Invocation): Promise<Parsed<readonly unknown[]>>
   if (!(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) return { ok: false, reason: '--timeout-ms must be a positive whole number' };
   const signal = AbortSignal.timeout(timeoutMs * 4);
   try {
-    const ignore = () => {};
     const link = await openLink({ url: inv.upstream.endpoint, requestTimeoutMs: timeoutMs, signal, onListChanged: ignore, onTrouble: ignore, onLost: ignore });
     try {
       const walk = await walkPages((cursor) => link.listPage(cursor));

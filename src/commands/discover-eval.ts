@@ -90,7 +90,7 @@ function parseQueries(text: string): Parsed<LabelledQuery[]> {
       rec.gold.length === 0 || !rec.gold.every((g) => typeof g === 'string')) {
       return { ok: false, reason: `queries line ${i + 1} needs a string query and a non-empty string array gold` };
     }
-    out.push({ query: rec.query, gold: rec.gold as string[] });
+    out.push({ query: rec.query, gold: rec.gold });
   }
   if (out.length === 0) return { ok: false, reason: 'queries file holds no queries' };
   return { ok: true, value: out };

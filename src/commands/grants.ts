@@ -104,8 +104,11 @@ function rowFrom(flags: ReadonlyMap<string, string>): Parsed<unknown> {
 }
 
 function sortRows(rows: readonly GrantRow[]): GrantRow[] {
-  const key = (r: GrantRow) => `${r.principal}\u0000${r.tool}\u0000${r.effect}\u0000${r.scopes.join(' ')}`;
-  return [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  return [...rows].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
+}
+
+function sortKey(r: GrantRow): string {
+  return `${r.principal}\u0000${r.tool}\u0000${r.effect}\u0000${r.scopes.join(' ')}`;
 }
 
 function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Parsed<Invocation> {

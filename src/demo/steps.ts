@@ -172,7 +172,7 @@ export const STEPS: readonly Step[] = [
       const a = last(answers);
       const result = json(a).result;
       const errors = ((result?.structuredContent as { errors?: unknown } | undefined)?.errors ?? []) as { instancePath: string; keyword: string }[];
-      const ok = a?.status === 200 && result?.isError === true && errors.length > 0 && a.body.includes('urgent') === false;
+      const ok = a?.status === 200 && result?.isError === true && errors.length > 0 && !a.body.includes('urgent');
       return { ok, shown: text(a) };
     },
   },

@@ -74,7 +74,7 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
   const catalogueIndex = deps.index ?? new CatalogueIndex();
 
   /** Ranks and pages; `render` shapes the result for one door. */
-  async function run<R>(ex: Caller, p: DiscoverParams, render: (page: readonly DiscoveredTool[], complete: boolean, next: number, total: number) => R): Promise<DoorResult> {
+  async function run(ex: Caller, p: DiscoverParams, render: (page: readonly DiscoveredTool[], complete: boolean, next: number, total: number) => unknown): Promise<DoorResult> {
     const began = performance.now();
     const cat = deps.catalogue.current();
     if (cat === undefined) return { ok: false, error: 'upstream_unavailable' };

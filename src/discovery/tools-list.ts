@@ -51,14 +51,14 @@ const FILTER: Listing = Object.freeze({ kind: 'filter' });
 const EMPTY: Listing = Object.freeze({ kind: 'empty' });
 
 /**
- * The edit with the tools `mayList` refuses dropped first (quarantined
+ * The edit with the tools `listable` refuses dropped first (quarantined
  * contracts), judged on the tool objects as the upstream listed them.
  */
-export function hideUnlisted(edit: ResultEdit, mayList: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined): ResultEdit {
-  if (mayList === undefined) return edit;
+export function hideUnlisted(edit: ResultEdit, listable: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined): ResultEdit {
+  if (listable === undefined) return edit;
   return (result) => {
     const tools = Array.isArray(result.tools) ? result.tools : [];
-    return edit({ ...result, tools: tools.filter((t: unknown) => isRecord(t) && typeof t.name === 'string' && mayList(t)) });
+    return edit({ ...result, tools: tools.filter((t: unknown) => isRecord(t) && typeof t.name === 'string' && listable(t)) });
   };
 }
 

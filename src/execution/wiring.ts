@@ -48,8 +48,9 @@ export async function openIdempotency(settings: Pick<Settings, 'breakerConsecuti
   return new MemoryIdempotencyStore(settings.idempotencyRetentionMs);
 }
 
+const now = () => performance.now();
+
 export function execution(settings: Pick<Settings, 'breakerConsecutiveFailures' | 'breakerFailurePercent' | 'breakerOpenMs' | 'breakerWindowCalls' | 'idempotencyFile' | 'idempotencyMaxResultBytes' | 'idempotencyRetentionMs' | 'policyDomain' | 'retryBackoffMs' | 'retryBudgetMin' | 'retryBudgetPercent' | 'retryBudgetWindowMs' | 'upstreamTimeoutMs'>, pool: Pool, idempotency: IdempotencyStore, tasks: TaskStore): Execution {
-  const now = () => performance.now();
   return {
     upstream: {
       pool,

@@ -48,7 +48,7 @@ export function validateSnapshot(value: unknown): SnapshotResult {
   if (!Array.isArray(scopes) || !scopes.every(isScope)) return UNAVAILABLE;
   if (!Array.isArray(rows) || rows.length > MAX_SNAPSHOT_ROWS) return UNAVAILABLE;
   if (digest !== undefined && typeof digest !== 'string') return UNAVAILABLE;
-  const held = new Set(scopes as string[]);
+  const held = new Set(scopes);
   const clean: GrantRow[] = [];
   for (const raw of rows) {
     const row = normalizeRow(raw);
@@ -165,10 +165,14 @@ function build(principal: string, scopes: readonly string[], revision: number, r
 function canonicalRow(row: GrantRow): string {
   // Keys in sorted order; JSON.stringify of strings and safe integers already
   // matches RFC 8785 output.
-  const optional = (key: string, v: string | number | undefined) => (v === undefined ? '' : `,"${key}":${JSON.stringify(v)}`);
   return `{${approvalMember(row)}"effect":${JSON.stringify(row.effect)}${optional('enforcement', row.enforcement)}${optional('name', row.name)},`
     + `"principal":${JSON.stringify(row.principal)}${optional('revision', row.revision)},`
     + `"scopes":${JSON.stringify(row.scopes)},"tool":${JSON.stringify(row.tool)}${optional('when', row.when)}}`;
+}
+
+/** An optional member of canonicalRow's JSON, with its leading comma; nothing when absent. */
+function optional(key: string, v: string | number | undefined): string {
+  return v === undefined ? '' : `,"${key}":${JSON.stringify(v)}`;
 }
 
 function recordedScopes(held: ReadonlySet<string>): string[] {

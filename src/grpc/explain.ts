@@ -30,7 +30,7 @@ import type { StageResult } from './generated/toolgate/v1/StageResult.ts';
 
 export type ExplainResult = { readonly ok: true; readonly response: ExplainResponse } | { readonly ok: false; readonly error: ErrorId };
 
-const STRENGTHS: readonly CredentialStrength[] = ['anonymous', 'static', 'short_lived', 'one_time'];
+const STRENGTHS: ReadonlySet<CredentialStrength> = new Set(['anonymous', 'static', 'short_lived', 'one_time']);
 const MAX_ARGUMENTS_BYTES = 1024 * 1024;
 const METHOD = /^[A-Za-z0-9_/.-]{1,128}$/;
 
@@ -46,7 +46,7 @@ export async function explain(deps: GrpcPolicyDeps, caller: Principal, req: Expl
     if (!holdsAdmin(caller, adminScope)) return { ok: false, error: 'admin_scope_required' };
     const p = req.principal;
     const strength = (p?.credentialStrength || 'static') as CredentialStrength;
-    if (p == null || !isPrincipalId(p.id) || !p.scopes.every(isScope) || !STRENGTHS.includes(strength)) return { ok: false, error: 'invalid_params' };
+    if (p == null || !isPrincipalId(p.id) || !p.scopes.every(isScope) || !STRENGTHS.has(strength)) return { ok: false, error: 'invalid_params' };
     principal = { id: p.id, scopes: new Set(p.scopes), credentialStrength: strength };
   } else if (req.subject === 'credential') {
     const r = await authenticate(e.verifiers, { headers: { authorization: req.credential } });
@@ -87,7 +87,7 @@ export async function explainFor(deps: DecisionDeps, principal: Principal, metho
     policy: e.policy,
     snapshot: snap.snapshot,
     catalogue: deps.catalogue,
-    rowsForTool: (tool) => deps.grants.rowsForTool(tool),
+    rowsForTool: (name) => deps.grants.rowsForTool(name),
   };
 
   const stages: StageResult[] = [];

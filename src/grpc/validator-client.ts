@@ -160,7 +160,7 @@ function unary(session: ClientHttp2Session, path: string, frame: Buffer, timeout
     };
     const timer = setTimeout(() => settle(TIMEOUT), timeoutMs);
     stream.on('response', (headers) => {
-      httpOk = headers[':status'] === 200 && String(headers['content-type'] ?? '').startsWith('application/grpc');
+      httpOk = headers[':status'] === 200 && (headers['content-type'] ?? '').startsWith('application/grpc');
       // A trailers-only answer (an error status, no message) carries grpc-status in its headers.
       if (typeof headers['grpc-status'] === 'string') status = headers['grpc-status'];
     });

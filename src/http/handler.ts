@@ -24,26 +24,6 @@ export function createTrafficHandler(settings: Pick<Settings, 'maxHeaders' | 'mc
   const route = targetRouter(settings.mcpPath);
   const maxRawHeaders = settings.maxHeaders * 2;
 
-  // One observe() per request also closes its in-flight count (cheaper than a 'close' listener per response).
-  const observe = (req: IncomingMessage, res: ServerResponse, start: number, label: string, outcome: Outcome) => {
-    if (inflight.hasSubscribers) inflight.publish(DONE);
-    if (requestEnd.hasSubscribers) {
-      requestEnd.publish({ request: req, method: label, outcome, status: res.statusCode, durationSeconds: (performance.now() - start) / 1000 });
-    }
-  };
-
-  const guarded = (req: IncomingMessage, res: ServerResponse, start: number, work: Promise<Ended>) => {
-    work.then(
-      (ended) => observe(req, res, start, ended.label, ended.outcome),
-      (err: unknown) => {
-        // A bug, not bad input: log its kind only, answer generically.
-        log.error('request handler failed', { error: err instanceof Error ? err.name : typeof err });
-        sendError(res, null, 'internal_error');
-        observe(req, res, start, 'unclassified', 'internal_error');
-      },
-    );
-  };
-
   return (req, res) => {
     const start = performance.now();
     if (inflight.hasSubscribers) inflight.publish(BEGUN);
@@ -76,4 +56,24 @@ export function createTrafficHandler(settings: Pick<Settings, 'maxHeaders' | 'mc
     sendError(res, null, 'method_not_allowed', undefined, { allow: ALLOW });
     observe(req, res, start, 'http', 'method_not_allowed');
   };
+}
+
+// One observe() per request also closes its in-flight count (cheaper than a 'close' listener per response).
+function observe(req: IncomingMessage, res: ServerResponse, start: number, label: string, outcome: Outcome): void {
+  if (inflight.hasSubscribers) inflight.publish(DONE);
+  if (requestEnd.hasSubscribers) {
+    requestEnd.publish({ request: req, method: label, outcome, status: res.statusCode, durationSeconds: (performance.now() - start) / 1000 });
+  }
+}
+
+function guarded(req: IncomingMessage, res: ServerResponse, start: number, work: Promise<Ended>): void {
+  work.then(
+    (ended) => observe(req, res, start, ended.label, ended.outcome),
+    (err: unknown) => {
+      // A bug, not bad input: log its kind only, answer generically.
+      log.error('request handler failed', { error: err instanceof Error ? err.name : typeof err });
+      sendError(res, null, 'internal_error');
+      observe(req, res, start, 'unclassified', 'internal_error');
+    },
+  );
 }

@@ -98,7 +98,7 @@ export function planInjection(pod: unknown, config: InjectorConfig): Injection {
   const volumes = sidecarVolumes(config, options);
   if (spec.volumes !== undefined && !Array.isArray(spec.volumes)) return deny('spec.volumes', 'cannot read spec.volumes: it must be a list');
   const existingVolumes: unknown[] = Array.isArray(spec.volumes) ? spec.volumes : [];
-  const clashIndex = existingVolumes.findIndex((v) => isRecord(v) && volumes.some((own) => own.name === v.name));
+  const clashIndex = existingVolumes.findIndex((v) => isRecord(v) && volumes.some((ours) => ours.name === v.name));
   if (clashIndex >= 0) return deny(`spec.volumes[${clashIndex}].name`, 'that volume name is reserved for a volume toolgate mounts: rename the volume');
 
   const patch: PatchOp[] = [...renameOps(target), ...markOps(metadata)];

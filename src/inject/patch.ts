@@ -6,7 +6,7 @@
 import { ANNOTATIONS } from './annotations.ts';
 import { isRecord } from '../json/record.ts';
 import { pointerToken } from './k8s.ts';
-import type { Json, JsonObject, PatchOp } from './k8s.ts';
+import type { JsonObject, PatchOp } from './k8s.ts';
 import type { PortRef } from './pod.ts';
 import { UPSTREAM_PORT_NAME } from './takeover.ts';
 
@@ -48,7 +48,7 @@ function renameProbePorts(container: Readonly<Record<string, unknown>>, base: st
     for (const kind of ['httpGet', 'tcpSocket'] as const) {
       const action = handler[kind];
       if (isRecord(action) && action.port === portName) {
-        ops.push({ op: 'replace', path: `${path}/${kind}/port`, value: UPSTREAM_PORT_NAME as Json });
+        ops.push({ op: 'replace', path: `${path}/${kind}/port`, value: UPSTREAM_PORT_NAME });
       }
     }
   };

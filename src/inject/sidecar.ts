@@ -108,7 +108,7 @@ function probe(path: string, periodSeconds: number, failureThreshold = 3): JsonO
 function resources(base: JsonObject, options: PodOptions): JsonObject {
   const pick = (key: 'requests' | 'limits', overrides: Readonly<Record<string, string>>): JsonObject | undefined => {
     const from = base[key];
-    const merged: JsonObject = { ...(isRecord(from) ? from as JsonObject : {}), ...overrides };
+    const merged: JsonObject = { ...(isRecord(from) ? from : {}), ...overrides };
     return Object.keys(merged).length > 0 ? merged : undefined;
   };
   const out: Record<string, Json> = {};

@@ -166,7 +166,7 @@ export function conditionsInterceptor(): Interceptor {
       const rule = (d.rows[0] ?? ex.snapshot.conditional.get(calledTool(ex.message))?.find((r) => r.when !== undefined))?.name;
       if (d.effect === 'allow') return rule === undefined ? { kind: 'pass' } : { kind: 'pass', rule };
       const refused = deny('tool_not_granted', { reason: call.failed ? 'condition_error' : 'condition' });
-      return { ...refused, ...(d.audit === true && { audit: true as const }), ...(rule !== undefined && { rule }), ...wouldDenyOf(d) } as Verdict;
+      return { ...refused, ...(d.audit === true && { audit: true as const }), ...(rule !== undefined && { rule }), ...wouldDenyOf(d) };
     },
   };
 }

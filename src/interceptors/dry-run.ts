@@ -8,6 +8,7 @@ const dryRuns = new WeakSet<IncomingMessage>();
  * external validators) see that nothing will be forwarded.
  */
 export function dryRunRequest(): IncomingMessage {
+  // oxlint-disable-next-line no-unsafe-class-instance-assignment -- a stand-in no socket backs: interceptors read its headers, and isDryRun knows it
   const request = { headers: {} } as IncomingMessage;
   dryRuns.add(request);
   return request;

@@ -38,5 +38,5 @@ export function grantsInterceptor(options: GrantsOptions): Interceptor {
 function decided(v: Verdict, d: Decision): Verdict {
   const rule = (v.kind === 'deny') === (d.effect === 'deny') ? d.rows[0]?.name : undefined;
   if (v.kind === 'respond' || (rule === undefined && d.audit !== true && d.wouldDeny === undefined)) return v;
-  return { ...v, ...(rule !== undefined && { rule }), ...(v.kind === 'deny' && d.audit === true && { audit: true as const }), ...(v.kind === 'deny' && wouldDenyOf(d)) } as Verdict;
+  return { ...v, ...(rule !== undefined && { rule }), ...(v.kind === 'deny' && d.audit === true && { audit: true as const }), ...(v.kind === 'deny' && wouldDenyOf(d)) };
 }

@@ -18,5 +18,5 @@ export function surfaceVerdict(d: SurfaceDecision | undefined, refusal: ErrorId)
     ...(d.audit && { audit: true as const }),
     ...(rule !== undefined && { rule }),
     ...(first !== undefined && { wouldDeny: { rule: first.name } }),
-  } as Verdict;
+  };
 }

@@ -155,7 +155,7 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
 
   const field = NAME_FIELD.get(method);
   const bodyName = field !== undefined && params !== undefined && typeof params[field] === 'string'
-    ? (params[field] as string)
+    ? params[field]
     : undefined;
 
   const inexactInteger = method === 'tools/call' ? findInexactInteger(parsed.text, ARGUMENTS_PATH) : undefined;

@@ -64,8 +64,11 @@ function routeTarget(url: string, mcpKey: string, mcpPath: string): Route {
  */
 export function parsePrefixes(text: string): readonly string[] | undefined {
   const prefixes = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
-  const plain = (p: string) => /^\/[A-Za-z0-9._~!$&'()*+;=:@/-]{0,1023}$/.test(p) && !/\/\/|(^|\/)\.{1,2}(\/|$)/.test(p);
   return prefixes.every(plain) ? Object.freeze(prefixes) : undefined;
+}
+
+function plain(p: string): boolean {
+  return /^\/[A-Za-z0-9._~!$&'()*+;=:@/-]{0,1023}$/.test(p) && !/\/\/|(^|\/)\.{1,2}(\/|$)/.test(p);
 }
 
 /** Whether `path` (normalised) is `prefix` or below it; `prefix` ending in `/` names only what is below. */

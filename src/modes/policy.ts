@@ -64,6 +64,10 @@ const MAX_REWRITE_BYTES = 16 * 1024 * 1024;
 /** Session bindings kept per sidecar (the README's TOOLGATE_SESSION_IDLE_MS row says so). */
 const MAX_SESSIONS = 100_000;
 
+function validatorTargets(policy: PolicyInForce['policy']): string[] {
+  return policy.validators.map((v) => v.target);
+}
+
 /**
  * Order matters in the chain: whether the tool exists (for every caller the
  * same answer), who may call, with what credential, how often, with which
@@ -81,7 +85,6 @@ export async function openPolicy(settings: Settings, file: string, pool: Pool, s
   let current: PolicyInForce;
   let unpoliced = '';
   const callers = lazyValidatorClients();
-  const validatorTargets = (policy: PolicyInForce['policy']) => policy.validators.map((v) => v.target);
   // Assigned once the catalogue sync exists; a policy applied before that is read by the first evaluation.
   let contracts: { evaluate(): Promise<void> } | undefined;
   const watcher = watchPolicy({

@@ -45,7 +45,6 @@ export interface PolicyChecks {
  */
 export function policyChecks(cacheFor: (policy: Policy) => SchemaCache, proxy: ProxyChecks = {}): PolicyChecks {
   const rateLimit = rateLimitInterceptor(proxy.limiter);
-  const optional = (i: Interceptor | undefined) => (i === undefined ? [] : [i]);
   return {
     checks: [
       ...optional(proxy.knownTool),
@@ -63,4 +62,8 @@ export function policyChecks(cacheFor: (policy: Policy) => SchemaCache, proxy: P
     ],
     rateLimit,
   };
+}
+
+function optional(i: Interceptor | undefined): Interceptor[] {
+  return i === undefined ? [] : [i];
 }

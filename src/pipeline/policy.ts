@@ -104,19 +104,6 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
     { request: req, message, principal, policy, snapshot: emptySnapshot(principal.id), catalogue, rowsForTool }
   );
 
-  /** Registers a caller's event stream to receive `event` whenever its tools/list changes for toolgate's reasons. */
-  const tellOnChange = (streams: ListChangedStreams, principal: Principal, event: Buffer): EventStreamHook => (injector) => streams.open(principal.id, () => injector.send(event));
-
-  /** 401 with the challenge (and why, where the verifier said), or a retryable 503 when a credential could not be checked now. */
-  const unauthenticated = (res: ServerResponse, who: Exclude<Authenticated, { ok: true }>): Outcome => {
-    if (who.error === 'unauthenticated') {
-      sendError(res, null, who.error, who.problem === undefined ? undefined : { reason: who.problem }, { 'www-authenticate': who.challenge });
-    } else {
-      sendError(res, null, who.error);
-    }
-    return who.error;
-  };
-
   async function route(req: IncomingMessage, res: ServerResponse, upstream: string[], body: Buffer, message: Classified, principal: Principal): Promise<Outcome> {
     const method = message.method;
     if (method === LISTEN_METHOD && message.kind === 'request') {
@@ -202,4 +189,19 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
       return { label: 'passthrough', outcome: await pass(req, res, null, headers.unverified(req)) };
     },
   };
+}
+
+/** Registers a caller's event stream to receive `event` whenever its tools/list changes for toolgate's reasons. */
+function tellOnChange(streams: ListChangedStreams, principal: Principal, event: Buffer): EventStreamHook {
+  return (injector) => streams.open(principal.id, () => injector.send(event));
+}
+
+/** 401 with the challenge (and why, where the verifier said), or a retryable 503 when a credential could not be checked now. */
+function unauthenticated(res: ServerResponse, who: Exclude<Authenticated, { ok: true }>): Outcome {
+  if (who.error === 'unauthenticated') {
+    sendError(res, null, who.error, who.problem === undefined ? undefined : { reason: who.problem }, { 'www-authenticate': who.challenge });
+  } else {
+    sendError(res, null, who.error);
+  }
+  return who.error;
 }

@@ -68,7 +68,7 @@ export function auditEvent(a: AuditInput): Record<string, unknown> {
     status_id: failed ? 2 : 1,
     status: failed ? 'Failure' : 'Success',
     status_code: code,
-    status_detail: a.denial !== undefined ? `denied at ${a.denial.stage}: ${code}` : `${a.outcome}`,
+    status_detail: a.denial !== undefined ? `denied at ${a.denial.stage}: ${code}` : a.outcome,
     actor: {
       ...(a.principalId !== undefined && { user: { uid: a.principalId } }),
       ...(a.denial !== undefined && { authorizations: [{ decision: 'deny', policy: { name: a.denial.stage } }] }),

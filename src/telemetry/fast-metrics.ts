@@ -33,7 +33,7 @@ interface Definition<L extends string> {
   readonly registers: readonly Registry[];
 }
 
-function labelsOf<L extends string>(names: readonly L[], values: readonly string[]): Labels {
+function labelsOf(names: readonly string[], values: readonly string[]): Labels {
   const out: Record<string, string> = {};
   names.forEach((n, i) => {
     out[n] = values[i] as string;

@@ -287,10 +287,10 @@ function parentContext(request: IncomingMessage, message: Classified | undefined
       if (sc !== undefined) return { context: trace.setSpanContext(ROOT_CONTEXT, sc), source: 'meta' };
     }
   }
-  const header = request.headers.traceparent as string | string[] | undefined;
+  const header = request.headers.traceparent;
   const traceparent = Array.isArray(header) ? header[0] : header;
   if (traceparent === undefined || traceparent === '') return NO_PARENT;
-  const state = request.headers.tracestate as string | string[] | undefined;
+  const state = request.headers.tracestate;
   const sc = remoteSpanContext(traceparent, Array.isArray(state) ? state.join(',') : state);
   return sc === undefined ? NO_PARENT : { context: trace.setSpanContext(ROOT_CONTEXT, sc), source: 'header' };
 }

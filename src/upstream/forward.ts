@@ -96,6 +96,7 @@ export function attempt(pool: Pool, request: UpstreamRequest, options: AttemptOp
   // dead socket, paused forever, holding a pool connection.
   if (request.res.destroyed) return Promise.resolve(CLIENT_CLOSED);
   return new Promise((resolve) => {
+    // oxlint-disable-next-line no-new -- its constructor dispatches it to the pool, which holds it until it settles `resolve`
     new ForwardHandler(pool, { ...options, req: request.req, res: request.res, headers: request.headers, body: request.body, rpcId: request.rpcId }, resolve);
   });
 }

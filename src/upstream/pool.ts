@@ -24,9 +24,9 @@ export class UpstreamPool extends Pool {
   /** Longest silence between body chunks of a response that is not an event stream (0: none). */
   readonly bodyIdleMs: number;
 
-  constructor(origin: URL, options: UndiciPool.Options, bodyIdleMs: number) {
+  constructor(origin: URL, options: UndiciPool.Options, idleMs: number) {
     super(origin.origin, options);
-    this.bodyIdleMs = bodyIdleMs;
+    this.bodyIdleMs = idleMs;
   }
 }
 

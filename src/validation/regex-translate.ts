@@ -83,6 +83,7 @@ type ClassItem = { readonly kind: 'char'; readonly cp: number } | { readonly kin
 
 export function translatePattern(pattern: string): Translation {
   try {
+    // oxlint-disable-next-line no-new -- compiling the pattern is the check
     new RegExp(pattern, 'u');
   } catch {
     return { ok: false };

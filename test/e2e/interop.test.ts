@@ -261,7 +261,7 @@ describe('real clients through toolgate in front of server-everything (2025-11-2
       await assert.rejects(callTool(c, 'get-sum', { a: 1, b: 2 }));
       const res = rec.last();
       assert.equal(res?.status, 403);
-      assert.equal(extractWWWAuthenticateParams(res as Response).error, 'insufficient_user_authentication');
+      assert.equal(extractWWWAuthenticateParams(res).error, 'insufficient_user_authentication');
     } finally {
       await c.close();
     }

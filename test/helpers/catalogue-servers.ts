@@ -116,6 +116,7 @@ function v1Era(listPage: ListPage): Era {
             sessions.set(id, { server, transport: created });
           },
         });
+        // oxlint-disable-next-line prefer-add-event-listener -- the MCP SDK transport's callback property; it is no EventTarget
         created.onclose = () => {
           if (created.sessionId !== undefined) sessions.delete(created.sessionId);
         };

@@ -77,7 +77,7 @@ export async function startCountingUpstream(): Promise<CountingUpstream> {
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: EXECUTION_TOOLS }));
     server.setRequestHandler(CallToolRequestSchema, async (r, extra) => {
       executions++;
-      const key = (r.params._meta as Record<string, unknown> | undefined)?.['io.toolgate/idempotencyKey'];
+      const key = r.params._meta?.['io.toolgate/idempotencyKey'];
       if (typeof key === 'string') byKey.set(key, (byKey.get(key) ?? 0) + 1);
       const token = r.params._meta?.progressToken;
       const steps = r.params.name.startsWith('stream_') && token !== undefined ? behaviour.progress : 0;

@@ -50,8 +50,7 @@ export async function runKillTrials(options: {
     await new Promise((r) => setTimeout(r, windowMs));
     await victim.kill();
     await Promise.all(sent);
-    if (survivor === undefined) successor = await options.respawn();
-    const repeater = survivor ?? (successor as ToolgateProcess);
+    const repeater = survivor ?? (successor = await options.respawn());
     for (const c of calls) {
       const repeat = await post(repeater.url, c.body, { ...headers, 'idempotency-key': c.key });
       const refused = refusalOf(repeat);

@@ -73,6 +73,7 @@ export async function startV1Server(build: () => McpServer = buildServer, option
           sessions.set(id, server);
         },
       });
+      // oxlint-disable-next-line prefer-add-event-listener -- the MCP SDK transport's callback property; it is no EventTarget
       created.onclose = () => {
         if (created.sessionId !== undefined) {
           transports.delete(created.sessionId);

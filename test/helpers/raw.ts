@@ -91,7 +91,7 @@ export function passed(r: RawResponse): boolean {
 /** The JSON-RPC answer of a response in either transport form: a JSON body, or the last message of an event stream. */
 function messageOf(r: RawResponse): ReturnType<RawResponse['json']> {
   if (!/^(event|data|id|:)/.test(r.text)) return r.json();
-  const data = r.text.split('\n').filter((l) => l.startsWith('data:')).at(-1);
+  const data = r.text.split('\n').findLast((l) => l.startsWith('data:'));
   if (data === undefined) throw new Error(`an event stream with no message: ${r.text.slice(0, 300)}`);
   return JSON.parse(data.slice(5)) as ReturnType<RawResponse['json']>;
 }

@@ -130,8 +130,8 @@ export async function startCluster(masters: number, replicasPerMaster: number, n
     async replicasOf(master) {
       const lines = (await cli(master.port, 'CLUSTER', 'NODES')).split('\n').map((l) => l.trim().split(' '));
       const id = lines.find((f) => (f[2] ?? '').includes('myself'))?.[0];
-      const ports = lines.filter((f) => (f[2] ?? '').includes('slave') && f[3] === id).map((f) => Number(/:(\d+)@/.exec(f[1] ?? '')?.[1]));
-      return nodes.filter((n) => ports.includes(n.port));
+      const ports = new Set(lines.filter((f) => (f[2] ?? '').includes('slave') && f[3] === id).map((f) => Number(/:(\d+)@/.exec(f[1] ?? '')?.[1])));
+      return nodes.filter((n) => ports.has(n.port));
     },
     async close() {
       await Promise.all(nodes.map((n) => n.close()));

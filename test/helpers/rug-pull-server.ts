@@ -59,6 +59,7 @@ export async function startRugPullServer(): Promise<RugPullServer> {
           transports.set(id, created);
         },
       });
+      // oxlint-disable-next-line prefer-add-event-listener -- the MCP SDK transport's callback property; it is no EventTarget
       created.onclose = () => {
         if (created.sessionId !== undefined) transports.delete(created.sessionId);
       };

@@ -9,6 +9,6 @@ export function captureStderr(): { readonly lines: string[]; readonly restore: (
   process.stderr.write = ((chunk: string | Uint8Array) => {
     lines.push(String(chunk));
     return true;
-  }) as typeof process.stderr.write;
+  });
   return { lines, restore: () => void (process.stderr.write = write) };
 }

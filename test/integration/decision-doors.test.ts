@@ -77,7 +77,7 @@ const CASES: readonly Case[] = [
 ];
 
 describe('three doors decide alike: numbers beyond 2^53 and audit-mode rows', () => {
-  let setup: PolicyGate<Awaited<ReturnType<typeof startPolicyServer>>>;
+  let setup: PolicyGate;
   let api: GrpcClients;
   let n = 0;
   let auditDir: string;

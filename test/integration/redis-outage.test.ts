@@ -49,6 +49,7 @@ function load() {
   let running = true;
   let thrown: unknown;
   const loop = async (samples: Sample[], who: (i: number) => Principal, pauseMs: number, allowed: boolean) => {
+    // oxlint-disable-next-line no-unmodified-loop-condition -- stop() clears `running` while the loop awaits
     for (let i = 0; running; i++) {
       const at = performance.now();
       try {
@@ -118,15 +119,15 @@ after(async () => {
 
 function outageFigures(l: ReturnType<typeof load>, from: number, to: number) {
   const within = (xs: readonly Sample[]) => xs.filter((s) => s.at >= from && s.at < to);
-  const hot = within(l.hotSamples);
+  const hotIn = within(l.hotSamples);
   const cold = within(l.coldSamples);
-  const firstHotFailure = hot.find((s) => !s.ok);
+  const firstHotFailure = hotIn.find((s) => !s.ok);
   return {
-    requests: hot.length + cold.length,
-    errors: [...hot, ...cold].filter((s) => !s.ok).length,
+    requests: hotIn.length + cold.length,
+    errors: [...hotIn, ...cold].filter((s) => !s.ok).length,
     hotFailsAfterMs: firstHotFailure === undefined ? undefined : firstHotFailure.at - from,
     coldOkAfterTimeout: cold.filter((s) => s.at > from + COMMAND_TIMEOUT_MS + SLACK_MS && s.ok).length,
-    slowestMs: Math.max(...hot.map((s) => s.ms), ...cold.map((s) => s.ms)),
+    slowestMs: Math.max(...hotIn.map((s) => s.ms), ...cold.map((s) => s.ms)),
   };
 }
 

@@ -83,7 +83,7 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
     process.stderr.write = ((chunk: string | Uint8Array) => {
       for (const line of String(chunk).split('\n')) if (line !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
       return true;
-    }) as typeof process.stderr.write;
+    });
     restoreStderr = () => {
       process.stderr.write = original;
     };

@@ -86,7 +86,7 @@ function assertNoTaskContent(r: RawResponse, taskId: string): void {
 
 function detailed(r: RawResponse): { status?: string; result?: unknown } {
   assert.equal(r.status, 200, r.text);
-  return (r.json().result ?? {}) as { status?: string; result?: unknown };
+  return r.json().result ?? {};
 }
 
 describe('2026-07-28 tasks extension: tasks bound to the principal that created them (v2 SDK server)', () => {

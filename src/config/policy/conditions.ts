@@ -175,9 +175,11 @@ function failed(source: string, message: string, offset: number): CompiledCondit
 /** What each surface's conditions may read: the variables, and each one's fields (undefined for a map of anything). */
 export function declaredVariables(): Record<ConditionSurface, Record<string, readonly string[] | undefined>> {
   const { variables } = celSetup();
-  const names = (declared: Readonly<Record<string, RecordType | CelType>>): Record<string, readonly string[] | undefined> =>
-    Object.fromEntries(Object.entries(declared).map(([name, t]) => [name, isRecordType(t) ? Object.keys(t.fields) : undefined]));
-  return { tool: names(variables.tool), resource: names(variables.resource), prompt: names(variables.prompt) };
+  return { tool: fieldNames(variables.tool), resource: fieldNames(variables.resource), prompt: fieldNames(variables.prompt) };
+}
+
+function fieldNames(declared: Readonly<Record<string, RecordType | CelType>>): Record<string, readonly string[] | undefined> {
+  return Object.fromEntries(Object.entries(declared).map(([name, t]) => [name, isRecordType(t) ? Object.keys(t.fields) : undefined]));
 }
 
 function isRecordType(t: RecordType | CelType): t is RecordType {
@@ -305,7 +307,7 @@ function toCel(v: unknown, state: ConversionState): CelInput {
     return cel().cel.celList(v.map((x) => toCel(x, state)));
   }
   if (typeof v === 'object') {
-    const entries = Object.entries(v as object);
+    const entries = Object.entries(v);
     if (entries.length > MAX_ITERATIONS) state.oversized = true;
     return cel().cel.celMap(new Map(entries.map(([k, x]) => [k, toCel(x, state)] as const)));
   }

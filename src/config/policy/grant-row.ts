@@ -160,7 +160,7 @@ export function normalizeRow(v: unknown): GrantRow | undefined {
   if (effect !== 'allow' && effect !== 'deny') return undefined;
   if (revision !== undefined && !(Number.isSafeInteger(revision) && (revision as number) >= 0)) return undefined;
   if (!Array.isArray(rawScopes) || rawScopes.length > MAX_ROW_SCOPES || !rawScopes.every(isScope)) return undefined;
-  const scopes = [...new Set(rawScopes as string[])].sort();
+  const scopes = [...new Set(rawScopes)].sort();
   if (principal !== WILDCARD && scopes.length > 0) return undefined;
   // A condition that does not compile makes the row malformed, wherever it was read from.
   if (when !== undefined && !(typeof when === 'string' && compileCondition(when).ok)) return undefined;
@@ -172,9 +172,9 @@ export function normalizeRow(v: unknown): GrantRow | undefined {
     scopes: Object.freeze(scopes),
     effect,
     ...(revision !== undefined && { revision: revision as number }),
-    ...(when !== undefined && { when: when as string }),
+    ...(when !== undefined && { when }),
     ...(enforcement === 'audit' && { enforcement: 'audit' as const }),
-    ...(name !== undefined && { name: name as string }),
+    ...(name !== undefined && { name }),
     ...(approval !== undefined && { approval }),
   };
   return Object.freeze(row);

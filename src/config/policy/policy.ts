@@ -411,9 +411,12 @@ function resolveTool(t: RawTool, defaults: ToolDefaults): ToolMetadata {
   return { ...resolveMetadata(t, defaults), ...(t.enforcement !== undefined && { enforcement: t.enforcement }), aliases: t.aliases ?? EMPTY, examples: t.examples ?? EMPTY };
 }
 
+function list(v: string | string[]): string[] {
+  return typeof v === 'string' ? [v] : v;
+}
+
 function resolveAuthentication(a: NonNullable<RawPolicy['authentication']>, baseDir: string | undefined): AuthenticationConfig {
   const path = (p: string) => (baseDir === undefined || isAbsolute(p) ? p : resolve(baseDir, p));
-  const list = (v: string | string[]) => (typeof v === 'string' ? [v] : v);
   const jwt = a.jwt;
   const oneTime = jwt?.oneTime;
   const k8s = a.kubernetes;

@@ -82,6 +82,7 @@ export function release(p: Permit): void {
 /** A predicate that throws denies: permissions fail closed, and search never throws. */
 function admits(allowed: (name: string) => boolean, name: string): boolean {
   try {
+    // oxlint-disable-next-line no-unnecessary-boolean-literal-compare -- fails closed: only true admits, whatever a predicate returns at run time
     return allowed(name) === true;
   } catch {
     return false;

@@ -253,7 +253,7 @@ function rank(pass: Pass, query: string, terms: readonly string[], limit: number
 
 /** The `matched` list of every field bit set, shared by all results. */
 const MATCHED: readonly (readonly FieldName[])[] = Array.from({ length: 1 << FIELD_COUNT }, (_, bits) =>
-  Object.freeze(FIELDS.filter((_, f) => (bits & (1 << f)) !== 0)),
+  Object.freeze(FIELDS.filter((_field, f) => (bits & (1 << f)) !== 0)),
 );
 
 /**
@@ -371,7 +371,7 @@ function topPage(hits: IdList, scores: Float64Array, offset: number, limit: numb
     } else if (before(d, heap[0] as number, scores)) {
       heap[0] = d;
       down(0);
-      floor = scores[heap[0] as number] as number;
+      floor = scores[heap[0]] as number;
     }
   }
   heap.sort((a, b) => (before(a, b, scores) ? -1 : 1));

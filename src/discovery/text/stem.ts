@@ -96,17 +96,17 @@ function step1a(w: string): string {
 
 function step1b(w: string): string {
   if (w.endsWith('eed')) return measure(w, w.length - 3) > 0 ? w.slice(0, -1) : w;
-  let stem: string;
-  if (w.endsWith('ed') && hasVowel(w, w.length - 2)) stem = w.slice(0, -2);
-  else if (w.endsWith('ing') && hasVowel(w, w.length - 3)) stem = w.slice(0, -3);
+  let root: string;
+  if (w.endsWith('ed') && hasVowel(w, w.length - 2)) root = w.slice(0, -2);
+  else if (w.endsWith('ing') && hasVowel(w, w.length - 3)) root = w.slice(0, -3);
   else return w;
-  if (stem.endsWith('at') || stem.endsWith('bl') || stem.endsWith('iz')) return stem + 'e';
-  if (endsDoubleConsonant(stem, stem.length)) {
-    const last = stem[stem.length - 1];
-    return last === 'l' || last === 's' || last === 'z' ? stem : stem.slice(0, -1);
+  if (root.endsWith('at') || root.endsWith('bl') || root.endsWith('iz')) return root + 'e';
+  if (endsDoubleConsonant(root, root.length)) {
+    const last = root[root.length - 1];
+    return last === 'l' || last === 's' || last === 'z' ? root : root.slice(0, -1);
   }
-  if (measure(stem, stem.length) === 1 && endsCvc(stem, stem.length)) return stem + 'e';
-  return stem;
+  if (measure(root, root.length) === 1 && endsCvc(root, root.length)) return root + 'e';
+  return root;
 }
 
 function step1c(w: string): string {

@@ -100,6 +100,17 @@ function revisionRead(reply: unknown): RevisionRead {
   return revision === undefined ? UNAVAILABLE : { ok: true, revision };
 }
 
+/** A row change: the row checked, then applied by its identity and the script's reply read. */
+async function change(row: unknown, apply: (r: GrantRow, identity: string) => Promise<unknown>): Promise<ChangeResult> {
+  const clean = normalizeRow(row);
+  if (clean === undefined) return INVALID;
+  try {
+    return interpretChange(await apply(clean, rowIdentity(clean)));
+  } catch {
+    return UNAVAILABLE;
+  }
+}
+
 export function createRedisSource(client: RedisClient, domain: string): RedisGrantSource | undefined {
   if (!isDomain(domain)) return undefined;
   const keys = domainKeys(domain);
@@ -126,15 +137,6 @@ export function createRedisSource(client: RedisClient, domain: string): RedisGra
     return { ok: true, rows: Object.freeze(rows), revision };
   };
 
-  const change = async (row: unknown, apply: (r: GrantRow, identity: string) => Promise<unknown>): Promise<ChangeResult> => {
-    const clean = normalizeRow(row);
-    if (clean === undefined) return INVALID;
-    try {
-      return interpretChange(await apply(clean, rowIdentity(clean)));
-    } catch {
-      return UNAVAILABLE;
-    }
-  };
   const revisionChange = async (s: Script, args: readonly (string | number)[]): Promise<ChangeResult> => {
     try {
       return interpretChange(await runScript(client, s, [keys.revision], args));

@@ -30,7 +30,7 @@ export function readSession(key: Buffer, value: string | undefined, now: number)
   if (typeof v !== 'object' || v === null) return undefined;
   const { sub, sc, exp, sid } = v as Record<string, unknown>;
   if (!isPrincipalId(sub) || !Array.isArray(sc) || !sc.every(isScope) || typeof exp !== 'number' || exp <= now || typeof sid !== 'string') return undefined;
-  return { id: sub, scopes: new Set(sc as string[]), sid };
+  return { id: sub, scopes: new Set(sc), sid };
 }
 
 /** The CSRF token for a session id (or a sign-in cookie, or a trusted-header identity). */

@@ -40,7 +40,7 @@ export function refuse(res: ServerResponse, message: Classified, refusal: Refusa
     answer(res, message, toolErrorResult(refusal.error, refusal.data, structured));
     return refusal.error;
   }
-  sendError(res, message.id, refusal.error, refusal.data, refusal.headers as Record<string, string> | undefined, wire.status);
+  sendError(res, message.id, refusal.error, refusal.data, refusal.headers, wire.status);
   return refusal.error;
 }
 
@@ -71,10 +71,10 @@ const REPLAYED_META = 'io.toolgate/replayed';
  * guard judges it again, under the policy in force now.
  */
 function replay(res: ServerResponse, message: Classified, stored: StoredResponse, guard: AnswerGuard | undefined): Outcome {
-  const answer: Record<string, unknown> = { ...stored.message, id: message.id };
-  const result = answer.result;
-  if (isRecord(result)) answer.result = { ...result, _meta: { ...(isRecord(result._meta) ? result._meta : {}), [REPLAYED_META]: true } };
-  const text = JSON.stringify(answer);
+  const replayed: Record<string, unknown> = { ...stored.message, id: message.id };
+  const result = replayed.result;
+  if (isRecord(result)) replayed.result = { ...result, _meta: { ...(isRecord(result._meta) ? result._meta : {}), [REPLAYED_META]: true } };
+  const text = JSON.stringify(replayed);
   const judged = stored.status === 200 && guard !== undefined ? judgeWhole(guard, text) : undefined;
   const out = judged?.body ?? text;
   res.writeHead(judged?.status ?? stored.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out), 'idempotent-replayed': 'true' }).end(out);

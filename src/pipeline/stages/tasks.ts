@@ -54,15 +54,6 @@ export function tasksStage(deps: TasksDeps): Stage {
     tell(ex, event, refusal.error);
     return refuse(res, ex.message, refusal, toolErrors);
   };
-  /** A store lookup, or undefined when the store could not answer (logged; the caller fails closed). */
-  const lookup = async <T>(work: () => Promise<T>): Promise<{ readonly value: T } | undefined> => {
-    try {
-      return { value: await work() };
-    } catch (err) {
-      log.warn('task store unavailable', { error: (err as { name?: string }).name ?? 'unknown' });
-      return undefined;
-    }
-  };
 
   async function named(ex: Exchange, res: ServerResponse, headers: string[], body: Buffer): Promise<Outcome> {
     const id = ex.message.params?.taskId;
@@ -104,23 +95,33 @@ export function tasksStage(deps: TasksDeps): Stage {
     return sendBuffered(res, up.status, up.headers, rewritten);
   }
 
-  /**
-   * What the 2026-07-28 tasks extension answers before any task is looked
-   * up, as a server would, so toolgate in front changes nothing a client
-   * sees: it has no tasks/result, and its other methods need the extension
-   * declared on the request.
-   */
-  const modernRefusal = (ex: Exchange): Refusal | undefined => {
-    if (ex.message.era !== 'modern' || ex.message.method === 'tasks/list') return undefined;
-    if (ex.message.method === 'tasks/result') return { error: 'method_not_found' };
-    return declaresTasks(ex.message.params) ? undefined : { error: 'missing_client_capability', data: { requiredCapabilities: TASKS_REQUIRED } };
-  };
-
   return (ex, res, headers, body) => {
     const early = modernRefusal(ex);
     if (early !== undefined) return Promise.resolve(refused(ex, res, early, 'not_found'));
     return ex.message.method === 'tasks/list' ? list(ex, res, headers, body) : named(ex, res, headers, body);
   };
+}
+
+/** A store lookup, or undefined when the store could not answer (logged; the caller fails closed). */
+async function lookup<T>(work: () => Promise<T>): Promise<{ readonly value: T } | undefined> {
+  try {
+    return { value: await work() };
+  } catch (err) {
+    log.warn('task store unavailable', { error: (err as { name?: string }).name ?? 'unknown' });
+    return undefined;
+  }
+}
+
+/**
+ * What the 2026-07-28 tasks extension answers before any task is looked
+ * up, as a server would, so toolgate in front changes nothing a client
+ * sees: it has no tasks/result, and its other methods need the extension
+ * declared on the request.
+ */
+function modernRefusal(ex: Exchange): Refusal | undefined {
+  if (ex.message.era !== 'modern' || ex.message.method === 'tasks/list') return undefined;
+  if (ex.message.method === 'tasks/result') return { error: 'method_not_found' };
+  return declaresTasks(ex.message.params) ? undefined : { error: 'missing_client_capability', data: { requiredCapabilities: TASKS_REQUIRED } };
 }
 
 function entries(result: Record<string, unknown>): unknown[] {

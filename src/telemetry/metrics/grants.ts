@@ -19,6 +19,7 @@ export function grantsMetrics(registry: Registry): Subscription[] {
     registers: [registry],
   });
 
+  // oxlint-disable-next-line no-new -- the gauge registers itself and is read through its collect()
   new Gauge({
     name: 'toolgate_grant_revision_age_seconds',
     help: 'Seconds since the shared grant store last confirmed the revision, growing from that moment (also past the staleness bound and during outages); 0 with grants from the policy file, which are always current.',

@@ -45,7 +45,7 @@ describe('buildCatalogue', () => {
     assert.ok(Object.isFrozen(catalogue.tools.get('a')));
     assert.ok(Object.isFrozen(tool.inputSchema.properties.q.enum));
     assert.throws(() => {
-      (tool.inputSchema.properties.q.enum as string[]).push('y');
+      tool.inputSchema.properties.q.enum.push('y');
     }, TypeError);
     const map = catalogue.tools as unknown as Map<string, unknown>;
     assert.equal(typeof map.set, 'undefined');

@@ -127,7 +127,7 @@ function score(cases: readonly Case[], tally: Map<string, Tally>, falsePositives
   }
 }
 
-function table(tally: Map<string, Tally>, positives: number, negatives: number): string {
+function table(tally: Map<string, Tally>, positiveCount: number, negatives: number): string {
   const ratio = (n: number, d: number) => (d === 0 ? '—' : (n / d).toFixed(3));
   const rows = DETECTOR_IDS.map((id) => {
     const { tp, fp, fn } = tally.get(id)!;
@@ -136,7 +136,7 @@ function table(tally: Map<string, Tally>, positives: number, negatives: number):
   return [
     '# Result-guard detectors on the corpus',
     '',
-    `${positives} generated positive texts, ${LABELLED.length} hand-labelled corpus strings, ${negatives} corpus negatives.`,
+    `${positiveCount} generated positive texts, ${LABELLED.length} hand-labelled corpus strings, ${negatives} corpus negatives.`,
     '',
     '| detector | TP | FP | FN | precision | recall |',
     '|---|---|---|---|---|---|',

@@ -31,6 +31,7 @@ const container = (names: readonly string[], ports: fc.Arbitrary<unknown>) => fc
 }, { requiredKeys: ['name', 'image'] });
 
 const initContainer = fc.tuple(container(['init', 'toolgate', 'warm'], fc.option(fc.array(port, { maxLength: 2 }), { nil: undefined })), fc.constantFrom(undefined, 'Always'))
+  // oxlint-disable-next-line no-map-spread -- fast-check's map: generated values are shared with shrinking and must not be edited in place
   .map(([c, restartPolicy]) => (restartPolicy === undefined ? c : { ...c, restartPolicy }));
 
 const policy = usually(
@@ -50,10 +51,12 @@ const tuning = fc.record({
 export const pod = fc.record({
   metadata: fc.record({
     labels: fc.constant({ 'toolgate.dev/inject': 'true' }),
+    // oxlint-disable-next-line no-map-spread -- fast-check's map: generated values are shared with shrinking and must not be edited in place
     annotations: fc.tuple(policy, tuning).map(([a, b]) => ({ ...a, ...b })),
   }),
   spec: fc.record({
     containers: fc.tuple(container(['app'], appPorts), usually(fc.constant([]), fc.array(container(['sidecar', 'toolgate', 'app'], sometimes(fc.array(port, { maxLength: 2 }))), { maxLength: 2 })))
+      // oxlint-disable-next-line no-map-spread -- fast-check's map: generated values are shared with shrinking and must not be edited in place
       .map(([first, rest]) => [first, ...rest]),
     initContainers: sometimes(fc.array(initContainer, { maxLength: 2 })),
     restartPolicy: sometimes(fc.constantFrom('Always', 'Never', 'OnFailure')),

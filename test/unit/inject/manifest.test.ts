@@ -111,7 +111,7 @@ async function runInProcess(args: string[]): Promise<{ status: number; stderr: s
   const { run } = await import('../../../src/commands/inject.ts');
   let stderr = '';
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string) => { stderr += chunk; return true; }) as typeof process.stderr.write;
+  process.stderr.write = (chunk: string) => { stderr += chunk; return true; };
   try {
     return { status: await run(args), stderr };
   } finally {

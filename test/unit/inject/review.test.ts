@@ -106,10 +106,10 @@ describe('injecting a pod from a Deployment (named port, probes on it, policy an
   });
   it('refuses a pod that has a container named toolgate which does not hold the port', () => {
     const body = withPod('deployment-pod', (p) => { p.spec.containers.push({ name: 'toolgate', image: 'impostor' }); });
-    const response = respond(body);
-    assert.equal(response.allowed, false);
-    assert.match(response.status?.message ?? '', /container is named toolgate but toolgate is not in front of the port named mcp/);
-    assert.equal(response.status?.details.causes[0].field, 'spec.containers[1]');
+    const refusal = respond(body);
+    assert.equal(refusal.allowed, false);
+    assert.match(refusal.status?.message ?? '', /container is named toolgate but toolgate is not in front of the port named mcp/);
+    assert.equal(refusal.status?.details.causes[0].field, 'spec.containers[1]');
   });
 });
 

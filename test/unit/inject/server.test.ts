@@ -151,7 +151,7 @@ describe('toolgate inject-webhook as a process', () => {
     const { run } = await import('../../../src/commands/inject-webhook.ts');
     const write = process.stderr.write.bind(process.stderr);
     let text = '';
-    process.stderr.write = ((chunk: string) => { text += chunk; return true; }) as typeof process.stderr.write;
+    process.stderr.write = (chunk: string) => { text += chunk; return true; };
     try {
       assert.equal(await run(['--port', 'eighty']), 2);
       assert.equal(await run(['--config', join(FIXTURES, 'deployment-pod.review.json')]), 2);

@@ -112,8 +112,8 @@ function reference(rows: readonly GrantRow[], args: Record<string, unknown>): Ex
       };
     }
     if (level.length > 0) {
-      const asking = level.filter((r) => r.approval !== undefined);
-      return { effect: 'allow', reason: `${kind}_allow`, audit: false, deciding: [(asking[0] ?? level[0])?.name], approval: asking[0]?.name, failed: false, wouldDeny: [], denies: [] };
+      const asking = level.find((r) => r.approval !== undefined);
+      return { effect: 'allow', reason: `${kind}_allow`, audit: false, deciding: [(asking ?? level[0])?.name], approval: asking?.name, failed: false, wouldDeny: [], denies: [] };
     }
     return {
       effect: 'deny', reason: 'no_grant', audit: candidates.some(isAudit), deciding: [undefined], approval: undefined,

@@ -96,7 +96,7 @@ function captureLog() {
   process.stderr.write = ((chunk: string | Uint8Array) => {
     for (const line of String(chunk).split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
     return true;
-  }) as typeof process.stderr.write;
+  });
   return { lines, restore: () => { process.stderr.write = original; } };
 }
 

@@ -219,7 +219,7 @@ test('values JSON cannot carry are invalid, at their pointer', () => {
 
 test('a schema recursing without consuming input fails closed', () => {
   const c = compileToolSchema({ $defs: { a: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' });
-  assert.ok(!c.ok || c.validate({}).ok === false);
+  assert.ok(!c.ok || !c.validate({}).ok);
 });
 
 test('the compiled validator is independent of later changes to the schema object', () => {
