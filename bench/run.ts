@@ -100,6 +100,8 @@ const cases: readonly Case[] = [
         ...fig.spread('rss_idle_catalogue_mb', r.startup.catalogueRssIdleMb, fig.mb),
         ...fig.spread('ready_ms', r.startup.readyMs, fig.ms),
         rss_loaded_mb: fig.mb(t?.rssLoadedMb),
+        floor_rss_loaded_mb: fig.mb(r.floorBeside.get('toolgate')?.rssLoadedMb),
+        rss_loaded_ratio: fig.ratio(t?.rssLoadedMb, r.floorBeside.get('toolgate')?.rssLoadedMb),
       };
     },
   },

@@ -100,6 +100,12 @@ interface Summary {
   /** Per case with a partner: the partner's CPU ÷ the case's own, per round, at the fixed rate and saturated side by side. */
   readonly partnerRatio: ReadonlyMap<string, Spread>;
   readonly partnerRatioSaturated: ReadonlyMap<string, Spread>;
+  /**
+   * Per cpuVsFloor case: the floor's own figures (medians) from that case's
+   * rounds only, e.g. its RSS right after the same rounds' saturation runs.
+   * `figures.get('floor')` pools the floor's rounds of every case.
+   */
+  readonly floorBeside: ReadonlyMap<string, Figures>;
   readonly startup: {
     readonly readyMs?: Spread;
     readonly rssIdleMb?: Spread;
@@ -129,6 +135,8 @@ interface PairRatios {
   /** The partner's CPU ÷ the case's own. */
   partner: number[];
   partnerSaturated: number[];
+  /** The floor's own figures from the same round. */
+  floor: Figures[];
 }
 
 export async function runBenchmark(
@@ -141,7 +149,7 @@ export async function runBenchmark(
 ): Promise<Outcome> {
   const rounds = new Map<string, Figures[]>(cases.flatMap((c) => [c.id, ...(c.partner === undefined ? [] : [c.partner.id])]).map((id) => [id, []]));
   const pairs = new Map<string, PairRatios>(cases.filter((c) => c.cpuVsFloor).map((c) => [c.id, {
-    rate: [], saturated: [], rps: [], baseline: [], partner: [], partnerSaturated: [],
+    rate: [], saturated: [], rps: [], baseline: [], partner: [], partnerSaturated: [], floor: [],
   }]));
   const failed = new Map<string, string>();
   const warnings: string[] = [];
@@ -179,6 +187,7 @@ export async function runBenchmark(
           const r = await measurePair(c, target, floor as Target, others, round, config);
           rounds.get('floor')?.push(r.floor);
           const ratios = pairs.get(c.id) as PairRatios;
+          ratios.floor.push(r.floor);
           pushRatio(ratios.rate, r.own.cpuUsAtRate, r.floor.cpuUsAtRate);
           pushRatio(ratios.saturated, r.own.cpuUsSideBySide, r.floor.cpuUsSideBySide);
           pushRatio(ratios.rps, r.own.rps, r.floor.rps);
@@ -452,12 +461,11 @@ function summarise(
   const figures = new Map<string, Figures>();
   for (const [id, rs] of rounds) {
     if (failed.has(id) || rs.length === 0) continue;
-    const f: Record<string, number> = {};
-    for (const key of FIGURE_KEYS) {
-      const m = spreadOf(rs.map((r) => r[key]).filter((x): x is number => x !== undefined));
-      if (m !== undefined) f[key] = m.median;
-    }
-    figures.set(id, f);
+    figures.set(id, medians(rs));
+  }
+  const floorBeside = new Map<string, Figures>();
+  for (const [id, p] of pairs) {
+    if (!failed.has(id) && p.floor.length > 0) floorBeside.set(id, medians(p.floor));
   }
   const ratios = (pick: (p: PairRatios) => number[]) => {
     const out = new Map<string, Spread>();
@@ -475,6 +483,7 @@ function summarise(
     vsBaseline: ratios((p) => p.baseline),
     partnerRatio: ratios((p) => p.partner),
     partnerRatioSaturated: ratios((p) => p.partnerSaturated),
+    floorBeside,
     startup: startup === undefined ? {} : {
       ...optional('readyMs', spreadOf(startup.readyMs)),
       ...optional('rssIdleMb', spreadOf(startup.rssIdleMb)),
@@ -482,6 +491,16 @@ function summarise(
       ...optional('catalogueRssIdleMb', spreadOf(startup.catalogueRssIdleMb)),
     },
   };
+}
+
+/** Each figure's median over rounds (figures a round lacks are left out). */
+function medians(rs: readonly Figures[]): Figures {
+  const f: Record<string, number> = {};
+  for (const key of FIGURE_KEYS) {
+    const m = spreadOf(rs.map((r) => r[key]).filter((x): x is number => x !== undefined));
+    if (m !== undefined) f[key] = m.median;
+  }
+  return f;
 }
 
 function optional<K extends string>(key: K, v: Spread | undefined): Partial<Record<K, Spread>> {
