@@ -292,6 +292,7 @@ if (!loaded.ok) {
 const config = loaded.config;
 const selected = config.cases === undefined ? cases : cases.filter((c) => config.cases?.includes(c.id));
 
+const benchStarted = performance.now();
 pinOrchestrator();
 let builds: { own: Build; baseline?: Build };
 try {
@@ -316,6 +317,7 @@ const startup = selected.some((c) => c.id === 'toolgate')
 const outcome = await runBenchmark(selected, launchers, config, builds, startup, (line) => console.error(line));
 // Every case reports, selected or not, so the JSON line always has the same keys (null when not measured).
 const keys = Object.assign({}, ...cases.map((c) => c.report(outcome.summary)));
+console.error(`bench took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
 console.log(renderTable(selected, outcome, config, keys));
 console.log(JSON.stringify(keys));
 process.exitCode = outcome.failed.size > 0 ? 1 : 0;

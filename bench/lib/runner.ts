@@ -224,17 +224,20 @@ export async function runBenchmark(
   try {
     if (startupPhase !== undefined) {
       log('start-up figures');
+      const began = performance.now();
       // A start that fails (or is too slow on a starved machine) costs its figures, not the run.
       startup = await startupPhase(ownCtx).catch((err: unknown) => {
         warnings.push(`start-up figures not measured: ${(err as Error).message.split('\n')[0]}`);
         return undefined;
       });
+      log(`start-up figures took ${seconds(began)} s`);
     }
     if (cases.some((c) => c.cpuVsFloor)) await startTarget('floor', 'floor', ownCtx);
     // One case at a time: its targets live only for its own rounds. Idle
     // proxies are not idle (a catalogue re-sync, a span batch, a timer), and
     // beside a measured pair on its CPU they read as that pair's noise.
     for (const [index, c] of cases.entries()) {
+      const began = performance.now();
       const baselineCli = c.cpuVsFloor ? builds.baseline?.cli : undefined;
       const keys = [c.target, ...(baselineCli === undefined ? [] : [`${c.target}@baseline`]), ...(c.partner === undefined ? [] : [c.partner.target])];
       try {
@@ -259,6 +262,8 @@ export async function runBenchmark(
         const exit = await t.stop();
         if (t.gracefulExit && exit !== 0) warnings.push(`${key} exited with ${exit} after SIGTERM (expected 0)`);
       }
+      // Wall time per case, start and stop included: what leaving it out of BENCH_CASES saves.
+      log(`${c.id} took ${seconds(began)} s`);
     }
   } finally {
     for (const [name, t] of [...targets].reverse()) {
@@ -268,6 +273,11 @@ export async function runBenchmark(
     await stub.stop();
   }
   return { rounds, summary: summarise(rounds, pairs, failed, startup), failed, warnings };
+}
+
+/** Whole seconds since `began` (a performance.now() reading). */
+function seconds(began: number): string {
+  return ((performance.now() - began) / 1000).toFixed(0);
 }
 
 function added(f: Figures, direct: Figures): Figures {
