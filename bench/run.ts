@@ -15,16 +15,36 @@ import { pinOrchestrator } from './lib/cpus.ts';
 import { renderTable } from './lib/report.ts';
 import { toolgateWithCatalogue } from './lib/contracts.ts';
 import { contextForge } from './lib/contextforge.ts';
-import { BENCH_KEY, writeBenchPolicy, writeGatewayPolicy, writeGuardedPolicy, writeRowsPolicy } from './lib/policy.ts';
+import { BENCH_KEY, writeBenchPolicy, writeGatewayPolicy, writeGuardedPolicy, writeManyKeysPolicy, writeRowsPolicy } from './lib/policy.ts';
 import { SERVICE_ACCOUNT_CALL, toolgateWithServiceAccounts } from './lib/kubernetes.ts';
 import { l1HitRates, toolgateWithRedisGrants } from './lib/redis-policy.ts';
-import { REPORT_CALL, SEARCH_CALL } from './lib/request.ts';
+import { REPORT_CALL, SEARCH_CALL, type BenchRequest } from './lib/request.ts';
 import { fig, runBenchmark, type Case } from './lib/runner.ts';
 import { measureStartup } from './lib/startup.ts';
 import { toolgateWithValidator } from './lib/validator.ts';
 import { benchProxy, direct, toolgate, toolgateTracing, type Launcher } from './lib/targets.ts';
 
 const policyFile = writeBenchPolicy();
+
+/** Static keys of the many-principals case, each its own principal. */
+const MANY_KEYS = 10_000;
+
+/**
+ * The policy case with MANY_KEYS static keys; every request it is sent
+ * carries the next key in turn. The keys file is written on first use.
+ */
+function toolgateWithManyKeys(name: string): Launcher {
+  let written: ReturnType<typeof writeManyKeysPolicy> | undefined;
+  return async (ctx) => {
+    written ??= writeManyKeysPolicy(MANY_KEYS);
+    const bearers = written.keys.map((key) => `Bearer ${key}`);
+    const target = await toolgate(name, { args: ['--policy-file', written.policyFile] })(ctx);
+    const adapt = (req: BenchRequest): BenchRequest => ({
+      ...req, headers: { ...req.headers, authorization: bearers[0] as string }, rotate: { header: 'authorization', values: bearers },
+    });
+    return { ...target, adapt };
+  };
+}
 const launchers: Record<string, Launcher> = {
   direct,
   floor: benchProxy('floor'),
@@ -44,6 +64,7 @@ const launchers: Record<string, Launcher> = {
   guarded: toolgate('guarded', { args: ['--policy-file', writeGuardedPolicy()] }),
   contextforge: contextForge('contextforge'),
   gateway_toolgate: toolgate('gateway_toolgate', { args: ['--policy-file', writeGatewayPolicy()] }),
+  keys10k: toolgateWithManyKeys('keys10k'),
 };
 
 /** The same call, authenticated with the bench agent's static key. */
@@ -120,6 +141,30 @@ const cases: readonly Case[] = [
         policy_cpu_us_per_req: fig.us(p?.cpuUsPerReq),
         policy_cpu_us_at_rate: fig.us(p?.cpuUsAtRate),
         policy_rss_loaded_mb: fig.mb(p?.rssLoadedMb),
+      };
+    },
+  },
+  {
+    id: 'keys10k', label: 'toolgate, policy, 10,000 static keys, each call the next key (first use of each principal)', target: 'keys10k',
+    request: AUTHENTICATED_CALL, measures: [], firstPass: true, partner: { id: 'keys10k_onekey', target: 'policy' },
+    report: (r) => {
+      const many = r.figures.get('keys10k');
+      const one = r.figures.get('keys10k_onekey');
+      const ratio = r.passRatio.get('keys10k');
+      return {
+        keys10k_p99_ms: fig.addedMs(many?.p99Ms, 0),
+        keys10k_onekey_p99_ms: fig.addedMs(one?.p99Ms, 0),
+        ...fig.spread('keys10k_p99_ratio', ratio?.p99),
+        keys10k_p50_ms: fig.addedMs(many?.p50Ms, 0),
+        keys10k_onekey_p50_ms: fig.addedMs(one?.p50Ms, 0),
+        ...fig.spread('keys10k_cpu_ratio', ratio?.cpu),
+        keys10k_cpu_us_at_rate: fig.us(many?.cpuUsAtRate),
+        keys10k_onekey_cpu_us_at_rate: fig.us(one?.cpuUsAtRate),
+        keys10k_rss_loaded_mb: fig.mb(many?.rssLoadedMb),
+        keys10k_onekey_rss_loaded_mb: fig.mb(one?.rssLoadedMb),
+        ...fig.spread('keys10k_rss_ratio', ratio?.rss),
+        keys10k_ready_ms: fig.ms(many?.readyMs),
+        keys10k_onekey_ready_ms: fig.ms(one?.readyMs),
       };
     },
   },
