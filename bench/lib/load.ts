@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
-import type { BenchRequest } from './request.ts';
+import { headerSequence, type BenchRequest } from './request.ts';
 
 /**
  * autocannon, run inside the orchestrator process. The orchestrator does
@@ -19,6 +19,8 @@ interface AutocannonOptions {
   method: string;
   headers: Record<string, string>;
   body: string;
+  /** One request template whose setupRequest gives each request its headers. */
+  requests?: Array<{ setupRequest: (r: { headers: Record<string, string> }) => { headers: Record<string, string> } }>;
 }
 
 interface AutocannonResult {
@@ -62,6 +64,8 @@ export function load(
         method: req.method,
         headers: { ...req.headers },
         body: req.body,
+        // A rotated header: every request built anew with the next value (all connections share the sequence).
+        ...(req.rotate === undefined ? {} : { requests: [{ setupRequest: rotating(req) }] }),
       },
       (err, result) => {
         if (err) return reject(err);
@@ -79,4 +83,12 @@ export function load(
       instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
     }
   });
+}
+
+function rotating(req: BenchRequest): (r: { headers: Record<string, string> }) => { headers: Record<string, string> } {
+  const next = headerSequence(req);
+  return (r) => {
+    r.headers = { ...r.headers, ...next() };
+    return r;
+  };
 }

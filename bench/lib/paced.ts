@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
 import type { LoadRun } from './load.ts';
-import type { BenchRequest } from './request.ts';
+import { headerSequence, type BenchRequest } from './request.ts';
 
 const TICK_MS = 1;
 const DRAIN_MS = 5000;
@@ -19,10 +19,12 @@ const DRAIN_MS = 5000;
  */
 export async function paced(
   sinks: ReadonlyArray<{ readonly origin: string; readonly req: BenchRequest }>,
-  opts: { connections: number; seconds: number; rate: number; expectStatus: number },
+  opts: { connections: number; seconds: number; rate: number; expectStatus: number; recordLatencies?: boolean },
 ): Promise<LoadRun[]> {
   const targets = sinks.map(({ origin, req }) => ({
     req,
+    headers: headerSequence(req),
+    latenciesMs: [] as number[],
     pool: new Pool(origin, { connections: opts.connections, pipelining: 1 }),
     sent: 0,
     answered: 0,
@@ -31,9 +33,12 @@ export async function paced(
   }));
   const send = (t: (typeof targets)[number]): void => {
     t.sent++;
-    const p = t.pool.request({ method: t.req.method, path: t.req.path, headers: t.req.headers, body: t.req.body })
+    const sentAt = performance.now();
+    const p = t.pool.request({ method: t.req.method, path: t.req.path, headers: t.headers(), body: t.req.body })
       .then(async (res) => {
         await res.body.dump();
+        // From sending it to the end of its answer.
+        if (opts.recordLatencies === true) t.latenciesMs.push(performance.now() - sentAt);
         if (res.statusCode === opts.expectStatus) t.answered++;
         else t.failures++;
       }, () => { t.failures++; })
@@ -66,6 +71,6 @@ export async function paced(
     requests: t.answered + t.failures,
     rps: (t.answered + t.failures) / seconds,
     failures: t.failures + (late ? t.inFlight.size : 0),
-    latenciesMs: [],
+    latenciesMs: t.latenciesMs,
   }));
 }

@@ -22,6 +22,24 @@ export function writeBenchPolicy(): string {
 }
 
 /**
+ * The bench policy (`writeBenchPolicy`) with `count` static keys instead of
+ * one, each its own principal (`bench-agent-<i>`) with the bench agent's
+ * scopes: many principals under the one wildcard grant. Returns the policy
+ * file and the keys, in the order the load should use them.
+ */
+export function writeManyKeysPolicy(count: number): { readonly policyFile: string; readonly keys: readonly string[] } {
+  const keys = Array.from({ length: count }, (_, i) => `bench-agent-${String(i).padStart(5, '0')}-5d0c7e1f9a3b8c2d`);
+  const entries = keys.map((key, i) => ({ key, principal: `bench-agent-${i}` }));
+  const [search] = TOOLS;
+  const policyFile = writePolicy([], [
+    `  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`,
+    `  - { principal: "*", tool: ${SSE_TOOL_NAME}, scopes: [ci.run], effect: allow }`,
+    `  - { principal: "*", tool: ${REPORT_TOOL_NAME}, scopes: [issues.read], effect: allow }`,
+  ], undefined, [], entries);
+  return { policyFile, keys };
+}
+
+/**
  * The bench policy with the result guard on the report tool: the detectors a
  * platform team would turn on for a tool that returns tickets and logs.
  */
@@ -105,11 +123,12 @@ export function writeServiceAccountPolicy(authentication: readonly string[], nam
 
 function writePolicy(
   extraScopes: readonly string[], grantRows: readonly string[], authentication: readonly string[] = ['  staticKeys: { file: keys.yaml }'], toolLines: readonly string[] = [],
+  keys: readonly { readonly key: string; readonly principal: string }[] = [{ key: BENCH_KEY, principal: 'bench-agent' }],
 ): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
-  const hash = createHash('sha256').update(BENCH_KEY).digest('hex');
   const scopes = ['issues.read', 'ci.run', ...extraScopes].join(', ');
-  writeFileSync(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${hash}, principal: bench-agent, scopes: [${scopes}] }\n`);
+  const lines = keys.map(({ key, principal }) => `  - { sha256: ${createHash('sha256').update(key).digest('hex')}, principal: ${principal}, scopes: [${scopes}] }\n`);
+  writeFileSync(join(dir, 'keys.yaml'), `keys:\n${lines.join('')}`);
   const [search] = TOOLS;
   // The execution stages on: a deadline, retries (read-only), the breaker and a concurrency slot per call.
   const document = (execution: string) => ['version: 1', 'authentication:', ...authentication, 'tools:',

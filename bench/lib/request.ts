@@ -7,8 +7,31 @@
 export interface BenchRequest {
   readonly method: 'POST';
   readonly path: string;
+  /** With `rotate`, these hold its first value. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+  /**
+   * Successive requests carry `header` set to each of `values` in turn,
+   * wrapping around: load spread over many credentials.
+   */
+  readonly rotate?: { readonly header: string; readonly values: readonly string[] };
+}
+
+/** The request fixed at its first rotated value: a warm-up that leaves every other value unused. */
+export function unrotated(req: BenchRequest): BenchRequest {
+  return req.rotate === undefined ? req : { method: req.method, path: req.path, headers: req.headers, body: req.body };
+}
+
+/** The headers of successive requests: `req.headers` each time, or with the next rotated value. */
+export function headerSequence(req: BenchRequest): () => Readonly<Record<string, string>> {
+  const rotate = req.rotate;
+  if (rotate === undefined || rotate.values.length === 0) return () => req.headers;
+  let next = 0;
+  return () => {
+    const value = rotate.values[next] as string;
+    next = (next + 1) % rotate.values.length;
+    return { ...req.headers, [rotate.header]: value };
+  };
 }
 
 /** Headers a 2025-11-25 Streamable HTTP client sends with every POST. */

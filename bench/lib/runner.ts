@@ -4,7 +4,7 @@ import type { BenchConfig } from './config.ts';
 import { load, type LoadRun } from './load.ts';
 import { paced } from './paced.ts';
 import { cpuMicros, rssMb } from './procstat.ts';
-import { STREAM_CALL, type BenchRequest } from './request.ts';
+import { STREAM_CALL, unrotated, type BenchRequest } from './request.ts';
 import { firstEventTimes } from './sse.ts';
 import { median, percentile, spreadOf, type Spread } from './stats.ts';
 import { startStub, type Launcher, type StartContext, type Target } from './targets.ts';
@@ -41,9 +41,21 @@ export interface Case {
   /**
    * Another target measured in every round of this cpuVsFloor case, side by
    * side with it and the floor: two gateways given the same work, compared
-   * per round. Its figures are reported under `id`.
+   * per round. Its figures are reported under `id`. In a `firstPass` case,
+   * the target it is compared with, alone, in the same rounds.
    */
   readonly partner?: { readonly id: string; readonly target: string };
+  /**
+   * A cost paid once per credential, measured from fresh processes (instead
+   * of `measures` and the floor): every round starts the case's target and
+   * its `partner` anew, one after the other (the first alternates), warms
+   * each up with the request fixed at its first rotated value, then sends one
+   * pass of as many requests as the case's target rotates values, at the
+   * fixed rate, timing every answer (p50, p99, CPU per request), and then
+   * saturates it for req/s and RSS. Each figure is also taken as the case's ÷
+   * the partner's per round (`passRatio`).
+   */
+  readonly firstPass?: boolean;
   /** Offered req/s of this case's fixed-rate runs instead of BENCH_RATE, for a peer that saturates below it. */
   readonly rate?: number;
   /**
@@ -72,6 +84,8 @@ export interface Figures {
   readonly p50AddedMs?: number;
   readonly p99AddedMs?: number;
   readonly sseFirstEventMs?: number;
+  /** Spawn to ready (firstPass cases, started anew each round). */
+  readonly readyMs?: number;
 }
 
 /** Start-up figures: one sample per start. */
@@ -100,6 +114,14 @@ interface Summary {
   /** Per case with a partner: the partner's CPU ÷ the case's own, per round, at the fixed rate and saturated side by side. */
   readonly partnerRatio: ReadonlyMap<string, Spread>;
   readonly partnerRatioSaturated: ReadonlyMap<string, Spread>;
+  /**
+   * Per cpuVsFloor case: the floor's own figures (medians) from that case's
+   * rounds only, e.g. its RSS right after the same rounds' saturation runs.
+   * `figures.get('floor')` pools the floor's rounds of every case.
+   */
+  readonly floorBeside: ReadonlyMap<string, Figures>;
+  /** Per firstPass case: its p99, CPU per request over the pass, and loaded RSS, each ÷ its partner's, per round. */
+  readonly passRatio: ReadonlyMap<string, { readonly p99?: Spread; readonly cpu?: Spread; readonly rss?: Spread }>;
   readonly startup: {
     readonly readyMs?: Spread;
     readonly rssIdleMb?: Spread;
@@ -129,6 +151,8 @@ interface PairRatios {
   /** The partner's CPU ÷ the case's own. */
   partner: number[];
   partnerSaturated: number[];
+  /** The floor's own figures from the same round. */
+  floor: Figures[];
 }
 
 export async function runBenchmark(
@@ -141,8 +165,11 @@ export async function runBenchmark(
 ): Promise<Outcome> {
   const rounds = new Map<string, Figures[]>(cases.flatMap((c) => [c.id, ...(c.partner === undefined ? [] : [c.partner.id])]).map((id) => [id, []]));
   const pairs = new Map<string, PairRatios>(cases.filter((c) => c.cpuVsFloor).map((c) => [c.id, {
-    rate: [], saturated: [], rps: [], baseline: [], partner: [], partnerSaturated: [],
+    rate: [], saturated: [], rps: [], baseline: [], partner: [], partnerSaturated: [], floor: [],
   }]));
+  const passes = new Map<string, { p99: number[]; cpu: number[]; rss: number[] }>(
+    cases.filter((c) => c.firstPass).map((c) => [c.id, { p99: [], cpu: [], rss: [] }]),
+  );
   const failed = new Map<string, string>();
   const warnings: string[] = [];
   const targets = new Map<string, Target>();
@@ -179,6 +206,7 @@ export async function runBenchmark(
           const r = await measurePair(c, target, floor as Target, others, round, config);
           rounds.get('floor')?.push(r.floor);
           const ratios = pairs.get(c.id) as PairRatios;
+          ratios.floor.push(r.floor);
           pushRatio(ratios.rate, r.own.cpuUsAtRate, r.floor.cpuUsAtRate);
           pushRatio(ratios.saturated, r.own.cpuUsSideBySide, r.floor.cpuUsSideBySide);
           pushRatio(ratios.rps, r.own.rps, r.floor.rps);
@@ -211,23 +239,75 @@ export async function runBenchmark(
       }
     }
   };
+  /** A firstPass case's rounds: fresh processes, one after the other, each stopped before the next starts. */
+  const measureFirstPasses = async (c: Case): Promise<void> => {
+    if (c.partner === undefined) throw new Error(`${c.id}: a firstPass case needs a partner`);
+    const slots: Array<[string, string]> = [[c.id, c.target], [c.partner.id, c.partner.target]];
+    const launch = (name: string): Launcher => {
+      const l = launchers[name];
+      if (l === undefined) throw new Error(`no launcher named ${name}`);
+      return l;
+    };
+    let passLength: number | undefined;
+    for (let round = 0; round < benchConfig.rounds; round++) {
+      const shift = round % slots.length;
+      const got = new Map<string, Figures>();
+      for (const [id, launcherName] of [...slots.slice(shift), ...slots.slice(0, shift)]) {
+        log(`starting ${id}`);
+        const t = await launch(launcherName)(ownCtx);
+        try {
+          if (round === 0) {
+            const problem = await verify(c, stub, t);
+            if (problem !== undefined) throw new Error(`${t.name}: ${problem}`);
+          }
+          if (id === c.id) passLength ??= requestFor(t, c.request).rotate?.values.length;
+          if (passLength === undefined) throw new Error(`${c.id}: its target rotates no values, so a pass has no length`);
+          got.set(id, { ...(await firstPass(c, t, passLength, benchConfig)), ...(t.readyMs === undefined ? {} : { readyMs: t.readyMs }) });
+        } finally {
+          const exit = await t.stop();
+          if (t.gracefulExit && exit !== 0) warnings.push(`${id} exited with ${exit} after SIGTERM (expected 0)`);
+        }
+      }
+      const own = got.get(c.id) as Figures;
+      const other = got.get(c.partner.id) as Figures;
+      rounds.get(c.id)?.push(own);
+      rounds.get(c.partner.id)?.push(other);
+      const r = passes.get(c.id) as { p99: number[]; cpu: number[]; rss: number[] };
+      pushRatio(r.p99, own.p99Ms, other.p99Ms);
+      pushRatio(r.cpu, own.cpuUsAtRate, other.cpuUsAtRate);
+      pushRatio(r.rss, own.rssLoadedMb, other.rssLoadedMb);
+      log(`round ${round + 1}/${benchConfig.rounds} ${c.id}: ${describe(own)}; ${c.partner.id} ${describe(other)}`);
+    }
+  };
   let startup: Startup | undefined;
   try {
     if (startupPhase !== undefined) {
       log('start-up figures');
+      const began = performance.now();
       // A start that fails (or is too slow on a starved machine) costs its figures, not the run.
       startup = await startupPhase(ownCtx).catch((err: unknown) => {
         warnings.push(`start-up figures not measured: ${(err as Error).message.split('\n')[0]}`);
         return undefined;
       });
+      log(`start-up figures took ${seconds(began)} s`);
     }
     if (cases.some((c) => c.cpuVsFloor)) await startTarget('floor', 'floor', ownCtx);
     // One case at a time: its targets live only for its own rounds. Idle
     // proxies are not idle (a catalogue re-sync, a span batch, a timer), and
     // beside a measured pair on its CPU they read as that pair's noise.
     for (const [index, c] of cases.entries()) {
+      const began = performance.now();
       const baselineCli = c.cpuVsFloor ? builds.baseline?.cli : undefined;
       const keys = [c.target, ...(baselineCli === undefined ? [] : [`${c.target}@baseline`]), ...(c.partner === undefined ? [] : [c.partner.target])];
+      if (c.firstPass) {
+        await measureFirstPasses(c).catch((err: unknown) => {
+          failed.set(c.id, (err as Error).message);
+          if (c.partner !== undefined) failed.set(c.partner.id, `${c.id} failed`);
+          log(`${c.id}: FAILED ${(err as Error).message}`);
+        });
+        log(`${c.id} took ${seconds(began)} s`);
+        continue;
+      }
       try {
         await startTarget(c.target, c.target, ownCtx);
         if (baselineCli !== undefined) await startTarget(`${c.target}@baseline`, c.target, { ...ownCtx, cli: baselineCli, baseline: true });
@@ -250,6 +330,8 @@ export async function runBenchmark(
         const exit = await t.stop();
         if (t.gracefulExit && exit !== 0) warnings.push(`${key} exited with ${exit} after SIGTERM (expected 0)`);
       }
+      // Wall time per case, start and stop included: what leaving it out of BENCH_CASES saves.
+      log(`${c.id} took ${seconds(began)} s`);
     }
   } finally {
     for (const [name, t] of [...targets].reverse()) {
@@ -258,7 +340,36 @@ export async function runBenchmark(
     }
     await stub.stop();
   }
-  return { rounds, summary: summarise(rounds, pairs, failed, startup), failed, warnings };
+  return { rounds, summary: summarise(rounds, pairs, passes, failed, startup), failed, warnings };
+}
+
+/**
+ * One fresh target's first pass: a warm-up with the request fixed at its
+ * first rotated value, `length` requests at the fixed rate (each rotated
+ * value once, so every other credential is used for the first time), timed
+ * one by one, then a saturation run for req/s and RSS.
+ */
+async function firstPass(c: Case, target: Target, length: number, config: BenchConfig): Promise<Figures> {
+  const req = requestFor(target, c.request);
+  const expectStatus = c.expectStatus ?? 200;
+  const connections = c.connections ?? config.connections;
+  checked(await load(target.origin + req.path, unrotated(req), { connections, seconds: FIRST_WARMUP_SECONDS, expectStatus }));
+  const rate = c.rate ?? config.rate;
+  const [pass] = await cpuOver([target], () => paced([{ origin: target.origin, req }], {
+    connections, seconds: length / rate, rate, expectStatus, recordLatencies: true,
+  }));
+  const latencies = pass?.run.latenciesMs ?? [];
+  return {
+    ...(pass?.usPerReq === undefined ? {} : { cpuUsAtRate: pass.usPerReq }),
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    ...(await measureSaturated(c, target, config)),
+  };
+}
+
+/** Whole seconds since `began` (a performance.now() reading). */
+function seconds(began: number): string {
+  return ((performance.now() - began) / 1000).toFixed(0);
 }
 
 function added(f: Figures, direct: Figures): Figures {
@@ -440,24 +551,24 @@ function checked(run: LoadRun): LoadRun {
   return run;
 }
 
-const FIGURE_KEYS = ['rps', 'cpuUsPerReq', 'cpuUsAtRate', 'cpuUsSideBySide', 'rssLoadedMb', 'p50Ms', 'p99Ms', 'p50AddedMs', 'p99AddedMs', 'sseFirstEventMs'] as const;
+const FIGURE_KEYS = ['rps', 'cpuUsPerReq', 'cpuUsAtRate', 'cpuUsSideBySide', 'rssLoadedMb', 'p50Ms', 'p99Ms', 'p50AddedMs', 'p99AddedMs', 'sseFirstEventMs', 'readyMs'] as const;
 
 /** Medians over rounds: a shared machine's noise goes both ways once each round is paired with the floor. */
 function summarise(
   rounds: ReadonlyMap<string, readonly Figures[]>,
   pairs: ReadonlyMap<string, PairRatios>,
+  passes: ReadonlyMap<string, { readonly p99: number[]; readonly cpu: number[]; readonly rss: number[] }>,
   failed: ReadonlyMap<string, string>,
   startup: Startup | undefined,
 ): Summary {
   const figures = new Map<string, Figures>();
   for (const [id, rs] of rounds) {
     if (failed.has(id) || rs.length === 0) continue;
-    const f: Record<string, number> = {};
-    for (const key of FIGURE_KEYS) {
-      const m = spreadOf(rs.map((r) => r[key]).filter((x): x is number => x !== undefined));
-      if (m !== undefined) f[key] = m.median;
-    }
-    figures.set(id, f);
+    figures.set(id, medians(rs));
+  }
+  const floorBeside = new Map<string, Figures>();
+  for (const [id, p] of pairs) {
+    if (!failed.has(id) && p.floor.length > 0) floorBeside.set(id, medians(p.floor));
   }
   const ratios = (pick: (p: PairRatios) => number[]) => {
     const out = new Map<string, Spread>();
@@ -475,6 +586,10 @@ function summarise(
     vsBaseline: ratios((p) => p.baseline),
     partnerRatio: ratios((p) => p.partner),
     partnerRatioSaturated: ratios((p) => p.partnerSaturated),
+    floorBeside,
+    passRatio: new Map([...passes].filter(([id]) => !failed.has(id)).map(([id, p]) => [id, {
+      ...optional('p99', spreadOf(p.p99)), ...optional('cpu', spreadOf(p.cpu)), ...optional('rss', spreadOf(p.rss)),
+    }])),
     startup: startup === undefined ? {} : {
       ...optional('readyMs', spreadOf(startup.readyMs)),
       ...optional('rssIdleMb', spreadOf(startup.rssIdleMb)),
@@ -482,6 +597,16 @@ function summarise(
       ...optional('catalogueRssIdleMb', spreadOf(startup.catalogueRssIdleMb)),
     },
   };
+}
+
+/** Each figure's median over rounds (figures a round lacks are left out). */
+function medians(rs: readonly Figures[]): Figures {
+  const f: Record<string, number> = {};
+  for (const key of FIGURE_KEYS) {
+    const m = spreadOf(rs.map((r) => r[key]).filter((x): x is number => x !== undefined));
+    if (m !== undefined) f[key] = m.median;
+  }
+  return f;
 }
 
 function optional<K extends string>(key: K, v: Spread | undefined): Partial<Record<K, Spread>> {
@@ -496,6 +621,8 @@ function describe(f: Figures): string {
   if (f.cpuUsPerReq !== undefined) parts.push(`${f.cpuUsPerReq.toFixed(1)} µs CPU/req saturated`);
   if (f.p50Ms !== undefined && f.p99Ms !== undefined) parts.push(`p50 ${f.p50Ms.toFixed(3)} ms, p99 ${f.p99Ms.toFixed(3)} ms`);
   if (f.sseFirstEventMs !== undefined) parts.push(`SSE first event ${f.sseFirstEventMs.toFixed(3)} ms`);
+  if (f.rssLoadedMb !== undefined) parts.push(`RSS ${f.rssLoadedMb.toFixed(1)} MB`);
+  if (f.readyMs !== undefined) parts.push(`ready in ${f.readyMs.toFixed(0)} ms`);
   return parts.join(', ');
 }
 

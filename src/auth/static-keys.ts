@@ -24,6 +24,8 @@ import type { Principal, Verifier, VerifyResult } from './types.ts';
 interface StaticKeyEntry {
   readonly hash: Buffer;
   readonly principal: Principal;
+  /** The verifier's answer for this key, made once at load: a key's first call allocates nothing for it. */
+  readonly verified: VerifyResult;
 }
 
 /** Keyed by lower-case hex SHA-256 of the key. */
@@ -81,9 +83,11 @@ export function parseStaticKeys(text: string): StaticKeysResult {
       errors.push({ path: pointer('keys', i, 'scopes', reserved), message: 'scope: system:serviceaccounts scopes belong to Kubernetes ServiceAccount tokens and cannot be given to a key' });
       return;
     }
+    const principal = makePrincipal(k.principal, k.scopes ?? [], 'static');
     table.set(k.sha256, Object.freeze({
       hash: Buffer.from(k.sha256, 'hex'),
-      principal: makePrincipal(k.principal, k.scopes ?? [], 'static'),
+      principal,
+      verified: Object.freeze({ ok: true, principal }),
     }));
   });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, table };
@@ -112,9 +116,11 @@ export interface StaticKeyOptions {
 export function createStaticKeyVerifier(table: StaticKeyTable, options: StaticKeyOptions = {}): Verifier {
   const apiKeyHeader = options.apiKeyHeader ?? false;
   // Keys that verified recently, so an agent's every call does not pay for a
-  // hash. Only successes are kept (a guess never enters), bounded, and the
-  // table they came from never changes for this verifier.
-  const recent = new Lru<string, VerifyResult>(RECENT_KEYS);
+  // hash. Only successes are kept (a guess never enters), and the table they
+  // came from never changes for this verifier. Each entry is a key of the
+  // table, so room for the whole table bounds it just the same: with more
+  // keys in use than RECENT_KEYS, calls would otherwise hash every time.
+  const recent = new Lru<string, VerifyResult>(Math.max(RECENT_KEYS, table.size));
   return {
     name: 'static_key',
     verify(req): Promise<VerifyResult> {
@@ -128,9 +134,8 @@ export function createStaticKeyVerifier(table: StaticKeyTable, options: StaticKe
       if (entry === undefined || !timingSafeEqual(digest, entry.hash)) {
         return Promise.resolve({ ok: false, code: 'bad_credential' });
       }
-      const verified: VerifyResult = Object.freeze({ ok: true, principal: entry.principal });
-      recent.set(cred.token, verified);
-      return Promise.resolve(verified);
+      recent.set(cred.token, entry.verified);
+      return Promise.resolve(entry.verified);
     },
   };
 }

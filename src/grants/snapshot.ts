@@ -18,18 +18,70 @@ const MAX_SNAPSHOT_TEXT_BYTES = 16 * 1024 * 1024;
 
 const UNAVAILABLE: SnapshotResult = Object.freeze({ ok: false, code: 'grants_unavailable' });
 
+/** What a snapshot holds besides whom and when it was computed for: a function of its rows alone. */
+type Parts = Pick<GrantSnapshot, 'rows' | 'digest' | 'decisions' | 'conditional'>;
+
+/** A row set that fails closed: more than MAX_SNAPSHOT_ROWS. */
+const NO_PARTS: Parts = Object.freeze({ rows: Object.freeze([]), digest: '', decisions: new Map(), conditional: new Map() });
+
+/** Distinct applicable row sets remembered per rows in force; others rebuild their parts (the stores still cache each principal's snapshot). */
+const PARTS_PER_ROWS = 1024;
+
+interface RowsMemo {
+  /** Each row in canonical form, undefined where malformed. */
+  readonly clean: readonly (GrantRow | undefined)[];
+  /** Parts by which rows applied (their indexes). */
+  readonly parts: Lru<string, Parts>;
+}
+
+/**
+ * Per frozen rows-in-force array (the file source's, one per revision): its
+ * rows checked once, and the parts built from it by which rows applied.
+ * Every principal the same rows apply to (all callers of a wildcard grant
+ * with the same scopes) shares one set of rows, digest and decisions, so a
+ * principal's first call builds only its own small record.
+ */
+const memos = new WeakMap<readonly GrantRow[], RowsMemo>();
+
+function memoFor(rows: readonly GrantRow[]): RowsMemo | undefined {
+  // Only a frozen array cannot change under a remembered key.
+  if (!Object.isFrozen(rows)) return undefined;
+  let memo = memos.get(rows);
+  if (memo === undefined) {
+    memo = { clean: rows.map((row) => normalizeRow(row)), parts: new Lru(PARTS_PER_ROWS) };
+    memos.set(rows, memo);
+  }
+  return memo;
+}
+
 /** Computes the snapshot for one principal from all rows of a policy domain. */
 export function snapshotFor(rows: readonly GrantRow[], subject: GrantSubject, revision: number): SnapshotResult {
   if (!isSubjectId(subject.id) || !isRevision(revision)) return UNAVAILABLE;
   const held = toScopeSet(subject.scopes);
-  const picked: GrantRow[] = [];
-  for (const row of rows) {
-    if (!applies(row, subject.id, held)) continue;
-    const clean = normalizeRow(row);
-    if (clean === undefined) return UNAVAILABLE;
-    picked.push(clean);
+  const memo = memoFor(rows);
+  if (memo === undefined) {
+    const picked: GrantRow[] = [];
+    for (const row of rows) {
+      if (!applies(row, subject.id, held)) continue;
+      const clean = normalizeRow(row);
+      if (clean === undefined) return UNAVAILABLE;
+      picked.push(clean);
+    }
+    return build(subject.id, recordedScopes(held), revision, picked);
   }
-  return build(subject.id, recordedScopes(held), revision, picked);
+  const indexes: number[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    if (!applies(rows[i] as GrantRow, subject.id, held)) continue;
+    if (memo.clean[i] === undefined) return UNAVAILABLE;
+    indexes.push(i);
+  }
+  const key = indexes.join(',');
+  let parts = memo.parts.get(key);
+  if (parts === undefined) {
+    parts = buildParts(indexes.map((i) => memo.clean[i] as GrantRow));
+    memo.parts.set(key, parts);
+  }
+  return parts === NO_PARTS ? UNAVAILABLE : withParts(subject.id, recordedScopes(held), revision, parts);
 }
 
 /**
@@ -137,9 +189,19 @@ function hashKeys(sortedKeys: readonly string[]): string {
 }
 
 function build(principal: string, scopes: readonly string[], revision: number, rows: GrantRow[]): SnapshotResult {
+  const parts = buildParts(rows);
+  return parts === NO_PARTS ? UNAVAILABLE : withParts(principal, scopes, revision, parts);
+}
+
+function withParts(principal: string, scopes: readonly string[], revision: number, parts: Parts): SnapshotResult {
+  const snapshot: GrantSnapshot = Object.freeze({ principal, scopes: Object.freeze(scopes), revision, ...parts });
+  return Object.freeze({ ok: true, snapshot });
+}
+
+function buildParts(rows: GrantRow[]): Parts {
   const unique = new Map<string, GrantRow>();
   for (const row of rows) unique.set(canonicalRow(row), row);
-  if (unique.size > MAX_SNAPSHOT_ROWS) return UNAVAILABLE;
+  if (unique.size > MAX_SNAPSHOT_ROWS) return NO_PARTS;
   const keys = [...unique.keys()].sort();
   const ordered = Object.freeze(keys.map((k) => unique.get(k) as GrantRow));
   const digest = hashKeys(keys);
@@ -158,8 +220,7 @@ function build(principal: string, scopes: readonly string[], revision: number, r
     if (d.pending === true) conditional.set(tool, Object.freeze(list));
   }
 
-  const snapshot: GrantSnapshot = Object.freeze({ principal, scopes: Object.freeze(scopes), revision, rows: ordered, digest, decisions, conditional });
-  return Object.freeze({ ok: true, snapshot });
+  return Object.freeze({ rows: ordered, digest, decisions, conditional });
 }
 
 function canonicalRow(row: GrantRow): string {

@@ -41,14 +41,14 @@ export interface ApprovalDoor {
   readonly now?: () => number;
 }
 
-/** Tools whose rows in a snapshot ask for approval, computed once per snapshot. */
-const asking = new WeakMap<GrantSnapshot, ReadonlySet<string>>();
+/** Tools whose rows in a snapshot ask for approval, computed once per row set (principals with the same rows share one). */
+const asking = new WeakMap<readonly GrantRow[], ReadonlySet<string>>();
 
 function toolsAskingApproval(snapshot: GrantSnapshot): ReadonlySet<string> {
-  let out = asking.get(snapshot);
+  let out = asking.get(snapshot.rows);
   if (out === undefined) {
     out = new Set(snapshot.rows.filter((r) => r.approval !== undefined).map((r) => r.tool));
-    asking.set(snapshot, out);
+    asking.set(snapshot.rows, out);
   }
   return out;
 }

@@ -81,15 +81,15 @@ function decideLevels(rows: readonly GrantRow[], holds: (c: Checked) => boolean 
   return { decision: decideMatching([], skip === undefined ? rows : rows.filter((r) => !skip(r))), failed: allowFailed };
 }
 
-/** A snapshot's rows for one tool (the unconditional ones are otherwise decided once, ahead of time). */
-const toolRows = new WeakMap<GrantSnapshot, Map<string, readonly GrantRow[]>>();
+/** A snapshot's rows for one tool (the unconditional ones are otherwise decided once, ahead of time), per row set. */
+const toolRows = new WeakMap<readonly GrantRow[], Map<string, readonly GrantRow[]>>();
 
 function rowsOf(snapshot: GrantSnapshot, tool: string): readonly GrantRow[] {
-  let byTool = toolRows.get(snapshot);
+  let byTool = toolRows.get(snapshot.rows);
   if (byTool === undefined) {
     byTool = new Map();
     for (const r of snapshot.rows) byTool.set(r.tool, [...(byTool.get(r.tool) ?? []), r]);
-    toolRows.set(snapshot, byTool);
+    toolRows.set(snapshot.rows, byTool);
   }
   return byTool.get(tool) ?? [];
 }

@@ -56,6 +56,7 @@ import { composeChain } from '../pipeline/compose.ts';
 import { policyChecks } from '../pipeline/policy-interceptors.ts';
 import { policyPath } from '../pipeline/policy.ts';
 import { log } from '../telemetry/log.ts';
+import { trimAfterLoad } from '../telemetry/heap-trim.ts';
 import { schemaCaches } from '../validation/schema-caches.ts';
 import type { Mode } from './mode.ts';
 
@@ -89,7 +90,8 @@ export async function openPolicy(settings: Settings, file: string, pool: Pool, s
   let contracts: { evaluate(): Promise<void> } | undefined;
   const watcher = watchPolicy({
     path: file,
-    load: policyLoader({ replayStore }),
+    // A large static key file's parse leaves the heap at its peak: given back at once unless trims are off.
+    load: settings.heapTrimIdleMs > 0 ? trimAfterLoad(policyLoader({ replayStore })) : policyLoader({ replayStore }),
     // Synchronous, so a request sees the new grants and the new metadata, or neither.
     onApply: ({ value }) => {
       if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined) throw new Error('grant rows refused');

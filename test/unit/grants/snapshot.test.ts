@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { normalizeRow } from '../../../src/config/policy/grant-row.ts';
 import {
   decide, parseSnapshot, rowsDigest, snapshotFor, snapshotMatches, toStored, validateSnapshot,
@@ -142,4 +143,51 @@ test('snapshotMatches binds principal id and scope set', () => {
   assert.equal(snapshotMatches(s.snapshot, { id: 'alice', scopes: ['a'] }), false);
   assert.equal(snapshotMatches(s.snapshot, { id: 'alice', scopes: ['a', 'b', 'c'] }), false);
   assert.equal(snapshotMatches(s.snapshot, { id: 'bob', scopes: ['a', 'b'] }), false);
+});
+
+test('rows in force (a frozen array): principals the same rows apply to share one set of rows and decisions', () => {
+  const inForce = Object.freeze([
+    { principal: '*', tool: 'a', effect: 'allow', scopes: ['files.read'] },
+    { principal: '*', tool: 'b', effect: 'deny', scopes: ['files.write'] },
+    { principal: 'alice', tool: 'c', effect: 'allow' },
+  ].map((r) => normalizeRow(r) as GrantRow));
+  const snap = (id: string, scopes: string[]) => {
+    const s = snapshotFor(inForce, { id, scopes }, 7);
+    assert.ok(s.ok);
+    return s.snapshot;
+  };
+  const carol = snap('carol', ['files.read']);
+  const erin = snap('erin', ['files.read', 'unrelated']);
+  assert.equal(carol.principal, 'carol');
+  assert.equal(erin.principal, 'erin');
+  assert.deepEqual(erin.scopes, ['files.read', 'unrelated']);
+  assert.equal(carol.rows, erin.rows);
+  assert.equal(carol.decisions, erin.decisions);
+  assert.equal(carol.digest, erin.digest);
+  // Other rows apply: their own parts, as from any array.
+  const reader = snap('alice', ['files.read']);
+  const writer = snap('frank', ['files.read', 'files.write']);
+  assert.notEqual(reader.rows, carol.rows);
+  assert.notEqual(writer.rows, carol.rows);
+  assert.equal(decide(reader, 'c').effect, 'allow');
+  assert.equal(decide(writer, 'b').effect, 'deny');
+  assert.equal(decide(carol, 'c').effect, 'deny');
+});
+
+test('rows in force (a frozen array): every snapshot equals the one computed from a fresh copy of the rows', () => {
+  const rowSpec = fc.record({
+    principal: fc.constantFrom('*', 'alice', 'bob'),
+    tool: fc.constantFrom('a', 'b', 'c'),
+    effect: fc.constantFrom('allow', 'deny', 'allow', 'maybe'),
+    scopes: fc.subarray(['x', 'y', 'z']),
+    name: fc.option(fc.constantFrom('r1', 'r2'), { nil: undefined }),
+  // oxlint-disable-next-line no-map-spread -- fast-check's map: generated values are shared with shrinking and must not be edited in place
+  }).map(({ name, ...r }) => ({ ...r, ...(name === undefined ? {} : { name }), ...(r.principal === '*' ? {} : { scopes: [] }) }));
+  const subjectSpec = fc.record({ id: fc.constantFrom('alice', 'bob', 'carol'), scopes: fc.subarray(['x', 'y', 'z', 'w']) });
+  fc.assert(fc.property(fc.array(rowSpec, { maxLength: 8 }), fc.array(subjectSpec, { minLength: 1, maxLength: 6 }), (specs, subjects) => {
+    const inForce = Object.freeze(specs) as unknown as readonly GrantRow[];
+    for (const subject of subjects) {
+      assert.deepEqual(snapshotFor(inForce, subject, 3), snapshotFor([...inForce], subject, 3));
+    }
+  }), { seed: 38, numRuns: 300 });
 });

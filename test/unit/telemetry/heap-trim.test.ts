@@ -4,7 +4,7 @@ import { afterEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import type { HeapTrim } from '../../../src/telemetry/channels.ts';
-import { startHeapTrim, type HeapTrimmer } from '../../../src/telemetry/heap-trim.ts';
+import { startHeapTrim, trimAfterLoad, type HeapTrimmer } from '../../../src/telemetry/heap-trim.ts';
 
 /** Short windows keep the test quick; the setting's own floor is 1 s. */
 const WINDOW_MS = 200;
@@ -79,6 +79,45 @@ describe('idle heap trim', () => {
     assert.ok(slack() >= 4 * 1024 * 1024, `the test needs heap slack to trim (has ${slack()} bytes)`);
     startHeapTrim(WINDOW_MS).stop();
     await sleep(WINDOW_MS * 4);
+    assert.equal(trims.length, 0);
+  });
+});
+
+describe('heap trim after a load', () => {
+  const trims: HeapTrim[] = [];
+  const onTrim = (m: unknown) => trims.push(m as HeapTrim);
+  afterEach(() => {
+    unsubscribe('toolgate:heap_trim', onTrim);
+    trims.length = 0;
+  });
+
+  /** A load that holds ~150 MB at its peak and keeps a little: what parsing a large YAML key file does. */
+  async function bigLoad(): Promise<string> {
+    let peak: object[] = [];
+    for (let i = 0; i < 1_500_000; i++) peak.push({ i, text: `entry ${i}` });
+    await sleep(1);
+    const kept = `${peak.length} entries`;
+    peak = [];
+    return kept;
+  }
+
+  it('gives back what a load that grew the heap by more than 64 MB left unused, at once', async () => {
+    subscribe('toolgate:heap_trim', onTrim);
+    // A trim first, so the heap starts small and the load's growth is the load's.
+    await trimAfterLoad(bigLoad)();
+    trims.length = 0;
+    const total = () => getHeapStatistics().total_heap_size;
+    const before = total();
+    assert.equal(await trimAfterLoad(bigLoad)(), '1500000 entries');
+    assert.equal(trims.length, 1, `no trim after the heap grew from ${before} bytes`);
+    assert.ok((trims[0]?.releasedBytes ?? 0) > 64 * 1024 * 1024, JSON.stringify(trims[0]));
+    assert.ok(total() < before + 64 * 1024 * 1024, `heap still ${total()} bytes after the trim (${before} before the load)`);
+  });
+
+  it('leaves the heap alone after a load that did not grow it that much', async () => {
+    subscribe('toolgate:heap_trim', onTrim);
+    const small = trimAfterLoad(async (n: number) => Array.from({ length: n }, (_, i) => i).length);
+    assert.equal(await small(10_000), 10_000);
     assert.equal(trims.length, 0);
   });
 });
