@@ -61,9 +61,10 @@ async function open(settings: Settings, stack: AsyncDisposableStack): Promise<To
   stack.defer(() => metrics.dispose());
   const pool = createUpstreamPool(settings);
   stack.defer(() => pool.close());
-  const mode: Mode = settings.policyFile === undefined
-    ? (await import('./modes/transparent.ts')).openTransparent(settings, pool)
-    : await (await import('./modes/policy.ts')).openPolicy(settings, settings.policyFile, pool, stack);
+  const mode: Mode =
+    settings.policyFile === undefined
+      ? (await import('./modes/transparent.ts')).openTransparent(settings, pool)
+      : await (await import('./modes/policy.ts')).openPolicy(settings, settings.policyFile, pool, stack);
 
   const telemetry = await startTelemetry(settings, { sideEffect: (tool) => mode.sideEffect(tool) });
   stack.defer(() => telemetry.close());
@@ -105,13 +106,21 @@ async function open(settings: Settings, stack: AsyncDisposableStack): Promise<To
   await Promise.all([listen(traffic, bindOf(settings, 'port')), listen(admin, bindOf(settings, 'adminPort'))]);
   let grpc: RunningGrpc | undefined;
   if (settings.grpcEnabled) {
-    const running = await import('./grpc/server.ts').then((m) => m.startGrpcServer({ settings, notReadyReasons: reasons, policy: mode.grpc }));
+    const running = await import('./grpc/server.ts').then((m) =>
+      m.startGrpcServer({ settings, notReadyReasons: reasons, policy: mode.grpc }),
+    );
     stack.defer(() => running.close(0));
     grpc = running;
   }
   const port = (traffic.address() as AddressInfo).port;
   const adminPort = (admin.address() as AddressInfo).port;
-  log.info('listening', { port, adminPort, grpcPort: grpc?.port, upstream: settings.upstream.origin, mcpPath: settings.mcpPath });
+  log.info('listening', {
+    port,
+    adminPort,
+    grpcPort: grpc?.port,
+    upstream: settings.upstream.origin,
+    mcpPath: settings.mcpPath,
+  });
 
   const answered = waitForUpstream(pool, settings.mcpPath, lifetime.signal).then(() => {
     if (!lifetime.signal.aborted) upstreamAnswered = true;
@@ -124,6 +133,9 @@ async function open(settings: Settings, stack: AsyncDisposableStack): Promise<To
     // From ready on: the start-up is the first activity it may give back.
     if (settings.heapTrimIdleMs > 0) trimmer = startHeapTrim(settings.heapTrimIdleMs);
   });
+  // A stop before the first catalogue sync rejects `ready`: an in-process caller that awaits it sees
+  // why, and the CLI, which does not wait for it, must not die of the rejection on its way out.
+  ready.catch(() => undefined);
 
   let closing: Promise<void> | undefined;
   const close = () => {

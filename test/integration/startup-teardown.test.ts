@@ -23,7 +23,9 @@ function resources(): Map<string, number> {
 }
 
 function grown(before: Map<string, number>): string[] {
-  return [...resources()].filter(([kind, n]) => n > (before.get(kind) ?? 0)).map(([kind, n]) => `${kind} ${before.get(kind) ?? 0} → ${n}`);
+  return [...resources()]
+    .filter(([kind, n]) => n > (before.get(kind) ?? 0))
+    .map(([kind, n]) => `${kind} ${before.get(kind) ?? 0} → ${n}`);
 }
 
 /** Holds a port as another process would, so a listener of toolgate's cannot bind it. */
@@ -63,12 +65,21 @@ describe('a start that fails at any step closes everything it opened', () => {
   });
 
   /** Connections other than the observer's own. */
-  const redisClients = async () => String(await observer.call('CLIENT', 'LIST')).split('\n').filter((l) => l.includes(' name=') && !l.includes('name=teardown-observer')).length;
+  const redisClients = async () =>
+    String(await observer.call('CLIENT', 'LIST'))
+      .split('\n')
+      .filter((l) => l.includes(' name=') && !l.includes('name=teardown-observer')).length;
 
   const withRedis = () => ['--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url];
 
-  const steps: { readonly step: string; readonly flags: () => Promise<{ flags: string[]; release?: () => Promise<void> }> }[] = [
-    { step: 'the policy (invalid), after Redis connected', flags: async () => ({ flags: ['--policy-file', join(dir, 'broken.yaml'), '--redis-url', redis.url] }) },
+  const steps: {
+    readonly step: string;
+    readonly flags: () => Promise<{ flags: string[]; release?: () => Promise<void> }>;
+  }[] = [
+    {
+      step: 'the policy (invalid), after Redis connected',
+      flags: async () => ({ flags: ['--policy-file', join(dir, 'broken.yaml'), '--redis-url', redis.url] }),
+    },
     {
       step: 'the approvals (a secret too short), after the watcher, grant store, catalogue and Redis opened',
       flags: async () => ({ flags: [...withRedis(), '--approval-secret-file', join(dir, 'short-secret')] }),
@@ -84,7 +95,10 @@ describe('a start that fails at any step closes everything it opened', () => {
       step: 'the MCP listener (its port taken), after the whole policy mode opened',
       flags: async () => {
         const held = await holdPort();
-        return { flags: [...withRedis(), '--port', String(held.port), '--deferred-tools', 'true'], release: held.release };
+        return {
+          flags: [...withRedis(), '--port', String(held.port), '--deferred-tools', 'true'],
+          release: held.release,
+        };
       },
     },
     {
@@ -103,22 +117,53 @@ describe('a start that fails at any step closes everything it opened', () => {
       const baseline = resources();
       try {
         await assert.rejects(startToolgate(upstream.origin, args), StartupError);
-        await waitFor(() => grown(baseline).length === 0, `handles back to before the start (${grown(baseline).join(', ')})`);
-        await waitFor(async () => (await redisClients()) === clientsBefore, 'toolgate\'s Redis connections closed');
+        await waitFor(
+          () => grown(baseline).length === 0,
+          `handles back to before the start (${grown(baseline).join(', ')})`,
+        );
+        await waitFor(async () => (await redisClients()) === clientsBefore, "toolgate's Redis connections closed");
       } finally {
         await release?.();
       }
     });
   }
 
+  it('stops before its first catalogue sync without an unhandled rejection; ready says why', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      // Nothing listens there: the catalogue is never read, so the start is never ready.
+      const silent = `http://127.0.0.1:${await freePort()}`;
+      const gate = await startToolgate(silent, withRedis());
+      await gate.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(unhandled, []);
+      await assert.rejects(gate.ready, /closed before a catalogue was read/);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+
   it('stops after a start that succeeded with the same teardown, leaving nothing open', async () => {
     const clientsBefore = await redisClients();
     const baseline = resources();
-    const gate = await startToolgate(upstream.origin, [...withRedis(), '--grpc', 'true', '--grpc-port', String(await freePort()), '--approval-port', String(await freePort())]);
+    const gate = await startToolgate(upstream.origin, [
+      ...withRedis(),
+      '--grpc',
+      'true',
+      '--grpc-port',
+      String(await freePort()),
+      '--approval-port',
+      String(await freePort()),
+    ]);
     await gate.ready;
-    assert.ok(await redisClients() > clientsBefore, 'the probe sees toolgate\'s Redis connections');
+    assert.ok((await redisClients()) > clientsBefore, "the probe sees toolgate's Redis connections");
     await gate.close();
-    await waitFor(() => grown(baseline).length === 0, `handles back to before the start (${grown(baseline).join(', ')})`);
-    await waitFor(async () => (await redisClients()) === clientsBefore, 'toolgate\'s Redis connections closed');
+    await waitFor(
+      () => grown(baseline).length === 0,
+      `handles back to before the start (${grown(baseline).join(', ')})`,
+    );
+    await waitFor(async () => (await redisClients()) === clientsBefore, "toolgate's Redis connections closed");
   });
 });
