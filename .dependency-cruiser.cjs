@@ -36,10 +36,16 @@ const LAYERS = [
 /** One rule per layer: nothing in it may import a layer above it. */
 const upward = LAYERS.slice(0, -1).map(([name, path], i) => ({
   name: `layer-${name}`,
-  comment: `${name} sits below ${LAYERS.slice(i + 1).map(([n]) => n).join(', ')} (docs/architecture.md) and must not import them`,
+  comment: `${name} sits below ${LAYERS.slice(i + 1)
+    .map(([n]) => n)
+    .join(', ')} (docs/architecture.md) and must not import them`,
   severity: 'error',
   from: { path },
-  to: { path: LAYERS.slice(i + 1).map(([, p]) => `(${p})`).join('|') },
+  to: {
+    path: LAYERS.slice(i + 1)
+      .map(([, p]) => `(${p})`)
+      .join('|'),
+  },
 }));
 
 module.exports = {

@@ -20,7 +20,13 @@
  * Settings: CONFORMANCE_* environment variables, see bench/conformance/options.ts.
  */
 
-import { defaultBin, defaultNextBin, defaultToolgateEntry, runComparison, type HarnessReport } from './conformance/harness.ts';
+import {
+  defaultBin,
+  defaultNextBin,
+  defaultToolgateEntry,
+  runComparison,
+  type HarnessReport,
+} from './conformance/harness.ts';
 import { optionsFromEnv, prereleaseOptions } from './conformance/options.ts';
 import { stopAll } from './conformance/processes.ts';
 import type { CheckRecord } from './conformance/results.ts';
@@ -31,7 +37,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-const parsed = optionsFromEnv(process.env, { bin: defaultBin, nextBin: defaultNextBin, toolgateEntry: defaultToolgateEntry });
+const parsed = optionsFromEnv(process.env, {
+  bin: defaultBin,
+  nextBin: defaultNextBin,
+  toolgateEntry: defaultToolgateEntry,
+});
 if (!parsed.ok) {
   console.error(`conformance: ${parsed.reason}`);
   process.exit(2);
@@ -40,7 +50,8 @@ if (!parsed.ok) {
 try {
   const runs: [string, HarnessReport][] = [['primary', await runComparison(parsed.options)]];
   if (parsed.nextBin !== undefined) {
-    for (const [key, options] of prereleaseOptions(parsed.options, parsed.nextBin)) runs.push([key, await runComparison(options)]);
+    for (const [key, options] of prereleaseOptions(parsed.options, parsed.nextBin))
+      runs.push([key, await runComparison(options)]);
   }
   for (const [key, report] of runs) printReport(key, report);
   const lost = runs.some(([, r]) => (r.comparison?.onlyDirect.length ?? 0) > 0);
@@ -52,7 +63,11 @@ try {
 }
 
 function summary(runs: readonly (readonly [string, HarnessReport])[]): Record<string, unknown> {
-  const side = (r: HarnessReport) => ({ direct: r.direct.tally, toolgate: r.toolgate?.tally ?? null, identical: r.comparison?.identical ?? null });
+  const side = (r: HarnessReport) => ({
+    direct: r.direct.tally,
+    toolgate: r.toolgate?.tally ?? null,
+    identical: r.comparison?.identical ?? null,
+  });
   const all = runs.map(([, r]) => r.comparison?.identical ?? null);
   const [, primary] = runs[0] as readonly [string, HarnessReport];
   const out: Record<string, unknown> = { ...side(primary), identical: all.includes(null) ? null : all.every(Boolean) };
@@ -72,7 +87,9 @@ function printReport(key: string, r: HarnessReport): void {
     for (const k of differing) {
       const d = before.get(k);
       const t = after.get(k);
-      console.log(`  ${k}: ${d?.status ?? 'absent'} → ${t?.status ?? 'absent'}${t?.errorMessage ? ` — ${t.errorMessage}` : ''}`);
+      console.log(
+        `  ${k}: ${d?.status ?? 'absent'} → ${t?.status ?? 'absent'}${t?.errorMessage ? ` — ${t.errorMessage}` : ''}`,
+      );
       if (t?.details !== undefined) console.log(`    toolgate details: ${JSON.stringify(t.details)}`);
     }
   }

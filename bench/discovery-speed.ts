@@ -14,12 +14,207 @@ const TOOLS = 10_000;
 const QUERIES = 1_000;
 const ALLOWED_SHARE = 0.3;
 
-
-const VERBS = ['get', 'list', 'create', 'update', 'delete', 'search', 'find', 'send', 'fetch', 'export', 'import', 'sync', 'analyze', 'generate', 'convert', 'translate', 'schedule', 'cancel', 'approve', 'merge', 'upload', 'download', 'summarize', 'validate', 'render', 'query', 'archive', 'restore', 'notify', 'track'];
-const NOUNS = ['issue', 'pull_request', 'repository', 'file', 'folder', 'invoice', 'customer', 'order', 'payment', 'ticket', 'calendar_event', 'meeting', 'email', 'message', 'channel', 'document', 'spreadsheet', 'slide', 'image', 'video', 'stock_price', 'weather_forecast', 'flight', 'hotel', 'route', 'map', 'contact', 'lead', 'campaign', 'report', 'dashboard', 'metric', 'log', 'alert', 'incident', 'deployment', 'pod', 'cluster', 'database', 'table', 'record', 'user', 'group', 'permission', 'secret', 'certificate', 'domain', 'dns_record', 'webhook', 'subscription', 'product', 'inventory', 'shipment', 'recipe', 'playlist', 'song', 'podcast', 'article', 'news', 'paper', 'patent', 'translation', 'note', 'task', 'project', 'sprint', 'commit', 'branch', 'release', 'package', 'container', 'backup', 'snapshot', 'budget', 'expense', 'tax', 'currency_rate', 'crypto_price', 'sensor', 'device', 'camera'];
-const SERVICES = ['github', 'gitlab', 'jira', 'slack', 'gmail', 'drive', 'notion', 'stripe', 'shopify', 'salesforce', 'hubspot', 'zendesk', 'aws', 'gcp', 'azure', 'kubernetes', 'postgres', 'redis', 'spotify', 'youtube', 'maps', 'weather', 'finance', 'calendar', 'docs', 'sheets', 'figma', 'trello', 'asana', 'linear', 'sentry', 'datadog', 'pagerduty', 'twilio', 'zoom', 'dropbox', 'box', 'airtable', 'arxiv', 'wikipedia'];
-const ADJ = ['current', 'recent', 'open', 'archived', 'shared', 'public', 'private', 'daily', 'monthly', 'detailed', 'filtered', 'paginated', 'latest', 'historical', 'scheduled'];
-const PROPS = ['id', 'name', 'query', 'limit', 'cursor', 'start_date', 'end_date', 'owner', 'status', 'tags', 'format', 'language', 'region', 'timezone', 'amount', 'currency', 'path', 'url', 'email', 'priority', 'assignee', 'title', 'body', 'symbol', 'city'];
+const VERBS = [
+  'get',
+  'list',
+  'create',
+  'update',
+  'delete',
+  'search',
+  'find',
+  'send',
+  'fetch',
+  'export',
+  'import',
+  'sync',
+  'analyze',
+  'generate',
+  'convert',
+  'translate',
+  'schedule',
+  'cancel',
+  'approve',
+  'merge',
+  'upload',
+  'download',
+  'summarize',
+  'validate',
+  'render',
+  'query',
+  'archive',
+  'restore',
+  'notify',
+  'track',
+];
+const NOUNS = [
+  'issue',
+  'pull_request',
+  'repository',
+  'file',
+  'folder',
+  'invoice',
+  'customer',
+  'order',
+  'payment',
+  'ticket',
+  'calendar_event',
+  'meeting',
+  'email',
+  'message',
+  'channel',
+  'document',
+  'spreadsheet',
+  'slide',
+  'image',
+  'video',
+  'stock_price',
+  'weather_forecast',
+  'flight',
+  'hotel',
+  'route',
+  'map',
+  'contact',
+  'lead',
+  'campaign',
+  'report',
+  'dashboard',
+  'metric',
+  'log',
+  'alert',
+  'incident',
+  'deployment',
+  'pod',
+  'cluster',
+  'database',
+  'table',
+  'record',
+  'user',
+  'group',
+  'permission',
+  'secret',
+  'certificate',
+  'domain',
+  'dns_record',
+  'webhook',
+  'subscription',
+  'product',
+  'inventory',
+  'shipment',
+  'recipe',
+  'playlist',
+  'song',
+  'podcast',
+  'article',
+  'news',
+  'paper',
+  'patent',
+  'translation',
+  'note',
+  'task',
+  'project',
+  'sprint',
+  'commit',
+  'branch',
+  'release',
+  'package',
+  'container',
+  'backup',
+  'snapshot',
+  'budget',
+  'expense',
+  'tax',
+  'currency_rate',
+  'crypto_price',
+  'sensor',
+  'device',
+  'camera',
+];
+const SERVICES = [
+  'github',
+  'gitlab',
+  'jira',
+  'slack',
+  'gmail',
+  'drive',
+  'notion',
+  'stripe',
+  'shopify',
+  'salesforce',
+  'hubspot',
+  'zendesk',
+  'aws',
+  'gcp',
+  'azure',
+  'kubernetes',
+  'postgres',
+  'redis',
+  'spotify',
+  'youtube',
+  'maps',
+  'weather',
+  'finance',
+  'calendar',
+  'docs',
+  'sheets',
+  'figma',
+  'trello',
+  'asana',
+  'linear',
+  'sentry',
+  'datadog',
+  'pagerduty',
+  'twilio',
+  'zoom',
+  'dropbox',
+  'box',
+  'airtable',
+  'arxiv',
+  'wikipedia',
+];
+const ADJ = [
+  'current',
+  'recent',
+  'open',
+  'archived',
+  'shared',
+  'public',
+  'private',
+  'daily',
+  'monthly',
+  'detailed',
+  'filtered',
+  'paginated',
+  'latest',
+  'historical',
+  'scheduled',
+];
+const PROPS = [
+  'id',
+  'name',
+  'query',
+  'limit',
+  'cursor',
+  'start_date',
+  'end_date',
+  'owner',
+  'status',
+  'tags',
+  'format',
+  'language',
+  'region',
+  'timezone',
+  'amount',
+  'currency',
+  'path',
+  'url',
+  'email',
+  'priority',
+  'assignee',
+  'title',
+  'body',
+  'symbol',
+  'city',
+];
 
 function pick<T>(r: () => number, xs: readonly T[]): T {
   return xs[Math.floor(r() * xs.length)] as T;
@@ -62,8 +257,10 @@ function syntheticQueries(n: number, seed = 2): string[] {
   const r = mulberry32(seed);
   const templates = [
     () => `${pick(r, VERBS)} ${pick(r, NOUNS).replace('_', ' ')}`,
-    () => `can you ${pick(r, VERBS)} the ${pick(r, ADJ)} ${pick(r, NOUNS).replace('_', ' ')}s in ${pick(r, SERVICES)} for ${pick(r, PROPS).replace('_', ' ')} and ${pick(r, NOUNS).replace('_', ' ')}`,
-    () => `I need to ${pick(r, VERBS)} a ${pick(r, NOUNS).replace('_', ' ')} and then ${pick(r, VERBS)} the ${pick(r, NOUNS).replace('_', ' ')} by ${pick(r, PROPS).replace('_', ' ')}, please help me with the ${pick(r, ADJ)} one from ${pick(r, SERVICES)} before the end of the week`,
+    () =>
+      `can you ${pick(r, VERBS)} the ${pick(r, ADJ)} ${pick(r, NOUNS).replace('_', ' ')}s in ${pick(r, SERVICES)} for ${pick(r, PROPS).replace('_', ' ')} and ${pick(r, NOUNS).replace('_', ' ')}`,
+    () =>
+      `I need to ${pick(r, VERBS)} a ${pick(r, NOUNS).replace('_', ' ')} and then ${pick(r, VERBS)} the ${pick(r, NOUNS).replace('_', ' ')} by ${pick(r, PROPS).replace('_', ' ')}, please help me with the ${pick(r, ADJ)} one from ${pick(r, SERVICES)} before the end of the week`,
     () => pick(r, SERVICES),
     () => `zzqx unknown words entirely ${Math.floor(r() * 1000)}`,
   ];
@@ -99,7 +296,9 @@ const after = process.memoryUsage();
 const heapMb = (after.heapUsed - before.heapUsed) / (1024 * 1024);
 // Typed arrays keep their storage outside the V8 heap: the index holds both.
 const buffersMb = (after.arrayBuffers - before.arrayBuffers) / (1024 * 1024);
-console.log(`build: ${TOOLS} tools in ${buildMs.toFixed(1)} ms, index heap ${heapMb.toFixed(1)} MiB + typed arrays ${buffersMb.toFixed(1)} MiB`);
+console.log(
+  `build: ${TOOLS} tools in ${buildMs.toFixed(1)} ms, index heap ${heapMb.toFixed(1)} MiB + typed arrays ${buffersMb.toFixed(1)} MiB`,
+);
 
 interface Timing {
   readonly p50: number;
@@ -129,13 +328,29 @@ function timeQueries(opts: { limit: number; allowed?: ReadonlySet<string> }): { 
 }
 
 const all = timeQueries({ limit: 16 });
-console.log(`queries, all allowed: p50 ${all.first.p50.toFixed(3)} ms, p99 ${all.first.p99.toFixed(3)} ms; steady p50 ${all.steady.p50.toFixed(3)} ms, p99 ${all.steady.p99.toFixed(3)} ms`);
+console.log(
+  `queries, all allowed: p50 ${all.first.p50.toFixed(3)} ms, p99 ${all.first.p99.toFixed(3)} ms; steady p50 ${all.steady.p50.toFixed(3)} ms, p99 ${all.steady.p99.toFixed(3)} ms`,
+);
 const subset = timeQueries({ limit: 16, allowed });
-console.log(`queries, ${allowed.size} allowed: p50 ${subset.first.p50.toFixed(3)} ms, p99 ${subset.first.p99.toFixed(3)} ms; steady p50 ${subset.steady.p50.toFixed(3)} ms, p99 ${subset.steady.p99.toFixed(3)} ms`);
-console.log(JSON.stringify({
-  tools: TOOLS, queries: queries.length, build_ms: round(buildMs), heap_mb: round(heapMb), array_buffers_mb: round(buffersMb), index_mb: round(heapMb + buffersMb),
-  p50_ms: round(all.first.p50), p99_ms: round(all.first.p99),
-  steady_p50_ms: round(all.steady.p50), steady_p99_ms: round(all.steady.p99),
-  allowed: allowed.size, allowed_p50_ms: round(subset.first.p50), allowed_p99_ms: round(subset.first.p99),
-  allowed_steady_p50_ms: round(subset.steady.p50), allowed_steady_p99_ms: round(subset.steady.p99),
-}));
+console.log(
+  `queries, ${allowed.size} allowed: p50 ${subset.first.p50.toFixed(3)} ms, p99 ${subset.first.p99.toFixed(3)} ms; steady p50 ${subset.steady.p50.toFixed(3)} ms, p99 ${subset.steady.p99.toFixed(3)} ms`,
+);
+console.log(
+  JSON.stringify({
+    tools: TOOLS,
+    queries: queries.length,
+    build_ms: round(buildMs),
+    heap_mb: round(heapMb),
+    array_buffers_mb: round(buffersMb),
+    index_mb: round(heapMb + buffersMb),
+    p50_ms: round(all.first.p50),
+    p99_ms: round(all.first.p99),
+    steady_p50_ms: round(all.steady.p50),
+    steady_p99_ms: round(all.steady.p99),
+    allowed: allowed.size,
+    allowed_p50_ms: round(subset.first.p50),
+    allowed_p99_ms: round(subset.first.p99),
+    allowed_steady_p50_ms: round(subset.steady.p50),
+    allowed_steady_p99_ms: round(subset.steady.p99),
+  }),
+);

@@ -40,7 +40,13 @@ const redis = await startRedis();
 const upstreams: CountingUpstream[] = [];
 const processes: ToolgateProcess[] = [];
 const figures: Record<string, number | null> = {
-  double_executions: null, trials: null, retry_ratio: null, breaker_fail_fast_p99_ms: null, ratelimit_error_pct: null, breaker_fail_fast_p50_ms: null, deadline_answer_ms: null,
+  double_executions: null,
+  trials: null,
+  retry_ratio: null,
+  breaker_fail_fast_p99_ms: null,
+  ratelimit_error_pct: null,
+  breaker_fail_fast_p50_ms: null,
+  deadline_answer_ms: null,
 };
 
 async function gate(upstream: CountingUpstream, flags: readonly string[]): Promise<ToolgateProcess> {
@@ -57,14 +63,22 @@ async function counting(): Promise<CountingUpstream> {
 
 try {
   await writeFile(join(dir, 'keys.yaml'), KEYS_YAML);
-  await writeFile(join(dir, 'policy.yaml'), executionPolicy(`rateLimits:\n  - { principal: "*", tool: read_status, requests: ${LIMIT}, per: minute }\n`));
+  await writeFile(
+    join(dir, 'policy.yaml'),
+    executionPolicy(`rateLimits:\n  - { principal: "*", tool: read_status, requests: ${LIMIT}, per: minute }\n`),
+  );
   const shared = ['--redis-url', redis.url, '--policy-domain', 'bench'];
 
   const killUpstream = await counting();
   const [survivor, second] = await Promise.all([gate(killUpstream, shared), gate(killUpstream, shared)]);
   progress(`SIGKILL trials: ${KILLS} kills × ${CALLS_PER_KILL} calls`);
   const trials = await runKillTrials({
-    kills: KILLS, callsPerKill: CALLS_PER_KILL, upstream: killUpstream, survivor, headers: agent, callMs: 300,
+    kills: KILLS,
+    callsPerKill: CALLS_PER_KILL,
+    upstream: killUpstream,
+    survivor,
+    headers: agent,
+    callMs: 300,
     respawn: () => gate(killUpstream, shared),
   });
   progress(`answers to the repeats: ${JSON.stringify(trials.answers)}`);
@@ -75,18 +89,27 @@ try {
   killUpstream.behaviour.delayMs = 0;
   const began = performance.now();
   let admitted = 0;
-  await Promise.all([0, 1, 2, 3].map(async (lane) => {
-    for (let i = 0; i < 2 * LIMIT / 4; i++) {
-      const res = await post((lane % 2 === 0 ? survivor : second).url, toolCall(i, 'read_status'), agent);
-      if (res.status === 200) admitted++;
-    }
-  }));
+  await Promise.all(
+    [0, 1, 2, 3].map(async (lane) => {
+      for (let i = 0; i < (2 * LIMIT) / 4; i++) {
+        const res = await post((lane % 2 === 0 ? survivor : second).url, toolCall(i, 'read_status'), agent);
+        if (res.status === 200) admitted++;
+      }
+    }),
+  );
   const expected = LIMIT + ((performance.now() - began) / 60_000) * LIMIT;
   figures.ratelimit_error_pct = round((Math.abs(admitted - expected) / LIMIT) * 100, 2);
 
   progress('retries with half the upstream requests failing');
   const flaky = await counting();
-  const retrying = await gate(flaky, ['--breaker-consecutive-failures', '0', '--breaker-failure-percent', '0', '--retry-backoff-ms', '1']);
+  const retrying = await gate(flaky, [
+    '--breaker-consecutive-failures',
+    '0',
+    '--breaker-failure-percent',
+    '0',
+    '--retry-backoff-ms',
+    '1',
+  ]);
   flaky.behaviour.fail = (n) => (n % 2 === 1 ? 503 : 0);
   const calls = 400;
   // update_record (idempotent_write, maxRetries 2): read_status carries the rate limit measured above.
@@ -105,7 +128,16 @@ try {
   // Measured with no other replica alive: their timers and collections would land in the tail.
   await Promise.all([survivor, second, retrying].map((p) => p.close()));
   const dead = await counting();
-  const breaking = await gate(dead, ['--breaker-consecutive-failures', '5', '--breaker-open-ms', '600000', '--retry-budget-percent', '0', '--retry-budget-min', '0']);
+  const breaking = await gate(dead, [
+    '--breaker-consecutive-failures',
+    '5',
+    '--breaker-open-ms',
+    '600000',
+    '--retry-budget-percent',
+    '0',
+    '--retry-budget-min',
+    '0',
+  ]);
   dead.behaviour.fail = () => 503;
   for (let i = 0; i < 5; i++) await post(breaking.url, toolCall(i, 'update_record'), agent);
   // The first refusals run cold code in both processes: warm up, then measure the steady state.
@@ -114,7 +146,8 @@ try {
   for (let i = 0; i < WARM_UP + 1000; i++) {
     const sent = performance.now();
     const res = await post(breaking.url, toolCall(i, 'update_record'), agent);
-    if (res.status !== 503 || res.json().error?.data?.retryAfterMs === undefined) throw new Error(`the breaker did not refuse call ${i}: ${res.status} ${res.text.slice(0, 200)}`);
+    if (res.status !== 503 || res.json().error?.data?.retryAfterMs === undefined)
+      throw new Error(`the breaker did not refuse call ${i}: ${res.status} ${res.text.slice(0, 200)}`);
     if (i >= WARM_UP) times.push(performance.now() - sent);
   }
   const sorted = times.sort((a, b) => a - b);

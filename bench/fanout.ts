@@ -32,7 +32,8 @@ const BOUND_MS = 10_000;
 /** Pause between bumps, as between real changes. */
 const GAP_MS = 20;
 
-if (!Number.isSafeInteger(SIDECARS) || SIDECARS < 1 || !Number.isSafeInteger(BUMPS) || BUMPS < 1) throw new Error('FANOUT_SIDECARS and FANOUT_BUMPS must be whole numbers ≥ 1');
+if (!Number.isSafeInteger(SIDECARS) || SIDECARS < 1 || !Number.isSafeInteger(BUMPS) || BUMPS < 1)
+  throw new Error('FANOUT_SIDECARS and FANOUT_BUMPS must be whole numbers ≥ 1');
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
@@ -59,7 +60,12 @@ try {
     pairs.push(connections);
     // As in policy mode, where the pair is open before the grant store is.
     await new Promise((res) => connections.client.once('ready', res));
-    const r = await createRedisGrantStore({ connections, domain: DOMAIN, stalenessMs: HOUR_MS, checkIntervalMs: HOUR_MS });
+    const r = await createRedisGrantStore({
+      connections,
+      domain: DOMAIN,
+      stalenessMs: HOUR_MS,
+      checkIntervalMs: HOUR_MS,
+    });
     if (!r.ok) throw new Error(r.problem);
     stores.push(r.store);
     const mine = seen[i] as { revision: number; at: number };
@@ -75,7 +81,10 @@ try {
     if (Date.now() > deadline) throw new Error(`only ${count} of ${SIDECARS} subscribed`);
     await sleep(20);
   }
-  const clients = String(await admin.call('CLIENT', 'LIST')).trim().split('\n').length - 1;
+  const clients =
+    String(await admin.call('CLIENT', 'LIST'))
+      .trim()
+      .split('\n').length - 1;
 
   const cpu = async () => {
     const info = await admin.info('cpu');
@@ -98,7 +107,8 @@ try {
     const bumped = await source.bump();
     if (!bumped.ok) throw new Error(`bump ${i} failed`);
     while (!seen.every((s) => s.revision >= bumped.revision)) {
-      if (performance.now() - t0 > BOUND_MS) throw new Error(`bump ${i} not seen by every sidecar within ${BOUND_MS} ms`);
+      if (performance.now() - t0 > BOUND_MS)
+        throw new Error(`bump ${i} not seen by every sidecar within ${BOUND_MS} ms`);
       await sleep(0);
     }
     times.push(Math.max(...seen.map((s) => s.at)) - t0);
@@ -107,7 +117,11 @@ try {
   }
 
   const sorted = [...times].sort((a, b) => a - b);
-  const median = (xs: readonly number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+  const median = (xs: readonly number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
   const ms = (n: number) => Math.round(n * 100) / 100;
   const us = (n: number) => Math.round(n);
   const figures = {
@@ -121,10 +135,14 @@ try {
     redis_cpu_us_control_p50: us(median(cpuControl)),
     redis_cpu_us_per_bump_net: us(median(cpuPerBump) - median(cpuControl)),
   };
-  process.stdout.write(`${SIDECARS} sidecars (${clients} Redis connections), ${BUMPS} bumps: until every sidecar saw the bump `
-    + `p50 ${figures.all_seen_p50_ms} ms, p99 ${figures.all_seen_p99_ms} ms, max ${figures.all_seen_max_ms} ms\n`);
-  process.stdout.write(`Redis CPU per bump (median): ${figures.redis_cpu_us_per_bump_p50} µs; the same INFO pair without a bump: `
-    + `${figures.redis_cpu_us_control_p50} µs; net ${figures.redis_cpu_us_per_bump_net} µs\n`);
+  process.stdout.write(
+    `${SIDECARS} sidecars (${clients} Redis connections), ${BUMPS} bumps: until every sidecar saw the bump ` +
+      `p50 ${figures.all_seen_p50_ms} ms, p99 ${figures.all_seen_p99_ms} ms, max ${figures.all_seen_max_ms} ms\n`,
+  );
+  process.stdout.write(
+    `Redis CPU per bump (median): ${figures.redis_cpu_us_per_bump_p50} µs; the same INFO pair without a bump: ` +
+      `${figures.redis_cpu_us_control_p50} µs; net ${figures.redis_cpu_us_per_bump_net} µs\n`,
+  );
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 } finally {
   await Promise.all(stores.map((s) => s.close()));

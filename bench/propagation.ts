@@ -68,10 +68,14 @@ try {
   const sorted = [...times].sort((a, b) => a - b);
   const ms = (n: number) => Math.round(n * 100) / 100;
   const stats = stores.map((s) => s.stats());
-  process.stdout.write(`propagation over ${CHANGES} changes to 2 replicas: p50 ${ms(percentile(sorted, 50))} ms, p90 ${ms(percentile(sorted, 90))} ms, `
-    + `p99 ${ms(percentile(sorted, 99))} ms, max ${ms(sorted[sorted.length - 1] as number)} ms\n`);
+  process.stdout.write(
+    `propagation over ${CHANGES} changes to 2 replicas: p50 ${ms(percentile(sorted, 50))} ms, p90 ${ms(percentile(sorted, 90))} ms, ` +
+      `p99 ${ms(percentile(sorted, 99))} ms, max ${ms(sorted[sorted.length - 1] as number)} ms\n`,
+  );
   process.stdout.write(`replica stats: ${JSON.stringify(stats)}\n`);
-  process.stdout.write(`${JSON.stringify({ changes: CHANGES, p50_ms: ms(percentile(sorted, 50)), p99_ms: ms(percentile(sorted, 99)) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ changes: CHANGES, p50_ms: ms(percentile(sorted, 50)), p99_ms: ms(percentile(sorted, 99)) })}\n`,
+  );
 } finally {
   await Promise.all(stores.map((s) => s.close()));
   admin.client.disconnect();

@@ -15,7 +15,14 @@ import { pinOrchestrator } from './lib/cpus.ts';
 import { renderTable } from './lib/report.ts';
 import { toolgateWithCatalogue } from './lib/contracts.ts';
 import { contextForge } from './lib/contextforge.ts';
-import { BENCH_KEY, writeBenchPolicy, writeGatewayPolicy, writeGuardedPolicy, writeManyKeysPolicy, writeRowsPolicy } from './lib/policy.ts';
+import {
+  BENCH_KEY,
+  writeBenchPolicy,
+  writeGatewayPolicy,
+  writeGuardedPolicy,
+  writeManyKeysPolicy,
+  writeRowsPolicy,
+} from './lib/policy.ts';
 import { SERVICE_ACCOUNT_CALL, toolgateWithServiceAccounts } from './lib/kubernetes.ts';
 import { l1HitRates, toolgateWithRedisGrants } from './lib/redis-policy.ts';
 import { REPORT_CALL, SEARCH_CALL, type BenchRequest } from './lib/request.ts';
@@ -40,7 +47,9 @@ function toolgateWithManyKeys(name: string): Launcher {
     const bearers = written.keys.map((key) => `Bearer ${key}`);
     const target = await toolgate(name, { args: ['--policy-file', written.policyFile] })(ctx);
     const adapt = (req: BenchRequest): BenchRequest => ({
-      ...req, headers: { ...req.headers, authorization: bearers[0] as string }, rotate: { header: 'authorization', values: bearers },
+      ...req,
+      headers: { ...req.headers, authorization: bearers[0] as string },
+      rotate: { header: 'authorization', values: bearers },
     });
     return { ...target, adapt };
   };
@@ -68,7 +77,10 @@ const launchers: Record<string, Launcher> = {
 };
 
 /** The same call, authenticated with the bench agent's static key. */
-const AUTHENTICATED_CALL = { ...SEARCH_CALL, headers: { ...SEARCH_CALL.headers, authorization: `Bearer ${BENCH_KEY}` } };
+const AUTHENTICATED_CALL = {
+  ...SEARCH_CALL,
+  headers: { ...SEARCH_CALL.headers, authorization: `Bearer ${BENCH_KEY}` },
+};
 /** A call answered with a 4 KB report, authenticated the same way. */
 const REPORT = { ...REPORT_CALL, headers: { ...REPORT_CALL.headers, authorization: `Bearer ${BENCH_KEY}` } };
 
@@ -79,12 +91,18 @@ const REPORT = { ...REPORT_CALL, headers: { ...REPORT_CALL.headers, authorizatio
  */
 const cases: readonly Case[] = [
   {
-    id: 'direct', label: 'stub, no proxy', target: 'direct', request: SEARCH_CALL,
+    id: 'direct',
+    label: 'stub, no proxy',
+    target: 'direct',
+    request: SEARCH_CALL,
     measures: ['throughput', 'latency', 'sse'],
     report: (r) => ({ direct_rps: fig.rps(r.figures.get('direct')?.rps) }),
   },
   {
-    id: 'floor', label: 'minimal undici pass-through', target: 'floor', request: SEARCH_CALL,
+    id: 'floor',
+    label: 'minimal undici pass-through',
+    target: 'floor',
+    request: SEARCH_CALL,
     measures: ['throughput', 'latency', 'sse'],
     report: (r) => ({
       floor_rps: fig.rps(r.figures.get('floor')?.rps),
@@ -93,13 +111,21 @@ const cases: readonly Case[] = [
     }),
   },
   {
-    id: 'peer', label: 'http-proxy, keep-alive', target: 'peer', request: SEARCH_CALL,
-    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    id: 'peer',
+    label: 'http-proxy, keep-alive',
+    target: 'peer',
+    request: SEARCH_CALL,
+    measures: ['throughput', 'latency'],
+    cpuVsFloor: true,
     report: (r) => ({ peer_rps: fig.rps(r.figures.get('peer')?.rps) }),
   },
   {
-    id: 'toolgate', label: 'toolgate, default settings', target: 'toolgate', request: SEARCH_CALL,
-    measures: ['throughput', 'latency', 'sse'], cpuVsFloor: true,
+    id: 'toolgate',
+    label: 'toolgate, default settings',
+    target: 'toolgate',
+    request: SEARCH_CALL,
+    measures: ['throughput', 'latency', 'sse'],
+    cpuVsFloor: true,
     report: (r) => {
       const t = r.figures.get('toolgate');
       const d = r.figures.get('direct');
@@ -127,8 +153,12 @@ const cases: readonly Case[] = [
     },
   },
   {
-    id: 'policy', label: 'toolgate, key + grants + schema', target: 'policy', request: AUTHENTICATED_CALL,
-    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    id: 'policy',
+    label: 'toolgate, key + grants + schema',
+    target: 'policy',
+    request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'],
+    cpuVsFloor: true,
     report: (r) => {
       const p = r.figures.get('policy');
       return {
@@ -145,8 +175,13 @@ const cases: readonly Case[] = [
     },
   },
   {
-    id: 'keys10k', label: 'toolgate, policy, 10,000 static keys, each call the next key (first use of each principal)', target: 'keys10k',
-    request: AUTHENTICATED_CALL, measures: [], firstPass: true, partner: { id: 'keys10k_onekey', target: 'policy' },
+    id: 'keys10k',
+    label: 'toolgate, policy, 10,000 static keys, each call the next key (first use of each principal)',
+    target: 'keys10k',
+    request: AUTHENTICATED_CALL,
+    measures: [],
+    firstPass: true,
+    partner: { id: 'keys10k_onekey', target: 'policy' },
     report: (r) => {
       const many = r.figures.get('keys10k');
       const one = r.figures.get('keys10k_onekey');
@@ -169,8 +204,13 @@ const cases: readonly Case[] = [
     },
   },
   {
-    id: 'gateway_peer', label: 'ContextForge (gunicorn, PostgreSQL, Redis) beside toolgate, one tool allowed, one denied', target: 'contextforge',
-    request: AUTHENTICATED_CALL, refused: REPORT, measures: ['throughput', 'latency'], cpuVsFloor: true,
+    id: 'gateway_peer',
+    label: 'ContextForge (gunicorn, PostgreSQL, Redis) beside toolgate, one tool allowed, one denied',
+    target: 'contextforge',
+    request: AUTHENTICATED_CALL,
+    refused: REPORT,
+    measures: ['throughput', 'latency'],
+    cpuVsFloor: true,
     partner: { id: 'gateway_toolgate', target: 'gateway_toolgate' },
     // ContextForge spends ~60-70 ms of CPU per call (py-spy: route matching, Redis, database, middleware), so
     // one CPU saturates at ~15 calls a second; 8 keeps it near half busy beside the floor and toolgate.
@@ -201,13 +241,22 @@ const cases: readonly Case[] = [
     },
   },
   {
-    id: 'policy_4k', label: 'toolgate, policy, a call answered with 4 KB, no result guard', target: 'policy', request: REPORT,
-    measures: ['throughput'], cpuVsFloor: true,
+    id: 'policy_4k',
+    label: 'toolgate, policy, a call answered with 4 KB, no result guard',
+    target: 'policy',
+    request: REPORT,
+    measures: ['throughput'],
+    cpuVsFloor: true,
     report: (r) => ({ ...fig.spread('policy_4k_cpu_ratio', r.cpuRatio.get('policy_4k')) }),
   },
   {
-    id: 'guarded', label: 'toolgate, policy, the same call with the result guard redacting 6 detectors', target: 'guarded', request: REPORT,
-    measures: ['throughput'], cpuVsFloor: true, expectInAnswer: '[redacted: aws_access_key]',
+    id: 'guarded',
+    label: 'toolgate, policy, the same call with the result guard redacting 6 detectors',
+    target: 'guarded',
+    request: REPORT,
+    measures: ['throughput'],
+    cpuVsFloor: true,
+    expectInAnswer: '[redacted: aws_access_key]',
     report: (r) => ({
       ...fig.spread('guarded_cpu_ratio', r.cpuRatio.get('guarded')),
       guard_cost_cpu_ratio: fig.ratio(r.cpuRatio.get('guarded')?.median, r.cpuRatio.get('policy_4k')?.median),
@@ -215,17 +264,28 @@ const cases: readonly Case[] = [
     }),
   },
   {
-    id: 'policy_serviceaccount', label: 'toolgate, policy with a ServiceAccount token (TokenReview cached)', target: 'policy_serviceaccount',
-    request: SERVICE_ACCOUNT_CALL, measures: ['throughput'], cpuVsFloor: true,
+    id: 'policy_serviceaccount',
+    label: 'toolgate, policy with a ServiceAccount token (TokenReview cached)',
+    target: 'policy_serviceaccount',
+    request: SERVICE_ACCOUNT_CALL,
+    measures: ['throughput'],
+    cpuVsFloor: true,
     report: (r) => ({
       ...fig.spread('serviceaccount_cpu_ratio', r.cpuRatio.get('policy_serviceaccount')),
-      serviceaccount_to_static_key_cpu: fig.ratio(r.cpuRatio.get('policy_serviceaccount')?.median, r.cpuRatio.get('policy')?.median),
+      serviceaccount_to_static_key_cpu: fig.ratio(
+        r.cpuRatio.get('policy_serviceaccount')?.median,
+        r.cpuRatio.get('policy')?.median,
+      ),
       serviceaccount_cpu_us_at_rate: fig.us(r.figures.get('policy_serviceaccount')?.cpuUsAtRate),
     }),
   },
   {
-    id: 'policy_redis', label: 'toolgate, policy with grants in Redis', target: 'policy_redis', request: AUTHENTICATED_CALL,
-    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    id: 'policy_redis',
+    label: 'toolgate, policy with grants in Redis',
+    target: 'policy_redis',
+    request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'],
+    cpuVsFloor: true,
     report: (r) => {
       const withRedis = r.figures.get('policy_redis');
       const inProcess = r.figures.get('policy');
@@ -238,13 +298,21 @@ const cases: readonly Case[] = [
     },
   },
   {
-    id: 'rows20', label: 'toolgate, 20 grant rows for the tool, no conditions', target: 'rows20', request: AUTHENTICATED_CALL,
-    measures: ['throughput'], cpuVsFloor: true,
+    id: 'rows20',
+    label: 'toolgate, 20 grant rows for the tool, no conditions',
+    target: 'rows20',
+    request: AUTHENTICATED_CALL,
+    measures: ['throughput'],
+    cpuVsFloor: true,
     report: (r) => ({ rows20_cpu_us_at_rate: fig.us(r.figures.get('rows20')?.cpuUsAtRate) }),
   },
   {
-    id: 'conditions20', label: 'toolgate, the same 20 rows, each with a condition', target: 'conditions20', request: AUTHENTICATED_CALL,
-    measures: ['throughput'], cpuVsFloor: true,
+    id: 'conditions20',
+    label: 'toolgate, the same 20 rows, each with a condition',
+    target: 'conditions20',
+    request: AUTHENTICATED_CALL,
+    measures: ['throughput'],
+    cpuVsFloor: true,
     report: (r) => {
       const withConditions = r.figures.get('conditions20');
       return {
@@ -255,19 +323,30 @@ const cases: readonly Case[] = [
     },
   },
   {
-    id: 'conditions20_every', label: 'toolgate, 20 conditions all evaluated per call (worst case)', target: 'conditions20_every', request: AUTHENTICATED_CALL,
-    measures: ['throughput'], cpuVsFloor: true,
+    id: 'conditions20_every',
+    label: 'toolgate, 20 conditions all evaluated per call (worst case)',
+    target: 'conditions20_every',
+    request: AUTHENTICATED_CALL,
+    measures: ['throughput'],
+    cpuVsFloor: true,
     report: (r) => {
       const every = r.figures.get('conditions20_every');
       return {
         conditions20_every_cpu_us_at_rate: fig.us(every?.cpuUsAtRate),
-        conditions_every_cpu_ratio: fig.ratio(r.cpuRatio.get('conditions20_every')?.median, r.cpuRatio.get('rows20')?.median),
+        conditions_every_cpu_ratio: fig.ratio(
+          r.cpuRatio.get('conditions20_every')?.median,
+          r.cpuRatio.get('rows20')?.median,
+        ),
       };
     },
   },
   {
-    id: 'tracing_sampled', label: 'toolgate, tracing, parentbased_traceidratio 0.1', target: 'tracing_sampled', request: SEARCH_CALL,
-    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    id: 'tracing_sampled',
+    label: 'toolgate, tracing, parentbased_traceidratio 0.1',
+    target: 'tracing_sampled',
+    request: SEARCH_CALL,
+    measures: ['throughput', 'latency'],
+    cpuVsFloor: true,
     report: (r) => ({
       ...fig.spread('tracing_sampled_cpu_ratio', r.cpuRatio.get('tracing_sampled')),
       ...fig.spread('tracing_sampled_cpu_ratio_saturated', r.cpuRatioSaturated.get('tracing_sampled')),
@@ -276,8 +355,12 @@ const cases: readonly Case[] = [
     }),
   },
   {
-    id: 'tracing_always', label: 'toolgate, tracing, always_on', target: 'tracing_always', request: SEARCH_CALL,
-    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    id: 'tracing_always',
+    label: 'toolgate, tracing, always_on',
+    target: 'tracing_always',
+    request: SEARCH_CALL,
+    measures: ['throughput', 'latency'],
+    cpuVsFloor: true,
     report: (r) => {
       const on = r.figures.get('tracing_always');
       const off = r.figures.get('toolgate');
@@ -294,8 +377,12 @@ const cases: readonly Case[] = [
     },
   },
   {
-    id: 'validator', label: 'toolgate, policy + one external gRPC validator', target: 'validator', request: AUTHENTICATED_CALL,
-    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    id: 'validator',
+    label: 'toolgate, policy + one external gRPC validator',
+    target: 'validator',
+    request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'],
+    cpuVsFloor: true,
     report: (r) => {
       const withValidator = r.figures.get('validator');
       const without = r.figures.get('policy');
@@ -311,13 +398,21 @@ const cases: readonly Case[] = [
     },
   },
   {
-    id: 'catalogue_1000', label: 'toolgate, policy, 1,000-tool catalogue', target: 'catalogue_1000', request: AUTHENTICATED_CALL,
-    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    id: 'catalogue_1000',
+    label: 'toolgate, policy, 1,000-tool catalogue',
+    target: 'catalogue_1000',
+    request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'],
+    cpuVsFloor: true,
     report: (r) => ({ catalogue_1000_cpu_us_at_rate: fig.us(r.figures.get('catalogue_1000')?.cpuUsAtRate) }),
   },
   {
-    id: 'pinned_1000', label: 'toolgate, policy, 1,000 tools pinned (contracts + lint enforce)', target: 'pinned_1000', request: AUTHENTICATED_CALL,
-    measures: ['throughput', 'latency'], cpuVsFloor: true,
+    id: 'pinned_1000',
+    label: 'toolgate, policy, 1,000 tools pinned (contracts + lint enforce)',
+    target: 'pinned_1000',
+    request: AUTHENTICATED_CALL,
+    measures: ['throughput', 'latency'],
+    cpuVsFloor: true,
     report: (r) => {
       const pinned = r.figures.get('pinned_1000');
       return {
@@ -338,7 +433,11 @@ const cases: readonly Case[] = [
  */
 const DEFAULT_CASES = ['direct', 'floor', 'toolgate', 'policy', 'tracing_sampled', 'tracing_always', 'validator'];
 
-const loaded = loadConfig(process.env, cases.map((c) => c.id), DEFAULT_CASES);
+const loaded = loadConfig(
+  process.env,
+  cases.map((c) => c.id),
+  DEFAULT_CASES,
+);
 if (!loaded.ok) {
   console.error(loaded.reason);
   process.exit(2);
@@ -361,11 +460,12 @@ try {
 
 // Start-up figures belong to the toolgate case: measured when it is selected.
 const startup = selected.some((c) => c.id === 'toolgate')
-  ? (ctx: Parameters<Launcher>[0]) => measureStartup(ctx, config.starts, {
-    floor: launchers.floor as Launcher,
-    bare: toolgate('idle'),
-    catalogue: toolgate('idle-catalogue', { args: ['--policy-file', policyFile] }),
-  })
+  ? (ctx: Parameters<Launcher>[0]) =>
+      measureStartup(ctx, config.starts, {
+        floor: launchers.floor as Launcher,
+        bare: toolgate('idle'),
+        catalogue: toolgate('idle-catalogue', { args: ['--policy-file', policyFile] }),
+      })
   : undefined;
 
 const outcome = await runBenchmark(selected, launchers, config, builds, startup, (line) => console.error(line));

@@ -81,9 +81,13 @@ export function redosReport(path: string = REDOS_PATH): RedosReport {
 
 function main(): void {
   const catalog = catalogReport();
-  console.log(`catalogue: ${catalog.enforceable}/${catalog.tools} inputSchemas enforceable; refused by reason ${JSON.stringify(catalog.byReason)}`);
+  console.log(
+    `catalogue: ${catalog.enforceable}/${catalog.tools} inputSchemas enforceable; refused by reason ${JSON.stringify(catalog.byReason)}`,
+  );
   const redos = redosReport();
-  console.log(`redos: ${redos.compiled}/${redos.patterns} patterns compiled and validated their attack (pump x${PUMP_REPEATS}), ${redos.refused} refused ${JSON.stringify(redos.byReason)}; slowest ${redos.slowestMs.toFixed(2)} ms (${redos.slowestId})`);
+  console.log(
+    `redos: ${redos.compiled}/${redos.patterns} patterns compiled and validated their attack (pump x${PUMP_REPEATS}), ${redos.refused} refused ${JSON.stringify(redos.byReason)}; slowest ${redos.slowestMs.toFixed(2)} ms (${redos.slowestId})`,
+  );
   console.log(JSON.stringify({ catalog, redos: { ...redos, slowestMs: Number(redos.slowestMs.toFixed(2)) } }));
 }
 

@@ -89,7 +89,9 @@ export function classifyDraft(
   const counts: SuiteCounts = { total: 0, agree: 0, refused: 0, wrong_accept: 0, wrong_reject: 0 };
   const cases: SuiteCase[] = [];
   const folder = join(dir, draft);
-  const files = readdirSync(folder).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(folder)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   for (const file of files) {
     const groups = JSON.parse(readFileSync(join(folder, file), 'utf8')) as SuiteGroup[];
     for (const group of groups) {
@@ -104,7 +106,13 @@ export function classifyDraft(
         }
         counts.total += 1;
         counts[outcome] += 1;
-        cases.push({ file, group: group.description, test: test.description, outcome, ...(compiled.ok ? {} : { reason: compiled.reason }) });
+        cases.push({
+          file,
+          group: group.description,
+          test: test.description,
+          outcome,
+          ...(compiled.ok ? {} : { reason: compiled.reason }),
+        });
       }
     }
   }
@@ -121,7 +129,8 @@ const DIALECT_URI: Readonly<Record<Draft, string>> = {
  * with `$schema`, so each root schema gets the one its folder means.
  */
 function declareDialect(draft: Draft, schema: unknown): unknown {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || Object.hasOwn(schema, '$schema')) return schema;
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || Object.hasOwn(schema, '$schema'))
+    return schema;
   return { $schema: DIALECT_URI[draft], ...schema };
 }
 
@@ -144,8 +153,12 @@ function main(): void {
     const share = ((counts.agree / counts.total) * 100).toFixed(1);
     const reasons = new Map<string, number>();
     for (const c of cases) if (c.reason !== undefined) reasons.set(c.reason, (reasons.get(c.reason) ?? 0) + 1);
-    console.log(`${draft}: ${counts.agree}/${counts.total} agree (${share}% of all required tests), ${counts.refused} refused, ${counts.wrong_accept} wrong accepts, ${counts.wrong_reject} wrong rejects`);
-    console.log(`  refused by reason: ${JSON.stringify(Object.fromEntries([...reasons].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))}`);
+    console.log(
+      `${draft}: ${counts.agree}/${counts.total} agree (${share}% of all required tests), ${counts.refused} refused, ${counts.wrong_accept} wrong accepts, ${counts.wrong_reject} wrong rejects`,
+    );
+    console.log(
+      `  refused by reason: ${JSON.stringify(Object.fromEntries([...reasons].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))}`,
+    );
     for (const c of cases) {
       if (c.outcome === 'wrong_accept' || c.outcome === 'wrong_reject' || (verbose && c.outcome === 'refused')) {
         console.log(`  ${c.outcome}: ${c.file} | ${c.group} | ${c.test}`);

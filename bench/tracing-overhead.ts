@@ -40,19 +40,35 @@ else await main();
 async function sample(mode: Mode): Promise<void> {
   const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
   const [channels, { announceUpstream, withMetaFields }, { classify }] = await Promise.all([
-    import('../src/telemetry/channels.ts'), import('../src/upstream/observe.ts'), import('../src/mcp/classify.ts'),
+    import('../src/telemetry/channels.ts'),
+    import('../src/upstream/observe.ts'),
+    import('../src/mcp/classify.ts'),
   ]);
   let shutdown = async () => {};
   if (mode !== 'off') {
-    const [{ startOtelSdk }, { subscribeTracing }] = await Promise.all([import('../src/telemetry/otel-sdk.ts'), import('../src/telemetry/tracing.ts')]);
+    const [{ startOtelSdk }, { subscribeTracing }] = await Promise.all([
+      import('../src/telemetry/otel-sdk.ts'),
+      import('../src/telemetry/tracing.ts'),
+    ]);
     const sdk = await startOtelSdk(process.env, 'bench');
     subscribeTracing({ tracer: sdk.tracer, upstream: new URL('http://127.0.0.1:8080'), mcpPath: '/mcp' });
     shutdown = () => sdk.shutdown();
   }
-  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search', arguments: { query: 'quarterly revenue by region', limit: 10 } } }));
+  const body = Buffer.from(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'search', arguments: { query: 'quarterly revenue by region', limit: 10 } },
+    }),
+  );
   const classified = classify({ protocolVersion: '2025-11-25' }, body);
   if (!classified.ok) throw new Error('the bench body does not classify');
-  const headers: Record<string, string> = { host: '127.0.0.1', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
+  const headers: Record<string, string> = {
+    host: '127.0.0.1',
+    'content-type': 'application/json',
+    'mcp-protocol-version': '2025-11-25',
+  };
   if (mode === 'unsampled_parent') headers.traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00';
   let sent = 0;
   const one = () => {
@@ -67,7 +83,14 @@ async function sample(mode: Mode): Promise<void> {
     sent += withMetaFields(body, timing).length + upstreamHeaders.length;
     timing?.answered(200);
     timing?.ended();
-    if (channels.requestEnd.hasSubscribers) channels.requestEnd.publish({ request, method: 'tools/call', outcome: 'forwarded', status: 200, durationSeconds: 0.001 });
+    if (channels.requestEnd.hasSubscribers)
+      channels.requestEnd.publish({
+        request,
+        method: 'tools/call',
+        outcome: 'forwarded',
+        status: 200,
+        durationSeconds: 0.001,
+      });
   };
   // Batches with a turn of the event loop between them, as requests arrive: the span processor's timers and exports run.
   const run = async (n: number) => {
@@ -88,17 +111,34 @@ async function sample(mode: Mode): Promise<void> {
 async function main(): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
   const port = await freePort();
-  const receiver = spawnNode('tracing-otlp', fileURLToPath(new URL('otlp-stub.ts', import.meta.url)), ['--port', String(port)]);
+  const receiver = spawnNode('tracing-otlp', fileURLToPath(new URL('otlp-stub.ts', import.meta.url)), [
+    '--port',
+    String(port),
+  ]);
   await waitReady(receiver, () => accepts(port));
   const endpoint = `http://127.0.0.1:${port}`;
   const self = fileURLToPath(import.meta.url);
-  const runSample = (mode: Mode) => new Promise<number>((resolve, reject) => {
-    const tracing = mode === 'off' ? { OTEL_SDK_DISABLED: 'true' } : { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_BSP_MAX_QUEUE_SIZE: '100000' };
-    const p = spawn(process.execPath, [self, '--child', mode], { env: { ...process.env, ...tracing, ...MODES[mode] }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.on('exit', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`${mode} sample exited ${code}`))));
-  });
+  const runSample = (mode: Mode) =>
+    new Promise<number>((resolve, reject) => {
+      const tracing =
+        mode === 'off'
+          ? { OTEL_SDK_DISABLED: 'true' }
+          : {
+              OTEL_TRACES_EXPORTER: 'otlp',
+              OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+              OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+              OTEL_BSP_MAX_QUEUE_SIZE: '100000',
+            };
+      const p = spawn(process.execPath, [self, '--child', mode], {
+        env: { ...process.env, ...tracing, ...MODES[mode] },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      p.on('exit', (code) =>
+        code === 0 ? resolve(Number(out.trim())) : reject(new Error(`${mode} sample exited ${code}`)),
+      );
+    });
   const modes = Object.keys(MODES) as Mode[];
   const added = new Map<Mode, number[]>(modes.map((m) => [m, []]));
   try {
@@ -107,7 +147,9 @@ async function main(): Promise<void> {
       for (const mode of modes) figures.set(mode, await runSample(mode));
       const off = figures.get('off') as number;
       for (const mode of modes) added.get(mode)?.push((figures.get(mode) as number) - off);
-      process.stderr.write(`bench:tracing round ${round + 1}/${rounds} ${JSON.stringify(Object.fromEntries(figures))}\n`);
+      process.stderr.write(
+        `bench:tracing round ${round + 1}/${rounds} ${JSON.stringify(Object.fromEntries(figures))}\n`,
+      );
     }
   } finally {
     await receiver.stop();

@@ -29,10 +29,12 @@ const { values } = parseArgs({
 const listed = catalogueOf(Number(values.tools));
 const firstMs = Number(values['sse-first-ms']);
 const holdMs = Number(values['sse-hold-ms']);
-const CALL_TEXT = '3 open issues match: #4812 Checkout times out after second retry; '
-  + '#4790 Card processor 504s under load; #4655 Retry budget ignores idempotency key.';
+const CALL_TEXT =
+  '3 open issues match: #4812 Checkout times out after second retry; ' +
+  '#4790 Card processor 504s under load; #4655 Retry budget ignores idempotency key.';
 const REPORT = JSON.stringify(incidentReport());
-const reportResult = (id: string) => `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":${REPORT}}],"isError":false}}`;
+const reportResult = (id: string) =>
+  `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":${REPORT}}],"isError":false}}`;
 const callResult = (id: string) =>
   `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":${JSON.stringify(CALL_TEXT)}}],"isError":false}}`;
 
@@ -60,7 +62,9 @@ function stream(res: ServerResponse, id: string, token: unknown): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
   const progress = JSON.stringify({
-    jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token ?? null, progress: 1, total: 2 },
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken: token ?? null, progress: 1, total: 2 },
   });
   const first = setTimeout(() => {
     res.write(`event: message\ndata: ${progress}\n\n`);

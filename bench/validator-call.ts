@@ -27,7 +27,10 @@ const WARMUP = 2000;
 const REQUEST: ValidateRequest = {
   event: 'tools/call',
   phase: 'request',
-  payloadJson: JSON.stringify({ name: 'search_issues', arguments: { repository: 'acme/checkout-service', query: 'checkout fails on retry', limit: 20 } }),
+  payloadJson: JSON.stringify({
+    name: 'search_issues',
+    arguments: { repository: 'acme/checkout-service', query: 'checkout fails on retry', limit: 20 },
+  }),
   principal: { id: 'bench-agent', scopes: ['issues.read'] },
   validator: 'bench',
 };
@@ -43,9 +46,15 @@ const session = connect(`http://${validator.target}`);
 
 const Validator = serviceClient('toolgate.v1.Validator');
 const grpcClient: Client = new Validator(validator.target, credentials.createInsecure(), {
-  'grpc.max_receive_message_length': 64 * 1024, 'grpc.enable_retries': 0, 'grpc.enable_channelz': 0,
+  'grpc.max_receive_message_length': 64 * 1024,
+  'grpc.enable_retries': 0,
+  'grpc.enable_channelz': 0,
 });
-type ValidateFn = (r: ValidateRequest, o: { deadline: Date }, cb: (err: ServiceError | null, value?: { valid?: boolean }) => void) => unknown;
+type ValidateFn = (
+  r: ValidateRequest,
+  o: { deadline: Date },
+  cb: (err: ServiceError | null, value?: { valid?: boolean }) => void,
+) => unknown;
 const grpcValidate = (grpcClient as unknown as { Validate: ValidateFn }).Validate.bind(grpcClient);
 
 const toolgate = async (): Promise<void> => {
@@ -53,37 +62,51 @@ const toolgate = async (): Promise<void> => {
   if (outcome.kind !== 'valid') throw new Error(`toolgate call: ${outcome.kind}`);
 };
 
-const grpcJs = (): Promise<void> => new Promise((resolve, reject) => {
-  grpcValidate(REQUEST, { deadline: new Date(Date.now() + 2000) }, (err, value) => (err === null && value?.valid === true ? resolve() : reject(new Error('grpc-js call failed'))));
-});
-
-const wire = (): Promise<void> => new Promise((resolve, reject) => {
-  const message = method.requestSerialize(REQUEST);
-  const frame = Buffer.allocUnsafe(5 + message.length);
-  frame[0] = 0;
-  frame.writeUInt32BE(message.length, 1);
-  message.copy(frame, 5);
-  const stream = session.request({ ':method': 'POST', ':path': method.path, 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': '2000m' });
-  const chunks: Buffer[] = [];
-  let status: unknown;
-  stream.on('data', (c: Buffer) => chunks.push(c));
-  stream.on('trailers', (t) => { status = t['grpc-status']; });
-  stream.on('error', reject);
-  stream.on('end', () => {
-    if (status !== '0') return reject(new Error(`http2 call: grpc-status ${String(status)}`));
-    const answer = method.responseDeserialize(Buffer.concat(chunks).subarray(5)) as { valid?: boolean };
-    if (answer.valid !== true) return reject(new Error('http2 call: not valid'));
-    resolve();
+const grpcJs = (): Promise<void> =>
+  new Promise((resolve, reject) => {
+    grpcValidate(REQUEST, { deadline: new Date(Date.now() + 2000) }, (err, value) =>
+      err === null && value?.valid === true ? resolve() : reject(new Error('grpc-js call failed')),
+    );
   });
-  stream.end(frame);
-});
+
+const wire = (): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const message = method.requestSerialize(REQUEST);
+    const frame = Buffer.allocUnsafe(5 + message.length);
+    frame[0] = 0;
+    frame.writeUInt32BE(message.length, 1);
+    message.copy(frame, 5);
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': method.path,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      'grpc-timeout': '2000m',
+    });
+    const chunks: Buffer[] = [];
+    let status: unknown;
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('trailers', (t) => {
+      status = t['grpc-status'];
+    });
+    stream.on('error', reject);
+    stream.on('end', () => {
+      if (status !== '0') return reject(new Error(`http2 call: grpc-status ${String(status)}`));
+      const answer = method.responseDeserialize(Buffer.concat(chunks).subarray(5)) as { valid?: boolean };
+      if (answer.valid !== true) return reject(new Error('http2 call: not valid'));
+      resolve();
+    });
+    stream.end(frame);
+  });
 
 async function cpuPerCall(call: () => Promise<void>, n: number): Promise<number> {
   const before = process.cpuUsage();
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next++ < n) await call();
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next++ < n) await call();
+    }),
+  );
   const used = process.cpuUsage(before);
   return (used.user + used.system) / n;
 }
@@ -97,7 +120,9 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     const order = CONTENDERS.map((_, i) => CONTENDERS[(i + round) % CONTENDERS.length] as Contender);
     for (const which of order) samples[which].push(await cpuPerCall(CALLS[which], REQUESTS));
-    console.error(`round ${round + 1}/${ROUNDS}: toolgate ${samples.toolgate.at(-1)?.toFixed(1)}, grpc-js ${samples.grpcJs.at(-1)?.toFixed(1)}, http2 ${samples.wire.at(-1)?.toFixed(1)} µs/call`);
+    console.error(
+      `round ${round + 1}/${ROUNDS}: toolgate ${samples.toolgate.at(-1)?.toFixed(1)}, grpc-js ${samples.grpcJs.at(-1)?.toFixed(1)}, http2 ${samples.wire.at(-1)?.toFixed(1)} µs/call`,
+    );
   }
 } finally {
   clients.close();
@@ -113,13 +138,18 @@ const ratio = (top: number[], bottom: number[]) => {
 const t = spreadOf(samples.toolgate);
 const g = spreadOf(samples.grpcJs);
 const w = spreadOf(samples.wire);
-console.log(JSON.stringify({
-  validator_client_cpu_us_per_call: round1(t?.median), validator_client_cpu_us_per_call_spread: round1(t?.spread),
-  grpc_js_cpu_us_per_call: round1(g?.median), grpc_js_cpu_us_per_call_spread: round1(g?.spread),
-  http2_cpu_us_per_call: round1(w?.median), http2_cpu_us_per_call_spread: round1(w?.spread),
-  validator_client_over_http2: ratio(samples.toolgate, samples.wire),
-  grpc_js_over_validator_client: ratio(samples.grpcJs, samples.toolgate),
-}));
+console.log(
+  JSON.stringify({
+    validator_client_cpu_us_per_call: round1(t?.median),
+    validator_client_cpu_us_per_call_spread: round1(t?.spread),
+    grpc_js_cpu_us_per_call: round1(g?.median),
+    grpc_js_cpu_us_per_call_spread: round1(g?.spread),
+    http2_cpu_us_per_call: round1(w?.median),
+    http2_cpu_us_per_call_spread: round1(w?.spread),
+    validator_client_over_http2: ratio(samples.toolgate, samples.wire),
+    grpc_js_over_validator_client: ratio(samples.grpcJs, samples.toolgate),
+  }),
+);
 
 function positive(name: string, fallback: number): number {
   const raw = process.env[name];

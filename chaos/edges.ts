@@ -37,22 +37,43 @@ export async function rateLimitStall(stallMs = 10_000, afterMs = 3000): Promise<
   const gates: ToolgateProcess[] = [];
   try {
     await writeFile(join(dir, 'keys.yaml'), KEYS_YAML);
-    await writeFile(join(dir, 'policy.yaml'), executionPolicy(`rateLimits:\n  - { principal: "*", tool: read_status, requests: ${RULE.requests}, per: minute }\n`));
-    const flags = ['--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--policy-domain', 'chaos-limits', '--redis-command-timeout-ms', '500'];
-    gates.push(await startToolgateProcess(upstream.origin, [...PROTOCOL_FORM, ...flags]), await startToolgateProcess(upstream.origin, [...PROTOCOL_FORM, ...flags]));
+    await writeFile(
+      join(dir, 'policy.yaml'),
+      executionPolicy(
+        `rateLimits:\n  - { principal: "*", tool: read_status, requests: ${RULE.requests}, per: minute }\n`,
+      ),
+    );
+    const flags = [
+      '--policy-file',
+      join(dir, 'policy.yaml'),
+      '--redis-url',
+      redis.url,
+      '--policy-domain',
+      'chaos-limits',
+      '--redis-command-timeout-ms',
+      '500',
+    ];
+    gates.push(
+      await startToolgateProcess(upstream.origin, [...PROTOCOL_FORM, ...flags]),
+      await startToolgateProcess(upstream.origin, [...PROTOCOL_FORM, ...flags]),
+    );
     let admitted = 0;
     let slowest = 0;
     const hammer = async (ms: number, timed: boolean) => {
       const until = Date.now() + ms;
-      await Promise.all(gates.map(async (g) => {
-        while (Date.now() < until) {
-          const began = Date.now();
-          const r = await post(g.url, toolCall(1, 'read_status'), { authorization: `Bearer ${AGENT_KEY}` }).catch(() => undefined);
-          if (timed) slowest = Math.max(slowest, Date.now() - began);
-          if (r?.status === 200) admitted++;
-          await sleep(20);
-        }
-      }));
+      await Promise.all(
+        gates.map(async (g) => {
+          while (Date.now() < until) {
+            const began = Date.now();
+            const r = await post(g.url, toolCall(1, 'read_status'), { authorization: `Bearer ${AGENT_KEY}` }).catch(
+              () => undefined,
+            );
+            if (timed) slowest = Math.max(slowest, Date.now() - began);
+            if (r?.status === 200) admitted++;
+            await sleep(20);
+          }
+        }),
+      );
     };
     const began = Date.now();
     // Both replicas seen by Redis, the burst used, as in a running domain.
@@ -67,7 +88,14 @@ export async function rateLimitStall(stallMs = 10_000, afterMs = 3000): Promise<
     await hammer(afterMs, false);
     const elapsedMs = Date.now() - began;
     const allowed = RULE.requests + Math.floor(elapsedMs / (RULE.perMs / RULE.requests));
-    return { admitted, allowed, overshoot: Math.round((admitted / allowed) * 100) / 100, elapsedMs, stallMs, slowestDuringStallMs: slowest };
+    return {
+      admitted,
+      allowed,
+      overshoot: Math.round((admitted / allowed) * 100) / 100,
+      elapsedMs,
+      stallMs,
+      slowestDuringStallMs: slowest,
+    };
   } finally {
     await Promise.all(gates.map((g) => g.close()));
     await upstream.close();

@@ -29,7 +29,14 @@ export const PROTOCOL_FORM = ['--tool-errors', 'protocol'] as const;
 
 export async function startGate(env: Record<string, string>): Promise<GateProcess> {
   const child: ChildProcess = spawn(NODE, [join(ROOT, 'src/cli.ts')], {
-    env: { PATH: process.env.PATH ?? '', TOOLGATE_HOST: '127.0.0.1', TOOLGATE_PORT: '0', TOOLGATE_ADMIN_PORT: '0', TOOLGATE_TOOL_ERRORS: 'protocol', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      TOOLGATE_HOST: '127.0.0.1',
+      TOOLGATE_PORT: '0',
+      TOOLGATE_ADMIN_PORT: '0',
+      TOOLGATE_TOOL_ERRORS: 'protocol',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stopping = false;

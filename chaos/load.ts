@@ -26,7 +26,12 @@ export const PRINCIPAL = 'agent';
 const MIX: readonly Kind[] = ['call', 'call', 'call', 'list', 'discover', 'once'];
 
 const bodies: Record<Exclude<Kind, 'once'>, string> = {
-  call: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } }),
+  call: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'x' } },
+  }),
   list: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   discover: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'toolgate/discover', params: { query: 'echo text' } }),
 };
@@ -71,7 +76,9 @@ export async function send(pool: Pool, path: string, authorization: string, body
   const start = Date.now();
   try {
     const res = await pool.request({
-      path, method: 'POST', body,
+      path,
+      method: 'POST',
+      body,
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization },
     });
     const text = await res.body.text();
@@ -84,7 +91,14 @@ export async function send(pool: Pool, path: string, authorization: string, body
     return { kind, start, end: Date.now(), status: res.statusCode, code, hung: false };
   } catch (err) {
     const c = (err as { code?: string }).code;
-    return { kind, start, end: Date.now(), status: 0, code: c ?? 'error', hung: c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT' };
+    return {
+      kind,
+      start,
+      end: Date.now(),
+      status: 0,
+      code: c ?? 'error',
+      hung: c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT',
+    };
   }
 }
 

@@ -7,7 +7,16 @@
  */
 import { continueBeforeAuth, rateLimitStall } from './edges.ts';
 import { failoverWithLaggingReplica, idempotencyEmptyRestart, pinsAfterLoss } from './state.ts';
-import { clusterSlotDown, COMMAND_TIMEOUT_MS, createFixture, dataLoss, sentinelFailover, STALENESS_MS, UPSTREAM_TIMEOUT_MS, type Outcome } from './scenarios.ts';
+import {
+  clusterSlotDown,
+  COMMAND_TIMEOUT_MS,
+  createFixture,
+  dataLoss,
+  sentinelFailover,
+  STALENESS_MS,
+  UPSTREAM_TIMEOUT_MS,
+  type Outcome,
+} from './scenarios.ts';
 
 const SCENARIO_BOUND_MS = 120_000;
 /**
@@ -46,41 +55,57 @@ try {
   const pins = await bounded('pins_after_loss', pinsAfterLoss());
   const limits = await bounded('ratelimit_stall', rateLimitStall());
   const continued = await bounded('continue_before_auth', continueBeforeAuth());
-  const all: [string, Outcome][] = [['sentinel_graceful', graceful], ['sentinel_hard', hard], ['data_loss', loss], ['cluster_slot_down', cluster]];
+  const all: [string, Outcome][] = [
+    ['sentinel_graceful', graceful],
+    ['sentinel_hard', hard],
+    ['data_loss', loss],
+    ['cluster_slot_down', cluster],
+  ];
   for (const [name, o] of all) {
     const { samples: _samples, problems, ...rest } = o as Outcome & Record<string, unknown>;
-    process.stdout.write(`${JSON.stringify({ scenario: name, requests: o.samples.length, answers: counts(o), ...rest, logProblems: problems.length })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ scenario: name, requests: o.samples.length, answers: counts(o), ...rest, logProblems: problems.length })}\n`,
+    );
   }
-  for (const [name, r] of Object.entries({ sentinel_lagging_replica: lagging, idempotency_empty_restart: emptied, pins_after_loss: pins, ratelimit_stall: limits, continue_before_auth: continued })) {
+  for (const [name, r] of Object.entries({
+    sentinel_lagging_replica: lagging,
+    idempotency_empty_restart: emptied,
+    pins_after_loss: pins,
+    ratelimit_stall: limits,
+    continue_before_auth: continued,
+  })) {
     process.stdout.write(`${JSON.stringify({ scenario: name, ...r })}\n`);
   }
-  process.stdout.write(`${JSON.stringify({
-    sentinel_failover_stale_allow_ms: Math.max(graceful.staleAllowMs, hard.staleAllowMs),
-    sentinel_failover_allowed_after_deny: graceful.allowedAfterDeny + hard.allowedAfterDeny,
-    one_time_replays: all.reduce((n, [, o]) => n + o.replays, 0),
-    data_loss_403: loss.notGranted,
-    data_loss_recovered: loss.recovered,
-    cluster_block_ms: cluster.blockMs,
-    cluster_max_gap_ms: cluster.maxGapMs,
-    cluster_baseline_max_ms: cluster.baselineMaxMs,
-    cluster_gate_event_loop_lag_max_ms: cluster.gateEventLoopLagMaxMs,
-    upstream_timeout_honoured: loss.upstreamTimeoutMs > 0 && loss.upstreamTimeoutMs < OLD_TOOL_DEFAULT_MS / 3,
-    upstream_timeout_ms: loss.upstreamTimeoutMs,
-    upstream_timeout_setting_ms: UPSTREAM_TIMEOUT_MS,
-    hangs: all.reduce((n, [, o]) => n + o.samples.filter((s) => s.hung).length, 0),
-    crashes: all.filter(([, o]) => o.crashed).length + [lagging, pins].filter((r) => r.crashed).length,
-    approval_double_spends: lagging.approvalDoubleSpends,
-    approvals_burnt: lagging.approvalsBurnt,
-    approvals_unsettled: lagging.approvalsUnsettled,
-    idempotent_double_executions: lagging.idempotentDoubleExecutions + emptied.inFlightDoubleExecutions + emptied.afterCompletionDoubleExecutions,
-    pin_trust_after_loss: pins.trusted,
-    ratelimit_stall_overshoot: limits.overshoot,
-    ratelimit_stall_slowest_ms: limits.slowestDuringStallMs,
-    continue_before_auth: continued.continuedBeforeAuth,
-    staleness_ms: STALENESS_MS,
-    command_timeout_ms: COMMAND_TIMEOUT_MS,
-    duration_s: Math.round((Date.now() - began) / 1000),
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      sentinel_failover_stale_allow_ms: Math.max(graceful.staleAllowMs, hard.staleAllowMs),
+      sentinel_failover_allowed_after_deny: graceful.allowedAfterDeny + hard.allowedAfterDeny,
+      one_time_replays: all.reduce((n, [, o]) => n + o.replays, 0),
+      data_loss_403: loss.notGranted,
+      data_loss_recovered: loss.recovered,
+      cluster_block_ms: cluster.blockMs,
+      cluster_max_gap_ms: cluster.maxGapMs,
+      cluster_baseline_max_ms: cluster.baselineMaxMs,
+      cluster_gate_event_loop_lag_max_ms: cluster.gateEventLoopLagMaxMs,
+      upstream_timeout_honoured: loss.upstreamTimeoutMs > 0 && loss.upstreamTimeoutMs < OLD_TOOL_DEFAULT_MS / 3,
+      upstream_timeout_ms: loss.upstreamTimeoutMs,
+      upstream_timeout_setting_ms: UPSTREAM_TIMEOUT_MS,
+      hangs: all.reduce((n, [, o]) => n + o.samples.filter((s) => s.hung).length, 0),
+      crashes: all.filter(([, o]) => o.crashed).length + [lagging, pins].filter((r) => r.crashed).length,
+      approval_double_spends: lagging.approvalDoubleSpends,
+      approvals_burnt: lagging.approvalsBurnt,
+      approvals_unsettled: lagging.approvalsUnsettled,
+      idempotent_double_executions:
+        lagging.idempotentDoubleExecutions + emptied.inFlightDoubleExecutions + emptied.afterCompletionDoubleExecutions,
+      pin_trust_after_loss: pins.trusted,
+      ratelimit_stall_overshoot: limits.overshoot,
+      ratelimit_stall_slowest_ms: limits.slowestDuringStallMs,
+      continue_before_auth: continued.continuedBeforeAuth,
+      staleness_ms: STALENESS_MS,
+      command_timeout_ms: COMMAND_TIMEOUT_MS,
+      duration_s: Math.round((Date.now() - began) / 1000),
+    })}\n`,
+  );
 } finally {
   await fixture.close();
 }

@@ -40,15 +40,30 @@ export interface Fixture {
 export async function createFixture(): Promise<Fixture> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-chaos-'));
   const issuer = await createIssuer(join(dir, 'jwks.json'));
-  await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(STATIC_KEY)}, principal: ${PRINCIPAL}, scopes: [] }\n`);
-  await writeFile(join(dir, 'policy.yaml'), [
-    'version: 1', 'authentication:', '  staticKeys: { file: keys.yaml }', '  jwt:',
-    `    issuer: ${ISSUER}`, `    audience: ${AUDIENCE}`, '    jwksFile: jwks.json', '    algorithms: [ES256]',
-    `    oneTime: { claim: ${ONE_TIME_CLAIM} }`, '',
-  ].join('\n'));
+  await writeFile(
+    join(dir, 'keys.yaml'),
+    `keys:\n  - { sha256: ${sha256(STATIC_KEY)}, principal: ${PRINCIPAL}, scopes: [] }\n`,
+  );
+  await writeFile(
+    join(dir, 'policy.yaml'),
+    [
+      'version: 1',
+      'authentication:',
+      '  staticKeys: { file: keys.yaml }',
+      '  jwt:',
+      `    issuer: ${ISSUER}`,
+      `    audience: ${AUDIENCE}`,
+      '    jwksFile: jwks.json',
+      '    algorithms: [ES256]',
+      `    oneTime: { claim: ${ONE_TIME_CLAIM} }`,
+      '',
+    ].join('\n'),
+  );
   const upstream = await startFaultUpstream();
   return {
-    dir, upstream, issuer,
+    dir,
+    upstream,
+    issuer,
     async close() {
       await upstream.close();
       await rm(dir, { recursive: true, force: true });
@@ -75,13 +90,20 @@ function gateEnv(f: Fixture, redisUrl: string): Record<string, string> {
 async function grants(url: string, ...argv: string[]): Promise<void> {
   let err = '';
   const io = { env: {}, stdout: { write: () => true }, stderr: { write: (s: string) => ((err += s), true) } };
-  if ((await grantsCli([argv[0] as string, '--redis-url', url, '--domain', DOMAIN, ...argv.slice(1)], io)) !== 0) throw new Error(`grants ${argv[0]} failed: ${err.trim()}`);
+  if ((await grantsCli([argv[0] as string, '--redis-url', url, '--domain', DOMAIN, ...argv.slice(1)], io)) !== 0)
+    throw new Error(`grants ${argv[0]} failed: ${err.trim()}`);
 }
 
-const allow = (url: string, tool: string) => grants(url, 'set', '--principal', '*', '--tool', tool, '--effect', 'allow');
+const allow = (url: string, tool: string) =>
+  grants(url, 'set', '--principal', '*', '--tool', tool, '--effect', 'allow');
 
 /** Grants `echo` to everyone in a fresh deployment, runs `body` against a toolgate process in front of it, then tears both down. */
-async function inDeployment<R>(f: Fixture, deployment: { close(): Promise<void> }, url: string, body: (gate: GateProcess) => Promise<R>): Promise<R> {
+async function inDeployment<R>(
+  f: Fixture,
+  deployment: { close(): Promise<void> },
+  url: string,
+  body: (gate: GateProcess) => Promise<R>,
+): Promise<R> {
   try {
     await allow(url, 'echo');
     const gate = await startGate(gateEnv(f, url));
@@ -96,7 +118,12 @@ async function inDeployment<R>(f: Fixture, deployment: { close(): Promise<void> 
 }
 
 /** Runs load and the replayer around `fault`, which returns the moment that matters (deny written, data lost, node killed). */
-async function underLoad(f: Fixture, gate: GateProcess, fault: () => Promise<number>, afterMs: number): Promise<Outcome & { at: number }> {
+async function underLoad(
+  f: Fixture,
+  gate: GateProcess,
+  fault: () => Promise<number>,
+  afterMs: number,
+): Promise<Outcome & { at: number }> {
   const load = startLoad(gate.url, f.issuer);
   const replayer = startReplayer(gate.url, f.issuer);
   await sleep(BASELINE_MS);
@@ -117,18 +144,25 @@ export interface FailoverResult extends Outcome {
 export async function sentinelFailover(f: Fixture, hard: boolean): Promise<FailoverResult> {
   const set = await startSentinelSet();
   return inDeployment(f, set, set.url, async (gate) => {
-    const r = await underLoad(f, gate, async () => {
-      if (hard) {
-        const old = await set.masterPort();
-        await set.master.kill();
-        await set.switched(old, 30_000);
-      } else {
-        await set.failover();
-      }
-      await grants(set.url, 'set', '--principal', PRINCIPAL, '--tool', 'echo', '--effect', 'deny');
-      return Date.now();
-    }, STALENESS_MS + 2000);
-    const allowedLate = r.samples.filter((s) => (s.kind === 'call' || s.kind === 'once') && s.status === 200 && s.start >= r.at);
+    const r = await underLoad(
+      f,
+      gate,
+      async () => {
+        if (hard) {
+          const old = await set.masterPort();
+          await set.master.kill();
+          await set.switched(old, 30_000);
+        } else {
+          await set.failover();
+        }
+        await grants(set.url, 'set', '--principal', PRINCIPAL, '--tool', 'echo', '--effect', 'deny');
+        return Date.now();
+      },
+      STALENESS_MS + 2000,
+    );
+    const allowedLate = r.samples.filter(
+      (s) => (s.kind === 'call' || s.kind === 'once') && s.status === 200 && s.start >= r.at,
+    );
     return {
       ...r,
       staleAllowMs: Math.max(0, ...allowedLate.map((s) => s.start - r.at)),
@@ -153,15 +187,21 @@ export async function dataLoss(f: Fixture): Promise<DataLossResult> {
   const redis = await startRedis();
   return inDeployment(f, redis, redis.url, async (gate) => {
     await allow(redis.url, 'stall_head');
-    const r = await underLoad(f, gate, async () => {
-      const at = Date.now();
-      await redis.restart();
-      return at;
-    }, 4000);
+    const r = await underLoad(
+      f,
+      gate,
+      async () => {
+        const at = Date.now();
+        await redis.restart();
+        return at;
+      },
+      4000,
+    );
     const after = r.samples.filter((s) => s.start >= r.at);
     const pool = new Pool(new URL(gate.url).origin, { connections: 1 });
     const path = new URL(gate.url).pathname;
-    const call = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
+    const call = (name: string) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
     await allow(redis.url, 'echo');
     await allow(redis.url, 'stall_head');
     await grants(redis.url, 'revision', '--reset');
@@ -201,16 +241,24 @@ export interface ClusterResult extends Outcome {
 export async function clusterSlotDown(f: Fixture): Promise<ClusterResult> {
   const cluster = await startCluster(3, 1);
   return inDeployment(f, cluster, cluster.url, async (gate) => {
-    const r = await underLoad(f, gate, async () => {
-      const owner = await cluster.ownerOf(`{tg:${DOMAIN}}:rev`);
-      const replicas = await cluster.replicasOf(owner);
-      const at = Date.now();
-      await Promise.all([owner, ...replicas].map((n) => n.kill()));
-      return at;
-    }, 4000);
+    const r = await underLoad(
+      f,
+      gate,
+      async () => {
+        const owner = await cluster.ownerOf(`{tg:${DOMAIN}}:rev`);
+        const replicas = await cluster.replicasOf(owner);
+        const at = Date.now();
+        await Promise.all([owner, ...replicas].map((n) => n.kill()));
+        return at;
+      },
+      4000,
+    );
     const metrics = await (await fetch(`${gate.adminUrl}/metrics`)).text();
     const after = r.samples.filter((s) => s.start >= r.at && !s.hung);
-    const ends = r.samples.filter((s) => s.end >= r.at).map((s) => s.end).sort((a, b) => a - b);
+    const ends = r.samples
+      .filter((s) => s.end >= r.at)
+      .map((s) => s.end)
+      .sort((a, b) => a - b);
     let gap = 0;
     let previous = r.at;
     for (const end of ends) {
@@ -226,7 +274,9 @@ export async function clusterSlotDown(f: Fixture): Promise<ClusterResult> {
       slowestByKind,
       gateRequestsOver1s: slowerThan(metrics, '1'),
       baselineMaxMs: Math.max(0, ...r.samples.filter((x) => x.end < r.at).map((x) => x.end - x.start)),
-      gateEventLoopLagMaxMs: Math.round(1000 * Number(/^toolgate_process_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(metrics)?.[1] ?? 'NaN')),
+      gateEventLoopLagMaxMs: Math.round(
+        1000 * Number(/^toolgate_process_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(metrics)?.[1] ?? 'NaN'),
+      ),
     };
   });
 }

@@ -14,13 +14,21 @@ export interface Issuer {
 
 export async function createIssuer(jwksPath: string): Promise<Issuer> {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
-  await writeFile(jwksPath, JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'chaos', alg: 'ES256', use: 'sig' }] }));
+  await writeFile(
+    jwksPath,
+    JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'chaos', alg: 'ES256', use: 'sig' }] }),
+  );
   const key: CryptoKey = privateKey;
   return {
-    token: (subject) => new SignJWT({ [ONE_TIME_CLAIM]: true })
-      .setProtectedHeader({ alg: 'ES256', kid: 'chaos' })
-      .setIssuer(ISSUER).setAudience(AUDIENCE).setSubject(subject).setJti(randomUUID())
-      .setIssuedAt().setExpirationTime('60s')
-      .sign(key),
+    token: (subject) =>
+      new SignJWT({ [ONE_TIME_CLAIM]: true })
+        .setProtectedHeader({ alg: 'ES256', kid: 'chaos' })
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .setSubject(subject)
+        .setJti(randomUUID())
+        .setIssuedAt()
+        .setExpirationTime('60s')
+        .sign(key),
   };
 }

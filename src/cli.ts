@@ -98,7 +98,9 @@ async function serve(argv: readonly string[]): Promise<number> {
 
 /** A usage error like an unknown flag: one line saying what is wrong, one listing what is right. */
 function unknownCommand(name: string): number {
-  process.stderr.write(`toolgate: unknown command: ${name.slice(0, ECHO)}\ncommands: ${COMMAND_NAMES.join(', ')} (toolgate <command> --help)\n`);
+  process.stderr.write(
+    `toolgate: unknown command: ${name.slice(0, ECHO)}\ncommands: ${COMMAND_NAMES.join(', ')} (toolgate <command> --help)\n`,
+  );
   return 2;
 }
 

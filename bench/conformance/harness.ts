@@ -68,13 +68,23 @@ export function defaultToolgateEntry(): string {
 
 export async function runComparison(o: HarnessOptions): Promise<HarnessReport> {
   if (o.outputDir !== undefined) await mkdir(o.outputDir, { recursive: true });
-  const root = await mkdtemp(o.outputDir !== undefined ? path.join(o.outputDir, 'run-') : path.join(os.tmpdir(), 'toolgate-conformance-'));
+  const root = await mkdtemp(
+    o.outputDir !== undefined ? path.join(o.outputDir, 'run-') : path.join(os.tmpdir(), 'toolgate-conformance-'),
+  );
   const resultsDir = o.outputDir !== undefined ? root : undefined;
   try {
     const direct = await runSide(o, path.join(root, 'direct'), false);
-    if (o.directOnly) return { bin: o.bin, upstream: o.upstream, direct, toolgate: undefined, comparison: undefined, resultsDir };
+    if (o.directOnly)
+      return { bin: o.bin, upstream: o.upstream, direct, toolgate: undefined, comparison: undefined, resultsDir };
     const toolgate = await runSide(o, path.join(root, 'toolgate'), true);
-    return { bin: o.bin, upstream: o.upstream, direct, toolgate, comparison: compare(direct.checks, toolgate.checks), resultsDir };
+    return {
+      bin: o.bin,
+      upstream: o.upstream,
+      direct,
+      toolgate,
+      comparison: compare(direct.checks, toolgate.checks),
+      resultsDir,
+    };
   } finally {
     await stopAll();
     if (o.outputDir === undefined) await rm(root, { recursive: true, force: true });
@@ -84,7 +94,10 @@ export async function runComparison(o: HarnessOptions): Promise<HarnessReport> {
 async function runSide(o: HarnessOptions, outDir: string, viaToolgate: boolean): Promise<SideResult> {
   const upstream = o.upstream === 'v2-fixture' ? await startV2Fixture() : await startEverything();
   try {
-    const policy = viaToolgate && o.permissivePolicy === true ? await writePermissivePolicy(upstream.mcpUrl, path.dirname(outDir)) : undefined;
+    const policy =
+      viaToolgate && o.permissivePolicy === true
+        ? await writePermissivePolicy(upstream.mcpUrl, path.dirname(outDir))
+        : undefined;
     const proxy = viaToolgate ? await startToolgate(o.toolgateEntry, upstream.port, policy) : undefined;
     try {
       const run = await runSuite({

@@ -11,8 +11,9 @@ const listen = net.Server.prototype.listen;
 
 net.Server.prototype.listen = function loopbackListen(this: net.Server, ...args: unknown[]): net.Server {
   const [first, second] = args;
-  const portOnly = (typeof first === 'number' || (typeof first === 'string' && /^\d+$/.test(first)))
-    && (second === undefined || typeof second === 'function');
+  const portOnly =
+    (typeof first === 'number' || (typeof first === 'string' && /^\d+$/.test(first))) &&
+    (second === undefined || typeof second === 'function');
   const patched = portOnly ? [Number(first), '127.0.0.1', ...args.slice(1)] : args;
   return (listen as (...a: unknown[]) => net.Server).apply(this, patched);
 } as typeof net.Server.prototype.listen;

@@ -23,11 +23,11 @@ export const ENV_DOC: readonly (readonly [string, string])[] = [
 
 export type OptionsResult =
   | {
-    readonly ok: true;
-    readonly options: HarnessOptions;
-    /** The pre-release CLI for the 2026-07-28 comparisons; undefined when they are skipped. */
-    readonly nextBin: string | undefined;
-  }
+      readonly ok: true;
+      readonly options: HarnessOptions;
+      /** The pre-release CLI for the 2026-07-28 comparisons; undefined when they are skipped. */
+      readonly nextBin: string | undefined;
+    }
   | { readonly ok: false; readonly reason: string };
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
@@ -44,8 +44,12 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv, defaults: Defaults): Opti
   const suite = get('CONFORMANCE_SUITE') ?? 'active';
   if (!NAME.test(suite)) return { ok: false, reason: 'CONFORMANCE_SUITE: expected a suite name' };
 
-  const scenarios = (get('CONFORMANCE_SCENARIOS') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (!scenarios.every((s) => NAME.test(s))) return { ok: false, reason: 'CONFORMANCE_SCENARIOS: expected comma-separated scenario names' };
+  const scenarios = (get('CONFORMANCE_SCENARIOS') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (!scenarios.every((s) => NAME.test(s)))
+    return { ok: false, reason: 'CONFORMANCE_SCENARIOS: expected comma-separated scenario names' };
 
   const requirements = get('CONFORMANCE_REQUIREMENTS');
   if (requirements !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(requirements)) {
@@ -119,7 +123,10 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv, defaults: Defaults): Opti
  * default active suite (2025 revisions, through the SDK's stateless legacy
  * serving), which costs a few seconds more.
  */
-export function prereleaseOptions(base: HarnessOptions, nextBin: string): readonly (readonly [string, HarnessOptions])[] {
+export function prereleaseOptions(
+  base: HarnessOptions,
+  nextBin: string,
+): readonly (readonly [string, HarnessOptions])[] {
   const common = { ...base, bin: nextBin, upstream: 'v2-fixture', scenarios: [], suite: 'active' } as const;
   return [
     ['revision_2026_07_28', Object.freeze({ ...common, requirements: '2026-07-28' })],

@@ -62,12 +62,16 @@ export async function stopAll(): Promise<void> {
   await Promise.all([...live].map(stop));
 }
 
-
 /**
  * Polls `probe` until it returns true, the child exits, or the deadline
  * passes; the error names which, with the child's output tail.
  */
-export async function waitUntil(child: Child, what: string, deadlineMs: number, probe: () => Promise<boolean>): Promise<void> {
+export async function waitUntil(
+  child: Child,
+  what: string,
+  deadlineMs: number,
+  probe: () => Promise<boolean>,
+): Promise<void> {
   const until = Date.now() + deadlineMs;
   let exited = false;
   void child.exited.then(() => {

@@ -61,7 +61,13 @@ export function parseScenarioFiles(files: readonly ScenarioFile[]): ParseResult 
     seenScenarios.add(scenario);
     if (file.text === undefined) {
       // The tool scores a scenario that threw as one failure; so does this.
-      checks.push({ key: `${scenario}/${CRASHED}`, scenario, status: 'FAILURE', errorMessage: 'scenario threw before writing checks.json', details: undefined });
+      checks.push({
+        key: `${scenario}/${CRASHED}`,
+        scenario,
+        status: 'FAILURE',
+        errorMessage: 'scenario threw before writing checks.json',
+        details: undefined,
+      });
       continue;
     }
     let raw: unknown;
@@ -73,7 +79,12 @@ export function parseScenarioFiles(files: readonly ScenarioFile[]): ParseResult 
     if (!Array.isArray(raw)) return { ok: false, reason: `checks.json of ${scenario} is not an array` };
     const repeats = new Map<string, number>();
     for (const item of raw) {
-      if (!isRecord(item) || typeof item.id !== 'string' || typeof item.status !== 'string' || !STATUSES.has(item.status)) {
+      if (
+        !isRecord(item) ||
+        typeof item.id !== 'string' ||
+        typeof item.status !== 'string' ||
+        !STATUSES.has(item.status)
+      ) {
         return { ok: false, reason: `checks.json of ${scenario} holds a malformed check` };
       }
       const n = (repeats.get(item.id) ?? 0) + 1;

@@ -24,7 +24,9 @@ export interface Running {
 /** The entry script named by a package's `bin` field in the repo's node_modules. */
 export function packageBin(pkg: string, bin: string): string {
   const dir = path.join(REPO_ROOT, 'node_modules', ...pkg.split('/'));
-  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+    bin?: string | Record<string, string>;
+  };
   const rel = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.[bin];
   if (rel === undefined) throw new Error(`${pkg} has no bin ${bin}`);
   return path.join(dir, rel);
@@ -63,10 +65,14 @@ export async function startToolgate(entry: string, upstreamPort: number, policyF
     'toolgate',
     [
       entry,
-      '--upstream', `http://127.0.0.1:${upstreamPort}`,
-      '--port', String(port),
-      '--admin-port', String(adminPort),
-      '--host', '127.0.0.1',
+      '--upstream',
+      `http://127.0.0.1:${upstreamPort}`,
+      '--port',
+      String(port),
+      '--admin-port',
+      String(adminPort),
+      '--host',
+      '127.0.0.1',
       ...(policyFile === undefined ? [] : ['--policy-file', policyFile]),
     ],
     process.env,

@@ -33,9 +33,10 @@ export interface SuiteRun {
 export async function runSuite(o: SuiteOptions): Promise<SuiteRun> {
   await mkdir(o.outDir, { recursive: true });
   const base = ['server', '--url', o.url, '--output-dir', o.outDir];
-  const invocations = o.scenarios.length > 0
-    ? o.scenarios.map((s) => [...base, '--scenario', s])
-    : [[...base, ...(o.requirements !== undefined ? ['--requirements', o.requirements] : ['--suite', o.suite])]];
+  const invocations =
+    o.scenarios.length > 0
+      ? o.scenarios.map((s) => [...base, '--scenario', s])
+      : [[...base, ...(o.requirements !== undefined ? ['--requirements', o.requirements] : ['--suite', o.suite])]];
   const deadline = Date.now() + o.timeoutMs;
   const exitCodes: (number | null)[] = [];
   for (const args of invocations) {

@@ -43,8 +43,20 @@ export function fixtureFactory(): () => McpServer {
     const server = new McpServer(
       { name: 'toolgate-conformance-fixture', version: '1.0.0' },
       {
-        capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, logging: {}, completions: {} },
-        cacheHints: { 'tools/list': CACHE, 'prompts/list': CACHE, 'resources/list': CACHE, 'resources/templates/list': CACHE, 'resources/read': CACHE },
+        capabilities: {
+          tools: { listChanged: true },
+          resources: { listChanged: true },
+          prompts: { listChanged: true },
+          logging: {},
+          completions: {},
+        },
+        cacheHints: {
+          'tools/list': CACHE,
+          'prompts/list': CACHE,
+          'resources/list': CACHE,
+          'resources/templates/list': CACHE,
+          'resources/read': CACHE,
+        },
         requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
       },
     );
@@ -59,7 +71,9 @@ export function fixtureFactory(): () => McpServer {
 }
 
 function registerContentTools(server: McpServer): void {
-  server.registerTool('test_simple_text', { description: 'Simple text content' }, async () => text('This is a simple text response for testing.'));
+  server.registerTool('test_simple_text', { description: 'Simple text content' }, async () =>
+    text('This is a simple text response for testing.'),
+  );
   server.registerTool('test_image_content', { description: 'Image content' }, async () => ({
     content: [{ type: 'image', data: PNG, mimeType: 'image/png' }],
   }));
@@ -67,26 +81,50 @@ function registerContentTools(server: McpServer): void {
     content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }],
   }));
   server.registerTool('test_embedded_resource', { description: 'Embedded resource content' }, async () => ({
-    content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
+    content: [
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://embedded-resource',
+          mimeType: 'text/plain',
+          text: 'This is an embedded resource content.',
+        },
+      },
+    ],
   }));
   server.registerTool('test_multiple_content_types', { description: 'Text, image and resource content' }, async () => ({
     content: [
       { type: 'text', text: 'Multiple content types test:' },
       { type: 'image', data: PNG, mimeType: 'image/png' },
-      { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } },
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://mixed-content-resource',
+          mimeType: 'application/json',
+          text: '{"test":"data","value":123}',
+        },
+      },
     ],
   }));
   server.registerTool('test_error_handling', { description: 'Always fails' }, async () => {
     throw new Error('This tool intentionally returns an error for testing');
   });
-  server.registerTool('test_tool_with_progress', { description: 'Reports progress 0, 50, 100 of 100' }, async (ctx: ServerContext) => {
-    const token = ctx.mcpReq._meta?.progressToken;
-    for (const progress of [0, 50, 100]) {
-      if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total: 100 } });
-      if (progress < 100) await sleep(50);
-    }
-    return text(String(token ?? 'no progress token'));
-  });
+  server.registerTool(
+    'test_tool_with_progress',
+    { description: 'Reports progress 0, 50, 100 of 100' },
+    async (ctx: ServerContext) => {
+      const token = ctx.mcpReq._meta?.progressToken;
+      for (const progress of [0, 50, 100]) {
+        if (token !== undefined)
+          await ctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress, total: 100 },
+          });
+        if (progress < 100) await sleep(50);
+      }
+      return text(String(token ?? 'no progress token'));
+    },
+  );
   server.registerTool(
     'json_schema_2020_12_tool',
     {
@@ -94,7 +132,13 @@ function registerContentTools(server: McpServer): void {
       inputSchema: fromJsonSchema({
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
-        $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+        $defs: {
+          address: {
+            $anchor: 'addressDef',
+            type: 'object',
+            properties: { street: { type: 'string' }, city: { type: 'string' } },
+          },
+        },
         properties: {
           name: { type: 'string' },
           address: { $ref: '#/$defs/address' },
@@ -130,11 +174,17 @@ function registerContentTools(server: McpServer): void {
 /** The diagnostic tools server-stateless looks for (test_streaming_elicitation is in v2-input-required.ts). */
 function registerDiagnosticTools(server: McpServer): void {
   // Listed here; a call without the sampling capability is refused before dispatch, by missingCapability().
-  server.registerTool('test_missing_capability', { description: 'Needs the sampling client capability' }, async () => text('sampling declared'));
-  server.registerTool('test_logging_tool', { description: 'Logs at info, only where the request asked for logs' }, async (ctx: ServerContext) => {
-    await ctx.mcpReq.log('info', 'logging tool ran');
-    return text('logged');
-  });
+  server.registerTool('test_missing_capability', { description: 'Needs the sampling client capability' }, async () =>
+    text('sampling declared'),
+  );
+  server.registerTool(
+    'test_logging_tool',
+    { description: 'Logs at info, only where the request asked for logs' },
+    async (ctx: ServerContext) => {
+      await ctx.mcpReq.log('info', 'logging tool ran');
+      return text('logged');
+    },
+  );
   server.registerTool('test_tool_with_logging', { description: 'Logs three messages' }, async (ctx: ServerContext) => {
     for (const step of ['started', 'processing', 'completed']) await ctx.mcpReq.log('info', `Tool execution ${step}`);
     return text('Tool with logging executed successfully');
@@ -150,18 +200,33 @@ function registerPrompts(server: McpServer): void {
     {
       description: 'A prompt with two arguments',
       argsSchema: z.object({
-        arg1: completable(z.string().describe('First test argument'), (value) => ['paris', 'park', 'party'].filter((v) => v.startsWith(value))),
+        arg1: completable(z.string().describe('First test argument'), (value) =>
+          ['paris', 'park', 'party'].filter((v) => v.startsWith(value)),
+        ),
         arg2: z.string().describe('Second test argument'),
       }),
     },
-    ({ arg1, arg2 }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } }] }),
+    ({ arg1, arg2 }) => ({
+      messages: [
+        { role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } },
+      ],
+    }),
   );
   server.registerPrompt(
     'test_prompt_with_embedded_resource',
-    { description: 'A prompt embedding a resource', argsSchema: z.object({ resourceUri: z.string().describe('URI of the resource to embed') }) },
+    {
+      description: 'A prompt embedding a resource',
+      argsSchema: z.object({ resourceUri: z.string().describe('URI of the resource to embed') }),
+    },
     ({ resourceUri }) => ({
       messages: [
-        { role: 'user', content: { type: 'resource', resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+        {
+          role: 'user',
+          content: {
+            type: 'resource',
+            resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+          },
+        },
         { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
       ],
     }),
@@ -175,12 +240,22 @@ function registerPrompts(server: McpServer): void {
 }
 
 function registerResources(server: McpServer): void {
-  server.registerResource('static-text', 'test://static-text', { mimeType: 'text/plain', cacheHint: CACHE }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
-  }));
-  server.registerResource('static-binary', 'test://static-binary', { mimeType: 'image/png', cacheHint: CACHE }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'image/png', blob: PNG }],
-  }));
+  server.registerResource(
+    'static-text',
+    'test://static-text',
+    { mimeType: 'text/plain', cacheHint: CACHE },
+    async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
+    }),
+  );
+  server.registerResource(
+    'static-binary',
+    'test://static-binary',
+    { mimeType: 'image/png', cacheHint: CACHE },
+    async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'image/png', blob: PNG }],
+    }),
+  );
   server.registerResource('watched-resource', 'test://watched-resource', { mimeType: 'text/plain' }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'Watched resource content' }],
   }));
@@ -189,7 +264,13 @@ function registerResources(server: McpServer): void {
     new ResourceTemplate('test://template/{id}/data', { list: undefined }),
     { mimeType: 'application/json', cacheHint: CACHE },
     async (uri, { id }) => ({
-      contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }) }],
+      contents: [
+        {
+          uri: uri.href,
+          mimeType: 'application/json',
+          text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }),
+        },
+      ],
     }),
   );
 }
@@ -216,14 +297,18 @@ export async function missingCapability(request: Request): Promise<Response | un
   } catch {
     return undefined;
   }
-  if (!isRecord(body) || body.method !== 'tools/call' || !isRecord(body.params) || typeof body.params.name !== 'string') return undefined;
+  if (!isRecord(body) || body.method !== 'tools/call' || !isRecord(body.params) || typeof body.params.name !== 'string')
+    return undefined;
   const requiredCapabilities = REQUIRED_CAPABILITIES.get(body.params.name);
   if (requiredCapabilities === undefined) return undefined;
   const meta = isRecord(body.params._meta) ? body.params._meta : {};
   const caps = meta['io.modelcontextprotocol/clientCapabilities'];
   if (isRecord(caps) && declares(caps, requiredCapabilities)) return undefined;
   const error = new MissingRequiredClientCapabilityError({ requiredCapabilities });
-  return Response.json({ jsonrpc: '2.0', id: body.id ?? null, error: { code: error.code, message: error.message, data: error.data } }, { status: 400 });
+  return Response.json(
+    { jsonrpc: '2.0', id: body.id ?? null, error: { code: error.code, message: error.message, data: error.data } },
+    { status: 400 },
+  );
 }
 
 /** Every required capability is declared; for `extensions`, every required extension. */

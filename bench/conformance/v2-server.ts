@@ -29,10 +29,10 @@ const hosts = localhostAllowedHostnames();
 const origins = localhostAllowedOrigins();
 const serve = toNodeHandler({
   fetch: async (request) =>
-    hostHeaderValidationResponse(request, hosts)
-    ?? originValidationResponse(request, origins)
-    ?? (await missingCapability(request))
-    ?? handler.fetch(request),
+    hostHeaderValidationResponse(request, hosts) ??
+    originValidationResponse(request, origins) ??
+    (await missingCapability(request)) ??
+    handler.fetch(request),
 });
 
 const server = createServer((req, res) => {

@@ -23,18 +23,33 @@ import type { TaskBoard } from '../../test/helpers/task-board.ts';
 import { asTask, serveTasks, taskOrResult } from '../../test/helpers/tasks-extension.ts';
 
 /** Tools that only run as a task (the scenarios' `taskSupport: required`): a call without the extension cannot be served. */
-export const TASK_REQUIRED_TOOLS: readonly string[] = ['failing_job', 'confirm_delete', 'multi_input', 'test_tool_with_task'];
+export const TASK_REQUIRED_TOOLS: readonly string[] = [
+  'failing_job',
+  'confirm_delete',
+  'multi_input',
+  'test_tool_with_task',
+];
 
 const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
 const confirm = (message: string): InputRequest =>
-  inputRequired.elicit({ message, requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] } });
+  inputRequired.elicit({
+    message,
+    requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+  });
 
 export function registerTaskTools(server: McpServer, board: TaskBoard): void {
   serveTasks(server, board);
-  server.registerTool('greet', { description: 'Sync only: says hello', inputSchema: z.object({ name: z.string() }) }, async ({ name }) => text(`Hello, ${name}!`));
+  server.registerTool(
+    'greet',
+    { description: 'Sync only: says hello', inputSchema: z.object({ name: z.string() }) },
+    async ({ name }) => text(`Hello, ${name}!`),
+  );
   server.registerTool(
     'slow_compute',
-    { description: 'Sleeps `seconds`, then answers; settles cancelled when cancelled first', inputSchema: z.object({ seconds: z.number(), label: z.string().optional() }) },
+    {
+      description: 'Sleeps `seconds`, then answers; settles cancelled when cancelled first',
+      inputSchema: z.object({ seconds: z.number(), label: z.string().optional() }),
+    },
     async ({ seconds, label }, ctx) =>
       taskOrResult(board, ctx, async ({ signal }) => {
         await sleep(seconds * 1000, undefined, { signal });
@@ -54,7 +69,10 @@ export function registerTaskTools(server: McpServer, board: TaskBoard): void {
   );
   server.registerTool(
     'confirm_delete',
-    { description: 'Asks for confirmation (one elicitation), then deletes', inputSchema: z.object({ filename: z.string() }) },
+    {
+      description: 'Asks for confirmation (one elicitation), then deletes',
+      inputSchema: z.object({ filename: z.string() }),
+    },
     async ({ filename }) =>
       asTask(board, async ({ input }) => {
         const answers = await input({ confirm_delete: confirm(`Delete ${filename}?`) });
@@ -68,14 +86,25 @@ export function registerTaskTools(server: McpServer, board: TaskBoard): void {
     }),
   );
   // MRTR, then a task (SEP-2663 "MRTR → Tasks composition"): the name gathered in round 1 reaches the task's result.
-  server.registerTool('test_tool_with_task', { description: 'Asks for a name, then greets it from a task' }, async (ctx: ServerContext) => {
-    const r = inputResponse(ctx.mcpReq.inputResponses, 'user_name');
-    if (r.kind !== 'elicit' || typeof r.content?.name !== 'string') {
-      return inputRequired({ inputRequests: { user_name: inputRequired.elicit({ message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }) } });
-    }
-    const name = r.content.name;
-    return asTask(board, async () => text(`Hello, ${name}!`));
-  });
+  server.registerTool(
+    'test_tool_with_task',
+    { description: 'Asks for a name, then greets it from a task' },
+    async (ctx: ServerContext) => {
+      const r = inputResponse(ctx.mcpReq.inputResponses, 'user_name');
+      if (r.kind !== 'elicit' || typeof r.content?.name !== 'string') {
+        return inputRequired({
+          inputRequests: {
+            user_name: inputRequired.elicit({
+              message: 'What is your name?',
+              requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+            }),
+          },
+        });
+      }
+      const name = r.content.name;
+      return asTask(board, async () => text(`Hello, ${name}!`));
+    },
+  );
 }
 
 function accepted(answer: unknown): boolean {

@@ -14,8 +14,9 @@ export interface Build {
 const ownRoot = resolve(import.meta.dirname, '..', '..');
 const tsc = join(ownRoot, 'node_modules', '.bin', 'tsc');
 const made: string[] = [];
-const STRIP = "import { stripTypeScriptTypes } from 'node:module'; import { readFileSync, writeFileSync } from 'node:fs'; "
-  + "writeFileSync(process.argv[2], stripTypeScriptTypes(readFileSync(process.argv[1], 'utf8')));";
+const STRIP =
+  "import { stripTypeScriptTypes } from 'node:module'; import { readFileSync, writeFileSync } from 'node:fs'; " +
+  "writeFileSync(process.argv[2], stripTypeScriptTypes(readFileSync(process.argv[1], 'utf8')));";
 process.once('exit', () => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
@@ -30,16 +31,30 @@ process.once('exit', () => {
 export function compile(checkout: string = ownRoot): Build {
   const root = resolve(checkout);
   for (const need of ['tsconfig.build.json', 'package.json', 'node_modules']) {
-    if (!existsSync(join(root, need))) throw new Error(`${root} is not a toolgate checkout with dependencies installed (no ${need})`);
+    if (!existsSync(join(root, need)))
+      throw new Error(`${root} is not a toolgate checkout with dependencies installed (no ${need})`);
   }
   const out = mkdtempSync(join(tmpdir(), 'toolgate-bench-build-'));
   made.push(out);
   for (const link of ['package.json', 'proto', 'node_modules']) {
     if (existsSync(join(root, link))) symlinkSync(join(root, link), join(out, link));
   }
-  execFileSync(tsc, ['-p', join(root, 'tsconfig.build.json'), '--outDir', join(out, 'dist'), '--sourceMap', 'false'], { stdio: 'inherit' });
+  execFileSync(tsc, ['-p', join(root, 'tsconfig.build.json'), '--outDir', join(out, 'dist'), '--sourceMap', 'false'], {
+    stdio: 'inherit',
+  });
   const floor = join(out, 'floor.js');
   // In a child, so the API's experimental warning is silenced without touching this process's warnings.
-  execFileSync(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', STRIP, join(ownRoot, 'bench', 'floor.ts'), floor], { stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [
+      '--disable-warning=ExperimentalWarning',
+      '--input-type=module',
+      '-e',
+      STRIP,
+      join(ownRoot, 'bench', 'floor.ts'),
+      floor,
+    ],
+    { stdio: 'inherit' },
+  );
   return { cli: join(out, 'dist', 'cli.js'), floor };
 }

@@ -56,14 +56,22 @@ export function scratchDir(prefix: string): string {
 }
 
 export function spawnNode(
-  name: string, script: string, args: readonly string[], env: Readonly<Record<string, string>> = {}, role: keyof Placement = 'helpers',
+  name: string,
+  script: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+  role: keyof Placement = 'helpers',
 ): Child {
   return spawnProgram(name, process.execPath, [script, ...args], env, role);
 }
 
 /** Any program as a child server (a peer written in another language, its database, its cache), logged and cleaned up alike. */
 export function spawnProgram(
-  name: string, file: string, args: readonly string[], env: Readonly<Record<string, string>> = {}, role: keyof Placement = 'helpers',
+  name: string,
+  file: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+  role: keyof Placement = 'helpers',
 ): Child {
   installCleanup();
   logDir ??= mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
@@ -120,7 +128,9 @@ function signalGroup(proc: ChildProcess, signal: NodeJS.Signals): void {
  */
 export async function waitReady(child: Child, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   let exit: number | string | undefined;
-  void child.exited.then((e) => { exit = e; });
+  void child.exited.then((e) => {
+    exit = e;
+  });
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (exit !== undefined) throw new Error(`${child.name} exited (${exit}) before it was ready:\n${child.logTail()}`);
@@ -133,7 +143,10 @@ export async function waitReady(child: Child, check: () => Promise<boolean>, tim
 export function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = connect({ host: '127.0.0.1', port });
-    sock.once('connect', () => { sock.destroy(); resolve(true); });
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
     sock.once('error', () => resolve(false));
   });
 }

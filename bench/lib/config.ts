@@ -61,7 +61,11 @@ export function loadConfig(
     }
     const n = Number(raw);
     const valid = /^\d+(\.\d+)?$/.test(raw) && n > 0 && n <= k.max && (!k.integer || Number.isInteger(n));
-    if (!valid) return { ok: false, reason: `invalid ${k.env}: expected a ${k.integer ? 'whole' : 'positive'} number up to ${k.max}` };
+    if (!valid)
+      return {
+        ok: false,
+        reason: `invalid ${k.env}: expected a ${k.integer ? 'whole' : 'positive'} number up to ${k.max}`,
+      };
     out[k.key] = n;
   }
   const rawCases = env.BENCH_CASES?.trim();
@@ -70,10 +74,16 @@ export function loadConfig(
   } else if (rawCases === 'all') {
     out.cases = Object.freeze([...knownCases]);
   } else {
-    const ids = rawCases.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    const ids = rawCases
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
     const unknown = ids.find((id) => !knownCases.includes(id));
     if (unknown !== undefined || ids.length === 0) {
-      return { ok: false, reason: `invalid BENCH_CASES: expected all, or a comma-separated list of ${knownCases.join(', ')}` };
+      return {
+        ok: false,
+        reason: `invalid BENCH_CASES: expected all, or a comma-separated list of ${knownCases.join(', ')}`,
+      };
     }
     out.cases = Object.freeze(ids);
   }

@@ -51,12 +51,22 @@ export function contextForge(name: string): Launcher {
       const postgres = await startPostgres(dir);
       companions.push(postgres.child);
       const redisPort = await freePort();
-      const redis = spawnProgram(`${name}-redis`, REDIS_SERVER, ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {}, 'proxies');
+      const redis = spawnProgram(
+        `${name}-redis`,
+        REDIS_SERVER,
+        ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        {},
+        'proxies',
+      );
       companions.push(redis);
       await waitReady(redis, () => accepts(redisPort));
       const port = await freePort();
       const secret = randomBytes(32).toString('hex');
-      const env = { ...settings(secret, postgres.url, `redis://127.0.0.1:${redisPort}/0`), HOST: '127.0.0.1', PORT: String(port) };
+      const env = {
+        ...settings(secret, postgres.url, `redis://127.0.0.1:${redisPort}/0`),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+      };
       const gunicorn = spawnProgram(name, join(venv, 'bin', 'gunicorn'), gunicornArgs(dir, port), env, 'proxies');
       companions.push(gunicorn);
       const origin = `http://127.0.0.1:${port}`;
@@ -101,14 +111,33 @@ function install(): string {
   rmSync(cacheDir, { recursive: true, force: true });
   mkdirSync(cacheDir, { recursive: true });
   run('python3', ['-m', 'venv', venv], 'creating the ContextForge virtual environment (python3 -m venv)');
-  run(join(venv, 'bin', 'pip'), ['install', '--disable-pip-version-check', '--no-input', '--quiet',
-    `mcp-contextforge-gateway[redis]==${CONTEXTFORGE_VERSION}`, PSYCOPG], `installing ContextForge ${CONTEXTFORGE_VERSION} from PyPI`);
+  run(
+    join(venv, 'bin', 'pip'),
+    [
+      'install',
+      '--disable-pip-version-check',
+      '--no-input',
+      '--quiet',
+      `mcp-contextforge-gateway[redis]==${CONTEXTFORGE_VERSION}`,
+      PSYCOPG,
+    ],
+    `installing ContextForge ${CONTEXTFORGE_VERSION} from PyPI`,
+  );
   writeFileSync(marker, `mcp-contextforge-gateway[redis]==${CONTEXTFORGE_VERSION} ${PSYCOPG}\n`);
   return venv;
 }
 
-function run(file: string, args: readonly string[], what: string, user?: string, env: Readonly<Record<string, string>> = {}): string {
-  const [cmd, argv] = user === undefined ? [file, args] : ['setpriv', [`--reuid=${user}`, `--regid=${user}`, '--init-groups', file, ...args]];
+function run(
+  file: string,
+  args: readonly string[],
+  what: string,
+  user?: string,
+  env: Readonly<Record<string, string>> = {},
+): string {
+  const [cmd, argv] =
+    user === undefined
+      ? [file, args]
+      : ['setpriv', [`--reuid=${user}`, `--regid=${user}`, '--init-groups', file, ...args]];
   const r = spawnSync(cmd, argv, { encoding: 'utf8', timeout: 900_000, env: { ...process.env, ...env } });
   if (r.error !== undefined) throw new Error(`${what}: ${r.error.message}`);
   if (r.status !== 0) {
@@ -129,15 +158,25 @@ async function startPostgres(dir: string): Promise<{ child: Child; url: string }
   if (user !== undefined) {
     // mkdtemp makes `dir` root's alone; the postgres user must pass through it to its own directory.
     chmodSync(dir, 0o711);
-    chownSync(pgDir, Number(run('id', ['-u', user], `finding the ${user} user`)), Number(run('id', ['-g', user], `finding the ${user} group`)));
+    chownSync(
+      pgDir,
+      Number(run('id', ['-u', user], `finding the ${user} user`)),
+      Number(run('id', ['-g', user], `finding the ${user} group`)),
+    );
   }
   const data = join(pgDir, 'data');
-  run(join(POSTGRES_BIN, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], 'initdb for ContextForge\'s database', user);
+  run(
+    join(POSTGRES_BIN, 'initdb'),
+    ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'],
+    "initdb for ContextForge's database",
+    user,
+  );
   const port = await freePort();
   const args = ['-D', data, '-p', String(port), '-k', pgDir, '-c', 'listen_addresses=127.0.0.1'];
-  const [file, argv] = user === undefined
-    ? [join(POSTGRES_BIN, 'postgres'), args]
-    : ['setpriv', [`--reuid=${user}`, `--regid=${user}`, '--init-groups', join(POSTGRES_BIN, 'postgres'), ...args]];
+  const [file, argv] =
+    user === undefined
+      ? [join(POSTGRES_BIN, 'postgres'), args]
+      : ['setpriv', [`--reuid=${user}`, `--regid=${user}`, '--init-groups', join(POSTGRES_BIN, 'postgres'), ...args]];
   // setpriv execs postgres, so the child's pid is the postmaster's, and the backends it forks are its children.
   const child = spawnProgram('contextforge-postgres', file, argv, {}, 'proxies');
   await waitReady(child, () => accepts(port));
@@ -153,26 +192,39 @@ async function startPostgres(dir: string): Promise<{ child: Child; url: string }
 function gunicornArgs(dir: string, port: number): string[] {
   const cpus = placement === undefined ? availableParallelism() : 1;
   const config = join(dir, 'gunicorn.conf.py');
-  writeFileSync(config, [
-    'def post_fork(server, worker):',
-    '    from mcpgateway.db import engine',
-    '    engine.dispose(close=False)',
-    '    from mcpgateway.utils.redis_client import _reset_client',
-    '    _reset_client()',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    config,
+    [
+      'def post_fork(server, worker):',
+      '    from mcpgateway.db import engine',
+      '    engine.dispose(close=False)',
+      '    from mcpgateway.utils.redis_client import _reset_client',
+      '    _reset_client()',
+      '',
+    ].join('\n'),
+  );
   return [
-    '-c', config,
-    '--worker-class', 'uvicorn.workers.UvicornWorker',
-    '--workers', String(Math.min(2 * cpus + 1, 16)),
-    '--timeout', '600',
-    '--max-requests', '100000',
-    '--max-requests-jitter', '100',
-    '--access-logfile', '/dev/null',
-    '--error-logfile', '-',
-    '--forwarded-allow-ips', '*',
+    '-c',
+    config,
+    '--worker-class',
+    'uvicorn.workers.UvicornWorker',
+    '--workers',
+    String(Math.min(2 * cpus + 1, 16)),
+    '--timeout',
+    '600',
+    '--max-requests',
+    '100000',
+    '--max-requests-jitter',
+    '100',
+    '--access-logfile',
+    '/dev/null',
+    '--error-logfile',
+    '-',
+    '--forwarded-allow-ips',
+    '*',
     '--preload',
-    '--bind', `127.0.0.1:${port}`,
+    '--bind',
+    `127.0.0.1:${port}`,
     'mcpgateway.main:app',
   ];
 }
@@ -266,7 +318,13 @@ function settings(secret: string, databaseUrl: string, redisUrl: string): Record
 
 /** A JWT for the admin, minted by ContextForge's own tool with the gateway's settings (it loads them, secret included), valid `minutes`. */
 function adminToken(venv: string, env: Readonly<Record<string, string>>, minutes: number): string {
-  const out = run(join(venv, 'bin', 'python'), ['-m', 'mcpgateway.utils.create_jwt_token', '--username', ADMIN, '--exp', String(minutes)], 'minting a ContextForge token', undefined, env);
+  const out = run(
+    join(venv, 'bin', 'python'),
+    ['-m', 'mcpgateway.utils.create_jwt_token', '--username', ADMIN, '--exp', String(minutes)],
+    'minting a ContextForge token',
+    undefined,
+    env,
+  );
   return out.trim().split('\n').at(-1) as string;
 }
 
@@ -289,7 +347,7 @@ async function provision(origin: string, admin: string, stub: string): Promise<v
   await call('/gateways', { name: GATEWAY_NAME, url: `${stub}/mcp`, transport: 'STREAMABLEHTTP' });
   const tools: Array<{ id: string; originalName?: string }> = await call('/tools', undefined);
   const search = (Array.isArray(tools) ? tools : []).find((t) => t.originalName === 'search_issues');
-  if (search === undefined) throw new Error('ContextForge did not list the stub\'s search_issues tool');
+  if (search === undefined) throw new Error("ContextForge did not list the stub's search_issues tool");
   await call('/servers', { server: { id: SERVER_ID, name: 'bench', associated_tools: [search.id] } });
 }
 
@@ -302,19 +360,31 @@ async function provision(origin: string, admin: string, stub: string): Promise<v
  * workers' samples in ssl.create_default_context alone.
  */
 async function openSession(origin: string, token: string): Promise<string> {
-  const post = (body: unknown, session?: string): Promise<Response> => fetch(origin + serverPath, {
-    method: 'POST',
-    headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, ...(session === undefined ? {} : { 'mcp-session-id': session }) },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
+  const post = (body: unknown, session?: string): Promise<Response> =>
+    fetch(origin + serverPath, {
+      method: 'POST',
+      headers: {
+        ...MCP_HEADERS,
+        authorization: `Bearer ${token}`,
+        ...(session === undefined ? {} : { 'mcp-session-id': session }),
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
   const init = await post({
-    jsonrpc: '2.0', id: 0, method: 'initialize',
-    params: { protocolVersion: MCP_HEADERS['mcp-protocol-version'], capabilities: {}, clientInfo: { name: 'toolgate-bench', version: '1' } },
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: MCP_HEADERS['mcp-protocol-version'],
+      capabilities: {},
+      clientInfo: { name: 'toolgate-bench', version: '1' },
+    },
   });
   const text = await init.text();
   const session = init.headers.get('mcp-session-id');
-  if (!init.ok || session === null) throw new Error(`ContextForge initialize answered ${init.status} without a session: ${text.slice(0, 300)}`);
+  if (!init.ok || session === null)
+    throw new Error(`ContextForge initialize answered ${init.status} without a session: ${text.slice(0, 300)}`);
   const ack = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session);
   await ack.arrayBuffer();
   if (ack.status !== 202) throw new Error(`ContextForge answered notifications/initialized with ${ack.status}`);

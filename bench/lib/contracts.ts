@@ -18,10 +18,12 @@ export function toolgateWithCatalogue(name: string, policyFile: string, pinned: 
     const stub = await startStub(['--tools', String(PINNED_CATALOGUE_SIZE)]);
     const file = join(dirname(policyFile), `policy-${name}.yaml`);
     writeFileSync(file, readFileSync(policyFile, 'utf8') + pinsSection(pinned ? 'enforce' : 'off'));
-    const target = await toolgate(name, { args: ['--policy-file', file] })({ ...ctx, stub }).catch(async (err: unknown) => {
-      await stub.stop();
-      throw err;
-    });
+    const target = await toolgate(name, { args: ['--policy-file', file] })({ ...ctx, stub }).catch(
+      async (err: unknown) => {
+        await stub.stop();
+        throw err;
+      },
+    );
     return alongside(target, () => stub.stop());
   };
 }

@@ -27,7 +27,11 @@ async function created(cp: ControlPlane, path: string, body: unknown): Promise<a
 }
 
 async function tokenFor(cp: ControlPlane, ns: string, sa: string, spec: Record<string, unknown>): Promise<string> {
-  const r = await created(cp, `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec });
+  const r = await created(cp, `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`, {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec,
+  });
   return r.status.token as string;
 }
 
@@ -37,33 +41,49 @@ export function toolgateWithServiceAccounts(name: string): Launcher {
     try {
       await created(cp, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
       for (const sa of ['agent', 'toolgate']) {
-        await created(cp, `/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa } });
+        await created(cp, `/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
+          apiVersion: 'v1',
+          kind: 'ServiceAccount',
+          metadata: { name: sa },
+        });
       }
       await created(cp, `/api/v1/namespaces/${NAMESPACE}/pods`, {
-        apiVersion: 'v1', kind: 'Pod', metadata: { name: 'agent-0' }, spec: { serviceAccountName: 'agent', containers: [{ name: 'agent', image: 'registry.example.com/agent:1' }] },
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'agent-0' },
+        spec: { serviceAccountName: 'agent', containers: [{ name: 'agent', image: 'registry.example.com/agent:1' }] },
       });
       // The chart's token-review ClusterRole, for the sidecar's ServiceAccount.
       await created(cp, '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
-        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'toolgate-token-review' },
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'toolgate-token-review' },
         rules: [{ apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] }],
       });
       await created(cp, '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'toolgate-token-review' },
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'toolgate-token-review' },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'toolgate-token-review' },
         subjects: [{ kind: 'ServiceAccount', namespace: NAMESPACE, name: 'toolgate' }],
       });
       const tokenFile = join(cp.dir, 'sidecar-token');
       writeFileSync(tokenFile, await tokenFor(cp, NAMESPACE, 'toolgate', { expirationSeconds: 7200 }));
       headers.authorization = `Bearer ${await tokenFor(cp, NAMESPACE, 'agent', {
-        audiences: [AUDIENCE], expirationSeconds: 7200, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'agent-0' },
+        audiences: [AUDIENCE],
+        expirationSeconds: 7200,
+        boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'agent-0' },
       })}`;
-      const policyFile = writeServiceAccountPolicy([
-        '  kubernetes:',
-        `    issuer: ${cp.issuer}`,
-        `    audience: ${AUDIENCE}`,
-        `    apiServer: { url: "${cp.server}", caFile: "${cp.caFile}", tokenFile: "${tokenFile}" }`,
-        '    tokenReview: { enabled: true, cacheSeconds: 10 }',
-      ], NAMESPACE);
+      const policyFile = writeServiceAccountPolicy(
+        [
+          '  kubernetes:',
+          `    issuer: ${cp.issuer}`,
+          `    audience: ${AUDIENCE}`,
+          `    apiServer: { url: "${cp.server}", caFile: "${cp.caFile}", tokenFile: "${tokenFile}" }`,
+          '    tokenReview: { enabled: true, cacheSeconds: 10 }',
+        ],
+        NAMESPACE,
+      );
       const target = await toolgate(name, { args: ['--policy-file', policyFile] })(ctx);
       return alongside(target, () => cp.stop());
     } catch (err) {

@@ -31,10 +31,7 @@ interface AutocannonResult {
   statusCodeStats: Record<string, { count: number }>;
 }
 
-type Autocannon = (
-  opts: AutocannonOptions,
-  cb: (err: Error | null, result: AutocannonResult) => void,
-) => EventEmitter;
+type Autocannon = (opts: AutocannonOptions, cb: (err: Error | null, result: AutocannonResult) => void) => EventEmitter;
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 

@@ -34,14 +34,20 @@ export async function paced(
   const send = (t: (typeof targets)[number]): void => {
     t.sent++;
     const sentAt = performance.now();
-    const p = t.pool.request({ method: t.req.method, path: t.req.path, headers: t.headers(), body: t.req.body })
-      .then(async (res) => {
-        await res.body.dump();
-        // From sending it to the end of its answer.
-        if (opts.recordLatencies === true) t.latenciesMs.push(performance.now() - sentAt);
-        if (res.statusCode === opts.expectStatus) t.answered++;
-        else t.failures++;
-      }, () => { t.failures++; })
+    const p = t.pool
+      .request({ method: t.req.method, path: t.req.path, headers: t.headers(), body: t.req.body })
+      .then(
+        async (res) => {
+          await res.body.dump();
+          // From sending it to the end of its answer.
+          if (opts.recordLatencies === true) t.latenciesMs.push(performance.now() - sentAt);
+          if (res.statusCode === opts.expectStatus) t.answered++;
+          else t.failures++;
+        },
+        () => {
+          t.failures++;
+        },
+      )
       .finally(() => t.inFlight.delete(p));
     t.inFlight.add(p);
   };

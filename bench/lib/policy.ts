@@ -14,11 +14,14 @@ export const BENCH_KEY = 'bench-agent-5d0c7e1f9a3b8c2d4e6f';
  */
 export function writeBenchPolicy(): string {
   const [search] = TOOLS;
-  return writePolicy([], [
-    `  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`,
-    `  - { principal: "*", tool: ${SSE_TOOL_NAME}, scopes: [ci.run], effect: allow }`,
-    `  - { principal: "*", tool: ${REPORT_TOOL_NAME}, scopes: [issues.read], effect: allow }`,
-  ]);
+  return writePolicy(
+    [],
+    [
+      `  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`,
+      `  - { principal: "*", tool: ${SSE_TOOL_NAME}, scopes: [ci.run], effect: allow }`,
+      `  - { principal: "*", tool: ${REPORT_TOOL_NAME}, scopes: [issues.read], effect: allow }`,
+    ],
+  );
 }
 
 /**
@@ -31,11 +34,17 @@ export function writeManyKeysPolicy(count: number): { readonly policyFile: strin
   const keys = Array.from({ length: count }, (_, i) => `bench-agent-${String(i).padStart(5, '0')}-5d0c7e1f9a3b8c2d`);
   const entries = keys.map((key, i) => ({ key, principal: `bench-agent-${i}` }));
   const [search] = TOOLS;
-  const policyFile = writePolicy([], [
-    `  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`,
-    `  - { principal: "*", tool: ${SSE_TOOL_NAME}, scopes: [ci.run], effect: allow }`,
-    `  - { principal: "*", tool: ${REPORT_TOOL_NAME}, scopes: [issues.read], effect: allow }`,
-  ], undefined, [], entries);
+  const policyFile = writePolicy(
+    [],
+    [
+      `  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`,
+      `  - { principal: "*", tool: ${SSE_TOOL_NAME}, scopes: [ci.run], effect: allow }`,
+      `  - { principal: "*", tool: ${REPORT_TOOL_NAME}, scopes: [issues.read], effect: allow }`,
+    ],
+    undefined,
+    [],
+    entries,
+  );
   return { policyFile, keys };
 }
 
@@ -44,9 +53,14 @@ export function writeManyKeysPolicy(count: number): { readonly policyFile: strin
  * platform team would turn on for a tool that returns tickets and logs.
  */
 export function writeGuardedPolicy(): string {
-  return writePolicy([], [`  - { principal: "*", tool: ${REPORT_TOOL_NAME}, scopes: [issues.read], effect: allow }`], undefined, [
-    `  ${REPORT_TOOL_NAME}: { sideEffect: read_only, results: { redact: [aws_access_key, github_token, private_key, jwt, email, payment_card] } }`,
-  ]);
+  return writePolicy(
+    [],
+    [`  - { principal: "*", tool: ${REPORT_TOOL_NAME}, scopes: [issues.read], effect: allow }`],
+    undefined,
+    [
+      `  ${REPORT_TOOL_NAME}: { sideEffect: read_only, results: { redact: [aws_access_key, github_token, private_key, jwt, email, payment_card] } }`,
+    ],
+  );
 }
 
 /**
@@ -56,10 +70,13 @@ export function writeGuardedPolicy(): string {
  */
 export function writeGatewayPolicy(): string {
   const [search] = TOOLS;
-  return writePolicy([], [
-    `  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`,
-    `  - { principal: "*", tool: ${REPORT_TOOL_NAME}, scopes: [issues.read], effect: deny }`,
-  ]);
+  return writePolicy(
+    [],
+    [
+      `  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`,
+      `  - { principal: "*", tool: ${REPORT_TOOL_NAME}, scopes: [issues.read], effect: deny }`,
+    ],
+  );
 }
 
 /**
@@ -107,7 +124,8 @@ export function writeRowsPolicy(kind: 'plain' | 'conditions' | 'every'): string 
     if (kind === 'conditions') return `  - { ${base}, effect: allow, when: ${JSON.stringify(when)} }`;
     return `  - { ${base}, effect: deny, when: ${JSON.stringify(`!(${when})`)} }`;
   });
-  if (kind === 'every') rows.push(`  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`);
+  if (kind === 'every')
+    rows.push(`  - { principal: "*", tool: ${search?.name}, scopes: [issues.read], effect: allow }`);
   return writePolicy(scopes, rows);
 }
 
@@ -118,21 +136,43 @@ export function writeRowsPolicy(kind: 'plain' | 'conditions' | 'every'): string 
  */
 export function writeServiceAccountPolicy(authentication: readonly string[], namespace: string): string {
   const [search] = TOOLS;
-  return writePolicy([], [`  - { principal: "*", tool: ${search?.name}, scopes: ["system:serviceaccounts:${namespace}"], effect: allow }`], authentication);
+  return writePolicy(
+    [],
+    [`  - { principal: "*", tool: ${search?.name}, scopes: ["system:serviceaccounts:${namespace}"], effect: allow }`],
+    authentication,
+  );
 }
 
 function writePolicy(
-  extraScopes: readonly string[], grantRows: readonly string[], authentication: readonly string[] = ['  staticKeys: { file: keys.yaml }'], toolLines: readonly string[] = [],
-  keys: readonly { readonly key: string; readonly principal: string }[] = [{ key: BENCH_KEY, principal: 'bench-agent' }],
+  extraScopes: readonly string[],
+  grantRows: readonly string[],
+  authentication: readonly string[] = ['  staticKeys: { file: keys.yaml }'],
+  toolLines: readonly string[] = [],
+  keys: readonly { readonly key: string; readonly principal: string }[] = [
+    { key: BENCH_KEY, principal: 'bench-agent' },
+  ],
 ): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
   const scopes = ['issues.read', 'ci.run', ...extraScopes].join(', ');
-  const lines = keys.map(({ key, principal }) => `  - { sha256: ${createHash('sha256').update(key).digest('hex')}, principal: ${principal}, scopes: [${scopes}] }\n`);
+  const lines = keys.map(
+    ({ key, principal }) =>
+      `  - { sha256: ${createHash('sha256').update(key).digest('hex')}, principal: ${principal}, scopes: [${scopes}] }\n`,
+  );
   writeFileSync(join(dir, 'keys.yaml'), `keys:\n${lines.join('')}`);
   const [search] = TOOLS;
   // The execution stages on: a deadline, retries (read-only), the breaker and a concurrency slot per call.
-  const document = (execution: string) => ['version: 1', 'authentication:', ...authentication, 'tools:',
-    `  ${search?.name}: { sideEffect: read_only, maxRetries: 2, timeoutMs: 10000${execution} }`, ...toolLines, 'grants:', ...grantRows, ''].join('\n');
+  const document = (execution: string) =>
+    [
+      'version: 1',
+      'authentication:',
+      ...authentication,
+      'tools:',
+      `  ${search?.name}: { sideEffect: read_only, maxRetries: 2, timeoutMs: 10000${execution} }`,
+      ...toolLines,
+      'grants:',
+      ...grantRows,
+      '',
+    ].join('\n');
   writeFileSync(join(dir, 'policy.yaml'), document(', maxConcurrent: 100000'));
   // For BENCH_BASELINE: builds before issue 21 refuse maxConcurrent, and the comparison is with them.
   writeFileSync(join(dir, 'baseline-policy.yaml'), document(''));

@@ -22,13 +22,25 @@ export function toolgateWithRedisGrants(name: string, policyFile: string): Launc
     await once(client, 'ready');
     const source = createRedisSource(client, DOMAIN);
     if (source === undefined) throw new Error('invalid bench domain');
-    for (const [tool, scope] of [[TOOLS[0]?.name as string, 'issues.read'], [SSE_TOOL_NAME, 'ci.run']] as const) {
+    for (const [tool, scope] of [
+      [TOOLS[0]?.name as string, 'issues.read'],
+      [SSE_TOOL_NAME, 'ci.run'],
+    ] as const) {
       const set = await source.set({ principal: '*', tool, scopes: [scope], effect: 'allow' });
       if (!set.ok) throw new Error(`seeding grants failed: ${set.code}`);
     }
     client.disconnect();
     const target = await toolgate(name, {
-      args: ['--policy-file', policyFile, '--redis-url', redis.url, '--grant-source', 'redis', '--policy-domain', DOMAIN],
+      args: [
+        '--policy-file',
+        policyFile,
+        '--redis-url',
+        redis.url,
+        '--grant-source',
+        'redis',
+        '--policy-domain',
+        DOMAIN,
+      ],
     })(ctx);
     return {
       ...target,
@@ -47,7 +59,10 @@ export const l1HitRates = new Map<string, number | null>();
 
 async function snapshotHitRate(admin: string): Promise<number | null> {
   const text = await (await fetch(`${admin}/metrics`)).text();
-  const read = (result: string) => Number(new RegExp(`^toolgate_grant_snapshot_lookups_total\\{result="${result}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const read = (result: string) =>
+    Number(
+      new RegExp(`^toolgate_grant_snapshot_lookups_total\\{result="${result}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN,
+    );
   const hits = read('hit');
   const total = hits + read('miss');
   return Number.isFinite(total) && total > 0 ? Math.round((hits / total) * 10_000) / 10_000 : null;

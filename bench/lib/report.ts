@@ -3,15 +3,22 @@ import { placement } from './cpus.ts';
 import type { Case, Figures, Outcome } from './runner.ts';
 
 /** The human-readable part of the output: settings, one row per case, then every JSON key. */
-export function renderTable(cases: readonly Case[], outcome: Outcome, config: BenchConfig, keys: Readonly<Record<string, number | null>>): string {
+export function renderTable(
+  cases: readonly Case[],
+  outcome: Outcome,
+  config: BenchConfig,
+  keys: Readonly<Record<string, number | null>>,
+): string {
   const lines: string[] = [];
   lines.push(
-    `toolgate benchmark: ${config.rounds} round(s) per case, each paired with the floor; per measurement ${config.warmupSeconds} s warm-up, `
-    + `${config.rateSeconds} s at ${config.rate} req/s offered (paced), ${config.seconds} s saturated at ${config.connections} connections `
-    + `(side by side with the floor, then alone for req/s); `
-    + (placement === undefined ? 'processes not pinned; ' : `proxies on CPU ${placement.proxies}, load generator and helpers on ${placement.helpers}; `)
-    + `${config.latencySeconds} s serial, ${config.sseSamples} serial SSE requests; medians over rounds`
-    + (config.baseline === undefined ? '' : `; baseline ${config.baseline}`),
+    `toolgate benchmark: ${config.rounds} round(s) per case, each paired with the floor; per measurement ${config.warmupSeconds} s warm-up, ` +
+      `${config.rateSeconds} s at ${config.rate} req/s offered (paced), ${config.seconds} s saturated at ${config.connections} connections ` +
+      `(side by side with the floor, then alone for req/s); ` +
+      (placement === undefined
+        ? 'processes not pinned; '
+        : `proxies on CPU ${placement.proxies}, load generator and helpers on ${placement.helpers}; `) +
+      `${config.latencySeconds} s serial, ${config.sseSamples} serial SSE requests; medians over rounds` +
+      (config.baseline === undefined ? '' : `; baseline ${config.baseline}`),
     '',
   );
   const rows = cases.map((c) => {
@@ -37,12 +44,34 @@ export function renderTable(cases: readonly Case[], outcome: Outcome, config: Be
       failure === undefined ? '' : `FAILED: ${failure.split('\n')[0]}`,
     ];
   });
-  lines.push(...grid(
-    ['case', 'target', 'CPU µs/req at rate by round', 'CPU µs/req at rate', 'ratio to floor (IQR)', 'CPU µs saturated beside floor', 'ratio (IQR)', 'CPU µs saturated alone', 'req/s', 'RSS MB', 'p50 ms', 'p99 ms', 'SSE 1st ms', ''],
-    rows,
-  ));
+  lines.push(
+    ...grid(
+      [
+        'case',
+        'target',
+        'CPU µs/req at rate by round',
+        'CPU µs/req at rate',
+        'ratio to floor (IQR)',
+        'CPU µs saturated beside floor',
+        'ratio (IQR)',
+        'CPU µs saturated alone',
+        'req/s',
+        'RSS MB',
+        'p50 ms',
+        'p99 ms',
+        'SSE 1st ms',
+        '',
+      ],
+      rows,
+    ),
+  );
   lines.push('');
-  lines.push(...grid(['figure', 'value'], Object.entries(keys).map(([k, v]) => [k, v === null ? 'n/a' : String(v)])));
+  lines.push(
+    ...grid(
+      ['figure', 'value'],
+      Object.entries(keys).map(([k, v]) => [k, v === null ? 'n/a' : String(v)]),
+    ),
+  );
   for (const w of outcome.warnings) lines.push(`warning: ${w}`);
   for (const [id, why] of outcome.failed) if (why.includes('\n')) lines.push(`${id} failed:\n${why}`);
   return lines.join('\n');
@@ -54,6 +83,10 @@ function num(v: number | undefined, digits: number): string {
 
 function grid(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }

@@ -83,7 +83,12 @@ export const TOOLS = Object.freeze([
   {
     name: REPORT_TOOL_NAME,
     description: 'Read an incident report: timeline, impact and follow-ups.',
-    inputSchema: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } }, required: ['id'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { id: { type: 'string', maxLength: 64 } },
+      required: ['id'],
+      additionalProperties: false,
+    },
     annotations: { readOnlyHint: true },
   },
 ]);
@@ -99,7 +104,9 @@ export function incidentReport(): string {
     'A deploy key AKIAZ7QW3EXAMPLE4XYZ was found in the CI log during the investigation and has been rotated.',
   ];
   for (let i = 0; lines.join('\n').length < 4096; i++) {
-    lines.push(`2025-10-0${(i % 9) + 1}T0${i % 10}:1${i % 6}:00Z payments-api pod/payments-${i % 7} retry ${i % 3} of request ${48120 + i} to the processor returned 504 after 5000 ms; the breaker stayed closed`);
+    lines.push(
+      `2025-10-0${(i % 9) + 1}T0${i % 10}:1${i % 6}:00Z payments-api pod/payments-${i % 7} retry ${i % 3} of request ${48120 + i} to the processor returned 504 after 5000 ms; the breaker stayed closed`,
+    );
   }
   return lines.join('\n').slice(0, 4096);
 }
@@ -112,7 +119,11 @@ export function catalogueOf(size: number): readonly Record<string, unknown>[] {
   const extra = Array.from({ length: Math.max(0, size - TOOLS.length) }, (_, i) => ({
     name: `filler_tool_${String(i).padStart(4, '0')}`,
     description: `Generated tool number ${i}: looks up record ${i} of the inventory and returns its fields.`,
-    inputSchema: { type: 'object', properties: { id: { type: 'string', maxLength: 64 }, verbose: { type: 'boolean' } }, required: ['id'] },
+    inputSchema: {
+      type: 'object',
+      properties: { id: { type: 'string', maxLength: 64 }, verbose: { type: 'boolean' } },
+      required: ['id'],
+    },
   }));
   return [...TOOLS, ...extra];
 }

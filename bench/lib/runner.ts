@@ -163,10 +163,25 @@ export async function runBenchmark(
   startupPhase: ((ctx: StartContext) => Promise<Startup>) | undefined,
   log: Log,
 ): Promise<Outcome> {
-  const rounds = new Map<string, Figures[]>(cases.flatMap((c) => [c.id, ...(c.partner === undefined ? [] : [c.partner.id])]).map((id) => [id, []]));
-  const pairs = new Map<string, PairRatios>(cases.filter((c) => c.cpuVsFloor).map((c) => [c.id, {
-    rate: [], saturated: [], rps: [], baseline: [], partner: [], partnerSaturated: [], floor: [],
-  }]));
+  const rounds = new Map<string, Figures[]>(
+    cases.flatMap((c) => [c.id, ...(c.partner === undefined ? [] : [c.partner.id])]).map((id) => [id, []]),
+  );
+  const pairs = new Map<string, PairRatios>(
+    cases
+      .filter((c) => c.cpuVsFloor)
+      .map((c) => [
+        c.id,
+        {
+          rate: [],
+          saturated: [],
+          rps: [],
+          baseline: [],
+          partner: [],
+          partnerSaturated: [],
+          floor: [],
+        },
+      ]),
+  );
   const passes = new Map<string, { p99: number[]; cpu: number[]; rss: number[] }>(
     cases.filter((c) => c.firstPass).map((c) => [c.id, { p99: [], cpu: [], rss: [] }]),
   );
@@ -196,7 +211,11 @@ export async function runBenchmark(
     for (const t of [target, baseline, partner, ...(c.cpuVsFloor ? [floor] : [])]) {
       if (t === undefined) continue;
       const req = requestFor(t, c.request);
-      await load(t.origin + req.path, req, { connections: config.connections, seconds: FIRST_WARMUP_SECONDS, expectStatus: c.expectStatus ?? 200 });
+      await load(t.origin + req.path, req, {
+        connections: config.connections,
+        seconds: FIRST_WARMUP_SECONDS,
+        expectStatus: c.expectStatus ?? 200,
+      });
     }
     const others = { baseline, partner };
     if (c.cpuVsFloor) await measurePair(c, target, floor as Target, others, 0, config).catch(() => undefined);
@@ -224,9 +243,11 @@ export async function runBenchmark(
             rounds.get(c.partner.id)?.push(partnerFigures);
           }
           rounds.get(c.id)?.push(own);
-          log(`round ${round + 1}/${config.rounds} ${c.id}: ${describe(own)}; floor ${describe(r.floor)}`
-            + (r.baseline === undefined ? '' : `; baseline ${describe(r.baseline)}`)
-            + (partnerFigures === undefined ? '' : `; ${c.partner?.id} ${describe(partnerFigures)}`));
+          log(
+            `round ${round + 1}/${config.rounds} ${c.id}: ${describe(own)}; floor ${describe(r.floor)}` +
+              (r.baseline === undefined ? '' : `; baseline ${describe(r.baseline)}`) +
+              (partnerFigures === undefined ? '' : `; ${c.partner?.id} ${describe(partnerFigures)}`),
+          );
         } else {
           const f = await measureCase(c, target, config, c.measures);
           rounds.get(c.id)?.push(f);
@@ -242,7 +263,10 @@ export async function runBenchmark(
   /** A firstPass case's rounds: fresh processes, one after the other, each stopped before the next starts. */
   const measureFirstPasses = async (c: Case): Promise<void> => {
     if (c.partner === undefined) throw new Error(`${c.id}: a firstPass case needs a partner`);
-    const slots: Array<[string, string]> = [[c.id, c.target], [c.partner.id, c.partner.target]];
+    const slots: Array<[string, string]> = [
+      [c.id, c.target],
+      [c.partner.id, c.partner.target],
+    ];
     const launch = (name: string): Launcher => {
       const l = launchers[name];
       if (l === undefined) throw new Error(`no launcher named ${name}`);
@@ -261,8 +285,12 @@ export async function runBenchmark(
             if (problem !== undefined) throw new Error(`${t.name}: ${problem}`);
           }
           if (id === c.id) passLength ??= requestFor(t, c.request).rotate?.values.length;
-          if (passLength === undefined) throw new Error(`${c.id}: its target rotates no values, so a pass has no length`);
-          got.set(id, { ...(await firstPass(c, t, passLength, benchConfig)), ...(t.readyMs === undefined ? {} : { readyMs: t.readyMs }) });
+          if (passLength === undefined)
+            throw new Error(`${c.id}: its target rotates no values, so a pass has no length`);
+          got.set(id, {
+            ...(await firstPass(c, t, passLength, benchConfig)),
+            ...(t.readyMs === undefined ? {} : { readyMs: t.readyMs }),
+          });
         } finally {
           const exit = await t.stop();
           if (t.gracefulExit && exit !== 0) warnings.push(`${id} exited with ${exit} after SIGTERM (expected 0)`);
@@ -298,7 +326,11 @@ export async function runBenchmark(
     for (const [index, c] of cases.entries()) {
       const began = performance.now();
       const baselineCli = c.cpuVsFloor ? builds.baseline?.cli : undefined;
-      const keys = [c.target, ...(baselineCli === undefined ? [] : [`${c.target}@baseline`]), ...(c.partner === undefined ? [] : [c.partner.target])];
+      const keys = [
+        c.target,
+        ...(baselineCli === undefined ? [] : [`${c.target}@baseline`]),
+        ...(c.partner === undefined ? [] : [c.partner.target]),
+      ];
       if (c.firstPass) {
         await measureFirstPasses(c).catch((err: unknown) => {
           failed.set(c.id, (err as Error).message);
@@ -310,7 +342,8 @@ export async function runBenchmark(
       }
       try {
         await startTarget(c.target, c.target, ownCtx);
-        if (baselineCli !== undefined) await startTarget(`${c.target}@baseline`, c.target, { ...ownCtx, cli: baselineCli, baseline: true });
+        if (baselineCli !== undefined)
+          await startTarget(`${c.target}@baseline`, c.target, { ...ownCtx, cli: baselineCli, baseline: true });
         if (c.partner !== undefined) await startTarget(c.partner.target, c.partner.target, ownCtx);
         const target = targets.get(c.target) as Target;
         for (const t of [target, ...(c.partner === undefined ? [] : [targets.get(c.partner.target) as Target])]) {
@@ -353,11 +386,19 @@ async function firstPass(c: Case, target: Target, length: number, config: BenchC
   const req = requestFor(target, c.request);
   const expectStatus = c.expectStatus ?? 200;
   const connections = c.connections ?? config.connections;
-  checked(await load(target.origin + req.path, unrotated(req), { connections, seconds: FIRST_WARMUP_SECONDS, expectStatus }));
+  checked(
+    await load(target.origin + req.path, unrotated(req), { connections, seconds: FIRST_WARMUP_SECONDS, expectStatus }),
+  );
   const rate = c.rate ?? config.rate;
-  const [pass] = await cpuOver([target], () => paced([{ origin: target.origin, req }], {
-    connections, seconds: length / rate, rate, expectStatus, recordLatencies: true,
-  }));
+  const [pass] = await cpuOver([target], () =>
+    paced([{ origin: target.origin, req }], {
+      connections,
+      seconds: length / rate,
+      rate,
+      expectStatus,
+      recordLatencies: true,
+    }),
+  );
   const latencies = pass?.run.latenciesMs ?? [];
   return {
     ...(pass?.usPerReq === undefined ? {} : { cpuUsAtRate: pass.usPerReq }),
@@ -392,10 +433,18 @@ function pushRatio(into: number[], a: number | undefined, b: number | undefined)
  * rotates with the round, for req/s and RSS.
  */
 async function measurePair(
-  c: Case, own: Target, floor: Target, others: { baseline?: Target | undefined; partner?: Target | undefined }, round: number, config: BenchConfig,
+  c: Case,
+  own: Target,
+  floor: Target,
+  others: { baseline?: Target | undefined; partner?: Target | undefined },
+  round: number,
+  config: BenchConfig,
 ): Promise<{ own: Figures; floor: Figures; baseline?: Figures; partner?: Figures }> {
   type Role = 'own' | 'floor' | 'baseline' | 'partner';
-  const slots: Array<[Role, Target]> = [['own', own], ['floor', floor]];
+  const slots: Array<[Role, Target]> = [
+    ['own', own],
+    ['floor', floor],
+  ];
   if (others.baseline !== undefined) slots.push(['baseline', others.baseline]);
   if (others.partner !== undefined) slots.push(['partner', others.partner]);
   const shift = round % slots.length;
@@ -404,21 +453,46 @@ async function measurePair(
   const out: Partial<Record<Role, { -readonly [K in keyof Figures]: Figures[K] }>> = {};
   for (const [, t] of order) {
     const req = requestFor(t, c.request);
-    checked(await load(t.origin + req.path, req, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
+    checked(
+      await load(t.origin + req.path, req, {
+        connections: config.connections,
+        seconds: config.warmupSeconds,
+        expectStatus,
+      }),
+    );
   }
   const targets = order.map(([, t]) => t);
-  const atRate = await cpuOver(targets, () => paced(targets.map((t) => ({ origin: t.origin, req: requestFor(t, c.request) })), {
-    connections: config.connections, seconds: config.rateSeconds, rate: c.rate ?? config.rate, expectStatus,
-  }));
+  const atRate = await cpuOver(targets, () =>
+    paced(
+      targets.map((t) => ({ origin: t.origin, req: requestFor(t, c.request) })),
+      {
+        connections: config.connections,
+        seconds: config.rateSeconds,
+        rate: c.rate ?? config.rate,
+        expectStatus,
+      },
+    ),
+  );
   // Saturated side by side too: on one CPU each gets its share of whatever that CPU delivers in those seconds.
-  const saturated = await cpuOver(targets, () => Promise.all(targets.map((t) => {
-    const req = requestFor(t, c.request);
-    return load(t.origin + req.path, req, { connections: config.connections, seconds: config.seconds, expectStatus });
-  })));
+  const saturated = await cpuOver(targets, () =>
+    Promise.all(
+      targets.map((t) => {
+        const req = requestFor(t, c.request);
+        return load(t.origin + req.path, req, {
+          connections: config.connections,
+          seconds: config.seconds,
+          expectStatus,
+        });
+      }),
+    ),
+  );
   order.forEach(([role], i) => {
     const rate = atRate[i]?.usPerReq;
     const sat = saturated[i]?.usPerReq;
-    out[role] = { ...(rate === undefined ? {} : { cpuUsAtRate: rate }), ...(sat === undefined ? {} : { cpuUsSideBySide: sat }) };
+    out[role] = {
+      ...(rate === undefined ? {} : { cpuUsAtRate: rate }),
+      ...(sat === undefined ? {} : { cpuUsSideBySide: sat }),
+    };
   });
   for (const [role, target] of order) Object.assign(out[role] ?? {}, await measureSaturated(c, target, config));
   return {
@@ -434,7 +508,9 @@ async function measureSaturated(c: Case, target: Target, config: BenchConfig): P
   const url = target.origin + req.path;
   const expectStatus = c.expectStatus ?? 200;
   checked(await load(url, req, { connections: config.connections, seconds: config.warmupSeconds, expectStatus }));
-  const [saturated] = await cpuOver([target], async () => [await load(url, req, { connections: config.connections, seconds: config.seconds, expectStatus })]);
+  const [saturated] = await cpuOver([target], async () => [
+    await load(url, req, { connections: config.connections, seconds: config.seconds, expectStatus }),
+  ]);
   const rss = rssOf(target);
   return {
     rps: saturated?.run.rps,
@@ -444,14 +520,19 @@ async function measureSaturated(c: Case, target: Target, config: BenchConfig): P
 }
 
 /** Each target's CPU µs per request over `run`, which loads them all and yields one run per target, in order. */
-async function cpuOver(targets: readonly Target[], run: () => Promise<LoadRun[]>): Promise<Array<{ run: LoadRun; usPerReq?: number }>> {
+async function cpuOver(
+  targets: readonly Target[],
+  run: () => Promise<LoadRun[]>,
+): Promise<Array<{ run: LoadRun; usPerReq?: number }>> {
   const before = targets.map(cpuOf);
   const runs = await run();
   return targets.map((t, i) => {
     const r = checked(runs[i] as LoadRun);
     const b = before[i];
     const a = cpuOf(t);
-    return b === undefined || a === undefined || r.requests === 0 ? { run: r } : { run: r, usPerReq: (a - b) / r.requests };
+    return b === undefined || a === undefined || r.requests === 0
+      ? { run: r }
+      : { run: r, usPerReq: (a - b) / r.requests };
   });
 }
 
@@ -483,7 +564,8 @@ async function verify(c: Case, stub: Target, target: Target): Promise<string | u
   if (c.refused !== undefined) {
     const got = await send(target.origin, requestFor(target, c.refused));
     const want = await send(stub.origin, c.refused);
-    if (got.status === want.status && got.body === want.body) return 'a call the policy denies was answered as the stub answers it';
+    if (got.status === want.status && got.body === want.body)
+      return 'a call the policy denies was answered as the stub answers it';
   }
   const requests = c.measures.includes('sse') ? [c.request, c.sseRequest ?? STREAM_CALL] : [c.request];
   for (const original of requests) {
@@ -496,7 +578,8 @@ async function verify(c: Case, stub: Target, target: Target): Promise<string | u
       continue;
     }
     const want = await send(stub.origin, original);
-    if (!sameAnswer(got.body, want.body, target.answersReserialized === true)) return `probe answer differs from the stub's own answer: ${got.body.slice(0, 200)}`;
+    if (!sameAnswer(got.body, want.body, target.answersReserialized === true))
+      return `probe answer differs from the stub's own answer: ${got.body.slice(0, 200)}`;
   }
   return undefined;
 }
@@ -514,7 +597,10 @@ function sameAnswer(got: string, want: string, asJson: boolean): boolean {
 async function send(origin: string, req: BenchRequest): Promise<{ status: number; body: string }> {
   try {
     const res = await fetch(origin + req.path, {
-      method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(5000),
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+      signal: AbortSignal.timeout(5000),
     });
     return { status: res.status, body: await res.text() };
   } catch {
@@ -522,16 +608,26 @@ async function send(origin: string, req: BenchRequest): Promise<{ status: number
   }
 }
 
-async function measureCase(c: Case, target: Target, config: BenchConfig, measures: readonly Measure[]): Promise<Figures> {
+async function measureCase(
+  c: Case,
+  target: Target,
+  config: BenchConfig,
+  measures: readonly Measure[],
+): Promise<Figures> {
   const req = requestFor(target, c.request);
   const url = target.origin + req.path;
   const expectStatus = c.expectStatus ?? 200;
   const f: { -readonly [K in keyof Figures]: Figures[K] } = {};
   if (measures.includes('throughput')) Object.assign(f, await measureSaturated(c, target, config));
   if (measures.includes('latency') && c.measures.includes('latency')) {
-    const run = checked(await load(url, req, {
-      connections: 1, seconds: config.latencySeconds, expectStatus, recordLatencies: true,
-    }));
+    const run = checked(
+      await load(url, req, {
+        connections: 1,
+        seconds: config.latencySeconds,
+        expectStatus,
+        recordLatencies: true,
+      }),
+    );
     f.p50Ms = percentile(run.latenciesMs, 50);
     f.p99Ms = percentile(run.latenciesMs, 99);
   }
@@ -546,12 +642,26 @@ async function measureCase(c: Case, target: Target, config: BenchConfig, measure
 
 function checked(run: LoadRun): LoadRun {
   if (run.failures > 0) {
-    throw new Error(`${run.failures} of ${run.requests} requests failed (connection error, timeout or unexpected status)`);
+    throw new Error(
+      `${run.failures} of ${run.requests} requests failed (connection error, timeout or unexpected status)`,
+    );
   }
   return run;
 }
 
-const FIGURE_KEYS = ['rps', 'cpuUsPerReq', 'cpuUsAtRate', 'cpuUsSideBySide', 'rssLoadedMb', 'p50Ms', 'p99Ms', 'p50AddedMs', 'p99AddedMs', 'sseFirstEventMs', 'readyMs'] as const;
+const FIGURE_KEYS = [
+  'rps',
+  'cpuUsPerReq',
+  'cpuUsAtRate',
+  'cpuUsSideBySide',
+  'rssLoadedMb',
+  'p50Ms',
+  'p99Ms',
+  'p50AddedMs',
+  'p99AddedMs',
+  'sseFirstEventMs',
+  'readyMs',
+] as const;
 
 /** Medians over rounds: a shared machine's noise goes both ways once each round is paired with the floor. */
 function summarise(
@@ -587,15 +697,27 @@ function summarise(
     partnerRatio: ratios((p) => p.partner),
     partnerRatioSaturated: ratios((p) => p.partnerSaturated),
     floorBeside,
-    passRatio: new Map([...passes].filter(([id]) => !failed.has(id)).map(([id, p]) => [id, {
-      ...optional('p99', spreadOf(p.p99)), ...optional('cpu', spreadOf(p.cpu)), ...optional('rss', spreadOf(p.rss)),
-    }])),
-    startup: startup === undefined ? {} : {
-      ...optional('readyMs', spreadOf(startup.readyMs)),
-      ...optional('rssIdleMb', spreadOf(startup.rssIdleMb)),
-      ...optional('floorRssIdleMb', spreadOf(startup.floorRssIdleMb)),
-      ...optional('catalogueRssIdleMb', spreadOf(startup.catalogueRssIdleMb)),
-    },
+    passRatio: new Map(
+      [...passes]
+        .filter(([id]) => !failed.has(id))
+        .map(([id, p]) => [
+          id,
+          {
+            ...optional('p99', spreadOf(p.p99)),
+            ...optional('cpu', spreadOf(p.cpu)),
+            ...optional('rss', spreadOf(p.rss)),
+          },
+        ]),
+    ),
+    startup:
+      startup === undefined
+        ? {}
+        : {
+            ...optional('readyMs', spreadOf(startup.readyMs)),
+            ...optional('rssIdleMb', spreadOf(startup.rssIdleMb)),
+            ...optional('floorRssIdleMb', spreadOf(startup.floorRssIdleMb)),
+            ...optional('catalogueRssIdleMb', spreadOf(startup.catalogueRssIdleMb)),
+          },
   };
 }
 
@@ -619,7 +741,8 @@ function describe(f: Figures): string {
   if (f.cpuUsSideBySide !== undefined) parts.push(`${f.cpuUsSideBySide.toFixed(1)} µs CPU/req saturated side by side`);
   if (f.rps !== undefined) parts.push(`${Math.round(f.rps)} req/s`);
   if (f.cpuUsPerReq !== undefined) parts.push(`${f.cpuUsPerReq.toFixed(1)} µs CPU/req saturated`);
-  if (f.p50Ms !== undefined && f.p99Ms !== undefined) parts.push(`p50 ${f.p50Ms.toFixed(3)} ms, p99 ${f.p99Ms.toFixed(3)} ms`);
+  if (f.p50Ms !== undefined && f.p99Ms !== undefined)
+    parts.push(`p50 ${f.p50Ms.toFixed(3)} ms, p99 ${f.p99Ms.toFixed(3)} ms`);
   if (f.sseFirstEventMs !== undefined) parts.push(`SSE first event ${f.sseFirstEventMs.toFixed(3)} ms`);
   if (f.rssLoadedMb !== undefined) parts.push(`RSS ${f.rssLoadedMb.toFixed(1)} MB`);
   if (f.readyMs !== undefined) parts.push(`ready in ${f.readyMs.toFixed(0)} ms`);
@@ -637,7 +760,11 @@ export const fig = {
   addedMs: (a: number | undefined, b: number | undefined): number | null =>
     a === undefined || b === undefined ? null : Math.round((a - b) * 1000) / 1000,
   /** `<key>` (the median) and `<key>_spread` (its interquartile range), three decimals unless `round` says otherwise. */
-  spread: (key: string, s: Spread | undefined, round: (v: number | undefined) => number | null = r3): Record<string, number | null> => ({
+  spread: (
+    key: string,
+    s: Spread | undefined,
+    round: (v: number | undefined) => number | null = r3,
+  ): Record<string, number | null> => ({
     [key]: round(s?.median),
     [`${key}_spread`]: round(s?.spread),
   }),

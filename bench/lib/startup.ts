@@ -28,7 +28,12 @@ export async function measureStartup(
   starts: number,
   launchers: { readonly floor: Launcher; readonly bare: Launcher; readonly catalogue: Launcher },
 ): Promise<Startup> {
-  const out = { readyMs: [] as number[], rssIdleMb: [] as number[], floorRssIdleMb: [] as number[], catalogueRssIdleMb: [] as number[] };
+  const out = {
+    readyMs: [] as number[],
+    rssIdleMb: [] as number[],
+    floorRssIdleMb: [] as number[],
+    catalogueRssIdleMb: [] as number[],
+  };
   const bigStub = await startStub(['--tools', String(CATALOGUE_TOOLS)]);
   try {
     for (let i = 0; i < starts; i++) {

@@ -68,7 +68,13 @@ export async function startStub(args: readonly string[] = []): Promise<Target> {
   const port = await freePort();
   const child = spawnNode('stub', benchScript('upstream-stub.ts'), ['--port', String(port), ...args]);
   await waitReady(child, () => accepts(port));
-  return { name: 'stub', origin: `http://127.0.0.1:${port}`, pid: child.pid, gracefulExit: false, stop: () => child.stop() };
+  return {
+    name: 'stub',
+    origin: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    gracefulExit: false,
+    stop: () => child.stop(),
+  };
 }
 
 /** Sends straight to the stub: the baseline every "added" figure subtracts. */
@@ -90,7 +96,9 @@ export function benchProxy(name: 'floor' | 'peer'): Launcher {
  * (`lib/policy.ts`): the same policy without the fields such a build refuses.
  */
 function forBaseline(arg: string): string {
-  const variant = arg.endsWith('policy.yaml') ? `${arg.slice(0, -'policy.yaml'.length)}baseline-policy.yaml` : undefined;
+  const variant = arg.endsWith('policy.yaml')
+    ? `${arg.slice(0, -'policy.yaml'.length)}baseline-policy.yaml`
+    : undefined;
   return variant !== undefined && existsSync(variant) ? variant : arg;
 }
 
@@ -99,18 +107,31 @@ function forBaseline(arg: string): string {
  * /readyz says 200. `args` and `env` add configuration (policy, auth) for
  * cases that measure more than the plain forward path.
  */
-export function toolgate(name: string, opts: { args?: readonly string[]; env?: Readonly<Record<string, string>> } = {}): Launcher {
+export function toolgate(
+  name: string,
+  opts: { args?: readonly string[]; env?: Readonly<Record<string, string>> } = {},
+): Launcher {
   return async (ctx) => {
     const port = await freePort();
     const adminPort = await freePort();
     const started = performance.now();
-    const child = spawnNode(name, ctx.cli, [
-      '--upstream', ctx.stub.origin,
-      '--host', '127.0.0.1',
-      '--port', String(port),
-      '--admin-port', String(adminPort),
-      ...(ctx.baseline === true ? (opts.args ?? []).map(forBaseline) : (opts.args ?? [])),
-    ], opts.env, 'proxies');
+    const child = spawnNode(
+      name,
+      ctx.cli,
+      [
+        '--upstream',
+        ctx.stub.origin,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--admin-port',
+        String(adminPort),
+        ...(ctx.baseline === true ? (opts.args ?? []).map(forBaseline) : (opts.args ?? [])),
+      ],
+      opts.env,
+      'proxies',
+    );
     // Generous: a policy start on a starved shared machine can take tens of seconds.
     await waitReady(child, () => answers200(`http://127.0.0.1:${adminPort}/readyz`), 60_000);
     return {

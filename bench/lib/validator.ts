@@ -14,7 +14,10 @@ export function toolgateWithValidator(name: string, policyFile: string): Launche
     const validator = await startValidator({ quiet: true });
     pin(validator.pid, 'helpers');
     const withValidator = join(dirname(policyFile), 'policy-validator.yaml');
-    writeFileSync(withValidator, `${readFileSync(policyFile, 'utf8')}validators:\n  - { name: bench, target: "${validator.target}", hooks: [{ event: tools/call, phase: request }], timeoutMs: 2000 }\n`);
+    writeFileSync(
+      withValidator,
+      `${readFileSync(policyFile, 'utf8')}validators:\n  - { name: bench, target: "${validator.target}", hooks: [{ event: tools/call, phase: request }], timeoutMs: 2000 }\n`,
+    );
     const target = await toolgate(name, { args: ['--policy-file', withValidator] })(ctx).catch(async (err: unknown) => {
       await validator.close();
       throw err;

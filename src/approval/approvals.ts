@@ -160,12 +160,20 @@ export class Approvals {
    * operator's own authority) and may not decide their own call unless the
    * row allows self-approval.
    */
-  async decide(id: string, approver: Approver, state: 'approved' | 'denied', via: NonNullable<ApprovalEvent['via']>, scopeChecked = true): Promise<DecisionOutcome> {
+  async decide(
+    id: string,
+    approver: Approver,
+    state: 'approved' | 'denied',
+    via: NonNullable<ApprovalEvent['via']>,
+    scopeChecked = true,
+  ): Promise<DecisionOutcome> {
     try {
       const record = await this.#store.get(id);
       if (record === undefined) return { ok: false, error: 'approval_not_found' };
-      if (scopeChecked && !approver.scopes.has(record.approverScope)) return { ok: false, error: 'approver_scope_required', record };
-      if (approver.id === record.principal && !record.selfApproval) return { ok: false, error: 'self_approval_refused', record };
+      if (scopeChecked && !approver.scopes.has(record.approverScope))
+        return { ok: false, error: 'approver_scope_required', record };
+      if (approver.id === record.principal && !record.selfApproval)
+        return { ok: false, error: 'self_approval_refused', record };
       const r = await this.#store.decide(id, state, approver.id, this.#now(), via);
       if (r.kind === 'not_found') return { ok: false, error: 'approval_not_found' };
       if (r.kind === 'not_pending') return { ok: false, error: 'approval_already_decided', record: r.record };
@@ -189,7 +197,13 @@ function announceOutsideDecision(r: ApprovalRecord, request: IncomingMessage | u
   publish(r.state, r, request, r.decidedBy, 'cli');
 }
 
-function publish(event: ApprovalEvent['event'], r: ApprovalRecord, request?: IncomingMessage, approver?: string, via?: ApprovalEvent['via']): void {
+function publish(
+  event: ApprovalEvent['event'],
+  r: ApprovalRecord,
+  request?: IncomingMessage,
+  approver?: string,
+  via?: ApprovalEvent['via'],
+): void {
   if (!approvalEvent.hasSubscribers) return;
   approvalEvent.publish({
     ...(request !== undefined && { request }),

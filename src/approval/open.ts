@@ -27,16 +27,41 @@ export interface OpenedApprovals {
  * webhook when configured. `pageUrl` is read per approval, once the page
  * listens.
  */
-export async function openApprovals(settings: Pick<Settings, 'approvalPublicUrl' | 'approvalSecretFile' | 'approvalWebhookSecretFile' | 'approvalWebhookUrl' | 'host' | 'policyDomain'>, shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined, pageUrl: () => string): Promise<OpenedApprovals> {
+export async function openApprovals(
+  settings: Pick<
+    Settings,
+    | 'approvalPublicUrl'
+    | 'approvalSecretFile'
+    | 'approvalWebhookSecretFile'
+    | 'approvalWebhookUrl'
+    | 'host'
+    | 'policyDomain'
+  >,
+  shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined,
+  pageUrl: () => string,
+): Promise<OpenedApprovals> {
   const client = shared?.client;
-  const secret = settings.approvalSecretFile === undefined ? randomBytes(32) : await readSecret(settings.approvalSecretFile, 'TOOLGATE_APPROVAL_SECRET_FILE');
+  const secret =
+    settings.approvalSecretFile === undefined
+      ? randomBytes(32)
+      : await readSecret(settings.approvalSecretFile, 'TOOLGATE_APPROVAL_SECRET_FILE');
   if (settings.approvalSecretFile === undefined && client !== undefined) {
-    log.warn('approval request states and page sessions are signed with a key of this process only; set the same TOOLGATE_APPROVAL_SECRET_FILE on every replica', { setting: 'TOOLGATE_APPROVAL_SECRET_FILE' });
+    log.warn(
+      'approval request states and page sessions are signed with a key of this process only; set the same TOOLGATE_APPROVAL_SECRET_FILE on every replica',
+      { setting: 'TOOLGATE_APPROVAL_SECRET_FILE' },
+    );
   }
-  const webhook = settings.approvalWebhookUrl === undefined || settings.approvalWebhookSecretFile === undefined
-    ? undefined
-    : { url: settings.approvalWebhookUrl, secret: await readSecret(settings.approvalWebhookSecretFile, 'TOOLGATE_APPROVAL_WEBHOOK_SECRET_FILE') };
-  const store = shared === undefined ? new MemoryApprovalStore() : new RedisApprovalStore({ client: shared.client, domain: settings.policyDomain, guard: shared.guard });
+  const webhook =
+    settings.approvalWebhookUrl === undefined || settings.approvalWebhookSecretFile === undefined
+      ? undefined
+      : {
+          url: settings.approvalWebhookUrl,
+          secret: await readSecret(settings.approvalWebhookSecretFile, 'TOOLGATE_APPROVAL_WEBHOOK_SECRET_FILE'),
+        };
+  const store =
+    shared === undefined
+      ? new MemoryApprovalStore()
+      : new RedisApprovalStore({ client: shared.client, domain: settings.policyDomain, guard: shared.guard });
   return {
     approvals: new Approvals({ store, pageUrl, ...(webhook !== undefined && { webhook }) }),
     stateKey: subkey(secret, 'state'),
@@ -50,15 +75,32 @@ async function readSecret(file: string, setting: string): Promise<Buffer> {
     throw new StartupError(`invalid setting ${setting}: cannot read the file`);
   });
   const trimmed = Buffer.from(bytes.toString('utf8').trim());
-  if (trimmed.length < MIN_SECRET_BYTES) throw new StartupError(`invalid setting ${setting}: the key must be at least ${MIN_SECRET_BYTES} bytes`);
+  if (trimmed.length < MIN_SECRET_BYTES)
+    throw new StartupError(`invalid setting ${setting}: the key must be at least ${MIN_SECRET_BYTES} bytes`);
   return trimmed;
 }
 
 /** The page's base URL: the public one when set, else the listener's own address. */
-export function pageBaseUrl(settings: Pick<Settings, 'approvalPublicUrl' | 'approvalSecretFile' | 'approvalWebhookSecretFile' | 'approvalWebhookUrl' | 'host' | 'policyDomain'>, boundPort: number | undefined): string {
+export function pageBaseUrl(
+  settings: Pick<
+    Settings,
+    | 'approvalPublicUrl'
+    | 'approvalSecretFile'
+    | 'approvalWebhookSecretFile'
+    | 'approvalWebhookUrl'
+    | 'host'
+    | 'policyDomain'
+  >,
+  boundPort: number | undefined,
+): string {
   if (settings.approvalPublicUrl !== undefined) return settings.approvalPublicUrl;
   // Without a page, an approval is still named, as a URN, for the CLI and gRPC to decide.
   if (boundPort === undefined) return 'urn:toolgate';
-  const host = settings.host === '0.0.0.0' || settings.host === '::' || settings.host === '' ? 'localhost' : settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  const host =
+    settings.host === '0.0.0.0' || settings.host === '::' || settings.host === ''
+      ? 'localhost'
+      : settings.host.includes(':')
+        ? `[${settings.host}]`
+        : settings.host;
   return `http://${host}:${boundPort}`;
 }

@@ -49,7 +49,9 @@ export interface BindingParts {
 
 export function bindingOf(parts: BindingParts): string {
   // JSON keeps the parts apart whatever characters they hold.
-  return createHash('sha256').update(JSON.stringify([parts.principal, parts.tool, parts.argumentsDigest, parts.policyRevision])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([parts.principal, parts.tool, parts.argumentsDigest, parts.policyRevision]))
+    .digest('hex');
 }
 
 export function newApprovalId(): string {
@@ -94,7 +96,13 @@ export function spendOutcome(record: ApprovalRecord, now: number): SpendResult['
 }
 
 /** The decided record, or why it cannot be decided: only a pending record inside its time can. */
-export function decided(record: ApprovalRecord, state: 'approved' | 'denied', approver: string, now: number, via?: ApprovalRecord['decidedVia']): ApprovalRecord | undefined {
+export function decided(
+  record: ApprovalRecord,
+  state: 'approved' | 'denied',
+  approver: string,
+  now: number,
+  via?: ApprovalRecord['decidedVia'],
+): ApprovalRecord | undefined {
   if (record.state !== 'pending' || record.expiresAt <= now) return undefined;
   return { ...record, state, decidedBy: approver, decidedAt: now, ...(via !== undefined && { decidedVia: via }) };
 }

@@ -3,7 +3,15 @@ import { approvalKeys } from '../cache/keys.ts';
 import { randomUUID } from 'node:crypto';
 import { guardedWrite, sendNow, type GuardOptions } from '../cache/guarded-write.ts';
 import { runScript, script } from '../cache/scripts.ts';
-import { decided, EXPIRED_NOTICE_MS, parseRecord, spendOutcome, type ApprovalRecord, type DecideResult, type SpendResult } from './record.ts';
+import {
+  decided,
+  EXPIRED_NOTICE_MS,
+  parseRecord,
+  spendOutcome,
+  type ApprovalRecord,
+  type DecideResult,
+  type SpendResult,
+} from './record.ts';
 import type { ApprovalStore } from './store.ts';
 
 /**
@@ -130,8 +138,15 @@ export class RedisApprovalStore implements ApprovalStore {
   async open(draft: ApprovalRecord): Promise<{ record: ApprovalRecord; created: boolean }> {
     const text = JSON.stringify(draft);
     const ttl = Math.max(1, draft.expiresAt + EXPIRED_NOTICE_MS - draft.createdAt);
-    const existing = await runScript(this.#client, OPEN, [this.#keys.record(draft.binding), this.#keys.id(draft.id), this.#keys.pending], [text, ttl, draft.binding, draft.expiresAt, draft.id]);
-    return typeof existing === 'string' ? { record: parseRecord(existing), created: false } : { record: draft, created: true };
+    const existing = await runScript(
+      this.#client,
+      OPEN,
+      [this.#keys.record(draft.binding), this.#keys.id(draft.id), this.#keys.pending],
+      [text, ttl, draft.binding, draft.expiresAt, draft.id],
+    );
+    return typeof existing === 'string'
+      ? { record: parseRecord(existing), created: false }
+      : { record: draft, created: true };
   }
 
   /** Guarded (cache/guarded-write.ts): a spend Redis cannot vouch for is put back and fails closed. */
@@ -139,13 +154,17 @@ export class RedisApprovalStore implements ApprovalStore {
     const key = this.#keys.record(binding);
     const marker = this.#keys.spending(binding);
     const token = randomUUID();
-    const written = await guardedWrite(this.#client, {
-      script: SPEND,
-      keys: [key, this.#keys.pending, marker],
-      args: [now, this.#keys.idPrefix, token, SPEND_SETTLE_MS],
-      undo: { lua: UNDO_SPEND, keys: [key, marker], args: [this.#keys.idPrefix, binding, token] },
-      wrote: (reply) => Array.isArray(reply) && reply[0] === 'take',
-    }, this.#guard);
+    const written = await guardedWrite(
+      this.#client,
+      {
+        script: SPEND,
+        keys: [key, this.#keys.pending, marker],
+        args: [now, this.#keys.idPrefix, token, SPEND_SETTLE_MS],
+        undo: { lua: UNDO_SPEND, keys: [key, marker], args: [this.#keys.idPrefix, binding, token] },
+        wrote: (reply) => Array.isArray(reply) && reply[0] === 'take',
+      },
+      this.#guard,
+    );
     if (!written.ok) throw new ApprovalStoreUnavailable();
     if (written.reply === null) return { kind: 'none' };
     const [phase, text] = written.reply as [string, string];
@@ -163,7 +182,13 @@ export class RedisApprovalStore implements ApprovalStore {
     return text === null ? undefined : parseRecord(text);
   }
 
-  async decide(id: string, state: 'approved' | 'denied', approver: string, now: number, via?: ApprovalRecord['decidedVia']): Promise<DecideResult> {
+  async decide(
+    id: string,
+    state: 'approved' | 'denied',
+    approver: string,
+    now: number,
+    via?: ApprovalRecord['decidedVia'],
+  ): Promise<DecideResult> {
     // A lost compare-and-set means the record changed under us (spent, decided): read it again once.
     for (let attempt = 0; attempt < 2; attempt++) {
       const binding = await this.#client.get(this.#keys.id(id));
@@ -172,7 +197,12 @@ export class RedisApprovalStore implements ApprovalStore {
       const record = parseRecord(text);
       const next = decided(record, state, approver, now, via);
       if (next === undefined) return { kind: 'not_pending', record };
-      const set = await runScript(this.#client, DECIDE, [this.#keys.record(binding), this.#keys.pending], [text, JSON.stringify(next), id]);
+      const set = await runScript(
+        this.#client,
+        DECIDE,
+        [this.#keys.record(binding), this.#keys.pending],
+        [text, JSON.stringify(next), id],
+      );
       if (set === 1) return { kind: 'decided', record: next };
     }
     const again = await this.get(id);

@@ -1,5 +1,12 @@
 import { Lru } from '../bounded/lru.ts';
-import { decided, EXPIRED_NOTICE_MS, spendOutcome, type ApprovalRecord, type DecideResult, type SpendResult } from './record.ts';
+import {
+  decided,
+  EXPIRED_NOTICE_MS,
+  spendOutcome,
+  type ApprovalRecord,
+  type DecideResult,
+  type SpendResult,
+} from './record.ts';
 
 /**
  * Where approvals live: in process for one replica, in Redis when replicas
@@ -16,7 +23,13 @@ export interface ApprovalStore {
   /** Consumes a decided (or expired) record for this binding; a pending one stays. */
   spend(binding: string, now: number): Promise<SpendResult>;
   get(id: string): Promise<ApprovalRecord | undefined>;
-  decide(id: string, state: 'approved' | 'denied', approver: string, now: number, via?: ApprovalRecord['decidedVia']): Promise<DecideResult>;
+  decide(
+    id: string,
+    state: 'approved' | 'denied',
+    approver: string,
+    now: number,
+    via?: ApprovalRecord['decidedVia'],
+  ): Promise<DecideResult>;
   /** Pending records inside their time, soonest expiry first, at most `limit`. */
   pending(now: number, limit: number): Promise<readonly ApprovalRecord[]>;
 }
@@ -49,7 +62,13 @@ export class MemoryApprovalStore implements ApprovalStore {
     return Promise.resolve(binding === undefined ? undefined : this.#live(binding, Date.now()));
   }
 
-  decide(id: string, state: 'approved' | 'denied', approver: string, now: number, via?: ApprovalRecord['decidedVia']): Promise<DecideResult> {
+  decide(
+    id: string,
+    state: 'approved' | 'denied',
+    approver: string,
+    now: number,
+    via?: ApprovalRecord['decidedVia'],
+  ): Promise<DecideResult> {
     const binding = this.#bindingOf.get(id);
     const record = binding === undefined ? undefined : this.#live(binding, now);
     if (record === undefined) return Promise.resolve({ kind: 'not_found' });

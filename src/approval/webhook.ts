@@ -44,7 +44,10 @@ export function notify(hook: Webhook, record: ApprovalRecord, url: string): void
   const body = webhookBody(record, url);
   fetch(hook.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature(hook.secret, body, Math.floor(Date.now() / 1000)) },
+    headers: {
+      'content-type': 'application/json',
+      [SIGNATURE_HEADER]: signature(hook.secret, body, Math.floor(Date.now() / 1000)),
+    },
     body,
     signal: AbortSignal.timeout(TIMEOUT_MS),
   }).then(

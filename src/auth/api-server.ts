@@ -32,7 +32,10 @@ export function apiServer(options: ApiServerOptions): ApiServer {
   const dispatcher = () => {
     agent ??= readFile(options.caFile).then(
       (ca) => new Agent({ connect: { ca, timeout: options.timeoutMs } }),
-      () => { agent = undefined; return undefined; },
+      () => {
+        agent = undefined;
+        return undefined;
+      },
     );
     return agent;
   };
@@ -51,8 +54,15 @@ export function apiServer(options: ApiServerOptions): ApiServer {
       if (d === undefined || t === undefined) return undefined;
       try {
         const res = await request(new URL(path, options.url), {
-          method, dispatcher: d, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs,
-          headers: { authorization: `Bearer ${t}`, accept: 'application/json, application/jwk-set+json', ...(body !== undefined && { 'content-type': 'application/json' }) },
+          method,
+          dispatcher: d,
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
+          headers: {
+            authorization: `Bearer ${t}`,
+            accept: 'application/json, application/jwk-set+json',
+            ...(body !== undefined && { 'content-type': 'application/json' }),
+          },
           ...(body !== undefined && { body: JSON.stringify(body) }),
         });
         const length = Number(res.headers['content-length'] ?? 0);

@@ -21,7 +21,8 @@ export async function authenticate(verifiers: readonly Verifier[], req: AuthRequ
       return { ok: false, code: 'bad_credential', verifier: v.name };
     }
     if (r.ok) return { ok: true, principal: r.principal, verifier: v.name };
-    if (r.code !== 'no_credential') return { ok: false, code: r.code, verifier: v.name, ...(r.problem !== undefined && { problem: r.problem }) };
+    if (r.code !== 'no_credential')
+      return { ok: false, code: r.code, verifier: v.name, ...(r.problem !== undefined && { problem: r.problem }) };
   }
   return { ok: false, code: hasCredential(req) ? 'bad_credential' : 'no_credential', verifier: undefined };
 }

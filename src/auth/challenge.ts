@@ -24,10 +24,15 @@ const DESCRIPTIONS: Readonly<Record<CredentialProblem, string>> = {
  * (RFC 6750 §3.1 says to omit the error when none was presented), with an
  * `error_description` when the verifier said why.
  */
-export function unauthorizedChallenge(code: VerifyFailure, resourceMetadataUrl?: string, problem?: CredentialProblem): string {
+export function unauthorizedChallenge(
+  code: VerifyFailure,
+  resourceMetadataUrl?: string,
+  problem?: CredentialProblem,
+): string {
   const params: string[] = [];
   if (code === 'bad_credential') params.push('error="invalid_token"');
-  if (code === 'bad_credential' && problem !== undefined) params.push(`error_description=${quote(DESCRIPTIONS[problem])}`);
+  if (code === 'bad_credential' && problem !== undefined)
+    params.push(`error_description=${quote(DESCRIPTIONS[problem])}`);
   pushResourceMetadata(params, resourceMetadataUrl);
   return params.length === 0 ? 'Bearer' : `Bearer ${params.join(', ')}`;
 }
@@ -47,7 +52,10 @@ export function insufficientScopeChallenge(scopes: readonly string[], resourceMe
  * none are sent; the client re-authenticates for a stronger token.
  */
 export function insufficientUserAuthenticationChallenge(resourceMetadataUrl?: string): string {
-  const params = ['error="insufficient_user_authentication"', `error_description=${quote('A stronger authentication is required for this tool')}`];
+  const params = [
+    'error="insufficient_user_authentication"',
+    `error_description=${quote('A stronger authentication is required for this tool')}`,
+  ];
   pushResourceMetadata(params, resourceMetadataUrl);
   return `Bearer ${params.join(', ')}`;
 }

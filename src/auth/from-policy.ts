@@ -29,7 +29,8 @@ export async function buildVerifiers(auth: AuthenticationConfig, deps: VerifierD
 
   if (auth.staticKeys !== undefined) {
     const loaded = await loadStaticKeys(auth.staticKeys.file);
-    if (loaded.ok) verifiers.push(createStaticKeyVerifier(loaded.table, { apiKeyHeader: auth.staticKeys.apiKeyHeader }));
+    if (loaded.ok)
+      verifiers.push(createStaticKeyVerifier(loaded.table, { apiKeyHeader: auth.staticKeys.apiKeyHeader }));
     else under('/authentication/staticKeys/file', loaded.errors);
   }
 
@@ -44,27 +45,39 @@ export async function buildVerifiers(auth: AuthenticationConfig, deps: VerifierD
   const jwt = auth.jwt;
   if (jwt !== undefined) {
     // Loaded here: jose is only resident in sidecars whose policy verifies JWTs.
-    const [{ jwksFromFile, jwksFromUrl }, { createJwtVerifier }] = await Promise.all([import('./jwks.ts'), import('./jwt.ts')]);
-    const source = jwt.jwksUrl !== undefined
-      ? jwksFromUrl(jwt.jwksUrl, { timeoutMs: jwt.jwksTimeoutMs, cooldownMs: jwt.jwksCooldownMs, cacheMaxAgeMs: jwt.jwksCacheMaxAgeMs })
-      : await jwksFromFile(jwt.jwksFile ?? '');
+    const [{ jwksFromFile, jwksFromUrl }, { createJwtVerifier }] = await Promise.all([
+      import('./jwks.ts'),
+      import('./jwt.ts'),
+    ]);
+    const source =
+      jwt.jwksUrl !== undefined
+        ? jwksFromUrl(jwt.jwksUrl, {
+            timeoutMs: jwt.jwksTimeoutMs,
+            cooldownMs: jwt.jwksCooldownMs,
+            cacheMaxAgeMs: jwt.jwksCacheMaxAgeMs,
+          })
+        : await jwksFromFile(jwt.jwksFile ?? '');
     if (source.ok) {
       const oneTime = jwt.oneTime;
-      verifiers.push(createJwtVerifier({
-        issuer: jwt.issuer,
-        audience: jwt.audience,
-        keys: source.keys,
-        algorithms: jwt.algorithms,
-        clockSkewSeconds: jwt.clockSkewSeconds,
-        ...(oneTime === undefined ? {} : {
-          oneTime: {
-            issuers: oneTime.issuers,
-            ...(oneTime.claim === undefined ? {} : { claim: oneTime.claim }),
-            maxLifetimeSeconds: oneTime.maxLifetimeSeconds,
-            store: deps.replayStore ?? new MemoryReplayStore({ maxEntries: oneTime.maxEntries }),
-          },
+      verifiers.push(
+        createJwtVerifier({
+          issuer: jwt.issuer,
+          audience: jwt.audience,
+          keys: source.keys,
+          algorithms: jwt.algorithms,
+          clockSkewSeconds: jwt.clockSkewSeconds,
+          ...(oneTime === undefined
+            ? {}
+            : {
+                oneTime: {
+                  issuers: oneTime.issuers,
+                  ...(oneTime.claim === undefined ? {} : { claim: oneTime.claim }),
+                  maxLifetimeSeconds: oneTime.maxLifetimeSeconds,
+                  store: deps.replayStore ?? new MemoryReplayStore({ maxEntries: oneTime.maxEntries }),
+                },
+              }),
         }),
-      }));
+      );
     } else {
       under(jwt.jwksUrl !== undefined ? '/authentication/jwt/jwksUrl' : '/authentication/jwt/jwksFile', source.errors);
     }

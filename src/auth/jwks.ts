@@ -20,7 +20,8 @@ export interface RemoteJwksOptions {
 const MAX_JWKS_FILE_BYTES = 1024 * 1024;
 
 export function jwksFromUrl(url: string, options: RemoteJwksOptions): KeySourceResult {
-  if (!URL.canParse(url)) return { ok: false, errors: [{ path: '', message: 'url: the JWKS URL is not an absolute URL' }] };
+  if (!URL.canParse(url))
+    return { ok: false, errors: [{ path: '', message: 'url: the JWKS URL is not an absolute URL' }] };
   return {
     ok: true,
     keys: createRemoteJWKSet(new URL(url), {
@@ -37,7 +38,12 @@ export async function jwksFromFile(path: string): Promise<KeySourceResult> {
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, errors: [{ path: '', message: `read: cannot read the JWKS file ${path}${typeof code === 'string' ? ` (${code})` : ''}` }] };
+    return {
+      ok: false,
+      errors: [
+        { path: '', message: `read: cannot read the JWKS file ${path}${typeof code === 'string' ? ` (${code})` : ''}` },
+      ],
+    };
   }
   return jwksFromText(text);
 }
@@ -52,7 +58,8 @@ function bad(message: string): KeySourceResult {
  * jose's JWKS helpers accept public keys only.
  */
 export function jwksFromText(text: string): KeySourceResult {
-  if (Buffer.byteLength(text, 'utf8') > MAX_JWKS_FILE_BYTES) return bad(`jwks: file is larger than ${MAX_JWKS_FILE_BYTES} bytes`);
+  if (Buffer.byteLength(text, 'utf8') > MAX_JWKS_FILE_BYTES)
+    return bad(`jwks: file is larger than ${MAX_JWKS_FILE_BYTES} bytes`);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -76,8 +83,12 @@ export function jwksFromText(text: string): KeySourceResult {
   if (secrets.length === 0) return { ok: true, keys: publicKeys };
   const keys: JWTVerifyGetKey = (header, token) => {
     if (typeof header.alg !== 'string' || !header.alg.startsWith('HS')) return publicKeys(header, token);
-    const matches = secrets.filter((k) => (header.kid === undefined || k.kid === header.kid)
-      && (k.alg === undefined || k.alg === header.alg) && (k.use === undefined || k.use === 'sig'));
+    const matches = secrets.filter(
+      (k) =>
+        (header.kid === undefined || k.kid === header.kid) &&
+        (k.alg === undefined || k.alg === header.alg) &&
+        (k.use === undefined || k.use === 'sig'),
+    );
     const only = matches.length === 1 ? matches[0] : undefined;
     if (only === undefined) throw new Error('no single matching key');
     const secret = base64url.decode(only.k as string);

@@ -45,7 +45,9 @@ const UNAVAILABLE: VerifyResult = Object.freeze({ ok: false, code: 'unavailable'
 export function createJwtVerifier(options: JwtVerifierOptions): Verifier {
   const oneTime = options.oneTime;
   const oneTimeIssuers = new Set(oneTime?.issuers ?? []);
-  const issuers = [...new Set([...(typeof options.issuer === 'string' ? [options.issuer] : options.issuer), ...oneTimeIssuers])];
+  const issuers = [
+    ...new Set([...(typeof options.issuer === 'string' ? [options.issuer] : options.issuer), ...oneTimeIssuers]),
+  ];
   const audience = typeof options.audience === 'string' ? [options.audience] : [...options.audience];
   const algorithms = options.algorithms.filter((a) => a !== 'none');
   const skew = options.clockSkewSeconds ?? 30;
@@ -57,7 +59,12 @@ export function createJwtVerifier(options: JwtVerifierOptions): Verifier {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, options.keys, {
-        issuer: issuers, audience, algorithms, clockTolerance: skew, requiredClaims: ['exp', 'sub'], currentDate: at,
+        issuer: issuers,
+        audience,
+        algorithms,
+        clockTolerance: skew,
+        requiredClaims: ['exp', 'sub'],
+        currentDate: at,
       }));
     } catch {
       return BAD;

@@ -74,18 +74,28 @@ export function createKubernetesVerifier(options: KubernetesVerifierOptions): Ve
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, options.keys, {
-        issuer: options.issuer, audience: [...options.audience], algorithms: ALGORITHMS,
-        clockTolerance: options.clockSkewSeconds, requiredClaims: ['exp', 'sub'], currentDate: now(),
+        issuer: options.issuer,
+        audience: [...options.audience],
+        algorithms: ALGORITHMS,
+        clockTolerance: options.clockSkewSeconds,
+        requiredClaims: ['exp', 'sub'],
+        currentDate: now(),
       }));
     } catch (err) {
       const failure = tokenFailure(err);
       return failure.kind === 'unavailable' ? UNAVAILABLE : bad(failure.problem);
     }
-    const audiences = typeof payload.aud === 'string' ? [payload.aud] : payload.aud ?? [];
+    const audiences = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
     if (audiences.includes(options.issuer)) return bad('wrong_audience');
     const subject = SUBJECT.exec(payload.sub ?? '');
     const k8s = payload['kubernetes.io'];
-    if (subject === null || !isRecord(k8s) || k8s.namespace !== subject[1] || !isRecord(k8s.serviceaccount) || k8s.serviceaccount.name !== subject[3]) {
+    if (
+      subject === null ||
+      !isRecord(k8s) ||
+      k8s.namespace !== subject[1] ||
+      !isRecord(k8s.serviceaccount) ||
+      k8s.serviceaccount.name !== subject[3]
+    ) {
       return bad('malformed');
     }
     const id = payload.sub as string;
@@ -94,8 +104,17 @@ export function createKubernetesVerifier(options: KubernetesVerifierOptions): Ve
       if (outcome === 'unavailable') return UNAVAILABLE;
       if (outcome === 'rejected') return bad('revoked');
     }
-    const principal = makePrincipal(id, [SERVICE_ACCOUNTS_SCOPE, `${SERVICE_ACCOUNTS_SCOPE}:${subject[1]}`], 'short_lived', payload);
-    if (options.acceptedCacheMs > 0) accepted.set(key, { principal, until: Math.min(now().getTime() + options.acceptedCacheMs, (payload.exp as number) * 1000) });
+    const principal = makePrincipal(
+      id,
+      [SERVICE_ACCOUNTS_SCOPE, `${SERVICE_ACCOUNTS_SCOPE}:${subject[1]}`],
+      'short_lived',
+      payload,
+    );
+    if (options.acceptedCacheMs > 0)
+      accepted.set(key, {
+        principal,
+        until: Math.min(now().getTime() + options.acceptedCacheMs, (payload.exp as number) * 1000),
+      });
     return { ok: true, principal };
   }
 
@@ -106,7 +125,8 @@ export function createKubernetesVerifier(options: KubernetesVerifierOptions): Ve
       if (cred.kind !== 'bearer' || !isJwtShaped(cred.token)) return Promise.resolve(NOT_MINE);
       const key = digest(cred.token);
       const hit = accepted.get(key);
-      if (hit !== undefined && hit.until > now().getTime()) return Promise.resolve({ ok: true, principal: hit.principal });
+      if (hit !== undefined && hit.until > now().getTime())
+        return Promise.resolve({ ok: true, principal: hit.principal });
       if (issuerOf(cred.token) !== options.issuer) return Promise.resolve(NOT_MINE);
       return verify(cred.token, key);
     },

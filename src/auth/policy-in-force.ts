@@ -14,7 +14,9 @@ export interface PolicyInForce {
   readonly verifiers: readonly Verifier[];
 }
 
-export type PolicyInForceResult = { ok: true; policyInForce: PolicyInForce } | { ok: false; errors: readonly ConfigError[] };
+export type PolicyInForceResult =
+  | { ok: true; policyInForce: PolicyInForce }
+  | { ok: false; errors: readonly ConfigError[] };
 
 /** Builds the verifiers a loaded policy asks for and pairs them with it. */
 export async function buildPolicyInForce(policy: Policy, replayStore?: ReplayStore): Promise<PolicyInForceResult> {

@@ -128,21 +128,29 @@ export class RedisReplayStore implements ReplayStore {
    * replica happened to claim in. A failed pass is retried by the next claim.
    */
   #learnEpochs(): Promise<void> {
-    this.#learnt ??= redisCall(this.#client, this.#timeoutMs, () => Promise.all(Array.from({ length: REPLAY_SHARDS }, async (_, shard) => {
-      const fresh = this.#fresh();
-      const before = await this.#client.set(`${replayShardTag(this.#domain, shard)}:epoch`, fresh, 'NX', 'GET');
-      this.#noteMarker(shard, before ?? fresh);
-    }))).then(() => undefined, (err: unknown) => {
-      this.#learnt = undefined;
-      throw err;
-    });
+    this.#learnt ??= redisCall(this.#client, this.#timeoutMs, () =>
+      Promise.all(
+        Array.from({ length: REPLAY_SHARDS }, async (_, shard) => {
+          const fresh = this.#fresh();
+          const before = await this.#client.set(`${replayShardTag(this.#domain, shard)}:epoch`, fresh, 'NX', 'GET');
+          this.#noteMarker(shard, before ?? fresh);
+        }),
+      ),
+    ).then(
+      () => undefined,
+      (err: unknown) => {
+        this.#learnt = undefined;
+        throw err;
+      },
+    );
     return this.#learnt;
   }
 
   /** A marker other than the one known means the shard lost its records when it was replaced. */
   #noteMarker(shard: number, marker: string): void {
     const known = this.#epochs[shard];
-    if (known !== undefined && known !== marker) this.#lostAt[shard] = Math.max(this.#lostAt[shard]!, markerCreatedAt(marker, this.#now()));
+    if (known !== undefined && known !== marker)
+      this.#lostAt[shard] = Math.max(this.#lostAt[shard]!, markerCreatedAt(marker, this.#now()));
     this.#epochs[shard] = marker;
   }
 
@@ -151,14 +159,18 @@ export class RedisReplayStore implements ReplayStore {
   }
 
   async #record({ marker, record, shard }: ReplayKeys, own: string, ttl: number): Promise<ClaimResult | 'stale'> {
-    const written = await guardedWrite(this.#client, {
-      script: CLAIM,
-      keys: [marker, record],
-      args: [this.#epochs[shard] ?? '', this.#fresh(), ttl, own],
-      // Not safely recorded: forget it, so the caller's retry is a first use again.
-      undo: { lua: RELEASE, keys: [record], args: [own] },
-      wrote: (reply) => Array.isArray(reply) && reply[0] === 1,
-    }, { waitReplicas: this.#waitReplicas, timeoutMs: this.#timeoutMs });
+    const written = await guardedWrite(
+      this.#client,
+      {
+        script: CLAIM,
+        keys: [marker, record],
+        args: [this.#epochs[shard] ?? '', this.#fresh(), ttl, own],
+        // Not safely recorded: forget it, so the caller's retry is a first use again.
+        undo: { lua: RELEASE, keys: [record], args: [own] },
+        wrote: (reply) => Array.isArray(reply) && reply[0] === 1,
+      },
+      { waitReplicas: this.#waitReplicas, timeoutMs: this.#timeoutMs },
+    );
     if (!written.ok) return 'unavailable';
     const reply = written.reply;
     if (!Array.isArray(reply)) return 'unavailable';

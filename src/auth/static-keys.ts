@@ -50,7 +50,12 @@ const schema = {
         properties: {
           sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
           principal: { type: 'string', pattern: PRINCIPAL_PATTERN, not: { const: '*' } },
-          scopes: { type: 'array', maxItems: MAX_ROW_SCOPES * 4, uniqueItems: true, items: { type: 'string', pattern: SCOPE_PATTERN } },
+          scopes: {
+            type: 'array',
+            maxItems: MAX_ROW_SCOPES * 4,
+            uniqueItems: true,
+            items: { type: 'string', pattern: SCOPE_PATTERN },
+          },
           description: { type: 'string', maxLength: 1000 },
         },
       },
@@ -80,15 +85,22 @@ export function parseStaticKeys(text: string): StaticKeysResult {
     const reserved = (k.scopes ?? []).findIndex(isServiceAccountScope);
     if (reserved >= 0) {
       // A namespace-wide grant (`*` with system:serviceaccounts:<ns>) must mean ServiceAccounts of that namespace only.
-      errors.push({ path: pointer('keys', i, 'scopes', reserved), message: 'scope: system:serviceaccounts scopes belong to Kubernetes ServiceAccount tokens and cannot be given to a key' });
+      errors.push({
+        path: pointer('keys', i, 'scopes', reserved),
+        message:
+          'scope: system:serviceaccounts scopes belong to Kubernetes ServiceAccount tokens and cannot be given to a key',
+      });
       return;
     }
     const principal = makePrincipal(k.principal, k.scopes ?? [], 'static');
-    table.set(k.sha256, Object.freeze({
-      hash: Buffer.from(k.sha256, 'hex'),
-      principal,
-      verified: Object.freeze({ ok: true, principal }),
-    }));
+    table.set(
+      k.sha256,
+      Object.freeze({
+        hash: Buffer.from(k.sha256, 'hex'),
+        principal,
+        verified: Object.freeze({ ok: true, principal }),
+      }),
+    );
   });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, table };
 }
@@ -99,7 +111,15 @@ export async function loadStaticKeys(path: string): Promise<StaticKeysResult> {
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, errors: [{ path: '', message: `read: cannot read the static key file ${path}${typeof code === 'string' ? ` (${code})` : ''}` }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          path: '',
+          message: `read: cannot read the static key file ${path}${typeof code === 'string' ? ` (${code})` : ''}`,
+        },
+      ],
+    };
   }
   return parseStaticKeys(text);
 }

@@ -35,10 +35,13 @@ export function tokenReviewer(options: TokenReviewOptions): TokenReviewer {
       const hit = cache.get(key);
       if (hit !== undefined && hit.until > at) return hit.outcome;
       const answer = await options.api.call('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
-        apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences: options.audience },
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenReview',
+        spec: { token, audiences: options.audience },
       });
       // Anything but a TokenReview answer (a 403 for missing RBAC, a 5xx, no answer) says nothing about the token.
-      if (answer === undefined || answer.status !== 201 || !isRecord(answer.body) || !isRecord(answer.body.status)) return 'unavailable';
+      if (answer === undefined || answer.status !== 201 || !isRecord(answer.body) || !isRecord(answer.body.status))
+        return 'unavailable';
       const status = answer.body.status;
       const user = isRecord(status.user) ? status.user : {};
       const outcome = status.authenticated === true && user.username === username ? 'authenticated' : 'rejected';

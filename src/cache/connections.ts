@@ -37,9 +37,10 @@ export interface RedisConnections {
 /** Names in CLIENT LIST: `<prefix>-shared` (commands) and `<prefix>-subscriber`. */
 export function openRedisConnections(config: RedisConfig, prefix = 'toolgate'): RedisConnections {
   const client = createRedisClient(config, { name: `${prefix}-shared` });
-  const subscriber = config.mode === 'cluster'
-    ? new RedisSubscriber(client, { owned: false })
-    : new RedisSubscriber(createRedisClient(config, { name: `${prefix}-subscriber` }), { owned: true });
+  const subscriber =
+    config.mode === 'cluster'
+      ? new RedisSubscriber(client, { owned: false })
+      : new RedisSubscriber(createRedisClient(config, { name: `${prefix}-subscriber` }), { owned: true });
   let closed = false;
   return {
     config,

@@ -61,7 +61,11 @@ export interface GuardedWrite {
   readonly keys: readonly string[];
   readonly args: readonly (string | number)[];
   /** Takes this write back if it landed; a no-op otherwise. */
-  readonly undo: { readonly lua: string; readonly keys: readonly string[]; readonly args: readonly (string | number)[] };
+  readonly undo: {
+    readonly lua: string;
+    readonly keys: readonly string[];
+    readonly args: readonly (string | number)[];
+  };
   /** Whether the script's reply says it wrote (only a write that happened needs replicas to acknowledge it). */
   readonly wrote: (reply: unknown) => boolean;
 }
@@ -94,9 +98,18 @@ export async function guardedWrite(client: RedisClient, w: GuardedWrite, options
   }
 }
 
-async function write(client: RedisClient, w: GuardedWrite, waitReplicas: number, timeoutMs: number): Promise<GuardedReply> {
+async function write(
+  client: RedisClient,
+  w: GuardedWrite,
+  waitReplicas: number,
+  timeoutMs: number,
+): Promise<GuardedReply> {
   if (waitReplicas === 0) return { ok: true, reply: await runScript(client, w.script, w.keys, w.args) };
-  const replies = await client.pipeline().eval(w.script.lua, w.keys.length, ...w.keys, ...w.args).wait(waitReplicas, waitMs(client, timeoutMs)).exec();
+  const replies = await client
+    .pipeline()
+    .eval(w.script.lua, w.keys.length, ...w.keys, ...w.args)
+    .wait(waitReplicas, waitMs(client, timeoutMs))
+    .exec();
   const [written, wait] = replies ?? [];
   if (written === undefined || written[0] !== null) return FAILED;
   const acknowledged = wait !== undefined && wait[0] === null && typeof wait[1] === 'number' && wait[1] >= waitReplicas;
@@ -110,7 +123,11 @@ async function write(client: RedisClient, w: GuardedWrite, waitReplicas: number,
  * overtake it. As EVAL, not EVALSHA: a NOSCRIPT answer would come too late.
  */
 export function sendNow(client: RedisClient, s: GuardedWrite['undo']): void {
-  client.pipeline().eval(s.lua, s.keys.length, ...s.keys, ...s.args).exec().catch(() => {});
+  client
+    .pipeline()
+    .eval(s.lua, s.keys.length, ...s.keys, ...s.args)
+    .exec()
+    .catch(() => {});
 }
 
 /**
@@ -125,6 +142,7 @@ function waitMs(client: RedisClient, timeoutMs: number): number {
 
 function commandTimeoutOf(client: RedisClient): number | undefined {
   const o = client.options;
-  const own = 'commandTimeout' in o ? o.commandTimeout : 'redisOptions' in o ? o.redisOptions?.commandTimeout : undefined;
+  const own =
+    'commandTimeout' in o ? o.commandTimeout : 'redisOptions' in o ? o.redisOptions?.commandTimeout : undefined;
   return typeof own === 'number' && own > 0 ? own : undefined;
 }

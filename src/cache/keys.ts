@@ -89,7 +89,11 @@ export function principalDigest(id: string): string {
 }
 
 /** Idempotency records of one domain, under its hash tag so a claim's two keys share a Cluster slot. */
-export function idempotencyKeys(domain: string): { record(scope: string): string; lease(scope: string): string; readonly epoch: string } {
+export function idempotencyKeys(domain: string): {
+  record(scope: string): string;
+  lease(scope: string): string;
+  readonly epoch: string;
+} {
   const tag = `{tg:${domain}}`;
   return Object.freeze({
     epoch: `${tag}:idem:epoch`,

@@ -71,7 +71,8 @@ const SCHEMES: Readonly<Record<string, { mode: RedisMode; tls: boolean }>> = {
 };
 
 const DEFAULT_PORT: Readonly<Record<RedisMode, number>> = { standalone: 6379, sentinel: 26379, cluster: 6379 };
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\d{1,3}(?:\.\d{1,3}){3}$/;
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\d{1,3}(?:\.\d{1,3}){3}$/;
 const IPV6 = /^[0-9A-Fa-f:.]{2,45}$/;
 const MASTER_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 const MAX_NODES = 64;
@@ -89,12 +90,23 @@ export function parseRedisConfig(input: RedisSettingsInput, read: Read = default
   if (!url.ok) return { ok: false, setting: REDIS_SETTINGS.url, problem: url.problem };
   const connectTimeoutMs = input.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const commandTimeoutMs = input.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  if (!isTimeout(connectTimeoutMs)) return { ok: false, setting: REDIS_SETTINGS.connectTimeoutMs, problem: 'expected a whole number of milliseconds from 1 to 600000' };
-  if (!isTimeout(commandTimeoutMs)) return { ok: false, setting: REDIS_SETTINGS.commandTimeoutMs, problem: 'expected a whole number of milliseconds from 1 to 600000' };
+  if (!isTimeout(connectTimeoutMs))
+    return {
+      ok: false,
+      setting: REDIS_SETTINGS.connectTimeoutMs,
+      problem: 'expected a whole number of milliseconds from 1 to 600000',
+    };
+  if (!isTimeout(commandTimeoutMs))
+    return {
+      ok: false,
+      setting: REDIS_SETTINGS.commandTimeoutMs,
+      problem: 'expected a whole number of milliseconds from 1 to 600000',
+    };
 
   let username = url.username;
   if (input.username !== undefined && input.username !== '') {
-    if (!isCredential(input.username)) return { ok: false, setting: REDIS_SETTINGS.username, problem: 'expected 1-256 printable characters' };
+    if (!isCredential(input.username))
+      return { ok: false, setting: REDIS_SETTINGS.username, problem: 'expected 1-256 printable characters' };
     username = input.username;
   }
   let password = url.password;
@@ -102,34 +114,62 @@ export function parseRedisConfig(input: RedisSettingsInput, read: Read = default
     const text = readSafely(read, input.passwordFile);
     if (text === undefined) return { ok: false, setting: REDIS_SETTINGS.passwordFile, problem: 'cannot read the file' };
     const secret = text.replace(/\r?\n$/, '');
-    if (!isCredential(secret)) return { ok: false, setting: REDIS_SETTINGS.passwordFile, problem: 'expected one line of 1-256 printable characters' };
+    if (!isCredential(secret))
+      return {
+        ok: false,
+        setting: REDIS_SETTINGS.passwordFile,
+        problem: 'expected one line of 1-256 printable characters',
+      };
     password = secret;
   }
   let tlsCa: string | undefined;
   if (input.tlsCaFile !== undefined && input.tlsCaFile !== '') {
     if (!url.tls) return { ok: false, setting: REDIS_SETTINGS.tlsCaFile, problem: 'only valid with a rediss:// URL' };
     tlsCa = readSafely(read, input.tlsCaFile);
-    if (tlsCa === undefined || !tlsCa.includes('-----BEGIN CERTIFICATE-----')) return { ok: false, setting: REDIS_SETTINGS.tlsCaFile, problem: 'expected a readable PEM certificate file' };
+    if (tlsCa === undefined || !tlsCa.includes('-----BEGIN CERTIFICATE-----'))
+      return { ok: false, setting: REDIS_SETTINGS.tlsCaFile, problem: 'expected a readable PEM certificate file' };
   }
   return {
     ok: true,
     config: Object.freeze({
-      mode: url.mode, nodes: url.nodes, tls: url.tls, tlsCa, username, password, db: url.db,
-      masterName: url.masterName, connectTimeoutMs, commandTimeoutMs,
+      mode: url.mode,
+      nodes: url.nodes,
+      tls: url.tls,
+      tlsCa,
+      username,
+      password,
+      db: url.db,
+      masterName: url.masterName,
+      connectTimeoutMs,
+      commandTimeoutMs,
     }),
   };
 }
 
 type ParsedUrl =
-  | { ok: true; mode: RedisMode; tls: boolean; nodes: readonly RedisNode[]; username: string | undefined; password: string | undefined; db: number; masterName: string | undefined }
+  | {
+      ok: true;
+      mode: RedisMode;
+      tls: boolean;
+      nodes: readonly RedisNode[];
+      username: string | undefined;
+      password: string | undefined;
+      db: number;
+      masterName: string | undefined;
+    }
   | { ok: false; problem: string };
 
 function parseUrl(raw: string): ParsedUrl {
   const shape = /^([a-z+]+:)\/\/(?:([^@/?#]*)@)?([^/?#]+)(\/[^?#]*)?$/.exec(raw);
-  if (shape === null) return { ok: false, problem: 'expected scheme://[user:password@]host[:port][,host:port…][/db or /mastername]' };
+  if (shape === null)
+    return { ok: false, problem: 'expected scheme://[user:password@]host[:port][,host:port…][/db or /mastername]' };
   const [, scheme = '', userinfo, hostList = '', path = ''] = shape;
   const kind = SCHEMES[scheme];
-  if (kind === undefined) return { ok: false, problem: 'expected redis, rediss, redis+sentinel, rediss+sentinel, redis+cluster or rediss+cluster' };
+  if (kind === undefined)
+    return {
+      ok: false,
+      problem: 'expected redis, rediss, redis+sentinel, rediss+sentinel, redis+cluster or rediss+cluster',
+    };
   const nodes: RedisNode[] = [];
   for (const part of hostList.split(',')) {
     const node = parseNode(part, DEFAULT_PORT[kind.mode]);
@@ -137,7 +177,11 @@ function parseUrl(raw: string): ParsedUrl {
     nodes.push(Object.freeze(node));
   }
   if (nodes.length > MAX_NODES) return { ok: false, problem: `expected at most ${MAX_NODES} hosts` };
-  if (kind.mode === 'standalone' && nodes.length !== 1) return { ok: false, problem: 'a standalone URL names one host; use redis+sentinel:// or redis+cluster:// for several' };
+  if (kind.mode === 'standalone' && nodes.length !== 1)
+    return {
+      ok: false,
+      problem: 'a standalone URL names one host; use redis+sentinel:// or redis+cluster:// for several',
+    };
 
   let username: string | undefined;
   let password: string | undefined;
@@ -145,9 +189,12 @@ function parseUrl(raw: string): ParsedUrl {
     const colon = userinfo.indexOf(':');
     const user = decode(colon < 0 ? userinfo : userinfo.slice(0, colon));
     const pass = colon < 0 ? '' : decode(userinfo.slice(colon + 1));
-    if (user === undefined || pass === undefined) return { ok: false, problem: 'credentials in the URL are not valid percent-encoding' };
-    if (user !== '' && !isCredential(user)) return { ok: false, problem: 'the URL user name must be 1-256 printable characters' };
-    if (pass !== '' && !isCredential(pass)) return { ok: false, problem: 'the URL password must be 1-256 printable characters' };
+    if (user === undefined || pass === undefined)
+      return { ok: false, problem: 'credentials in the URL are not valid percent-encoding' };
+    if (user !== '' && !isCredential(user))
+      return { ok: false, problem: 'the URL user name must be 1-256 printable characters' };
+    if (pass !== '' && !isCredential(pass))
+      return { ok: false, problem: 'the URL password must be 1-256 printable characters' };
     username = user === '' ? undefined : user;
     password = pass === '' ? undefined : pass;
   }
@@ -236,21 +283,26 @@ export function redisOptions(config: RedisConfig, options: ClientOptions = {}): 
 /** Creates a client for the configured topology; it connects in the background. */
 export function createRedisClient(config: RedisConfig, options: ClientOptions = {}): RedisClient {
   const base = redisOptions(config, options);
-  const client = config.mode === 'cluster' ? createCluster(config, base) : new Redis(config.mode === 'sentinel'
-    ? {
-      ...base,
-      sentinels: config.nodes.map((n) => ({ host: n.host, port: n.port })),
-      name: config.masterName,
-      sentinelUsername: config.username,
-      sentinelPassword: config.password,
-      enableTLSForSentinelMode: config.tls,
-      sentinelCommandTimeout: config.commandTimeoutMs,
-      // Sentinel announces a new master on +switch-master; without listening,
-      // the client stays on the old master until Sentinel reconfigures it
-      // (about 10 s later) and keeps reading revisions it no longer writes.
-      failoverDetector: true,
-    }
-    : { ...base, host: config.nodes[0]?.host, port: config.nodes[0]?.port });
+  const client =
+    config.mode === 'cluster'
+      ? createCluster(config, base)
+      : new Redis(
+          config.mode === 'sentinel'
+            ? {
+                ...base,
+                sentinels: config.nodes.map((n) => ({ host: n.host, port: n.port })),
+                name: config.masterName,
+                sentinelUsername: config.username,
+                sentinelPassword: config.password,
+                enableTLSForSentinelMode: config.tls,
+                sentinelCommandTimeout: config.commandTimeoutMs,
+                // Sentinel announces a new master on +switch-master; without listening,
+                // the client stays on the old master until Sentinel reconfigures it
+                // (about 10 s later) and keeps reading revisions it no longer writes.
+                failoverDetector: true,
+              }
+            : { ...base, host: config.nodes[0]?.host, port: config.nodes[0]?.port },
+        );
   // ioredis reports connection trouble as 'error' events; without a listener
   // Node would crash the process. Trouble surfaces as failed commands instead.
   client.on('error', () => {});
@@ -273,5 +325,8 @@ function createCluster(config: RedisConfig, base: RedisOptions): Cluster {
     retryDelayOnTryAgain: Math.min(100, config.commandTimeoutMs),
     retryDelayOnFailover: Math.min(100, config.commandTimeoutMs),
   };
-  return new Cluster(config.nodes.map((n) => ({ host: n.host, port: n.port })), options);
+  return new Cluster(
+    config.nodes.map((n) => ({ host: n.host, port: n.port })),
+    options,
+  );
 }

@@ -14,7 +14,12 @@ export function script(lua: string): Script {
   return Object.freeze({ lua, sha: createHash('sha1').update(lua).digest('hex') });
 }
 
-export async function runScript(client: RedisClient, s: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+export async function runScript(
+  client: RedisClient,
+  s: Script,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
   try {
     return await client.evalsha(s.sha, keys.length, ...keys, ...args);
   } catch (err) {

@@ -116,6 +116,7 @@ export class RedisSubscriber {
     this.#channels.clear();
     if (this.#owned) this.#connection.disconnect();
     // A Cluster client lives on with its owner until it closes it.
-    else if (channels.length > 0 && this.#connection.status === 'ready') this.#connection.unsubscribe(...channels).catch(() => {});
+    else if (channels.length > 0 && this.#connection.status === 'ready')
+      this.#connection.unsubscribe(...channels).catch(() => {});
   }
 }

@@ -5,7 +5,12 @@
  * lockstep, yet never retry sooner than half the nominal delay.
  * `random` returns a number in [0, 1).
  */
-export function backoffDelay(failures: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  failures: number,
+  baseMs: number,
+  maxMs: number,
+  random: () => number = Math.random,
+): number {
   const exponent = Math.min(Math.max(failures, 1) - 1, 30);
   const nominal = Math.min(maxMs, baseMs * 2 ** exponent);
   const raw = random();

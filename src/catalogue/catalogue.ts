@@ -35,7 +35,10 @@ export interface BuildStats {
  * throws: entries it cannot use are skipped and counted. The entries are
  * frozen in place (they are the caller's fresh parse of the wire), not copied.
  */
-export function buildCatalogue(entries: readonly unknown[], syncedAt: number): { catalogue: Catalogue; stats: BuildStats } {
+export function buildCatalogue(
+  entries: readonly unknown[],
+  syncedAt: number,
+): { catalogue: Catalogue; stats: BuildStats } {
   const tools = new Map<string, CatalogueTool>();
   let malformed = 0;
   let duplicates = 0;
@@ -61,7 +64,13 @@ export function buildCatalogue(entries: readonly unknown[], syncedAt: number): {
     tools: new FrozenMap(tools),
     syncedAt,
   });
-  const stats: BuildStats = Object.freeze({ listed: entries.length, kept: tools.size, malformed, duplicates, undigestable });
+  const stats: BuildStats = Object.freeze({
+    listed: entries.length,
+    kept: tools.size,
+    malformed,
+    duplicates,
+    undigestable,
+  });
   return { catalogue, stats };
 }
 

@@ -17,7 +17,11 @@ const SLICE_MS = 5;
  * (and cache) the schemas of the tools actually called, so memory grows with
  * what is used, not with the size of the catalogue.
  */
-export async function reportEnforceability(c: Catalogue, registry: CompileOptions['registry'], current: () => boolean): Promise<void> {
+export async function reportEnforceability(
+  c: Catalogue,
+  registry: CompileOptions['registry'],
+  current: () => boolean,
+): Promise<void> {
   const refused: string[] = [];
   // The verdict depends only on the schema (the registry is the same for the
   // whole run), and large catalogues repeat schemas: each distinct text is
@@ -40,6 +44,10 @@ export async function reportEnforceability(c: Catalogue, registry: CompileOption
     const reason = verdicts.get(key);
     if (reason !== undefined) refused.push(`${t.name}:${reason}`);
   }
-  if (refused.length > 0) log.warn('tools with unenforceable input schemas; their calls are refused', { count: refused.length, tools: refused.join(',') });
+  if (refused.length > 0)
+    log.warn('tools with unenforceable input schemas; their calls are refused', {
+      count: refused.length,
+      tools: refused.join(','),
+    });
   if (catalogueState.hasSubscribers) catalogueState.publish({ tools: c.tools.size, unenforceable: refused.length });
 }

@@ -53,7 +53,8 @@ const DEFAULTS = { requestTimeoutMs: 10_000, minRefreshGapMs: 1_000, retryBaseMs
  * retries with backoff; the connection is rebuilt on the next attempt.
  */
 export class CatalogueSync {
-  readonly #opts: Required<Omit<CatalogueSyncOptions, 'headers' | 'onChange' | 'dispatcher'>> & Pick<CatalogueSyncOptions, 'headers' | 'onChange' | 'dispatcher'>;
+  readonly #opts: Required<Omit<CatalogueSyncOptions, 'headers' | 'onChange' | 'dispatcher'>> &
+    Pick<CatalogueSyncOptions, 'headers' | 'onChange' | 'dispatcher'>;
   readonly #abort = new AbortController();
   #current: Catalogue | undefined;
   #link: UpstreamLink | undefined;
@@ -66,15 +67,25 @@ export class CatalogueSync {
   #ready: PromiseWithResolvers<void> | undefined;
   #started = false;
   #closed = false;
-  #stats: SyncStats = { syncs: 0, failures: 0, consecutiveFailures: 0, lastFailure: undefined, lastBuild: undefined, era: undefined };
+  #stats: SyncStats = {
+    syncs: 0,
+    failures: 0,
+    consecutiveFailures: 0,
+    lastFailure: undefined,
+    lastBuild: undefined,
+    era: undefined,
+  };
 
   constructor(opts: CatalogueSyncOptions) {
     const o = { ...DEFAULTS, limits: DEFAULT_WALK_LIMITS, ...opts };
     for (const k of ['refreshIntervalMs', 'requestTimeoutMs', 'retryBaseMs', 'retryMaxMs'] as const) {
-      if (!(Number.isSafeInteger(o[k]) && o[k] > 0)) throw new TypeError(`CatalogueSync: ${k} must be a positive integer`);
+      if (!(Number.isSafeInteger(o[k]) && o[k] > 0))
+        throw new TypeError(`CatalogueSync: ${k} must be a positive integer`);
     }
-    if (!(Number.isSafeInteger(o.minRefreshGapMs) && o.minRefreshGapMs >= 0)) throw new TypeError('CatalogueSync: minRefreshGapMs must be a whole number');
-    if (o.url.protocol !== 'http:' && o.url.protocol !== 'https:') throw new TypeError('CatalogueSync: url must be http or https');
+    if (!(Number.isSafeInteger(o.minRefreshGapMs) && o.minRefreshGapMs >= 0))
+      throw new TypeError('CatalogueSync: minRefreshGapMs must be a whole number');
+    if (o.url.protocol !== 'http:' && o.url.protocol !== 'https:')
+      throw new TypeError('CatalogueSync: url must be http or https');
     this.#opts = Object.freeze(o);
   }
 
@@ -190,14 +201,23 @@ export class CatalogueSync {
     const { catalogue, stats } = buildCatalogue(entries, Date.now());
     const previous = this.#current;
     const before = this.#stats;
-    if (before.consecutiveFailures > 0) log.info('catalogue sync recovered', { after_failures: before.consecutiveFailures });
+    if (before.consecutiveFailures > 0)
+      log.info('catalogue sync recovered', { after_failures: before.consecutiveFailures });
     const skipped = stats.malformed + stats.duplicates + stats.undigestable;
-    const skippedBefore = before.lastBuild === undefined ? 0 : before.lastBuild.malformed + before.lastBuild.duplicates + before.lastBuild.undigestable;
+    const skippedBefore =
+      before.lastBuild === undefined
+        ? 0
+        : before.lastBuild.malformed + before.lastBuild.duplicates + before.lastBuild.undigestable;
     if (skipped > 0 && (skipped !== skippedBefore || catalogue.digest !== previous?.digest)) {
-      log.warn('catalogue entries skipped', { malformed: stats.malformed, duplicates: stats.duplicates, undigestable: stats.undigestable });
+      log.warn('catalogue entries skipped', {
+        malformed: stats.malformed,
+        duplicates: stats.duplicates,
+        undigestable: stats.undigestable,
+      });
     }
     this.#stats = { ...before, syncs: before.syncs + 1, consecutiveFailures: 0, lastBuild: stats, era };
-    if (catalogue.digest !== previous?.digest) log.info('catalogue updated', { digest: catalogue.digest, tools: stats.kept, pages, era });
+    if (catalogue.digest !== previous?.digest)
+      log.info('catalogue updated', { digest: catalogue.digest, tools: stats.kept, pages, era });
     return catalogue;
   }
 
@@ -216,7 +236,12 @@ export class CatalogueSync {
   #fail(code: string, pages: number): void {
     const s = this.#stats;
     this.#stats = { ...s, failures: s.failures + 1, consecutiveFailures: s.consecutiveFailures + 1, lastFailure: code };
-    log.warn('catalogue sync failed', { code, pages, consecutive_failures: s.consecutiveFailures + 1, have_catalogue: this.#current !== undefined });
+    log.warn('catalogue sync failed', {
+      code,
+      pages,
+      consecutive_failures: s.consecutiveFailures + 1,
+      have_catalogue: this.#current !== undefined,
+    });
     // Whatever broke, the next attempt starts from a fresh connection: a 2025
     // session may have expired, and a stale link would fail the same way.
     const link = this.#link;
@@ -233,7 +258,9 @@ export class CatalogueSync {
       return;
     }
     const n = this.#stats.consecutiveFailures;
-    this.#schedule(n > 0 ? backoffDelay(n, this.#opts.retryBaseMs, this.#opts.retryMaxMs) : this.#opts.refreshIntervalMs);
+    this.#schedule(
+      n > 0 ? backoffDelay(n, this.#opts.retryBaseMs, this.#opts.retryMaxMs) : this.#opts.refreshIntervalMs,
+    );
   }
 
   /** A change notification, or trouble on the link: either way, read the list again soon. */

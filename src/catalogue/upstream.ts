@@ -2,7 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { isRecord } from '../json/record.ts';
 import { LinkError } from './link-error.ts';
-import { eachSseMessage, endSession, openStream, post, type Exchange, type PostOutcome, type RpcError } from './wire.ts';
+import {
+  eachSseMessage,
+  endSession,
+  openStream,
+  post,
+  type Exchange,
+  type PostOutcome,
+  type RpcError,
+} from './wire.ts';
 
 export { failureCode } from './link-error.ts';
 
@@ -67,7 +75,10 @@ export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
     if (m.method === LIST_CHANGED && live()) opts.onListChanged();
   };
   /** A request with `headers`, bounded by requestTimeoutMs unless `bound` says otherwise (streams: the link's life). */
-  const exchange = (headers: Readonly<Record<string, string>>, bound = AbortSignal.any([signal, AbortSignal.timeout(opts.requestTimeoutMs)])): Exchange => ({
+  const exchange = (
+    headers: Readonly<Record<string, string>>,
+    bound = AbortSignal.any([signal, AbortSignal.timeout(opts.requestTimeoutMs)]),
+  ): Exchange => ({
     dispatcher,
     url: opts.url,
     headers: { ...opts.headers, ...headers },
@@ -80,12 +91,15 @@ export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
     return resultOf(outcome);
   };
 
-  const modern = await discover((headers, params) => post(exchange(headers), { id: ++ids, method: 'server/discover', params }));
+  const modern = await discover((headers, params) =>
+    post(exchange(headers), { id: ++ids, method: 'server/discover', params }),
+  );
   if (modern !== undefined) {
     const listen = modern.toolsListChanged ? listenForChanges() : undefined;
     return {
       era: 'modern',
-      listPage: (cursor) => call(modernHeaders('tools/list'), 'tools/list', { ...(cursor !== undefined && { cursor }), _meta: meta() }),
+      listPage: (cursor) =>
+        call(modernHeaders('tools/list'), 'tools/list', { ...(cursor !== undefined && { cursor }), _meta: meta() }),
       close: async () => {
         life.abort();
         await listen;
@@ -94,12 +108,19 @@ export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
   }
 
   // The 2025 handshake: toolgate's own session, apart from every client's.
-  const init = await post(exchange({}), { id: ++ids, method: 'initialize', params: { protocolVersion: LEGACY, capabilities: {}, clientInfo } });
+  const init = await post(exchange({}), {
+    id: ++ids,
+    method: 'initialize',
+    params: { protocolVersion: LEGACY, capabilities: {}, clientInfo },
+  });
   const initialized = resultOf(init);
   const version = isRecord(initialized) ? initialized.protocolVersion : undefined;
   if (typeof version !== 'string' || !LEGACY_VERSIONS.has(version)) throw new LinkError('unsupported_protocol_version');
   const sessionId = init.kind === 'reply' ? init.headers['mcp-session-id'] : undefined;
-  const session: Record<string, string> = { 'mcp-protocol-version': version, ...(typeof sessionId === 'string' && { 'mcp-session-id': sessionId }) };
+  const session: Record<string, string> = {
+    'mcp-protocol-version': version,
+    ...(typeof sessionId === 'string' && { 'mcp-session-id': sessionId }),
+  };
   const ack = await post(exchange(session), { method: 'notifications/initialized' });
   if (ack.kind === 'refused') throw new LinkError(`http_${ack.status}`);
   const stream = followGetStream();
@@ -112,7 +133,9 @@ export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
       // A 2025 session would otherwise linger on the upstream until it
       // expires. Bounded: a hung upstream must not hold up close().
       if (typeof sessionId === 'string') {
-        await endSession(exchange(session, AbortSignal.timeout(Math.min(opts.requestTimeoutMs, END_SESSION_MS)))).catch(() => undefined);
+        await endSession(exchange(session, AbortSignal.timeout(Math.min(opts.requestTimeoutMs, END_SESSION_MS)))).catch(
+          () => undefined,
+        );
       }
     },
   };
@@ -126,10 +149,20 @@ export async function openLink(opts: LinkOptions): Promise<UpstreamLink> {
    */
   async function listenForChanges(): Promise<void> {
     const id = ++ids;
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: meta(), notifications: { toolsListChanged: true } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'subscriptions/listen',
+      params: { _meta: meta(), notifications: { toolsListChanged: true } },
+    });
     let opened: Awaited<ReturnType<typeof openStream>> | undefined;
     try {
-      opened = await openStream(exchange(modernHeaders('subscriptions/listen'), signal), 'POST', body, opts.requestTimeoutMs);
+      opened = await openStream(
+        exchange(modernHeaders('subscriptions/listen'), signal),
+        'POST',
+        body,
+        opts.requestTimeoutMs,
+      );
       if (opened.kind === 'open') {
         await eachSseMessage(opened.body, (m) => {
           onMessage(m);
@@ -190,7 +223,8 @@ type Probe = (headers: Readonly<Record<string, string>>, params: unknown) => Pro
  */
 async function discover(probe: Probe): Promise<{ readonly toolsListChanged: boolean } | undefined> {
   const outcome = await probe(modernHeaders('server/discover'), { _meta: meta() });
-  if (outcome.kind === 'refused' && (outcome.status === 401 || outcome.status === 403 || outcome.status >= 500)) throw new LinkError(`http_${outcome.status}`);
+  if (outcome.kind === 'refused' && (outcome.status === 401 || outcome.status === 403 || outcome.status >= 500))
+    throw new LinkError(`http_${outcome.status}`);
   if (outcome.kind === 'accepted') return undefined;
   if (outcome.error !== undefined) {
     if (refusesAsModern(outcome.error)) throw new LinkError(`jsonrpc_${UNSUPPORTED_PROTOCOL_VERSION}`);

@@ -22,7 +22,12 @@ export interface RpcError {
 
 export type PostOutcome =
   /** The JSON-RPC response to the message sent. */
-  | { readonly kind: 'reply'; readonly result?: unknown; readonly error?: RpcError; readonly headers: IncomingHttpHeaders }
+  | {
+      readonly kind: 'reply';
+      readonly result?: unknown;
+      readonly error?: RpcError;
+      readonly headers: IncomingHttpHeaders;
+    }
   /** 2xx without a response: what a notification gets (202). */
   | { readonly kind: 'accepted'; readonly headers: IncomingHttpHeaders }
   /** A non-2xx status, with the JSON-RPC error its body carried, if it was one. */
@@ -39,7 +44,10 @@ export interface Exchange {
 }
 
 /** POSTs one JSON-RPC message and reads its outcome. Throws on network failure, abort, or a reply it cannot read. */
-export async function post(x: Exchange, message: { readonly id?: number; readonly method: string; readonly params?: unknown }): Promise<PostOutcome> {
+export async function post(
+  x: Exchange,
+  message: { readonly id?: number; readonly method: string; readonly params?: unknown },
+): Promise<PostOutcome> {
   const res = await x.dispatcher.request({
     ...target(x.url),
     method: 'POST',
@@ -91,18 +99,27 @@ export async function openStream(
   method: 'GET' | 'POST',
   body: string | undefined,
   headersTimeoutMs: number,
-): Promise<{ readonly kind: 'open'; readonly body: Dispatcher.ResponseData['body'] } | { readonly kind: 'refused'; readonly status: number }> {
+): Promise<
+  | { readonly kind: 'open'; readonly body: Dispatcher.ResponseData['body'] }
+  | { readonly kind: 'refused'; readonly status: number }
+> {
   const res = await x.dispatcher.request({
     ...target(x.url),
     method,
     // A POST that opens a stream is still a JSON-RPC request, so it takes both answers; a GET only the stream.
-    headers: { ...x.headers, ...(body === undefined ? { accept: 'text/event-stream' } : { accept: 'application/json, text/event-stream', 'content-type': 'application/json' }) },
+    headers: {
+      ...x.headers,
+      ...(body === undefined
+        ? { accept: 'text/event-stream' }
+        : { accept: 'application/json, text/event-stream', 'content-type': 'application/json' }),
+    },
     body,
     signal: x.signal,
     headersTimeout: headersTimeoutMs,
     bodyTimeout: 0,
   });
-  if (res.statusCode >= 200 && res.statusCode <= 299 && isEventStream(res.headers)) return { kind: 'open', body: res.body };
+  if (res.statusCode >= 200 && res.statusCode <= 299 && isEventStream(res.headers))
+    return { kind: 'open', body: res.body };
   res.body.resume();
   return { kind: 'refused', status: res.statusCode };
 }
@@ -118,7 +135,10 @@ export async function endSession(x: Exchange): Promise<void> {
  * the stream ends. Events of other types, and data that is not a JSON
  * object, are skipped, as the SSE rules skip what a client does not know.
  */
-export async function eachSseMessage(body: Dispatcher.ResponseData['body'], visit: (message: Record<string, unknown>) => boolean): Promise<void> {
+export async function eachSseMessage(
+  body: Dispatcher.ResponseData['body'],
+  visit: (message: Record<string, unknown>) => boolean,
+): Promise<void> {
   let done = false;
   let pending = 0;
   const parser = createParser({
@@ -175,4 +195,3 @@ function rpcErrorOf(message: unknown): RpcError | undefined {
   if (!isRecord(error) || typeof error.code !== 'number' || !Number.isInteger(error.code)) return undefined;
   return 'data' in error ? { code: error.code, data: error.data } : { code: error.code };
 }
-

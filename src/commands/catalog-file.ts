@@ -8,7 +8,9 @@
 import { readFile } from 'node:fs/promises';
 import { isRecord } from '../json/record.ts';
 
-export type CatalogFile = { readonly ok: true; readonly tools: readonly unknown[] } | { readonly ok: false; readonly problem: string };
+export type CatalogFile =
+  | { readonly ok: true; readonly tools: readonly unknown[] }
+  | { readonly ok: false; readonly problem: string };
 
 /** Far beyond any real catalogue, small enough to read at once. */
 const MAX_CATALOG_BYTES = 64 * 1024 * 1024;

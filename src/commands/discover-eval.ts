@@ -38,13 +38,15 @@ function parseArgs(argv: readonly string[]): Parsed<Args> {
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i] as string;
     const value = argv[i + 1];
-    if (!['--catalog', '--queries', '--k'].includes(flag)) return { ok: false, reason: `unknown argument ${JSON.stringify(flag)}` };
+    if (!['--catalog', '--queries', '--k'].includes(flag))
+      return { ok: false, reason: `unknown argument ${JSON.stringify(flag)}` };
     if (value === undefined) return { ok: false, reason: `${flag} needs a value` };
     values.set(flag, value);
   }
   const catalog = values.get('--catalog');
   const queries = values.get('--queries');
-  if (catalog === undefined || queries === undefined) return { ok: false, reason: '--catalog and --queries are required' };
+  if (catalog === undefined || queries === undefined)
+    return { ok: false, reason: '--catalog and --queries are required' };
   const kText = values.get('--k') ?? '1,5,10,16';
   const ks = kText.split(',').map((s) => Number(s.trim()));
   if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1 || k > 10_000)) {
@@ -57,7 +59,10 @@ function readQueriesText(path: string): Parsed<string> {
   try {
     return { ok: true, value: readFileSync(path, 'utf8') };
   } catch (err) {
-    return { ok: false, reason: `--queries ${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
+    return {
+      ok: false,
+      reason: `--queries ${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    };
   }
 }
 
@@ -67,7 +72,8 @@ async function readCatalog(path: string): Promise<Parsed<ToolDoc[]>> {
   if (!read.ok) return { ok: false, reason: `--catalog ${path}: ${read.problem}` };
   const tools: ToolDoc[] = [];
   for (const t of read.tools) {
-    if (!isRecord(t) || typeof t.name !== 'string') return { ok: false, reason: `--catalog ${path}: every tool needs a string name` };
+    if (!isRecord(t) || typeof t.name !== 'string')
+      return { ok: false, reason: `--catalog ${path}: every tool needs a string name` };
     tools.push(t as unknown as ToolDoc);
   }
   return { ok: true, value: tools };
@@ -86,8 +92,14 @@ function parseQueries(text: string): Parsed<LabelledQuery[]> {
       return { ok: false, reason: `queries line ${i + 1} is not valid JSON` };
     }
     const rec = q as { query?: unknown; gold?: unknown };
-    if (typeof q !== 'object' || q === null || typeof rec.query !== 'string' || !Array.isArray(rec.gold) ||
-      rec.gold.length === 0 || !rec.gold.every((g) => typeof g === 'string')) {
+    if (
+      typeof q !== 'object' ||
+      q === null ||
+      typeof rec.query !== 'string' ||
+      !Array.isArray(rec.gold) ||
+      rec.gold.length === 0 ||
+      !rec.gold.every((g) => typeof g === 'string')
+    ) {
       return { ok: false, reason: `queries line ${i + 1} needs a string query and a non-empty string array gold` };
     }
     out.push({ query: rec.query, gold: rec.gold });
@@ -161,7 +173,10 @@ export function evaluate(
   };
 }
 
-export async function loadEvalFiles(catalogPath: string, queriesPath: string): Promise<Parsed<{ catalog: ToolDoc[]; queries: LabelledQuery[] }>> {
+export async function loadEvalFiles(
+  catalogPath: string,
+  queriesPath: string,
+): Promise<Parsed<{ catalog: ToolDoc[]; queries: LabelledQuery[] }>> {
   const catalog = await readCatalog(catalogPath);
   if (!catalog.ok) return catalog;
   const queriesText = readQueriesText(queriesPath);

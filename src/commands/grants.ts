@@ -12,13 +12,30 @@ import type { ChangeResult, RedisGrantSource } from '../grants/sources/redis.ts'
 import type { GrantRow } from '../config/policy/grant-row.ts';
 import { parseFlags, REDIS_FLAGS, redisTarget, whenReady, type Parsed } from './redis-flags.ts';
 
-export const USAGE = 'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny|require_approval [--scopes a,b]'
-  + ' [--approver-scope S [--expires-in 15m] [--self-approval]] | list [--principal P] [--tool T] | revision [--bump | --reset]'
-  + ' (all with --redis-url URL [--domain D, default default])';
+export const USAGE =
+  'usage: toolgate grants set|delete --principal P --tool T --effect allow|deny|require_approval [--scopes a,b]' +
+  ' [--approver-scope S [--expires-in 15m] [--self-approval]] | list [--principal P] [--tool T] | revision [--bump | --reset]' +
+  ' (all with --redis-url URL [--domain D, default default])';
 
-const VALUE_FLAGS = new Set([...REDIS_FLAGS, '--principal', '--tool', '--effect', '--scopes', '--approver-scope', '--expires-in']);
+const VALUE_FLAGS = new Set([
+  ...REDIS_FLAGS,
+  '--principal',
+  '--tool',
+  '--effect',
+  '--scopes',
+  '--approver-scope',
+  '--expires-in',
+]);
 const SWITCHES = new Set(['--bump', '--reset', '--self-approval']);
-const ROW_FLAGS = ['--principal', '--tool', '--effect', '--scopes', '--approver-scope', '--expires-in', '--self-approval'];
+const ROW_FLAGS = [
+  '--principal',
+  '--tool',
+  '--effect',
+  '--scopes',
+  '--approver-scope',
+  '--expires-in',
+  '--self-approval',
+];
 const ALLOWED: Readonly<Record<string, ReadonlySet<string>>> = {
   set: new Set(ROW_FLAGS),
   delete: new Set(ROW_FLAGS),
@@ -31,7 +48,6 @@ export interface GrantsIo {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };
 }
-
 
 interface Invocation {
   readonly action: string;
@@ -66,12 +82,15 @@ async function execute(inv: Invocation, source: RedisGrantSource): Promise<Parse
     return changeOutput(r, action === 'delete');
   }
   if (action === 'revision') {
-    if (flags.has('--bump') && flags.has('--reset')) return { ok: false, reason: '--bump and --reset exclude each other' };
+    if (flags.has('--bump') && flags.has('--reset'))
+      return { ok: false, reason: '--bump and --reset exclude each other' };
     if (flags.has('--bump')) return changeOutput(await source.bump(), false);
     // After Redis lost data: a revision no replica can have confirmed yet.
     if (flags.has('--reset')) return changeOutput(await source.reset(Date.now()), false);
     const r = await source.readRevision();
-    return r.ok ? { ok: true, value: [JSON.stringify({ revision: r.revision })] } : { ok: false, reason: 'Redis refused the command or did not answer in time' };
+    return r.ok
+      ? { ok: true, value: [JSON.stringify({ revision: r.revision })] }
+      : { ok: false, reason: 'Redis refused the command or did not answer in time' };
   }
   const principal = flags.get('--principal');
   const tool = flags.get('--tool');
@@ -82,24 +101,44 @@ async function execute(inv: Invocation, source: RedisGrantSource): Promise<Parse
 }
 
 function changeOutput(r: ChangeResult, isDelete: boolean): Parsed<string[]> {
-  if (!r.ok) return { ok: false, reason: r.code === 'invalid_row' ? 'invalid row (see --principal, --tool, --effect, --scopes, --approver-scope, --expires-in)' : 'Redis refused the command or did not answer in time' };
-  return { ok: true, value: [JSON.stringify(isDelete ? { deleted: r.changed, revision: r.revision } : { revision: r.revision })] };
+  if (!r.ok)
+    return {
+      ok: false,
+      reason:
+        r.code === 'invalid_row'
+          ? 'invalid row (see --principal, --tool, --effect, --scopes, --approver-scope, --expires-in)'
+          : 'Redis refused the command or did not answer in time',
+    };
+  return {
+    ok: true,
+    value: [JSON.stringify(isDelete ? { deleted: r.changed, revision: r.revision } : { revision: r.revision })],
+  };
 }
 
 function rowFrom(flags: ReadonlyMap<string, string>): Parsed<unknown> {
   const principal = flags.get('--principal');
   const tool = flags.get('--tool');
   const effect = flags.get('--effect');
-  if (principal === undefined || tool === undefined || effect === undefined) return { ok: false, reason: '--principal, --tool and --effect are required' };
-  if (effect !== 'allow' && effect !== 'deny' && effect !== 'require_approval') return { ok: false, reason: '--effect must be allow, deny or require_approval' };
+  if (principal === undefined || tool === undefined || effect === undefined)
+    return { ok: false, reason: '--principal, --tool and --effect are required' };
+  if (effect !== 'allow' && effect !== 'deny' && effect !== 'require_approval')
+    return { ok: false, reason: '--effect must be allow, deny or require_approval' };
   const scopesText = flags.get('--scopes');
   const scopes = scopesText === undefined || scopesText === '' ? [] : scopesText.split(',').map((s) => s.trim());
   const approverScope = flags.get('--approver-scope');
   const asks = effect === 'require_approval';
-  if (asks !== (approverScope !== undefined)) return { ok: false, reason: '--approver-scope goes with --effect require_approval, and only with it' };
-  if (!asks && (flags.has('--expires-in') || flags.has('--self-approval'))) return { ok: false, reason: '--expires-in and --self-approval go with --effect require_approval' };
+  if (asks !== (approverScope !== undefined))
+    return { ok: false, reason: '--approver-scope goes with --effect require_approval, and only with it' };
+  if (!asks && (flags.has('--expires-in') || flags.has('--self-approval')))
+    return { ok: false, reason: '--expires-in and --self-approval go with --effect require_approval' };
   const expiresIn = flags.get('--expires-in');
-  const approval = asks ? { approverScope, ...(expiresIn !== undefined && { expiresIn }), ...(flags.has('--self-approval') && { selfApproval: true }) } : undefined;
+  const approval = asks
+    ? {
+        approverScope,
+        ...(expiresIn !== undefined && { expiresIn }),
+        ...(flags.has('--self-approval') && { selfApproval: true }),
+      }
+    : undefined;
   return { ok: true, value: { principal, tool, effect, scopes, ...(approval !== undefined && { approval }) } };
 }
 
@@ -118,7 +157,8 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Parsed<Invocati
   const parsed = parseFlags(rest, VALUE_FLAGS, SWITCHES, allowed, USAGE);
   if (!parsed.ok) return parsed;
   const [stray] = parsed.value.positional;
-  if (stray !== undefined) return { ok: false, reason: `unknown argument ${JSON.stringify(stray.slice(0, 64))}; ${USAGE}` };
+  if (stray !== undefined)
+    return { ok: false, reason: `unknown argument ${JSON.stringify(stray.slice(0, 64))}; ${USAGE}` };
   const target = redisTarget(parsed.value.flags, env);
   if (!target.ok) return target;
   if (target.value === undefined) return { ok: false, reason: `--redis-url (or ${REDIS_SETTINGS.url}) is required` };

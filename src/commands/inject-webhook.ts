@@ -27,7 +27,8 @@ export async function run(argv: readonly string[]): Promise<number> {
   setLogLevel(s.logLevel);
   const config = await loadInjectorConfig(s.configFile);
   if (!config.ok) {
-    for (const line of configProblems(s.configFile, config.errors)) process.stderr.write(`toolgate inject-webhook: ${line}\n`);
+    for (const line of configProblems(s.configFile, config.errors))
+      process.stderr.write(`toolgate inject-webhook: ${line}\n`);
     return 2;
   }
   const metrics = createInjectorMetrics();
@@ -35,7 +36,12 @@ export async function run(argv: readonly string[]): Promise<number> {
   let admin: Server | undefined;
   try {
     server = await startWebhookServer({
-      bind: webhookBind(s, 'port'), certFile: s.certFile, keyFile: s.keyFile, certReloadMs: s.certReloadMs, config: config.config, metrics,
+      bind: webhookBind(s, 'port'),
+      certFile: s.certFile,
+      keyFile: s.keyFile,
+      certReloadMs: s.certReloadMs,
+      config: config.config,
+      metrics,
     });
     if (s.metricsPort > 0) {
       admin = createAdminServer(metrics.registry, { reasons: () => [] });
@@ -48,7 +54,10 @@ export async function run(argv: readonly string[]): Promise<number> {
     return 2;
   }
   log.info('inject webhook listening', {
-    port: server.port, metricsPort: admin === undefined ? 0 : (admin.address() as AddressInfo).port, image: config.config.image, sidecarMode: config.config.sidecarMode,
+    port: server.port,
+    metricsPort: admin === undefined ? 0 : (admin.address() as AddressInfo).port,
+    image: config.config.image,
+    sidecarMode: config.config.sidecarMode,
   });
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());

@@ -14,7 +14,12 @@ import { injectManifests } from '../inject/manifest.ts';
 import { DEFAULT_CONFIG_FILE } from '../inject/settings.ts';
 
 export const USAGE = 'usage: toolgate inject -f <file|-> [--config <injector config.yaml> | --image <sidecar image>]';
-const FLAGS: Readonly<Record<string, string>> = { '-f': 'file', '--filename': 'file', '--config': 'config', '--image': 'image' };
+const FLAGS: Readonly<Record<string, string>> = {
+  '-f': 'file',
+  '--filename': 'file',
+  '--config': 'config',
+  '--image': 'image',
+};
 /** Longest argument echoed back. */
 const ECHO = 64;
 
@@ -37,14 +42,17 @@ export async function run(argv: readonly string[]): Promise<number> {
   const source = configSource(args.get('config'));
   const config = await configFrom(source, args.get('image'));
   if (!config.ok) {
-    for (const line of configProblems(source.file, config.errors)) process.stderr.write(`toolgate inject: ${line}${source.hint}\n`);
+    for (const line of configProblems(source.file, config.errors))
+      process.stderr.write(`toolgate inject: ${line}${source.hint}\n`);
     return 2;
   }
   let text: string;
   try {
     text = file === '-' ? await readStream(process.stdin) : await readFile(file, 'utf8');
   } catch (err) {
-    return fail(`cannot read the manifests ${file === '-' ? 'from stdin' : `file ${file}`} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    return fail(
+      `cannot read the manifests ${file === '-' ? 'from stdin' : `file ${file}`} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   const result = injectManifests(text, config.config);
   if (!result.ok) {
@@ -60,7 +68,10 @@ function configSource(flag: string | undefined): { file: string; hint: string } 
   if (flag !== undefined) return { file: flag, hint: '' };
   const fromEnv = process.env.TOOLGATE_INJECT_CONFIG;
   if (fromEnv !== undefined && fromEnv !== '') return { file: fromEnv, hint: ' (from TOOLGATE_INJECT_CONFIG)' };
-  return { file: DEFAULT_CONFIG_FILE, hint: ' (the default; give --config FILE, --image REF or TOOLGATE_INJECT_CONFIG)' };
+  return {
+    file: DEFAULT_CONFIG_FILE,
+    hint: ' (the default; give --config FILE, --image REF or TOOLGATE_INJECT_CONFIG)',
+  };
 }
 
 /** The webhook's config file (the chart renders it), or just an image with every other default. */

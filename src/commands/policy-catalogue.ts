@@ -15,14 +15,18 @@ export function catalogueFindings(policy: Policy, tools: readonly unknown[]): Co
   for (const row of policy.grants) {
     if (names.has(row.tool)) continue;
     const at = row.name?.startsWith('/') === true ? `${row.name}/tool` : pointer('grants');
-    out.push({ path: at, message: `tool ${JSON.stringify(row.tool)} is not in the catalogue${row.name?.startsWith('/') === false ? ` (row ${JSON.stringify(row.name)})` : ''}` });
+    out.push({
+      path: at,
+      message: `tool ${JSON.stringify(row.tool)} is not in the catalogue${row.name?.startsWith('/') === false ? ` (row ${JSON.stringify(row.name)})` : ''}`,
+    });
   }
   for (const name of Object.keys(policy.tools)) {
     if (!names.has(name)) out.push({ path: pointer('tools', name), message: 'this tool is not in the catalogue' });
   }
   const granted = new Set(policy.grants.filter((r) => r.effect === 'allow').map((r) => r.tool));
   for (const name of names) {
-    if (!granted.has(name)) out.push({ path: pointer('grants'), message: `no row allows catalogue tool ${JSON.stringify(name)}` });
+    if (!granted.has(name))
+      out.push({ path: pointer('grants'), message: `no row allows catalogue tool ${JSON.stringify(name)}` });
   }
   return out;
 }

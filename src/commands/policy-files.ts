@@ -10,7 +10,10 @@ import { referencedFiles, type ReferencedFile } from '../config/policy/policy.ts
 
 /** One note per file left unread, in the findings' `pointer: message` shape. */
 export function unreadFiles(policy: Policy): ConfigError[] {
-  return referencedFiles(policy).map((f) => ({ path: f.pointer, message: `note: ${f.path} not read (--check-files reads it)` }));
+  return referencedFiles(policy).map((f) => ({
+    path: f.pointer,
+    message: `note: ${f.path} not read (--check-files reads it)`,
+  }));
 }
 
 /** The load's errors, each one about a named file saying which file it is and, if unreadable, what to do. */
@@ -19,7 +22,13 @@ export function withFileHints(errors: readonly ConfigError[], policy: Policy): C
   return errors.map((e) => {
     const f = files.find((x) => e.path === x.pointer || e.path.startsWith(`${x.pointer}/`));
     if (f === undefined) return e;
-    return { path: e.path, message: e.path === f.pointer && e.message.startsWith('read:') ? `${e.message}; ${remedy(f)}` : `${e.message} (in ${f.path})` };
+    return {
+      path: e.path,
+      message:
+        e.path === f.pointer && e.message.startsWith('read:')
+          ? `${e.message}; ${remedy(f)}`
+          : `${e.message} (in ${f.path})`,
+    };
   });
 }
 

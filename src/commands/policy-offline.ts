@@ -22,7 +22,9 @@ import { readCatalogFile } from './catalog-file.ts';
 
 export const STRENGTHS: readonly CredentialStrength[] = ['anonymous', 'static', 'short_lived', 'one_time'];
 
-export type Loaded<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly ConfigError[] };
+export type Loaded<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly errors: readonly ConfigError[] };
 
 /**
  * Every check the policy watcher makes before it puts a version in force.
@@ -42,7 +44,9 @@ export async function loadPolicyInForce(path: string, files: boolean): Promise<L
 /** A `--catalog` file (see catalog-file.ts), its problem as a finding. */
 export async function loadCatalogue(path: string): Promise<Loaded<readonly unknown[]>> {
   const read = await readCatalogFile(path);
-  return read.ok ? { ok: true, value: read.tools } : { ok: false, errors: [{ path: '', message: `catalogue: ${read.problem}` }] };
+  return read.ok
+    ? { ok: true, value: read.tools }
+    : { ok: false, errors: [{ path: '', message: `catalogue: ${read.problem}` }] };
 }
 
 /**
@@ -102,7 +106,12 @@ function requestOf(target: Target): { readonly method: string; readonly name: st
  * prompt's) come as JSON text (a JSON object), read as the proxy reads a
  * body: integers a double cannot hold keep their digits.
  */
-export function decideOffline(deps: DecisionDeps, subject: Subject, target: Target, argumentsJson: string): Promise<ExplainResponse> {
+export function decideOffline(
+  deps: DecisionDeps,
+  subject: Subject,
+  target: Target,
+  argumentsJson: string,
+): Promise<ExplainResponse> {
   const args = parseArguments(argumentsJson);
   if (args === undefined) throw new TypeError('decideOffline takes the arguments as the JSON text of an object');
   const principal: Principal = {

@@ -45,9 +45,30 @@ const NONCE = /\[toolgate [0-9a-f]{8}:/g;
 const schemas = schemaCaches();
 
 /** The guarded result as the case's fields describe it, and the case's own expectation in the same words. */
-export function guardedOutcome(policy: Policy, catalogue: CatalogueView, tool: string, result: Record<string, unknown>, expect: ResultExpectation): { readonly actual: string; readonly expected: string } {
-  const message: Classified = { ok: true, era: 'modern', protocolVersion: undefined, kind: 'request', id: 'test', method: 'tools/call', name: tool, params: { name: tool, arguments: {} } };
-  const judged = guardOffline({ request: undefined, message, policy, catalogue }, tool, toolMetadata(policy, tool).results, { schemas, toolErrors: 'result' }, result);
+export function guardedOutcome(
+  policy: Policy,
+  catalogue: CatalogueView,
+  tool: string,
+  result: Record<string, unknown>,
+  expect: ResultExpectation,
+): { readonly actual: string; readonly expected: string } {
+  const message: Classified = {
+    ok: true,
+    era: 'modern',
+    protocolVersion: undefined,
+    kind: 'request',
+    id: 'test',
+    method: 'tools/call',
+    name: tool,
+    params: { name: tool, arguments: {} },
+  };
+  const judged = guardOffline(
+    { request: undefined, message, policy, catalogue },
+    tool,
+    toolMetadata(policy, tool).results,
+    { schemas, toolErrors: 'result' },
+    result,
+  );
   const sent = judged === undefined ? result : resultOf(judged.body);
   const error = errorCode(sent);
   const said = isRecord(sent?._meta) && isRecord(sent._meta[GUARD_META_KEY]) ? sent._meta[GUARD_META_KEY] : {};
@@ -71,7 +92,9 @@ function resultOf(body: string): Record<string, unknown> | undefined {
   if (!isRecord(message)) return undefined;
   if (isRecord(message.result)) return message.result;
   // In protocol form a refusal is a JSON-RPC error: its code is all a case can compare.
-  return isRecord(message.error) && isRecord(message.error.data) ? { _meta: { [ERROR_META_KEY]: message.error.data } } : undefined;
+  return isRecord(message.error) && isRecord(message.error.data)
+    ? { _meta: { [ERROR_META_KEY]: message.error.data } }
+    : undefined;
 }
 
 function errorCode(result: Record<string, unknown> | undefined): string | undefined {

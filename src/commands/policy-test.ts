@@ -79,7 +79,12 @@ const validateSuite = compileSchema({
           expect: {
             oneOf: [
               { enum: ['allow', 'audit_deny', 'approval_required'] },
-              { type: 'object', additionalProperties: false, required: ['deny'], properties: { deny: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' } } },
+              {
+                type: 'object',
+                additionalProperties: false,
+                required: ['deny'],
+                properties: { deny: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' } },
+              },
             ],
           },
         },
@@ -104,7 +109,12 @@ export async function runTestFile(inForce: PolicyInForce, path: string): Promise
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    return { ok: false, errors: [{ path: '', message: `read: cannot read the test file (${(err as NodeJS.ErrnoException).code ?? 'error'})` }] };
+    return {
+      ok: false,
+      errors: [
+        { path: '', message: `read: cannot read the test file (${(err as NodeJS.ErrnoException).code ?? 'error'})` },
+      ],
+    };
   }
   const parsed = parseYaml(text, MAX_TEST_FILE_BYTES, { exactIntegers: true });
   if (!parsed.ok) return parsed;
@@ -139,8 +149,18 @@ export async function runTestFile(inForce: PolicyInForce, path: string): Promise
       errors.push({ path: `/tests/${i}`, message: 'case: name exactly one of tool, resource or prompt' });
       continue;
     }
-    const target: Target = c.tool !== undefined ? { tool: c.tool } : c.resource !== undefined ? { resource: c.resource } : { prompt: c.prompt as string };
-    const subject: Subject = { id: c.principal.id, scopes: c.principal.scopes ?? [], strength: c.principal.strength ?? 'static', ...(c.principal.claims !== undefined && { claims: c.principal.claims }) };
+    const target: Target =
+      c.tool !== undefined
+        ? { tool: c.tool }
+        : c.resource !== undefined
+          ? { resource: c.resource }
+          : { prompt: c.prompt as string };
+    const subject: Subject = {
+      id: c.principal.id,
+      scopes: c.principal.scopes ?? [],
+      strength: c.principal.strength ?? 'static',
+      ...(c.principal.claims !== undefined && { claims: c.principal.claims }),
+    };
     const response = await decideOffline(deps.value, subject, target, stringifyExact(c.arguments ?? {}));
     let actual = outcome(response);
     let expected = describe(c.expect);
@@ -167,7 +187,10 @@ function outcome(r: ExplainResponse): string {
 
 function detail(r: ExplainResponse): string {
   const stages = (r.stages ?? []).map((s) => `${s.name}=${s.outcome}${s.code ? `(${s.code})` : ''}`).join(' ');
-  const rows = (r.rows ?? []).map((row) => row.name).filter((n) => n !== undefined && n !== '').join(',');
+  const rows = (r.rows ?? [])
+    .map((row) => row.name)
+    .filter((n) => n !== undefined && n !== '')
+    .join(',');
   return `stages: ${stages}${rows === '' ? '' : `; rows: ${rows}`}`;
 }
 
@@ -181,7 +204,13 @@ export function tapReport(results: readonly CaseResult[]): string {
       return;
     }
     lines.push(`not ok ${i + 1} - ${title}: expected ${r.expected}, got ${r.actual}`);
-    lines.push('  ---', `  expected: ${JSON.stringify(r.expected)}`, `  actual: ${JSON.stringify(r.actual)}`, `  detail: ${JSON.stringify(r.detail)}`, '  ...');
+    lines.push(
+      '  ---',
+      `  expected: ${JSON.stringify(r.expected)}`,
+      `  actual: ${JSON.stringify(r.actual)}`,
+      `  detail: ${JSON.stringify(r.detail)}`,
+      '  ...',
+    );
   });
   return `${lines.join('\n')}\n`;
 }
@@ -191,9 +220,14 @@ export function junitReport(results: readonly CaseResult[]): string {
   const byFile = new Map<string, CaseResult[]>();
   for (const r of results) byFile.set(r.file, [...(byFile.get(r.file) ?? []), r]);
   const failures = results.filter((r) => !r.ok).length;
-  const out = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="toolgate policy test" tests="${results.length}" failures="${failures}">`];
+  const out = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="toolgate policy test" tests="${results.length}" failures="${failures}">`,
+  ];
   for (const [file, cases] of byFile) {
-    out.push(`  <testsuite name="${xml(file)}" tests="${cases.length}" failures="${cases.filter((c) => !c.ok).length}">`);
+    out.push(
+      `  <testsuite name="${xml(file)}" tests="${cases.length}" failures="${cases.filter((c) => !c.ok).length}">`,
+    );
     for (const c of cases) {
       if (c.ok) {
         out.push(`    <testcase classname="${xml(file)}" name="${xml(c.name)}"/>`);
@@ -210,5 +244,10 @@ export function junitReport(results: readonly CaseResult[]): string {
 }
 
 function xml(s: string): string {
-  return s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&apos;');
+  return s
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&apos;');
 }

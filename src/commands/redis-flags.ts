@@ -9,7 +9,13 @@ import { parseRedisConfig, REDIS_SETTINGS, type RedisClient, type RedisConfig } 
 import { DEFAULT_POLICY_DOMAIN } from '../config/settings.ts';
 
 export const REDIS_FLAGS: ReadonlySet<string> = new Set([
-  '--redis-url', '--domain', '--redis-username', '--redis-password-file', '--redis-tls-ca-file', '--redis-connect-timeout-ms', '--redis-command-timeout-ms',
+  '--redis-url',
+  '--domain',
+  '--redis-username',
+  '--redis-password-file',
+  '--redis-tls-ca-file',
+  '--redis-connect-timeout-ms',
+  '--redis-command-timeout-ms',
 ]);
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -20,12 +26,17 @@ export interface RedisTarget {
 }
 
 /** The Redis target the flags (or environment) name; `undefined` value when no URL is given at all. */
-export function redisTarget(flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): Parsed<RedisTarget | undefined> {
-  const fromEnv = (flag: string, variable: string) => flags.get(flag) ?? (env[variable] === '' ? undefined : env[variable]);
+export function redisTarget(
+  flags: ReadonlyMap<string, string>,
+  env: NodeJS.ProcessEnv,
+): Parsed<RedisTarget | undefined> {
+  const fromEnv = (flag: string, variable: string) =>
+    flags.get(flag) ?? (env[variable] === '' ? undefined : env[variable]);
   const url = fromEnv('--redis-url', REDIS_SETTINGS.url);
   if (url === undefined) return { ok: true, value: undefined };
   const domain = fromEnv('--domain', 'TOOLGATE_POLICY_DOMAIN') ?? DEFAULT_POLICY_DOMAIN;
-  if (!isDomain(domain)) return { ok: false, reason: '--domain must be 1-64 letters, digits, dots, underscores or hyphens' };
+  if (!isDomain(domain))
+    return { ok: false, reason: '--domain must be 1-64 letters, digits, dots, underscores or hyphens' };
   const config = parseRedisConfig({
     url,
     username: fromEnv('--redis-username', REDIS_SETTINGS.username),

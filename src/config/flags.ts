@@ -28,7 +28,10 @@ const ECHO = 64;
  * unknown flag, a flag without its value, or a stray argument.
  */
 export function readFlags(argv: readonly string[], defs: readonly FlagDef[]): ReadFlags {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } };
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean' },
+  };
   for (const d of defs) options[d.flag.slice(2)] = { type: 'string' };
   // Non-strict, so the tokens say what went wrong and the line names only the flag.
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
@@ -39,7 +42,8 @@ export function readFlags(argv: readonly string[], defs: readonly FlagDef[]): Re
     if (t.kind === 'positional') throw new SettingError(t.value.slice(0, ECHO), 'unexpected argument');
     if (t.kind !== 'option') continue;
     const flag = t.rawName.startsWith('--') ? `--${t.name}` : t.rawName;
-    if (options[t.name]?.type !== 'string' || !t.rawName.startsWith('--')) throw new SettingError(flag.slice(0, ECHO), 'unknown flag');
+    if (options[t.name]?.type !== 'string' || !t.rawName.startsWith('--'))
+      throw new SettingError(flag.slice(0, ECHO), 'unknown flag');
     if (t.value === undefined) throw new SettingError(flag, 'missing value');
     values.set(flag, t.value);
   }
@@ -53,7 +57,11 @@ export function settingName(d: FlagDef): string {
 
 /** Usage text: the synopsis, then one entry per flag with its variable, default and meaning. */
 export function usage(synopsis: string, defs: readonly FlagDef[]): string {
-  const lines = [synopsis, '', 'Flags (each also an environment variable; a flag wins, an empty variable counts as unset):'];
+  const lines = [
+    synopsis,
+    '',
+    'Flags (each also an environment variable; a flag wins, an empty variable counts as unset):',
+  ];
   for (const d of defs) {
     lines.push(`  ${d.flag} <value>   ${d.env}${d.default === '' ? '' : ` (default ${d.default})`}`);
     lines.push(`      ${d.doc.replaceAll('`', '')}`);

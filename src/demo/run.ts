@@ -16,7 +16,10 @@ const tour = argv.includes('--tour');
 
 let demo: Demo;
 try {
-  demo = await startDemo(argv.filter((a) => a !== '--tour'), process.env);
+  demo = await startDemo(
+    argv.filter((a) => a !== '--tour'),
+    process.env,
+  );
 } catch (err) {
   if (!(err instanceof SettingError || err instanceof StartupError)) throw err;
   process.stderr.write(`toolgate demo: ${err.message}\n`);
@@ -26,7 +29,9 @@ try {
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
-const keys = Object.entries(DEMO_KEYS).map(([who, k]) => `  ${who.padEnd(6)} key ${k.key}  scopes: ${k.scopes.join(', ') || 'none'}`);
+const keys = Object.entries(DEMO_KEYS).map(
+  ([who, k]) => `  ${who.padEnd(6)} key ${k.key}  scopes: ${k.scopes.join(', ') || 'none'}`,
+);
 out(`
 toolgate is running in front of the demo MCP server, enforcing ${relative(process.cwd(), demo.policy)}.
 
@@ -40,7 +45,8 @@ if (tour) {
   out('The tour: each step against the running demo, with its status and the part worth seeing.\n');
   await runTour(demo, out);
 } else {
-  for (const [i, step] of STEPS.entries()) out(`${i + 1}. ${step.title}\n   shows: ${step.promise}\n${stepCommand(step, demo)}\n`);
+  for (const [i, step] of STEPS.entries())
+    out(`${i + 1}. ${step.title}\n   shows: ${step.promise}\n${stepCommand(step, demo)}\n`);
   out('npm run demo -- --tour takes these steps for you.');
 }
 out(`\nOr point any MCP client (e.g. npx @modelcontextprotocol/inspector) at ${demo.mcp}. Ctrl-C stops both.`);

@@ -17,10 +17,15 @@ function demoTools(): McpServer {
     {
       title: 'Current weather',
       description: 'Current weather for a city',
-      inputSchema: z.object({ city: z.string().min(1).max(100), units: z.enum(['metric', 'imperial']).default('metric') }),
+      inputSchema: z.object({
+        city: z.string().min(1).max(100),
+        units: z.enum(['metric', 'imperial']).default('metric'),
+      }),
       annotations: { readOnlyHint: true },
     },
-    async ({ city, units }) => ({ content: [{ type: 'text', text: `${city}: 21°${units === 'metric' ? 'C' : 'F'}, clear` }] }),
+    async ({ city, units }) => ({
+      content: [{ type: 'text', text: `${city}: 21°${units === 'metric' ? 'C' : 'F'}, clear` }],
+    }),
   );
   server.registerTool(
     'create_ticket',
@@ -29,17 +34,21 @@ function demoTools(): McpServer {
       description: 'Open a support ticket with a title and priority',
       inputSchema: z.object({ title: z.string().min(3).max(200), priority: z.enum(['low', 'normal', 'high']) }),
     },
-    async ({ title, priority }) => ({ content: [{ type: 'text', text: `ticket ${randomUUID().slice(0, 8)} (${priority}): ${title}` }] }),
+    async ({ title, priority }) => ({
+      content: [{ type: 'text', text: `ticket ${randomUUID().slice(0, 8)} (${priority}): ${title}` }],
+    }),
   );
   server.registerTool(
     'convert_currency',
     {
       title: 'Convert currency',
-      description: 'Convert an amount of money from one currency to another at today\'s exchange rate',
+      description: "Convert an amount of money from one currency to another at today's exchange rate",
       inputSchema: z.object({ amount: z.number().positive(), from: z.string().length(3), to: z.string().length(3) }),
       annotations: { readOnlyHint: true },
     },
-    async ({ amount, from, to }) => ({ content: [{ type: 'text', text: `${amount} ${from} = ${(amount * 1.08).toFixed(2)} ${to}` }] }),
+    async ({ amount, from, to }) => ({
+      content: [{ type: 'text', text: `${amount} ${from} = ${(amount * 1.08).toFixed(2)} ${to}` }],
+    }),
   );
   server.registerTool(
     'delete_ticket',
@@ -68,9 +77,14 @@ export function createDemoServer(resource: () => string | undefined = () => unde
     const url = resource();
     if (req.url === METADATA_PATH && req.method === 'GET' && url !== undefined) {
       // No authorization server: the demo's principals sign in with static keys, sent as bearer tokens.
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        resource: url, resource_name: 'toolgate demo', bearer_methods_supported: ['header'], scopes_supported: ['tickets.write'],
-      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          resource: url,
+          resource_name: 'toolgate demo',
+          bearer_methods_supported: ['header'],
+          scopes_supported: ['tickets.write'],
+        }),
+      );
       return;
     }
     if (!req.url?.startsWith('/mcp')) {

@@ -40,7 +40,11 @@ export async function startDemo(argv: readonly string[], env: NodeJS.ProcessEnv)
   try {
     const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     const flags = ['--host', '127.0.0.1', ...argv, '--upstream', origin];
-    const demoEnv = { ...env, TOOLGATE_POLICY_FILE: env.TOOLGATE_POLICY_FILE || DEMO_POLICY, TOOLGATE_DEFERRED_TOOLS: env.TOOLGATE_DEFERRED_TOOLS || 'true' };
+    const demoEnv = {
+      ...env,
+      TOOLGATE_POLICY_FILE: env.TOOLGATE_POLICY_FILE || DEMO_POLICY,
+      TOOLGATE_DEFERRED_TOOLS: env.TOOLGATE_DEFERRED_TOOLS || 'true',
+    };
     let settings = loadSettings(flags, demoEnv);
     const policy = settings.policyFile ?? DEMO_POLICY;
     if (policy === DEMO_POLICY) {
@@ -75,7 +79,10 @@ export async function startDemo(argv: readonly string[], env: NodeJS.ProcessEnv)
 async function demoPolicy(metadataUrl: string): Promise<string> {
   const doc = parseDocument(await readFile(DEMO_POLICY, 'utf8'));
   doc.setIn(['authentication', 'resourceMetadataUrl'], metadataUrl);
-  doc.setIn(['authentication', 'staticKeys', 'file'], join(DEMO_DIR, String(doc.getIn(['authentication', 'staticKeys', 'file']))));
+  doc.setIn(
+    ['authentication', 'staticKeys', 'file'],
+    join(DEMO_DIR, String(doc.getIn(['authentication', 'staticKeys', 'file']))),
+  );
   return doc.toString();
 }
 

@@ -57,10 +57,14 @@ interface MetricsStep extends StepBase {
 export type Step = McpStep | MetricsStep;
 
 /** 2026-07-28 requests carry their version and capabilities in every request, so no session is needed. */
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 export function requestBody(step: McpStep): string {
-  const params = step.method === 'tools/call' ? { name: step.tool, arguments: step.arguments ?? {}, _meta: META } : { _meta: META };
+  const params =
+    step.method === 'tools/call' ? { name: step.tool, arguments: step.arguments ?? {}, _meta: META } : { _meta: META };
   return JSON.stringify({ jsonrpc: '2.0', id: 1, method: step.method, params });
 }
 
@@ -75,7 +79,10 @@ export function requestHeaders(step: McpStep): Record<string, string> {
   };
 }
 
-function json(a: Answer | undefined): { result?: Record<string, unknown>; error?: { code: number; data?: Record<string, unknown> } } {
+function json(a: Answer | undefined): {
+  result?: Record<string, unknown>;
+  error?: { code: number; data?: Record<string, unknown> };
+} {
   try {
     return JSON.parse(a?.body ?? '') as ReturnType<typeof json>;
   } catch {
@@ -114,7 +121,11 @@ export const STEPS: readonly Step[] = [
     method: 'tools/list',
     check: (answers) => {
       const tools = ((json(last(answers)).result?.tools ?? []) as { name: string }[]).map((t) => t.name);
-      const ok = tools.includes('get_weather') && tools.includes('search_tools') && !tools.includes('create_ticket') && !tools.includes('convert_currency');
+      const ok =
+        tools.includes('get_weather') &&
+        tools.includes('search_tools') &&
+        !tools.includes('create_ticket') &&
+        !tools.includes('convert_currency');
       return { ok: last(answers)?.status === 200 && ok, shown: `tools: ${tools.join(', ')}` };
     },
   },
@@ -122,18 +133,21 @@ export const STEPS: readonly Step[] = [
     id: 'allowed',
     kind: 'mcp',
     title: 'an allowed call: bob asks for the weather',
-    promise: '200 and the tool\'s answer',
+    promise: "200 and the tool's answer",
     as: 'bob',
     method: 'tools/call',
     tool: 'get_weather',
     arguments: { city: 'Paris' },
-    check: (answers) => ({ ok: last(answers)?.status === 200 && text(last(answers)).startsWith('Paris'), shown: JSON.stringify(text(last(answers))) }),
+    check: (answers) => ({
+      ok: last(answers)?.status === 200 && text(last(answers)).startsWith('Paris'),
+      shown: JSON.stringify(text(last(answers))),
+    }),
   },
   {
     id: 'denied',
     kind: 'mcp',
     title: 'a denied call: bob opens a ticket',
-    promise: 'a tool_not_granted tool result; bob\'s static key cannot gain tickets.write, so no scope is named',
+    promise: "a tool_not_granted tool result; bob's static key cannot gain tickets.write, so no scope is named",
     as: 'bob',
     method: 'tools/call',
     tool: 'create_ticket',
@@ -141,14 +155,22 @@ export const STEPS: readonly Step[] = [
     check: (answers) => {
       const a = last(answers);
       const denied = refusal(a, 200, 'tool_not_granted', `: ${JSON.stringify(text(a))}`);
-      return { ...denied, ok: denied.ok && json(a).result?.isError === true && a?.headers.get('www-authenticate') === null && !/scope/i.test(text(a)) };
+      return {
+        ...denied,
+        ok:
+          denied.ok &&
+          json(a).result?.isError === true &&
+          a?.headers.get('www-authenticate') === null &&
+          !/scope/i.test(text(a)),
+      };
     },
   },
   {
     id: 'elevated',
     kind: 'mcp',
     title: 'an elevated tool: alice deletes a ticket with her static key',
-    promise: '403 credential_too_weak: delete_ticket needs a short-lived or one-time token; the RFC 9470 step-up challenge',
+    promise:
+      '403 credential_too_weak: delete_ticket needs a short-lived or one-time token; the RFC 9470 step-up challenge',
     as: 'alice',
     method: 'tools/call',
     tool: 'delete_ticket',
@@ -163,7 +185,8 @@ export const STEPS: readonly Step[] = [
     id: 'invalid',
     kind: 'mcp',
     title: 'invalid arguments: alice opens a ticket with a one-letter title and priority "urgent"',
-    promise: 'a tool result with isError: true the model reads and acts on, naming the failing pointers and rules, never the values',
+    promise:
+      'a tool result with isError: true the model reads and acts on, naming the failing pointers and rules, never the values',
     as: 'alice',
     method: 'tools/call',
     tool: 'create_ticket',
@@ -171,7 +194,10 @@ export const STEPS: readonly Step[] = [
     check: (answers) => {
       const a = last(answers);
       const result = json(a).result;
-      const errors = ((result?.structuredContent as { errors?: unknown } | undefined)?.errors ?? []) as { instancePath: string; keyword: string }[];
+      const errors = ((result?.structuredContent as { errors?: unknown } | undefined)?.errors ?? []) as {
+        instancePath: string;
+        keyword: string;
+      }[];
       const ok = a?.status === 200 && result?.isError === true && errors.length > 0 && !a.body.includes('urgent');
       return { ok, shown: text(a) };
     },
@@ -188,8 +214,16 @@ export const STEPS: readonly Step[] = [
     until: { code: 'rate_limited', times: 8 },
     check: (answers) => {
       const a = last(answers);
-      const before = answers.slice(0, -1).map((x) => (errorCode(x) === 'no error code' ? 'ran' : errorCode(x))).join(' ');
-      const limited = refusal(a, 200, 'rate_limited', `: ${JSON.stringify(text(a))} (answers before it: ${before || 'none'})`);
+      const before = answers
+        .slice(0, -1)
+        .map((x) => (errorCode(x) === 'no error code' ? 'ran' : errorCode(x)))
+        .join(' ');
+      const limited = refusal(
+        a,
+        200,
+        'rate_limited',
+        `: ${JSON.stringify(text(a))} (answers before it: ${before || 'none'})`,
+      );
       return { ...limited, ok: limited.ok && json(a).result?.isError === true && /Wait \d+ s/.test(text(a)) };
     },
   },
@@ -203,9 +237,17 @@ export const STEPS: readonly Step[] = [
     tool: 'search_tools',
     arguments: { query: 'exchange euros to dollars', limit: 3 },
     check: (answers) => {
-      const found = (json(last(answers)).result?.structuredContent as { tools?: { name: string; inputSchema?: unknown }[] } | undefined)?.tools ?? [];
+      const found =
+        (
+          json(last(answers)).result?.structuredContent as
+            | { tools?: { name: string; inputSchema?: unknown }[] }
+            | undefined
+        )?.tools ?? [];
       const first = found[0];
-      return { ok: first?.name === 'convert_currency' && first.inputSchema !== undefined, shown: `found: ${found.map((t) => t.name).join(', ') || 'nothing'}` };
+      return {
+        ok: first?.name === 'convert_currency' && first.inputSchema !== undefined,
+        shown: `found: ${found.map((t) => t.name).join(', ') || 'nothing'}`,
+      };
     },
   },
   {
@@ -216,9 +258,17 @@ export const STEPS: readonly Step[] = [
     metric: 'toolgate_decisions_total',
     check: (answers) => {
       const lines = (last(answers)?.body ?? '').split('\n').filter((l) => l.startsWith('toolgate_decisions_total{'));
-      const counted = (outcome: string): boolean => lines.some((l) => l.includes(`outcome="${outcome}"`) && !l.endsWith(' 0'));
-      const ok = ['allow', 'tool_not_granted', 'credential_too_weak', 'invalid_arguments', 'rate_limited'].every(counted);
-      return { ok: last(answers)?.status === 200 && ok, shown: ['toolgate_decisions_total', ...lines.map((l) => `  ${l.replace('toolgate_decisions_total', '')}`)].join('\n') };
+      const counted = (outcome: string): boolean =>
+        lines.some((l) => l.includes(`outcome="${outcome}"`) && !l.endsWith(' 0'));
+      const ok = ['allow', 'tool_not_granted', 'credential_too_weak', 'invalid_arguments', 'rate_limited'].every(
+        counted,
+      );
+      return {
+        ok: last(answers)?.status === 200 && ok,
+        shown: ['toolgate_decisions_total', ...lines.map((l) => `  ${l.replace('toolgate_decisions_total', '')}`)].join(
+          '\n',
+        ),
+      };
     },
   },
 ];

@@ -1,4 +1,13 @@
-import { errorCode, requestBody, requestHeaders, STEPS, type Answer, type Endpoints, type Outcome, type Step } from './steps.ts';
+import {
+  errorCode,
+  requestBody,
+  requestHeaders,
+  STEPS,
+  type Answer,
+  type Endpoints,
+  type Outcome,
+  type Step,
+} from './steps.ts';
 
 export interface StepResult extends Outcome {
   readonly step: Step;
@@ -6,9 +15,10 @@ export interface StepResult extends Outcome {
 }
 
 async function send(step: Step, at: Endpoints): Promise<Answer> {
-  const res = step.kind === 'metrics'
-    ? await fetch(`${at.admin}/metrics`)
-    : await fetch(at.mcp, { method: 'POST', headers: requestHeaders(step), body: requestBody(step) });
+  const res =
+    step.kind === 'metrics'
+      ? await fetch(`${at.admin}/metrics`)
+      : await fetch(at.mcp, { method: 'POST', headers: requestHeaders(step), body: requestBody(step) });
   return { status: res.status, headers: res.headers, body: await res.text() };
 }
 
@@ -30,7 +40,9 @@ export async function runTour(at: Endpoints, write: (line: string) => void): Pro
     const result = await take(step, at);
     results.push(result);
     write(`${i + 1}. ${step.title}`);
-    write(`   ${result.ok ? 'as promised' : `NOT as promised (${step.promise})`}: ${result.status} ${result.shown.replaceAll('\n', '\n     ')}`);
+    write(
+      `   ${result.ok ? 'as promised' : `NOT as promised (${step.promise})`}: ${result.status} ${result.shown.replaceAll('\n', '\n     ')}`,
+    );
   }
   return results;
 }

@@ -31,7 +31,10 @@ function isCardNumber(digits: string): boolean {
 
 /** Printed groupings: a first group of four, then groups of three to six (4-4-4-4, 4-6-5, 4-6-4, 4-4-4-4-3), one separator throughout. */
 function isCardGrouping(groups: readonly string[], separators: ReadonlySet<string>): boolean {
-  return groups.length === 1 || (separators.size === 1 && groups[0]!.length === 4 && groups.slice(1).every((g) => g.length >= 3 && g.length <= 6));
+  return (
+    groups.length === 1 ||
+    (separators.size === 1 && groups[0]!.length === 4 && groups.slice(1).every((g) => g.length >= 3 && g.length <= 6))
+  );
 }
 
 function endsNumber(text: string, end: number): boolean {
@@ -62,7 +65,8 @@ function find(text: string): Range[] {
     let offset = start;
     for (const [i, g] of groups.entries()) {
       const last = i === groups.length - 1;
-      if (g.length >= 13 && (!last || endsNumber(text, end)) && isCardNumber(g)) ranges.push([offset, offset + g.length]);
+      if (g.length >= 13 && (!last || endsNumber(text, end)) && isCardNumber(g))
+        ranges.push([offset, offset + g.length]);
       offset += g.length + 1;
     }
   }
@@ -71,7 +75,8 @@ function find(text: string): Range[] {
 
 export const paymentCard: Detector = {
   id: 'payment_card',
-  summary: 'Payment card number (Visa, Mastercard, American Express, Discover, Diners Club, JCB, UnionPay), plain or grouped by spaces or dashes',
+  summary:
+    'Payment card number (Visa, Mastercard, American Express, Discover, Diners Club, JCB, UnionPay), plain or grouped by spaces or dashes',
   pattern: `13–19 digits, whole or grouped 4-then-3-to-6 by one kind of separator, with a known IIN prefix and length, passing the Luhn check; run: ${RUN.source}`,
   source: 'toolgate; IIN ranges as the card schemes publish them, Luhn (ISO/IEC 7812-1)',
   find,

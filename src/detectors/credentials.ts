@@ -33,8 +33,15 @@ const gcpApiKey = regexDetector({
 
 const githubToken = regexDetector({
   id: 'github_token',
-  summary: 'GitHub token: classic personal, OAuth, user-to-server, server-to-server, refresh, and fine-grained personal',
-  source: gitleaksSource('github-pat', 'github-oauth', 'github-app-token', 'github-refresh-token', 'github-fine-grained-pat'),
+  summary:
+    'GitHub token: classic personal, OAuth, user-to-server, server-to-server, refresh, and fine-grained personal',
+  source: gitleaksSource(
+    'github-pat',
+    'github-oauth',
+    'github-app-token',
+    'github-refresh-token',
+    'github-fine-grained-pat',
+  ),
   regex: /\b(?:gh[pousr]_[0-9A-Za-z]{36}|github_pat_\w{82})\b/g,
   keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
   accept: minEntropy(3),
@@ -53,25 +60,34 @@ const slackToken = regexDetector({
   id: 'slack_token',
   summary: 'Slack token: bot, user, app-level, legacy, workspace and configuration tokens (xox…, xapp-…)',
   source: gitleaksSource(
-    'slack-bot-token', 'slack-user-token', 'slack-app-token', 'slack-legacy-token', 'slack-legacy-bot-token',
-    'slack-legacy-workspace-token', 'slack-config-access-token', 'slack-config-refresh-token',
+    'slack-bot-token',
+    'slack-user-token',
+    'slack-app-token',
+    'slack-legacy-token',
+    'slack-legacy-bot-token',
+    'slack-legacy-workspace-token',
+    'slack-config-access-token',
+    'slack-config-refresh-token',
   ),
   // gitleaks' rules joined, with its unbounded counts capped and its (?i) dropped: Slack issues the prefixes in lower case.
   // Only the bot token ends in an unbounded run, and every start is the start of a [\w-] run, so a failing candidate costs its run's length once.
-  regex: new RegExp([
-    '(?<![\\w-])(?:',
+  regex: new RegExp(
     [
-      'xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*',
-      'xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}',
-      'xapp-\\d-[A-Za-z0-9]{1,64}-\\d{1,32}-[a-zA-Z0-9]{1,128}',
-      'xox[os]-\\d{1,32}-\\d{1,32}-\\d{1,32}-[a-fA-F\\d]{1,128}',
-      'xoxb-[0-9]{8,14}-[a-zA-Z0-9]{18,26}',
-      'xox[ar]-(?:\\d-)?[0-9a-zA-Z]{8,48}',
-      'xoxe\\.xox[bp]-\\d-[A-Za-z0-9]{163,166}',
-      'xoxe-\\d-[A-Za-z0-9]{146}',
-    ].join('|'),
-    ')(?![\\w-])',
-  ].join(''), 'g'),
+      '(?<![\\w-])(?:',
+      [
+        'xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*',
+        'xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}',
+        'xapp-\\d-[A-Za-z0-9]{1,64}-\\d{1,32}-[a-zA-Z0-9]{1,128}',
+        'xox[os]-\\d{1,32}-\\d{1,32}-\\d{1,32}-[a-fA-F\\d]{1,128}',
+        'xoxb-[0-9]{8,14}-[a-zA-Z0-9]{18,26}',
+        'xox[ar]-(?:\\d-)?[0-9a-zA-Z]{8,48}',
+        'xoxe\\.xox[bp]-\\d-[A-Za-z0-9]{163,166}',
+        'xoxe-\\d-[A-Za-z0-9]{146}',
+      ].join('|'),
+      ')(?![\\w-])',
+    ].join(''),
+    'g',
+  ),
   keywords: ['xox', 'xapp-'],
   accept: minEntropy(2),
 });
@@ -80,7 +96,8 @@ const slackWebhook = regexDetector({
   id: 'slack_webhook',
   summary: 'Slack incoming-webhook, workflow or trigger URL',
   source: gitleaksSource('slack-webhook-url'),
-  regex: /(?:https?:\/\/)?(?<![\w.-])hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{43,56}(?![A-Za-z0-9+/])/g,
+  regex:
+    /(?:https?:\/\/)?(?<![\w.-])hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{43,56}(?![A-Za-z0-9+/])/g,
   keywords: ['hooks.slack.com'],
 });
 
@@ -93,4 +110,12 @@ const npmToken = regexDetector({
   accept: minEntropy(2),
 });
 
-export const credentialDetectors: readonly Detector[] = [awsAccessKey, gcpApiKey, githubToken, gitlabToken, slackToken, slackWebhook, npmToken];
+export const credentialDetectors: readonly Detector[] = [
+  awsAccessKey,
+  gcpApiKey,
+  githubToken,
+  gitlabToken,
+  slackToken,
+  slackWebhook,
+  npmToken,
+];

@@ -39,7 +39,10 @@ function resolveOverlaps(hits: Hit[]): Hit[] {
  * the earliest start wins, then the longest. Returns the very same string (===) and empty counts
  * when nothing matched, so callers can skip re-serialising.
  */
-export function redactText(text: string, ids: readonly string[]): { readonly text: string; readonly counts: Readonly<Record<string, number>> } {
+export function redactText(
+  text: string,
+  ids: readonly string[],
+): { readonly text: string; readonly counts: Readonly<Record<string, number>> } {
   const hits: Hit[] = [];
   for (const id of ids) {
     const detector = DETECTORS.get(id);

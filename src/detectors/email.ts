@@ -41,7 +41,8 @@ function find(text: string): Range[] {
 export const email: Detector = {
   id: 'email',
   summary: 'E-mail address with a dotted domain (not `user@localhost`, not `pkg@1.2.3`)',
-  pattern: 'local part [A-Za-z0-9._%+~!#$*^-]{1,64} (no leading, trailing or double dot) @ two or more DNS labels, the last alphabetic or xn--',
+  pattern:
+    'local part [A-Za-z0-9._%+~!#$*^-]{1,64} (no leading, trailing or double dot) @ two or more DNS labels, the last alphabetic or xn--',
   source: 'toolgate; limits from RFC 5321, dot-atom subset of RFC 5322',
   find,
 };

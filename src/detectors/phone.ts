@@ -35,7 +35,8 @@ function find(text: string): Range[] {
   for (let m = run.exec(text); m !== null; m = run.exec(text)) {
     const next = text[m.index + m[0].length] ?? '';
     // `+1.5` or `+3,000` is a signed quantity, `+14155552671x` an identifier.
-    if (/\w/.test(next) || ((next === '.' || next === ',') && /\d/.test(text[m.index + m[0].length + 1] ?? ''))) continue;
+    if (/\w/.test(next) || ((next === '.' || next === ',') && /\d/.test(text[m.index + m[0].length + 1] ?? '')))
+      continue;
     const groups = m[0].slice(1).split(/[ -]/);
     // Numbers or a year may follow a spaced phone number; the longest valid prefix of its groups is the number.
     for (let n = groups.length; n >= 1; n--) {
@@ -51,7 +52,8 @@ function find(text: string): Range[] {
 
 export const phone: Detector = {
   id: 'phone',
-  summary: 'Phone number in international form: `+`, a valid country code, and a national number of that country\'s length (15 digits at most)',
+  summary:
+    "Phone number in international form: `+`, a valid country code, and a national number of that country's length (15 digits at most)",
   pattern: `${RUN.source}; country code from the ITU-T E.164 list; national number length by country (NANP: [2-9]XX[2-9]XXXXXX), no trunk 0`,
   source: 'toolgate; ITU-T E.164 country codes and national numbering plans',
   find,

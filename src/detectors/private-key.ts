@@ -43,7 +43,8 @@ function find(text: string): Range[] {
 
 export const privateKey: Detector = {
   id: 'private_key',
-  summary: 'PEM private key block, BEGIN through END (or through the end of the base64 body when the END line was cut off)',
+  summary:
+    'PEM private key block, BEGIN through END (or through the end of the base64 body when the END line was cut off)',
   pattern: `${HEADER.source} then at least ${MIN_BODY} characters then ${FOOTER.source}`,
   source: gitleaksSource('private-key'),
   find,

@@ -7,6 +7,8 @@ function cell(s: string): string {
 
 /** The docs table of docs/result-guard-detectors.md, rendered from the detectors themselves. */
 export function detectorTable(): string {
-  const rows = [...DETECTORS.values()].map((d) => `| \`${d.id}\` | ${cell(d.summary)} | \`\` ${cell(d.pattern)} \`\` | ${cell(d.source)} |`);
+  const rows = [...DETECTORS.values()].map(
+    (d) => `| \`${d.id}\` | ${cell(d.summary)} | \`\` ${cell(d.pattern)} \`\` | ${cell(d.source)} |`,
+  );
   return ['| id | finds | pattern | source |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -36,7 +36,14 @@ export class RedisActivations implements Activations {
     const fields: string[] = [];
     for (const name of names) fields.push(name, until);
     try {
-      const replies = await redisCall(this.#client, this.#timeoutMs, () => this.#client.multi().hgetall(key).hset(key, ...fields).pexpire(key, this.#ttlMs).exec());
+      const replies = await redisCall(this.#client, this.#timeoutMs, () =>
+        this.#client
+          .multi()
+          .hgetall(key)
+          .hset(key, ...fields)
+          .pexpire(key, this.#ttlMs)
+          .exec(),
+      );
       const before = replies?.[0];
       return before !== undefined && before[0] === null ? this.#live(before[1] as Record<string, string>) : EMPTY;
     } catch {
@@ -47,7 +54,9 @@ export class RedisActivations implements Activations {
 
   async active(revision: number, principal: string): Promise<ReadonlySet<string>> {
     try {
-      return this.#live(await redisCall(this.#client, this.#timeoutMs, () => this.#client.hgetall(this.#key(revision, principal))));
+      return this.#live(
+        await redisCall(this.#client, this.#timeoutMs, () => this.#client.hgetall(this.#key(revision, principal))),
+      );
     } catch {
       return EMPTY;
     }

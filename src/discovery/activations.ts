@@ -9,7 +9,11 @@ import { Lru } from '../bounded/lru.ts';
  */
 export interface Activations {
   /** Records `names` as shown; answers what was active just before, in the same step (one round trip in Redis). */
-  activate(revision: number, principal: string, names: readonly string[]): ReadonlySet<string> | Promise<ReadonlySet<string>>;
+  activate(
+    revision: number,
+    principal: string,
+    names: readonly string[],
+  ): ReadonlySet<string> | Promise<ReadonlySet<string>>;
   active(revision: number, principal: string): ReadonlySet<string> | Promise<ReadonlySet<string>>;
 }
 

@@ -14,7 +14,10 @@ type Tools = ReadonlyMap<string, { readonly tool: Readonly<Record<string, unknow
  */
 export class CatalogueIndex {
   #indexed: { digest: string; policy: Policy; index: DiscoveryIndex } | undefined;
-  readonly #allowed = new WeakMap<GrantSnapshot, { digest: string; policy: Policy; strength: CredentialStrength; allowed: ReadonlySet<string> }>();
+  readonly #allowed = new WeakMap<
+    GrantSnapshot,
+    { digest: string; policy: Policy; strength: CredentialStrength; allowed: ReadonlySet<string> }
+  >();
 
   index(digest: string, policy: Policy, tools: Tools): DiscoveryIndex {
     if (this.#indexed?.digest === digest && this.#indexed.policy === policy) return this.#indexed.index;
@@ -37,7 +40,13 @@ export class CatalogueIndex {
    * The catalogue tools this principal may list (may call, with a credential
    * that can meet their security level): permissions apply before ranking.
    */
-  allowed(policy: Policy, snapshot: GrantSnapshot, principal: Principal, digest: string, names: Iterable<string>): ReadonlySet<string> {
+  allowed(
+    policy: Policy,
+    snapshot: GrantSnapshot,
+    principal: Principal,
+    digest: string,
+    names: Iterable<string>,
+  ): ReadonlySet<string> {
     const strength = principal.credentialStrength;
     const hit = this.#allowed.get(snapshot);
     if (hit?.digest === digest && hit.policy === policy && hit.strength === strength) return hit.allowed;

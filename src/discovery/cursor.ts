@@ -56,6 +56,16 @@ export class CursorCodec {
 
 function bindingDigest(b: CursorBinding): string {
   return createHash('sha256')
-    .update(JSON.stringify([b.principal, [...b.scopes].sort(), b.catalogueDigest, b.revision, b.grantsDigest, b.query, b.limit]))
+    .update(
+      JSON.stringify([
+        b.principal,
+        [...b.scopes].sort(),
+        b.catalogueDigest,
+        b.revision,
+        b.grantsDigest,
+        b.query,
+        b.limit,
+      ]),
+    )
     .digest('base64url');
 }

@@ -63,7 +63,10 @@ export class ListChangedStreams {
  * stream it carries nothing else.
  */
 export function listChangedEvent(subscriptionId?: JsonRpcId): Buffer {
-  const params = subscriptionId === undefined || subscriptionId === null ? '' : `,"params":{"_meta":{"io.modelcontextprotocol/subscriptionId":${JSON.stringify(subscriptionId)}}}`;
+  const params =
+    subscriptionId === undefined || subscriptionId === null
+      ? ''
+      : `,"params":{"_meta":{"io.modelcontextprotocol/subscriptionId":${JSON.stringify(subscriptionId)}}}`;
   return Buffer.from(`data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"${params}}\n\n`);
 }
 

@@ -20,8 +20,13 @@ export type PageResult<R> =
  * is an error (413), and a page that fills up ends early (the cursor resumes
  * after it).
  */
-export function fitPage<R>(id: JsonRpcId, tools: readonly DiscoveredTool[], render: (page: readonly DiscoveredTool[], complete: boolean) => R): PageResult<R> {
-  const size = (page: readonly DiscoveredTool[]) => Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id, result: render(page, page.length === tools.length) }));
+export function fitPage<R>(
+  id: JsonRpcId,
+  tools: readonly DiscoveredTool[],
+  render: (page: readonly DiscoveredTool[], complete: boolean) => R,
+): PageResult<R> {
+  const size = (page: readonly DiscoveredTool[]) =>
+    Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id, result: render(page, page.length === tools.length) }));
   let n = tools.length;
   while (n > 0 && size(tools.slice(0, n)) > MAX_RESPONSE_BYTES) n--;
   if (n === 0 && tools.length > 0) return { ok: false, error: 'tool_schema_too_large' };

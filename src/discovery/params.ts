@@ -49,5 +49,12 @@ export function readDiscoverParams(raw: unknown, allowCursor: boolean): ParamsRe
   }
   if (cursor !== undefined && typeof cursor !== 'string') errors.push({ instancePath: '/cursor', keyword: 'type' });
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, params: { query: query as string, limit: (limit as number | undefined) ?? DEFAULT_LIMIT, cursor: cursor as string | undefined } };
+  return {
+    ok: true,
+    params: {
+      query: query as string,
+      limit: (limit as number | undefined) ?? DEFAULT_LIMIT,
+      cursor: cursor as string | undefined,
+    },
+  };
 }

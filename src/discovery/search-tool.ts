@@ -12,8 +12,19 @@ export const SEARCH_TOOL = Object.freeze({
   inputSchema: {
     type: 'object',
     properties: {
-      query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_LENGTH, description: 'What you want to do, in a few words' },
-      limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'How many tools to return at most' },
+      query: {
+        type: 'string',
+        minLength: 1,
+        maxLength: MAX_QUERY_LENGTH,
+        description: 'What you want to do, in a few words',
+      },
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_LIMIT,
+        default: DEFAULT_LIMIT,
+        description: 'How many tools to return at most',
+      },
     },
     required: ['query'],
     additionalProperties: false,

@@ -70,11 +70,17 @@ function alwaysListed(policy: Caller['policy'], name: string): boolean {
 export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
   const now = deps.now ?? Date.now;
   const cursors = new CursorCodec(now);
-  const activations: Activations = deps.activations ?? new ActivationStore({ ttlMs: deps.activationTtlMs ?? ACTIVATION_TTL_MS, maxPrincipals: 10_000, now });
+  const activations: Activations =
+    deps.activations ??
+    new ActivationStore({ ttlMs: deps.activationTtlMs ?? ACTIVATION_TTL_MS, maxPrincipals: 10_000, now });
   const catalogueIndex = deps.index ?? new CatalogueIndex();
 
   /** Ranks and pages; `render` shapes the result for one door. */
-  async function run(ex: Caller, p: DiscoverParams, render: (page: readonly DiscoveredTool[], complete: boolean, next: number, total: number) => unknown): Promise<DoorResult> {
+  async function run(
+    ex: Caller,
+    p: DiscoverParams,
+    render: (page: readonly DiscoveredTool[], complete: boolean, next: number, total: number) => unknown,
+  ): Promise<DoorResult> {
     const began = performance.now();
     const cat = deps.catalogue.current();
     if (cat === undefined) return { ok: false, error: 'upstream_unavailable' };
@@ -96,7 +102,9 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
       issuedAt = state.issuedAt;
     }
     const allowed = catalogueIndex.allowed(ex.policy, ex.snapshot, ex.principal, cat.digest, cat.tools.keys());
-    const found = catalogueIndex.index(cat.digest, ex.policy, cat.tools).search(p.query, { limit: p.limit, offset, allowed });
+    const found = catalogueIndex
+      .index(cat.digest, ex.policy, cat.tools)
+      .search(p.query, { limit: p.limit, offset, allowed });
     const tools: DiscoveredTool[] = [];
     for (const hit of found.results) {
       const tool = cat.tools.get(hit.name)?.tool;
@@ -114,9 +122,17 @@ export function createDiscovery(deps: DiscoveryDeps): DiscoveryService {
     });
     if (!page.ok) return { ok: false, error: page.error };
     if (deps.revisionNow() !== ex.snapshot.revision) return { ok: false, error: 'tool_grants_changed' };
-    await activate(ex, tools.slice(0, page.count).map((t) => t.name));
+    await activate(
+      ex,
+      tools.slice(0, page.count).map((t) => t.name),
+    );
     if (discovery.hasSubscribers) {
-      discovery.publish({ request: ex.request, results: page.count, total: found.total, durationSeconds: (performance.now() - began) / 1000 });
+      discovery.publish({
+        request: ex.request,
+        results: page.count,
+        total: found.total,
+        durationSeconds: (performance.now() - began) / 1000,
+      });
     }
     return { ok: true, result: finish(page.result, binding, offset + page.count, found.total, issuedAt) };
   }

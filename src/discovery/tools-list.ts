@@ -32,7 +32,11 @@ export function toolsListEdit(viewer: Viewer): ResultEdit {
  * order, everything else in the result as it was), `appended` after them,
  * marked private to the caller.
  */
-export function keepTools(result: Record<string, unknown>, keep: (name: string) => boolean, appended: readonly unknown[] = []): Record<string, unknown> {
+export function keepTools(
+  result: Record<string, unknown>,
+  keep: (name: string) => boolean,
+  appended: readonly unknown[] = [],
+): Record<string, unknown> {
   const tools = Array.isArray(result.tools) ? result.tools : [];
   const visible = tools.filter((t: unknown) => {
     const name = (t as { name?: unknown } | null)?.name;
@@ -42,10 +46,16 @@ export function keepTools(result: Record<string, unknown>, keep: (name: string) 
 }
 
 /** The tools/list result of a caller who may list no tool: empty, and private to it. */
-export const EMPTY_LISTING: Readonly<Record<string, unknown>> = Object.freeze({ tools: Object.freeze([]), cacheScope: 'private' });
+export const EMPTY_LISTING: Readonly<Record<string, unknown>> = Object.freeze({
+  tools: Object.freeze([]),
+  cacheScope: 'private',
+});
 
 /** filter: list and filter as usual; empty: answer EMPTY_LISTING; refuse: the step-up answer. */
-export type Listing = { readonly kind: 'filter' } | { readonly kind: 'empty' } | { readonly kind: 'refuse'; readonly refusal: Refusal };
+export type Listing =
+  | { readonly kind: 'filter' }
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'refuse'; readonly refusal: Refusal };
 
 const FILTER: Listing = Object.freeze({ kind: 'filter' });
 const EMPTY: Listing = Object.freeze({ kind: 'empty' });
@@ -54,11 +64,17 @@ const EMPTY: Listing = Object.freeze({ kind: 'empty' });
  * The edit with the tools `listable` refuses dropped first (quarantined
  * contracts), judged on the tool objects as the upstream listed them.
  */
-export function hideUnlisted(edit: ResultEdit, listable: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined): ResultEdit {
+export function hideUnlisted(
+  edit: ResultEdit,
+  listable: ((tool: Readonly<Record<string, unknown>>) => boolean) | undefined,
+): ResultEdit {
   if (listable === undefined) return edit;
   return (result) => {
     const tools = Array.isArray(result.tools) ? result.tools : [];
-    return edit({ ...result, tools: tools.filter((t: unknown) => isRecord(t) && typeof t.name === 'string' && listable(t)) });
+    return edit({
+      ...result,
+      tools: tools.filter((t: unknown) => isRecord(t) && typeof t.name === 'string' && listable(t)),
+    });
   };
 }
 
@@ -80,7 +96,12 @@ export async function emptyListing(viewer: Viewer, catalogue: CatalogueView): Pr
   const rows = await Promise.all(names.map((name) => viewer.rowsForTool(name)));
   names.forEach((name, i) => {
     const scopes = scopesThatWouldHelp(viewer.policy, viewer.snapshot, viewer.principal, name, rows[i]);
-    if (scopes !== undefined && (help === undefined || scopes.length < help.length || (scopes.length === help.length && scopes.join(' ') < help.join(' ')))) {
+    if (
+      scopes !== undefined &&
+      (help === undefined ||
+        scopes.length < help.length ||
+        (scopes.length === help.length && scopes.join(' ') < help.join(' ')))
+    ) {
       help = scopes;
     }
   });

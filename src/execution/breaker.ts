@@ -1,5 +1,14 @@
 import { performance } from 'node:perf_hooks';
-import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, CountBreaker, circuitBreaker, handleType, type CircuitBreakerPolicy, type IBreaker } from 'cockatiel';
+import {
+  BrokenCircuitError,
+  CircuitState,
+  ConsecutiveBreaker,
+  CountBreaker,
+  circuitBreaker,
+  handleType,
+  type CircuitBreakerPolicy,
+  type IBreaker,
+} from 'cockatiel';
 import { breakerChange } from '../telemetry/channels.ts';
 
 export interface BreakerOptions {
@@ -21,9 +30,16 @@ class UpstreamFailed<T> extends Error {
   }
 }
 
-export type Guarded<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly retryAfterMs: number };
+export type Guarded<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly retryAfterMs: number };
 
-const STATE_LABEL = { [CircuitState.Closed]: 'closed', [CircuitState.HalfOpen]: 'half_open', [CircuitState.Open]: 'open', [CircuitState.Isolated]: 'open' } as const;
+const STATE_LABEL = {
+  [CircuitState.Closed]: 'closed',
+  [CircuitState.HalfOpen]: 'half_open',
+  [CircuitState.Open]: 'open',
+  [CircuitState.Isolated]: 'open',
+} as const;
 
 /**
  * The upstream's circuit breaker, on cockatiel: opens on consecutive
@@ -37,7 +53,10 @@ export class UpstreamBreaker {
 
   constructor(options: BreakerOptions) {
     this.#openMs = options.openMs;
-    this.#policy = circuitBreaker(handleType(UpstreamFailed), { halfOpenAfter: options.openMs, breaker: eitherBreaker(options) });
+    this.#policy = circuitBreaker(handleType(UpstreamFailed), {
+      halfOpenAfter: options.openMs,
+      breaker: eitherBreaker(options),
+    });
     this.#policy.onStateChange((state) => {
       if (state === CircuitState.Open) this.#openedAt = performance.now();
       if (breakerChange.hasSubscribers) breakerChange.publish({ state: STATE_LABEL[state] });
@@ -59,7 +78,8 @@ export class UpstreamBreaker {
       return { ok: true, value };
     } catch (err) {
       if (err instanceof UpstreamFailed) return { ok: true, value: err.outcome as T };
-      if (err instanceof BrokenCircuitError) return { ok: false, retryAfterMs: Math.max(1, Math.ceil(this.#openedAt + this.#openMs - performance.now())) };
+      if (err instanceof BrokenCircuitError)
+        return { ok: false, retryAfterMs: Math.max(1, Math.ceil(this.#openedAt + this.#openMs - performance.now())) };
       throw err;
     }
   }
@@ -73,7 +93,14 @@ export class UpstreamBreaker {
 function eitherBreaker(o: BreakerOptions): IBreaker {
   const rules: IBreaker[] = [];
   if (o.consecutiveFailures > 0) rules.push(new ConsecutiveBreaker(o.consecutiveFailures));
-  if (o.failurePercent > 0) rules.push(new CountBreaker({ threshold: o.failurePercent / 100, size: o.windowCalls, minimumNumberOfCalls: Math.max(2, Math.ceil(o.windowCalls / 2)) }));
+  if (o.failurePercent > 0)
+    rules.push(
+      new CountBreaker({
+        threshold: o.failurePercent / 100,
+        size: o.windowCalls,
+        minimumNumberOfCalls: Math.max(2, Math.ceil(o.windowCalls / 2)),
+      }),
+    );
   return {
     get state() {
       return rules.map((r) => r.state);

@@ -29,7 +29,8 @@ export function callerBudget(req: IncomingMessage, message: Classified): Budget 
   const meta = message.params?._meta;
   const field = meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>)[BUDGET_META] : undefined;
   if (field !== undefined) {
-    if (typeof field !== 'number' || !Number.isInteger(field) || field < 0 || field > MAX_BUDGET_MS) return { ok: false };
+    if (typeof field !== 'number' || !Number.isInteger(field) || field < 0 || field > MAX_BUDGET_MS)
+      return { ok: false };
     ms = ms === undefined ? field : Math.min(ms, field);
   }
   return { ok: true, ms };

@@ -36,12 +36,17 @@ class IdempotencyFileUnavailable extends Error {
  * last rewrite (1 MiB at least). At most 100,000 keys, the oldest forgotten
  * first, as in process. One process per file: replicas must not share it.
  */
-export async function openIdempotencyJournal(path: string, retentionMs: number, now: () => number = Date.now): Promise<MemoryIdempotencyStore> {
+export async function openIdempotencyJournal(
+  path: string,
+  retentionMs: number,
+  now: () => number = Date.now,
+): Promise<MemoryIdempotencyStore> {
   let text = '';
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new StartupError('invalid setting TOOLGATE_IDEMPOTENCY_FILE: cannot read the file');
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new StartupError('invalid setting TOOLGATE_IDEMPOTENCY_FILE: cannot read the file');
   }
   const journal = new JournalFile(path);
   const store = new MemoryIdempotencyStore(retentionMs, now, journal);
@@ -52,7 +57,8 @@ export async function openIdempotencyJournal(path: string, retentionMs: number, 
     if (parsed === undefined) torn++;
     else store.load(parsed.k, parsed.h);
   }
-  if (torn > 0) log.warn('idempotency journal lines that do not parse were skipped (a write cut by a crash)', { lines: torn });
+  if (torn > 0)
+    log.warn('idempotency journal lines that do not parse were skipped (a write cut by a crash)', { lines: torn });
   try {
     await journal.start(() => store.live());
   } catch {
@@ -83,7 +89,7 @@ class JournalFile implements RecordJournal {
   }
 
   write(scope: string, held: Held | undefined): Promise<void> {
-    const text = `${JSON.stringify(held === undefined ? { k: scope } : { k: scope, h: held } satisfies Line)}\n`;
+    const text = `${JSON.stringify(held === undefined ? { k: scope } : ({ k: scope, h: held } satisfies Line))}\n`;
     const step = this.#chain.then(async () => {
       const file = this.#file;
       if (file === undefined) throw new IdempotencyFileUnavailable();
@@ -147,7 +153,9 @@ function parseLine(text: string): Line | undefined {
   if (h === undefined) return { k };
   if (typeof h !== 'object' || h === null) return undefined;
   const { record, leaseUntil, expiresAt } = h as Partial<Held>;
-  if (typeof leaseUntil !== 'number' || typeof expiresAt !== 'number' || typeof record !== 'object' || record === null) return undefined;
-  if (!['P', 'C', 'U', 'N'].includes(record.s) || typeof record.d !== 'string' || typeof record.t !== 'string') return undefined;
+  if (typeof leaseUntil !== 'number' || typeof expiresAt !== 'number' || typeof record !== 'object' || record === null)
+    return undefined;
+  if (!['P', 'C', 'U', 'N'].includes(record.s) || typeof record.d !== 'string' || typeof record.t !== 'string')
+    return undefined;
   return { k, h: { record, leaseUntil, expiresAt } };
 }

@@ -57,7 +57,9 @@ export function readKey(req: IncomingMessage, message: Classified): KeyRead {
  */
 export function scopedKey(principal: string, tool: string, key: string): string {
   // JSON keeps the three apart whatever characters they hold.
-  return createHash('sha256').update(JSON.stringify([principal, tool, key])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([principal, tool, key]))
+    .digest('hex');
 }
 
 /**

@@ -4,7 +4,14 @@ import { idempotencyKeys } from '../cache/keys.ts';
 import { epochScript, freshMarker, guardedWrite, markerCreatedAt, type GuardOptions } from '../cache/guarded-write.ts';
 import { runScript, script } from '../cache/scripts.ts';
 import { log } from '../telemetry/log.ts';
-import { claimOf, settledRecord, type Claim, type IdempotencyStore, type RecordShape, type Settlement } from './idempotency-store.ts';
+import {
+  claimOf,
+  settledRecord,
+  type Claim,
+  type IdempotencyStore,
+  type RecordShape,
+  type Settlement,
+} from './idempotency-store.ts';
 
 /**
  * Claims a key atomically, first comparing the domain's epoch marker with the
@@ -93,13 +100,23 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     // A second pass only after learning the marker: a change in between is not chased.
     for (let pass = 0; pass < 2; pass++) {
       if (this.#now() < this.#refuseUntil) throw new IdempotencyUnavailable();
-      const written = await guardedWrite(this.#client, {
-        script: CLAIM,
-        keys: [this.#keys.epoch, record, lease],
-        args: [this.#epoch ?? '', freshMarker(this.#now()), pending, this.#retentionMs, Math.max(1, Math.ceil(leaseMs))],
-        undo: { lua: RELEASE, keys: [record, lease], args: [pending] },
-        wrote: (reply) => Array.isArray(reply) && reply[0] === 1,
-      }, this.#guard);
+      const written = await guardedWrite(
+        this.#client,
+        {
+          script: CLAIM,
+          keys: [this.#keys.epoch, record, lease],
+          args: [
+            this.#epoch ?? '',
+            freshMarker(this.#now()),
+            pending,
+            this.#retentionMs,
+            Math.max(1, Math.ceil(leaseMs)),
+          ],
+          undo: { lua: RELEASE, keys: [record, lease], args: [pending] },
+          wrote: (reply) => Array.isArray(reply) && reply[0] === 1,
+        },
+        this.#guard,
+      );
       if (!written.ok) throw new IdempotencyUnavailable();
       const reply = written.reply as [number, ...unknown[]];
       if (reply[0] === 0) {
@@ -122,7 +139,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   #noteMarker(marker: string): void {
     if (this.#epoch !== undefined && this.#epoch !== marker) {
       this.#refuseUntil = Math.max(this.#refuseUntil, markerCreatedAt(marker, this.#now()) + this.#retentionMs);
-      log.error('the idempotency records in Redis were lost: keyed calls are refused until every key used before could have been repeated', { refuseForMs: Math.max(0, this.#refuseUntil - this.#now()) });
+      log.error(
+        'the idempotency records in Redis were lost: keyed calls are refused until every key used before could have been repeated',
+        { refuseForMs: Math.max(0, this.#refuseUntil - this.#now()) },
+      );
     }
     this.#epoch = marker;
   }
@@ -133,6 +153,11 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     if (pending === undefined) return;
     this.#pending.delete(id);
     const next = settledRecord(JSON.parse(pending) as RecordShape, how);
-    await runScript(this.#client, SETTLE, [this.#keys.record(scope), this.#keys.lease(scope)], [pending, next === undefined ? '' : JSON.stringify(next), this.#retentionMs]);
+    await runScript(
+      this.#client,
+      SETTLE,
+      [this.#keys.record(scope), this.#keys.lease(scope)],
+      [pending, next === undefined ? '' : JSON.stringify(next), this.#retentionMs],
+    );
   }
 }

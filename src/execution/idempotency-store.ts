@@ -67,7 +67,9 @@ export function claimOf(record: RecordShape, digest: string, leaseLeftMs: number
 export function settledRecord(pending: RecordShape, how: Settlement): RecordShape | undefined {
   if (how.kind === 'released') return undefined;
   if (how.kind === 'unknown') return { s: 'U', d: pending.d, t: pending.t };
-  return how.response === undefined ? { s: 'N', d: pending.d, t: pending.t } : { s: 'C', d: pending.d, t: pending.t, r: how.response };
+  return how.response === undefined
+    ? { s: 'N', d: pending.d, t: pending.t }
+    : { s: 'C', d: pending.d, t: pending.t, r: how.response };
 }
 
 const MAX_MEMORY_KEYS = 100_000;
@@ -111,7 +113,11 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     const held = this.#records.get(scope);
     if (held !== undefined && held.expiresAt > now) return claimOf(held.record, digest, held.leaseUntil - now);
     const token = randomUUID();
-    const next: Held = { record: { s: 'P', d: digest, t: token }, leaseUntil: now + leaseMs, expiresAt: now + this.#retentionMs };
+    const next: Held = {
+      record: { s: 'P', d: digest, t: token },
+      leaseUntil: now + leaseMs,
+      expiresAt: now + this.#retentionMs,
+    };
     // Taken at once, so a concurrent repeat sees it; acquired only once the journal has it.
     this.#records.set(scope, next);
     if (this.#journal !== undefined) {
@@ -129,7 +135,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     const held = this.#records.peek(scope);
     if (held === undefined || held.record.s !== 'P' || held.record.t !== token) return;
     const record = settledRecord(held.record, how);
-    const next = record === undefined ? undefined : { record, leaseUntil: 0, expiresAt: this.#now() + this.#retentionMs };
+    const next =
+      record === undefined ? undefined : { record, leaseUntil: 0, expiresAt: this.#now() + this.#retentionMs };
     if (next === undefined) this.#records.delete(scope);
     else this.#records.set(scope, next);
     await this.#journal?.write(scope, next);

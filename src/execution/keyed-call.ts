@@ -58,7 +58,16 @@ export async function runKeyed(deps: KeyedCallDeps, keyed: KeyedCall, plan: Call
     case 'in_progress': {
       tell('in_progress');
       const retryAfter = String(Math.max(1, Math.ceil(claim.retryAfterMs / 1000)));
-      return { kind: 'unsent', refusal: { error: 'call_in_progress', data: { retryAfterMs: claim.retryAfterMs }, headers: { 'retry-after': retryAfter } }, status: 0, refused: false };
+      return {
+        kind: 'unsent',
+        refusal: {
+          error: 'call_in_progress',
+          data: { retryAfterMs: claim.retryAfterMs },
+          headers: { 'retry-after': retryAfter },
+        },
+        status: 0,
+        refused: false,
+      };
     }
     case 'unknown':
       tell('unknown');
@@ -92,12 +101,23 @@ export async function runKeyed(deps: KeyedCallDeps, keyed: KeyedCall, plan: Call
   }
 }
 
-function refused(error: 'idempotency_not_durable' | 'idempotency_unavailable' | 'idempotent_result_not_stored' | 'outcome_unknown' | 'idempotency_key_reused'): CallEnd {
+function refused(
+  error:
+    | 'idempotency_not_durable'
+    | 'idempotency_unavailable'
+    | 'idempotent_result_not_stored'
+    | 'outcome_unknown'
+    | 'idempotency_key_reused',
+): CallEnd {
   return { kind: 'unsent', refusal: { error }, status: 0, refused: false };
 }
 
 /** How a keyed call ended, for its record; `end` is undefined when the run threw. */
-function settlement(end: CallEnd | undefined, capture: ResponseCapture, sideEffect: ToolMetadata['sideEffect']): Settlement {
+function settlement(
+  end: CallEnd | undefined,
+  capture: ResponseCapture,
+  sideEffect: ToolMetadata['sideEffect'],
+): Settlement {
   if (end !== undefined && neverRan(end)) return { kind: 'released' };
   const seen = capture.result();
   if (seen.kind === 'response') return { kind: 'completed', response: seen.response };
@@ -109,7 +129,11 @@ function settlement(end: CallEnd | undefined, capture: ResponseCapture, sideEffe
 /** Refused by the breaker, a refused connection, or an upstream that said it was unavailable: nothing ran. */
 function neverRan(end: CallEnd): boolean {
   const outcome = end.kind === 'sent' ? end.outcome : end.refusal.error;
-  return outcome === 'upstream_circuit_open' || end.refused || (NOT_RUN_STATUSES.has(end.status) && outcome !== 'deadline_exceeded');
+  return (
+    outcome === 'upstream_circuit_open' ||
+    end.refused ||
+    (NOT_RUN_STATUSES.has(end.status) && outcome !== 'deadline_exceeded')
+  );
 }
 
 function tell(result: IdempotencyOutcome['result']): void {

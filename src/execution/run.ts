@@ -2,7 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ExponentialBackoff, fullJitterGenerator, type IBackoff } from 'cockatiel';
 import type { Pool } from 'undici';
 import { upstreamRetry } from '../telemetry/channels.ts';
-import { attempt, type AnswerGuard, type AnswerHold, type ResponseHeadHook, type Settled, type Transient, type UpstreamRequest } from '../upstream/forward.ts';
+import {
+  attempt,
+  type AnswerGuard,
+  type AnswerHold,
+  type ResponseHeadHook,
+  type Settled,
+  type Transient,
+  type UpstreamRequest,
+} from '../upstream/forward.ts';
 import type { UpstreamBreaker } from './breaker.ts';
 import { deadlineExceeded, type Deadline } from './deadline.ts';
 import type { RetryBudget } from './retry-budget.ts';
@@ -46,7 +54,11 @@ export interface CallIo extends UpstreamRequest {
 export type CallEnd = Settled;
 
 /** An attempt given up for another, after `waitMs`. */
-type Retry = Pick<Settled, 'status' | 'refused'> & { readonly kind: 'retry'; readonly waitMs: number; readonly reason: string };
+type Retry = Pick<Settled, 'status' | 'refused'> & {
+  readonly kind: 'retry';
+  readonly waitMs: number;
+  readonly reason: string;
+};
 
 /** Longest backoff between two attempts; the deadline usually cuts it shorter. */
 const MAX_BACKOFF_MS = 2000;
@@ -69,7 +81,14 @@ export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo): P
 
   /** How long to wait before retrying `t`, or undefined when it is not retried: past the deadline, or past the budget. */
   const retryWait = (t: Transient): number | undefined => {
-    backoff = (backoff ?? new ExponentialBackoff({ generator: fullJitterGenerator, initialDelay: upstream.backoffMs, maxDelay: MAX_BACKOFF_MS })).next(undefined);
+    backoff = (
+      backoff ??
+      new ExponentialBackoff({
+        generator: fullJitterGenerator,
+        initialDelay: upstream.backoffMs,
+        maxDelay: MAX_BACKOFF_MS,
+      })
+    ).next(undefined);
     const waitMs = t.retryAfterMs ?? backoff.duration;
     if (waitMs >= plan.deadline.remainingMs()) return undefined;
     if (!upstream.budget.tryRetry()) {
@@ -82,23 +101,34 @@ export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo): P
   for (let n = 0; ; n++) {
     if (plan.deadline.passed()) return { kind: 'unsent', refusal: deadline.refusal, ...last };
     const retries = n < plan.retries;
-    const guarded = await upstream.breaker.run(async (): Promise<Settled | Retry> => {
-      const end = await attempt(upstream.pool, io, {
-        deadline: { ...deadline, remainingMs: plan.deadline.remainingMs() },
-        onResponseHead: io.onResponseHead,
-        onResponseChunk: io.onResponseChunk,
-        holdAnswer: io.holdAnswer,
-        guardAnswer: io.guardAnswer,
-      });
-      if (end.kind !== 'transient') return end;
-      const waitMs = retries ? retryWait(end) : undefined;
-      if (waitMs === undefined) return end.pass();
-      end.drop();
-      return { kind: 'retry', waitMs, reason: end.reason, status: end.status, refused: end.refused };
-    }, (end) => failed(end, plan));
+    const guarded = await upstream.breaker.run(
+      async (): Promise<Settled | Retry> => {
+        const end = await attempt(upstream.pool, io, {
+          deadline: { ...deadline, remainingMs: plan.deadline.remainingMs() },
+          onResponseHead: io.onResponseHead,
+          onResponseChunk: io.onResponseChunk,
+          holdAnswer: io.holdAnswer,
+          guardAnswer: io.guardAnswer,
+        });
+        if (end.kind !== 'transient') return end;
+        const waitMs = retries ? retryWait(end) : undefined;
+        if (waitMs === undefined) return end.pass();
+        end.drop();
+        return { kind: 'retry', waitMs, reason: end.reason, status: end.status, refused: end.refused };
+      },
+      (end) => failed(end, plan),
+    );
     if (!guarded.ok) {
       const retryAfter = String(Math.max(1, Math.ceil(guarded.retryAfterMs / 1000)));
-      return { kind: 'unsent', refusal: { error: 'upstream_circuit_open', data: { retryAfterMs: guarded.retryAfterMs }, headers: { 'retry-after': retryAfter } }, ...NO_ATTEMPT };
+      return {
+        kind: 'unsent',
+        refusal: {
+          error: 'upstream_circuit_open',
+          data: { retryAfterMs: guarded.retryAfterMs },
+          headers: { 'retry-after': retryAfter },
+        },
+        ...NO_ATTEMPT,
+      };
     }
     const end = guarded.value;
     if (end.kind !== 'retry') return end;

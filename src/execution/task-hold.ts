@@ -21,10 +21,13 @@ export function taskHold(store: TaskStore, owner: TaskOwner, maxBytes: number): 
       try {
         const r = await store.bind(task.taskId, owner, task.ttlMs);
         tell(r);
-        if (r === 'taken') log.warn('a task id the upstream returned is already bound to another principal; it stays theirs');
+        if (r === 'taken')
+          log.warn('a task id the upstream returned is already bound to another principal; it stays theirs');
       } catch (err) {
         tell('unbound');
-        log.warn('task binding not recorded; requests about this task will be refused', { error: (err as { name?: string }).name ?? 'unknown' });
+        log.warn('task binding not recorded; requests about this task will be refused', {
+          error: (err as { name?: string }).name ?? 'unknown',
+        });
       }
     },
   };

@@ -32,7 +32,9 @@ export function declaresTasks(params: Readonly<Record<string, unknown>> | undefi
  * a 2025-11-25 CreateTaskResult (`result.task`) or a 2026-07-28 result of
  * `resultType: "task"`, its TTL (`ttl`, `ttlMs`, `keepAlive`) in ms.
  */
-export function createdTask(answer: Readonly<Record<string, unknown>> | undefined): { readonly taskId: string; readonly ttlMs: number } | undefined {
+export function createdTask(
+  answer: Readonly<Record<string, unknown>> | undefined,
+): { readonly taskId: string; readonly ttlMs: number } | undefined {
   const result = answer?.result;
   if (!isRecord(result)) return undefined;
   const task = isRecord(result.task) ? result.task : result.resultType === 'task' ? result : undefined;

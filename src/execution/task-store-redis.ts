@@ -32,17 +32,23 @@ export class RedisTaskStore implements TaskStore {
 
   async bind(taskId: string, owner: TaskOwner, ttlMs: number): Promise<'bound' | 'taken'> {
     const text = JSON.stringify({ principal: owner.principal, tool: owner.tool });
-    const reply = await redisCall(this.#client, this.#timeoutMs, () => runScript(this.#client, BIND, [taskKey(this.#domain, taskId)], [text, ttlMs]));
+    const reply = await redisCall(this.#client, this.#timeoutMs, () =>
+      runScript(this.#client, BIND, [taskKey(this.#domain, taskId)], [text, ttlMs]),
+    );
     return reply === 1 ? 'bound' : 'taken';
   }
 
   async owner(taskId: string): Promise<TaskOwner | undefined> {
-    return ownerOf(await redisCall(this.#client, this.#timeoutMs, () => this.#client.get(taskKey(this.#domain, taskId))));
+    return ownerOf(
+      await redisCall(this.#client, this.#timeoutMs, () => this.#client.get(taskKey(this.#domain, taskId))),
+    );
   }
 
   async owners(taskIds: readonly string[]): Promise<readonly (TaskOwner | undefined)[]> {
     if (taskIds.length === 0) return [];
-    const texts = await redisCall(this.#client, this.#timeoutMs, () => this.#client.mget(...taskIds.map((id) => taskKey(this.#domain, id))));
+    const texts = await redisCall(this.#client, this.#timeoutMs, () =>
+      this.#client.mget(...taskIds.map((id) => taskKey(this.#domain, id))),
+    );
     return texts.map(ownerOf);
   }
 }
@@ -52,7 +58,9 @@ function ownerOf(text: string | null): TaskOwner | undefined {
   if (text === null) return undefined;
   try {
     const v: unknown = JSON.parse(text);
-    return isRecord(v) && typeof v.principal === 'string' && typeof v.tool === 'string' ? { principal: v.principal, tool: v.tool } : undefined;
+    return isRecord(v) && typeof v.principal === 'string' && typeof v.tool === 'string'
+      ? { principal: v.principal, tool: v.tool }
+      : undefined;
   } catch {
     return undefined;
   }

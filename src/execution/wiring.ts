@@ -28,7 +28,25 @@ export interface Execution {
 const MAX_TASKS_IN_PROCESS = 100_000;
 
 /** Task bindings: shared when Redis is, so any replica answers a task's creator. */
-export function openTaskStore(settings: Pick<Settings, 'breakerConsecutiveFailures' | 'breakerFailurePercent' | 'breakerOpenMs' | 'breakerWindowCalls' | 'idempotencyFile' | 'idempotencyMaxResultBytes' | 'idempotencyRetentionMs' | 'policyDomain' | 'retryBackoffMs' | 'retryBudgetMin' | 'retryBudgetPercent' | 'retryBudgetWindowMs' | 'upstreamTimeoutMs'>, shared: { readonly client: RedisClient; readonly commandTimeoutMs: number } | undefined): TaskStore {
+export function openTaskStore(
+  settings: Pick<
+    Settings,
+    | 'breakerConsecutiveFailures'
+    | 'breakerFailurePercent'
+    | 'breakerOpenMs'
+    | 'breakerWindowCalls'
+    | 'idempotencyFile'
+    | 'idempotencyMaxResultBytes'
+    | 'idempotencyRetentionMs'
+    | 'policyDomain'
+    | 'retryBackoffMs'
+    | 'retryBudgetMin'
+    | 'retryBudgetPercent'
+    | 'retryBudgetWindowMs'
+    | 'upstreamTimeoutMs'
+  >,
+  shared: { readonly client: RedisClient; readonly commandTimeoutMs: number } | undefined,
+): TaskStore {
   return shared === undefined
     ? new MemoryTaskStore(MAX_TASKS_IN_PROCESS)
     : new RedisTaskStore({ client: shared.client, domain: settings.policyDomain, timeoutMs: shared.commandTimeoutMs });
@@ -41,16 +59,64 @@ export function openTaskStore(settings: Pick<Settings, 'breakerConsecutiveFailur
  * keyed calls to non_idempotent_write tools are then refused
  * (idempotency_not_durable), and the log says so once at start.
  */
-export async function openIdempotency(settings: Pick<Settings, 'breakerConsecutiveFailures' | 'breakerFailurePercent' | 'breakerOpenMs' | 'breakerWindowCalls' | 'idempotencyFile' | 'idempotencyMaxResultBytes' | 'idempotencyRetentionMs' | 'policyDomain' | 'retryBackoffMs' | 'retryBudgetMin' | 'retryBudgetPercent' | 'retryBudgetWindowMs' | 'upstreamTimeoutMs'>, shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined): Promise<IdempotencyStore & { close?(): Promise<void> }> {
-  if (shared !== undefined) return new RedisIdempotencyStore({ client: shared.client, domain: settings.policyDomain, retentionMs: settings.idempotencyRetentionMs, guard: shared.guard });
-  if (settings.idempotencyFile !== undefined) return openIdempotencyJournal(settings.idempotencyFile, settings.idempotencyRetentionMs);
-  log.warn('idempotency records would live in this process only, which a restart forgets: keyed calls to non_idempotent_write tools are refused (idempotency_not_durable); set TOOLGATE_IDEMPOTENCY_FILE (a volume) or TOOLGATE_REDIS_URL', { setting: 'TOOLGATE_IDEMPOTENCY_FILE' });
+export async function openIdempotency(
+  settings: Pick<
+    Settings,
+    | 'breakerConsecutiveFailures'
+    | 'breakerFailurePercent'
+    | 'breakerOpenMs'
+    | 'breakerWindowCalls'
+    | 'idempotencyFile'
+    | 'idempotencyMaxResultBytes'
+    | 'idempotencyRetentionMs'
+    | 'policyDomain'
+    | 'retryBackoffMs'
+    | 'retryBudgetMin'
+    | 'retryBudgetPercent'
+    | 'retryBudgetWindowMs'
+    | 'upstreamTimeoutMs'
+  >,
+  shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined,
+): Promise<IdempotencyStore & { close?(): Promise<void> }> {
+  if (shared !== undefined)
+    return new RedisIdempotencyStore({
+      client: shared.client,
+      domain: settings.policyDomain,
+      retentionMs: settings.idempotencyRetentionMs,
+      guard: shared.guard,
+    });
+  if (settings.idempotencyFile !== undefined)
+    return openIdempotencyJournal(settings.idempotencyFile, settings.idempotencyRetentionMs);
+  log.warn(
+    'idempotency records would live in this process only, which a restart forgets: keyed calls to non_idempotent_write tools are refused (idempotency_not_durable); set TOOLGATE_IDEMPOTENCY_FILE (a volume) or TOOLGATE_REDIS_URL',
+    { setting: 'TOOLGATE_IDEMPOTENCY_FILE' },
+  );
   return new MemoryIdempotencyStore(settings.idempotencyRetentionMs);
 }
 
 const now = () => performance.now();
 
-export function execution(settings: Pick<Settings, 'breakerConsecutiveFailures' | 'breakerFailurePercent' | 'breakerOpenMs' | 'breakerWindowCalls' | 'idempotencyFile' | 'idempotencyMaxResultBytes' | 'idempotencyRetentionMs' | 'policyDomain' | 'retryBackoffMs' | 'retryBudgetMin' | 'retryBudgetPercent' | 'retryBudgetWindowMs' | 'upstreamTimeoutMs'>, pool: Pool, idempotency: IdempotencyStore, tasks: TaskStore): Execution {
+export function execution(
+  settings: Pick<
+    Settings,
+    | 'breakerConsecutiveFailures'
+    | 'breakerFailurePercent'
+    | 'breakerOpenMs'
+    | 'breakerWindowCalls'
+    | 'idempotencyFile'
+    | 'idempotencyMaxResultBytes'
+    | 'idempotencyRetentionMs'
+    | 'policyDomain'
+    | 'retryBackoffMs'
+    | 'retryBudgetMin'
+    | 'retryBudgetPercent'
+    | 'retryBudgetWindowMs'
+    | 'upstreamTimeoutMs'
+  >,
+  pool: Pool,
+  idempotency: IdempotencyStore,
+  tasks: TaskStore,
+): Execution {
   return {
     upstream: {
       pool,
@@ -60,7 +126,12 @@ export function execution(settings: Pick<Settings, 'breakerConsecutiveFailures' 
         windowCalls: settings.breakerWindowCalls,
         openMs: settings.breakerOpenMs,
       }),
-      budget: new RetryBudget({ percent: settings.retryBudgetPercent, min: settings.retryBudgetMin, windowMs: settings.retryBudgetWindowMs, now }),
+      budget: new RetryBudget({
+        percent: settings.retryBudgetPercent,
+        min: settings.retryBudgetMin,
+        windowMs: settings.retryBudgetWindowMs,
+        now,
+      }),
       backoffMs: settings.retryBackoffMs,
     },
     idempotency,

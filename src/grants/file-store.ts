@@ -97,8 +97,15 @@ export function createFileGrantStore(options: FileGrantStoreOptions): FileGrantS
       return revision;
     },
     stats: () => ({
-      l1Hits, l1Misses, l2Hits: 0, l2Misses: 0, staleFailures, storageFailures: 0, malformedFailures: 0,
-      revisionChanges, l1Entries: l1.size,
+      l1Hits,
+      l1Misses,
+      l2Hits: 0,
+      l2Misses: 0,
+      staleFailures,
+      storageFailures: 0,
+      malformedFailures: 0,
+      revisionChanges,
+      l1Entries: l1.size,
     }),
     close: () => Promise.resolve(),
   };

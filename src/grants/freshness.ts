@@ -11,7 +11,8 @@ export function publishFreshness(grants: GrantStore): () => void {
   const timer = setInterval(() => {
     const revision = grants.revision();
     const confirmedAtMs = grants.confirmedAt();
-    if ((revision !== undefined || confirmedAtMs !== undefined) && grantState.hasSubscribers) grantState.publish({ revision, confirmedAtMs });
+    if ((revision !== undefined || confirmedAtMs !== undefined) && grantState.hasSubscribers)
+      grantState.publish({ revision, confirmedAtMs });
   }, 1000);
   timer.unref();
   return () => clearInterval(timer);

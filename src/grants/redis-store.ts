@@ -43,14 +43,15 @@ interface StoreOptions {
  * configuration, from which it opens a pair of its own and closes it with
  * itself (a test, a benchmark).
  */
-export type RedisGrantStoreOptions = StoreOptions & (
-  | { readonly connections: RedisConnections }
-  | {
-    readonly redis: RedisConfig;
-    /** The prefix of the connections' names in CLIENT LIST. */
-    readonly clientName?: string;
-  }
-);
+export type RedisGrantStoreOptions = StoreOptions &
+  (
+    | { readonly connections: RedisConnections }
+    | {
+        readonly redis: RedisConfig;
+        /** The prefix of the connections' names in CLIENT LIST. */
+        readonly clientName?: string;
+      }
+  );
 
 const DEFAULT_STALENESS_MS = 5000;
 const DEFAULT_CHECK_INTERVAL_MS = 1000;
@@ -84,12 +85,16 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
   const stalenessMs = options.stalenessMs ?? DEFAULT_STALENESS_MS;
   const checkIntervalMs = options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS;
   const l2TtlSeconds = options.l2TtlSeconds ?? DEFAULT_L2_TTL_SECONDS;
-  if (!isWhole(stalenessMs, 1, 3_600_000)) return { ok: false, problem: 'stalenessMs must be a whole number from 1 to 3600000' };
-  if (!isWhole(checkIntervalMs, 1, stalenessMs)) return { ok: false, problem: 'checkIntervalMs must be a whole number from 1 to stalenessMs' };
-  if (!isWhole(l2TtlSeconds, 1, 86_400)) return { ok: false, problem: 'l2TtlSeconds must be a whole number from 1 to 86400' };
+  if (!isWhole(stalenessMs, 1, 3_600_000))
+    return { ok: false, problem: 'stalenessMs must be a whole number from 1 to 3600000' };
+  if (!isWhole(checkIntervalMs, 1, stalenessMs))
+    return { ok: false, problem: 'checkIntervalMs must be a whole number from 1 to stalenessMs' };
+  if (!isWhole(l2TtlSeconds, 1, 86_400))
+    return { ok: false, problem: 'l2TtlSeconds must be a whole number from 1 to 86400' };
 
   const owned = !('connections' in options);
-  const connections = 'connections' in options ? options.connections : openRedisConnections(options.redis, options.clientName);
+  const connections =
+    'connections' in options ? options.connections : openRedisConnections(options.redis, options.clientName);
   const { client, subscriber } = connections;
   const created = createRedisSource(client, options.domain);
   if (created === undefined) {
@@ -99,11 +104,23 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
   const source = created;
   // A miss may take two round trips (L2, then rows); together they get one command timeout.
   const deadlineMs = connections.config.commandTimeoutMs;
-  const watcher = new RevisionWatcher({ read: () => redisCall(client, deadlineMs, () => source.readRevision()), stalenessMs, checkIntervalMs });
+  const watcher = new RevisionWatcher({
+    read: () => redisCall(client, deadlineMs, () => source.readRevision()),
+    stalenessMs,
+    checkIntervalMs,
+  });
   const l1 = new Lru<string, Tagged<SnapshotResult>>(options.l1MaxEntries ?? DEFAULT_L1_MAX_ENTRIES);
   const tools = new Lru<string, Tagged<readonly GrantRow[]>>(TOOL_CACHE_ENTRIES);
   const loading = new Map<string, Promise<SnapshotResult>>();
-  const counts = { l1Hits: 0, l1Misses: 0, l2Hits: 0, l2Misses: 0, staleFailures: 0, storageFailures: 0, malformedFailures: 0 };
+  const counts = {
+    l1Hits: 0,
+    l1Misses: 0,
+    l2Hits: 0,
+    l2Misses: 0,
+    staleFailures: 0,
+    storageFailures: 0,
+    malformedFailures: 0,
+  };
 
   watcher.onChange(() => {
     l1.clear();
@@ -176,7 +193,9 @@ export async function createRedisGrantStore(options: RedisGrantStoreOptions): Pr
     if (read.revision < revision) return refusal('staleFailures');
     const result = snapshotFor(read.rows, principal, read.revision);
     if (!result.ok) return refusal('malformedFailures');
-    client.set(source.keys.snapshot(read.revision, subject), JSON.stringify(toStored(result.snapshot)), 'EX', l2TtlSeconds).catch(() => {});
+    client
+      .set(source.keys.snapshot(read.revision, subject), JSON.stringify(toStored(result.snapshot)), 'EX', l2TtlSeconds)
+      .catch(() => {});
     return remember(key, read.revision, result);
   }
 
@@ -248,13 +267,22 @@ function reportHealth(domain: string, change: HealthChange): void {
       if (change.confirmed !== undefined) log.info('grant store confirmed the revision; grants are served', fields);
       return;
     case 'unreachable':
-      log.warn('grant store unreachable; calls fail closed once the revision is older than the staleness bound', { domain, confirmedRevision: change.confirmed });
+      log.warn('grant store unreachable; calls fail closed once the revision is older than the staleness bound', {
+        domain,
+        confirmedRevision: change.confirmed,
+      });
       return;
     case 'not_master':
-      log.warn('grant store answered from a node that is not the master; calls fail closed until the master answers', { domain, confirmedRevision: change.confirmed });
+      log.warn('grant store answered from a node that is not the master; calls fail closed until the master answers', {
+        domain,
+        confirmedRevision: change.confirmed,
+      });
       return;
     case 'fault':
-      log.error('grant store revision went backwards (data lost, or a failover to a replica that was behind); calls fail closed until it reaches the confirmed revision again or an operator runs toolgate grants revision --reset', fields);
+      log.error(
+        'grant store revision went backwards (data lost, or a failover to a replica that was behind); calls fail closed until it reaches the confirmed revision again or an operator runs toolgate grants revision --reset',
+        fields,
+      );
       return;
   }
 }

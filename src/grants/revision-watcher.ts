@@ -73,7 +73,8 @@ export class RevisionWatcher {
 
   /** The revision this replica trusts now; undefined when unconfirmed for longer than the staleness bound, or during a fault. */
   revision(): number | undefined {
-    if (this.#current === undefined || this.#health === 'fault' || this.#now() - this.#confirmedAt > this.#stalenessMs) return undefined;
+    if (this.#current === undefined || this.#health === 'fault' || this.#now() - this.#confirmedAt > this.#stalenessMs)
+      return undefined;
     return this.#current;
   }
 

@@ -38,7 +38,10 @@ export function applies(row: GrantRow, id: string, held: ReadonlySet<string>): b
 export function decideRows(applicable: readonly GrantRow[]): Decision {
   const pending = applicable.some((r) => r.when !== undefined);
   if (!pending) return decideMatching(applicable, applicable);
-  const best = decideMatching(applicable.filter((r) => r.when === undefined || r.effect === 'allow'), applicable);
+  const best = decideMatching(
+    applicable.filter((r) => r.when === undefined || r.effect === 'allow'),
+    applicable,
+  );
   // A refusal shadow mode only records lets calls through, so a conditional
   // enforced deny could still refuse one: that is decided per call too.
   return best.effect === 'allow' || best.audit === true ? Object.freeze({ ...best, pending: true }) : best;
@@ -53,7 +56,9 @@ export function decideRows(applicable: readonly GrantRow[]): Decision {
  * (see `unlessLoosening`).
  */
 export function decideMatching(matching: readonly GrantRow[], candidates: readonly GrantRow[]): Decision {
-  return unlessLoosening(rulesOver(matching, candidates), () => rulesOver(matching.filter(enforcedOrAllow), candidates.filter(enforcedOrAllow)));
+  return unlessLoosening(rulesOver(matching, candidates), () =>
+    rulesOver(matching.filter(enforcedOrAllow), candidates.filter(enforcedOrAllow)),
+  );
 }
 
 /**
@@ -86,7 +91,11 @@ function rulesOver(matching: readonly GrantRow[], candidates: readonly GrantRow[
   if (denies.length > 0) return denyBy(isExact ? 'exact_deny' : 'wildcard_deny', denies);
   // A row asking for approval names the allow: it is the one that governs the call.
   const asking = level.filter((r) => r.approval !== undefined);
-  return Object.freeze({ effect: 'allow', reason: isExact ? 'exact_allow' : 'wildcard_allow', rows: Object.freeze([...asking, ...level.filter((r) => r.approval === undefined)]) });
+  return Object.freeze({
+    effect: 'allow',
+    reason: isExact ? 'exact_allow' : 'wildcard_allow',
+    rows: Object.freeze([...asking, ...level.filter((r) => r.approval === undefined)]),
+  });
 }
 
 /**
@@ -97,9 +106,15 @@ function rulesOver(matching: readonly GrantRow[], candidates: readonly GrantRow[
  */
 export function denyBy(reason: 'exact_deny' | 'wildcard_deny', denies: readonly GrantRow[]): Decision {
   const enforced = denies.filter((r) => !isAudit(r));
-  if (enforced.length === 0) return Object.freeze({ effect: 'deny', reason, rows: Object.freeze([...denies]), audit: true });
+  if (enforced.length === 0)
+    return Object.freeze({ effect: 'deny', reason, rows: Object.freeze([...denies]), audit: true });
   const shadowed = denies.filter(isAudit);
-  return Object.freeze({ effect: 'deny', reason, rows: Object.freeze(enforced), ...(shadowed.length > 0 && { wouldDeny: Object.freeze(shadowed) }) });
+  return Object.freeze({
+    effect: 'deny',
+    reason,
+    rows: Object.freeze(enforced),
+    ...(shadowed.length > 0 && { wouldDeny: Object.freeze(shadowed) }),
+  });
 }
 
 export function isAudit(row: GrantRow): boolean {

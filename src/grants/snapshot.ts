@@ -22,7 +22,12 @@ const UNAVAILABLE: SnapshotResult = Object.freeze({ ok: false, code: 'grants_una
 type Parts = Pick<GrantSnapshot, 'rows' | 'digest' | 'decisions' | 'conditional'>;
 
 /** A row set that fails closed: more than MAX_SNAPSHOT_ROWS. */
-const NO_PARTS: Parts = Object.freeze({ rows: Object.freeze([]), digest: '', decisions: new Map(), conditional: new Map() });
+const NO_PARTS: Parts = Object.freeze({
+  rows: Object.freeze([]),
+  digest: '',
+  decisions: new Map(),
+  conditional: new Map(),
+});
 
 /** Distinct applicable row sets remembered per rows in force; others rebuild their parts (the stores still cache each principal's snapshot). */
 const PARTS_PER_ROWS = 1024;
@@ -185,7 +190,9 @@ export function rowsDigest(rows: readonly GrantRow[]): string {
 }
 
 function hashKeys(sortedKeys: readonly string[]): string {
-  return createHash('sha256').update(`[${sortedKeys.join(',')}]`).digest('hex');
+  return createHash('sha256')
+    .update(`[${sortedKeys.join(',')}]`)
+    .digest('hex');
 }
 
 function build(principal: string, scopes: readonly string[], revision: number, rows: GrantRow[]): SnapshotResult {
@@ -226,9 +233,11 @@ function buildParts(rows: GrantRow[]): Parts {
 function canonicalRow(row: GrantRow): string {
   // Keys in sorted order; JSON.stringify of strings and safe integers already
   // matches RFC 8785 output.
-  return `{${approvalMember(row)}"effect":${JSON.stringify(row.effect)}${optional('enforcement', row.enforcement)}${optional('name', row.name)},`
-    + `"principal":${JSON.stringify(row.principal)}${optional('revision', row.revision)},`
-    + `"scopes":${JSON.stringify(row.scopes)},"tool":${JSON.stringify(row.tool)}${optional('when', row.when)}}`;
+  return (
+    `{${approvalMember(row)}"effect":${JSON.stringify(row.effect)}${optional('enforcement', row.enforcement)}${optional('name', row.name)},` +
+    `"principal":${JSON.stringify(row.principal)}${optional('revision', row.revision)},` +
+    `"scopes":${JSON.stringify(row.scopes)},"tool":${JSON.stringify(row.tool)}${optional('when', row.when)}}`
+  );
 }
 
 /** An optional member of canonicalRow's JSON, with its leading comma; nothing when absent. */

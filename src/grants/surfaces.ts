@@ -12,7 +12,12 @@
  * the exact-principal level, never a longer `*` row.
  */
 import type { Principal } from '../auth/types.ts';
-import { compileCondition, conditionBindings, type ConditionBindings, type ConditionSurface } from '../config/policy/conditions.ts';
+import {
+  compileCondition,
+  conditionBindings,
+  type ConditionBindings,
+  type ConditionSurface,
+} from '../config/policy/conditions.ts';
 import type { Enforcement, GrantRow } from '../config/policy/grant-row.ts';
 import type { Policy } from '../config/policy/policy.ts';
 import type { PromptRow, ResourceRow, Surface } from '../config/policy/surface-row.ts';
@@ -52,8 +57,13 @@ function indexed<R extends ResourceRow | PromptRow>(surface: Surface<R>): readon
     out = surface.grants.map((row) => ({
       row,
       rule: Object.freeze({
-        principal: row.principal, tool: 'uri' in row ? row.uri : row.prompt, scopes: row.scopes, effect: row.effect, name: row.name,
-        ...(row.when !== undefined && { when: row.when }), ...(row.enforcement !== undefined && { enforcement: row.enforcement }),
+        principal: row.principal,
+        tool: 'uri' in row ? row.uri : row.prompt,
+        scopes: row.scopes,
+        effect: row.effect,
+        name: row.name,
+        ...(row.when !== undefined && { when: row.when }),
+        ...(row.enforcement !== undefined && { enforcement: row.enforcement }),
       }),
     }));
     views.set(surface, out);
@@ -61,7 +71,11 @@ function indexed<R extends ResourceRow | PromptRow>(surface: Surface<R>): readon
   return out as readonly Indexed<R>[];
 }
 
-function candidates<R extends ResourceRow | PromptRow>(surface: Surface<R>, principal: Principal, matches: (row: R) => boolean): Indexed<R>[] {
+function candidates<R extends ResourceRow | PromptRow>(
+  surface: Surface<R>,
+  principal: Principal,
+  matches: (row: R) => boolean,
+): Indexed<R>[] {
   return indexed(surface).filter((r) => applies(r.rule, principal.id, principal.scopes) && matches(r.row));
 }
 
@@ -71,20 +85,39 @@ function candidates<R extends ResourceRow | PromptRow>(surface: Surface<R>, prin
  * it denies (it never allows), and a refusal decided by such rows alone is
  * `failed`.
  */
-function decideOne<R extends ResourceRow | PromptRow>(policy: Policy, surface: Surface<R>, matched: readonly Indexed<R>[], surfaceName: ConditionSurface, bind: () => ConditionBindings): SurfaceDecision {
+function decideOne<R extends ResourceRow | PromptRow>(
+  policy: Policy,
+  surface: Surface<R>,
+  matched: readonly Indexed<R>[],
+  surfaceName: ConditionSurface,
+  bind: () => ConditionBindings,
+): SurfaceDecision {
   let bindings: ConditionBindings | undefined;
   const unreadable = new Set<GrantRow>();
-  const holding = matched.filter(({ rule }) => {
-    if (rule.when === undefined) return true;
-    const compiled = compileCondition(rule.when, surfaceName);
-    const held = compiled.ok ? compiled.condition.evaluate((bindings ??= bind())) : undefined;
-    if (held === undefined) unreadable.add(rule);
-    return held === true || (held === undefined && rule.effect === 'deny');
-  }).map((r) => r.rule);
-  const decision = decideMatching(holding, matched.map((r) => r.rule));
-  const failed = decision.effect === 'deny' && (decision.rows.length === 0 ? unreadable.size > 0 : decision.rows.every((r) => unreadable.has(r)));
-  const deciding = decision.rows.length > 0 ? decision.rows : matched.map((r) => r.rule).filter((r) => r.when !== undefined);
-  return { decision, failed, deciding, audit: decision.effect === 'deny' && (decision.audit === true || surfaceEnforcement(policy, surface) === 'audit') };
+  const holding = matched
+    .filter(({ rule }) => {
+      if (rule.when === undefined) return true;
+      const compiled = compileCondition(rule.when, surfaceName);
+      const held = compiled.ok ? compiled.condition.evaluate((bindings ??= bind())) : undefined;
+      if (held === undefined) unreadable.add(rule);
+      return held === true || (held === undefined && rule.effect === 'deny');
+    })
+    .map((r) => r.rule);
+  const decision = decideMatching(
+    holding,
+    matched.map((r) => r.rule),
+  );
+  const failed =
+    decision.effect === 'deny' &&
+    (decision.rows.length === 0 ? unreadable.size > 0 : decision.rows.every((r) => unreadable.has(r)));
+  const deciding =
+    decision.rows.length > 0 ? decision.rows : matched.map((r) => r.rule).filter((r) => r.when !== undefined);
+  return {
+    decision,
+    failed,
+    deciding,
+    audit: decision.effect === 'deny' && (decision.audit === true || surfaceEnforcement(policy, surface) === 'audit'),
+  };
 }
 
 function surfaceEnforcement(policy: Policy, surface: Surface<unknown>): Enforcement {
@@ -97,19 +130,33 @@ function rowMatches(row: ResourceRow, uri: string): boolean {
 }
 
 /** The decision for a resources/read (or resources/subscribe) of one URI in normal form; undefined when resources are not policed. */
-export function resourceDecision(policy: Policy, principal: Principal, uri: string, request: SurfaceRequest): SurfaceDecision | undefined {
+export function resourceDecision(
+  policy: Policy,
+  principal: Principal,
+  uri: string,
+  request: SurfaceRequest,
+): SurfaceDecision | undefined {
   const surface = policy.resources;
   if (surface === undefined) return undefined;
   const matched = candidates(surface, principal, (row) => rowMatches(row, uri));
-  return decideOne(policy, surface, matched, 'resource', () => conditionBindings({ principal, resource: { uri }, request }));
+  return decideOne(policy, surface, matched, 'resource', () =>
+    conditionBindings({ principal, resource: { uri }, request }),
+  );
 }
 
 /** The decision for a prompts/get; undefined when prompts are not policed. */
-export function promptDecision(policy: Policy, principal: Principal, name: string, request: SurfaceRequest): SurfaceDecision | undefined {
+export function promptDecision(
+  policy: Policy,
+  principal: Principal,
+  name: string,
+  request: SurfaceRequest,
+): SurfaceDecision | undefined {
   const surface = policy.prompts;
   if (surface === undefined) return undefined;
   const matched = candidates(surface, principal, (row) => row.prompt === name);
-  return decideOne(policy, surface, matched, 'prompt', () => conditionBindings({ principal, prompt: { name, arguments: request.arguments }, request }));
+  return decideOne(policy, surface, matched, 'prompt', () =>
+    conditionBindings({ principal, prompt: { name, arguments: request.arguments }, request }),
+  );
 }
 
 /**
@@ -117,7 +164,11 @@ export function promptDecision(policy: Policy, principal: Principal, name: strin
  * at their best case, as tools/list takes them), or its refusal would only
  * be recorded, so a shadow rollout does not change what clients see.
  */
-function listable<R extends ResourceRow | PromptRow>(policy: Policy, surface: Surface<R>, matched: readonly Indexed<R>[]): boolean {
+function listable<R extends ResourceRow | PromptRow>(
+  policy: Policy,
+  surface: Surface<R>,
+  matched: readonly Indexed<R>[],
+): boolean {
   if (surfaceEnforcement(policy, surface) === 'audit') return true;
   const d = decideRows(matched.map((r) => r.rule));
   return d.effect === 'allow' || d.audit === true;
@@ -148,7 +199,9 @@ export function mayListTemplate(policy: Policy, principal: Principal, template: 
   if (surface === undefined) return true;
   const literal = templatePrefix(template);
   const whole = literal === template;
-  const matched = candidates(surface, principal, (row) => (row.effect === 'allow' ? couldMatch(row, literal, whole) : matchesAll(row, literal, whole)));
+  const matched = candidates(surface, principal, (row) =>
+    row.effect === 'allow' ? couldMatch(row, literal, whole) : matchesAll(row, literal, whole),
+  );
   return listable(policy, surface, matched);
 }
 
@@ -167,5 +220,12 @@ function matchesAll(row: ResourceRow, literal: string, whole: boolean): boolean 
 /** Whether a prompts/list entry is shown to the principal. */
 export function mayListPrompt(policy: Policy, principal: Principal, name: string): boolean {
   const surface = policy.prompts;
-  return surface === undefined || listable(policy, surface, candidates(surface, principal, (row) => row.prompt === name));
+  return (
+    surface === undefined ||
+    listable(
+      policy,
+      surface,
+      candidates(surface, principal, (row) => row.prompt === name),
+    )
+  );
 }

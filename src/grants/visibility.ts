@@ -14,7 +14,9 @@ import type { Refusal } from '../mcp/jsonrpc.ts';
  * tools/list filter so the two can never disagree.
  */
 export function mayCall(policy: Policy, snapshot: GrantSnapshot, principal: Principal, tool: string): boolean {
-  return decide(snapshot, tool).effect === 'allow' && holdsAll(principal.scopes, toolMetadata(policy, tool).requiredScopes);
+  return (
+    decide(snapshot, tool).effect === 'allow' && holdsAll(principal.scopes, toolMetadata(policy, tool).requiredScopes)
+  );
 }
 
 /**
@@ -56,7 +58,11 @@ export function scopesThatWouldHelp(
 }
 
 /** 403 tool_not_granted (or no_tool_granted, for a listing), with an insufficient_scope challenge when scopes would help. */
-export function notGranted(policy: Policy, scopes: readonly string[] | undefined, error: 'tool_not_granted' | 'no_tool_granted' = 'tool_not_granted'): Refusal {
+export function notGranted(
+  policy: Policy,
+  scopes: readonly string[] | undefined,
+  error: 'tool_not_granted' | 'no_tool_granted' = 'tool_not_granted',
+): Refusal {
   if (scopes === undefined || scopes.length === 0) return { error };
   return {
     error,

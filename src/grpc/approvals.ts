@@ -19,8 +19,17 @@ const MAX_LIMIT = 10_000;
 
 function toMessage(r: ApprovalRecord): Approval {
   return {
-    id: r.id, state: r.state, principal: r.principal, tool: r.tool, argumentsDigest: r.argumentsDigest, policyRevision: r.policyRevision,
-    approverScope: r.approverScope, selfApproval: r.selfApproval, createdAtMs: r.createdAt, expiresAtMs: r.expiresAt, decidedBy: r.decidedBy ?? '',
+    id: r.id,
+    state: r.state,
+    principal: r.principal,
+    tool: r.tool,
+    argumentsDigest: r.argumentsDigest,
+    policyRevision: r.policyRevision,
+    approverScope: r.approverScope,
+    selfApproval: r.selfApproval,
+    createdAtMs: r.createdAt,
+    expiresAtMs: r.expiresAt,
+    decidedBy: r.decidedBy ?? '',
   };
 }
 
@@ -32,7 +41,9 @@ export class ApprovalAdmin {
   }
 
   async list(limit: number): Promise<Answer<ListPendingResponse>> {
-    const pending = await this.#approvals.pending(Math.min(limit === 0 ? DEFAULT_LIMIT : limit, MAX_LIMIT)).catch(() => undefined);
+    const pending = await this.#approvals
+      .pending(Math.min(limit === 0 ? DEFAULT_LIMIT : limit, MAX_LIMIT))
+      .catch(() => undefined);
     if (pending === undefined) return { ok: false, error: 'approval_unavailable' };
     return { ok: true, value: { approvals: pending.map(toMessage) } };
   }
@@ -40,6 +51,8 @@ export class ApprovalAdmin {
   async decide(caller: Principal, req: DecideRequest__Output): Promise<Answer<DecideResponse>> {
     if (!isApprovalId(req.id)) return { ok: false, error: 'approval_not_found' };
     const outcome = await this.#approvals.decide(req.id, caller, req.approve ? 'approved' : 'denied', 'grpc');
-    return outcome.ok ? { ok: true, value: { approval: toMessage(outcome.record) } } : { ok: false, error: outcome.error };
+    return outcome.ok
+      ? { ok: true, value: { approval: toMessage(outcome.record) } }
+      : { ok: false, error: outcome.error };
   }
 }

@@ -20,10 +20,25 @@ const BIN = join(REPO, 'node_modules', '.bin', 'proto-loader-gen-types');
 
 export function generate(outDir: string): void {
   rmSync(outDir, { recursive: true, force: true });
-  execFileSync(BIN, [
-    '--longs', 'Number', '--enums', 'String', '--defaults', '--oneofs', '--grpcLib', '@grpc/grpc-js',
-    '-I', PROTO_ROOT, '-O', outDir, ...PROTO_FILES,
-  ], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(
+    BIN,
+    [
+      '--longs',
+      'Number',
+      '--enums',
+      'String',
+      '--defaults',
+      '--oneofs',
+      '--grpcLib',
+      '@grpc/grpc-js',
+      '-I',
+      PROTO_ROOT,
+      '-O',
+      outDir,
+      ...PROTO_FILES,
+    ],
+    { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   for (const file of listTs(outDir)) {
     const text = readFileSync(file, 'utf8')
       .replaceAll(`// Original file: ${REPO}/`, '// Original file: ')

@@ -40,8 +40,14 @@ export class ContractAdmin {
     const current = guard.currentTool(tool);
     if (current === undefined) return { ok: false, error: 'unknown_tool' };
     const approved = guard.approvedContract(tool);
-    const approvedDigest = guard.assessments().get(tool)?.approved.includes(current.digest) === true ? current.digest : guard.pin(tool)?.digest ?? '';
-    const changes = approved === undefined || approvedDigest === current.digest ? [] : contractChanges(approved, contractOf(current.tool));
+    const approvedDigest =
+      guard.assessments().get(tool)?.approved.includes(current.digest) === true
+        ? current.digest
+        : (guard.pin(tool)?.digest ?? '');
+    const changes =
+      approved === undefined || approvedDigest === current.digest
+        ? []
+        : contractChanges(approved, contractOf(current.tool));
     return {
       ok: true,
       value: {

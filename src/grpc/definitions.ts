@@ -4,7 +4,12 @@
  * used for types only). Options match the type generation: enums as
  * strings, 64-bit integers as numbers, defaults filled in.
  */
-import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
+import {
+  loadPackageDefinition,
+  type GrpcObject,
+  type ServiceClientConstructor,
+  type ServiceDefinition,
+} from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { PROTO_FILES, PROTO_ROOT } from './proto-files.ts';
 

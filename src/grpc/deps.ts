@@ -27,10 +27,21 @@ export interface GrpcPolicyDeps {
 export type DecisionDeps = Pick<GrpcPolicyDeps, 'current' | 'grants' | 'catalogue' | 'interceptors'>;
 
 /** The settings GrantAdminService reads: where the grants live. */
-export type GrantAdminSettings = Pick<Settings, 'grantSource' | 'policyDomain' | 'redisCommandTimeoutMs' | 'redisConnectTimeoutMs' | 'redisPasswordFile' | 'redisTlsCaFile' | 'redisUrl' | 'redisUsername'>;
+export type GrantAdminSettings = Pick<
+  Settings,
+  | 'grantSource'
+  | 'policyDomain'
+  | 'redisCommandTimeoutMs'
+  | 'redisConnectTimeoutMs'
+  | 'redisPasswordFile'
+  | 'redisTlsCaFile'
+  | 'redisUrl'
+  | 'redisUsername'
+>;
 
 export interface GrpcServerOptions {
-  readonly settings: Pick<Settings, 'grpcAdminScope' | 'grpcTlsCertFile' | 'grpcTlsKeyFile' | 'host' | 'grpcPort'> & GrantAdminSettings;
+  readonly settings: Pick<Settings, 'grpcAdminScope' | 'grpcTlsCertFile' | 'grpcTlsKeyFile' | 'host' | 'grpcPort'> &
+    GrantAdminSettings;
   /** Readiness reasons, as /readyz reports them; empty means ready. */
   readonly notReadyReasons: () => readonly string[];
   /** Absent in transparent mode: only Health is served. */

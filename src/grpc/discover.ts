@@ -13,7 +13,9 @@ import type { GrpcPolicyDeps } from './deps.ts';
 import type { DiscoverRequest__Output } from './generated/toolgate/v1/DiscoverRequest.ts';
 import type { DiscoverResponse } from './generated/toolgate/v1/DiscoverResponse.ts';
 
-export type DiscoverResult = { readonly ok: true; readonly response: DiscoverResponse } | { readonly ok: false; readonly error: ErrorId };
+export type DiscoverResult =
+  | { readonly ok: true; readonly response: DiscoverResponse }
+  | { readonly ok: false; readonly error: ErrorId };
 
 export class Discoverer {
   readonly #deps: GrpcPolicyDeps;
@@ -25,7 +27,10 @@ export class Discoverer {
 
   async discover(principal: Principal, req: DiscoverRequest__Output): Promise<DiscoverResult> {
     const requested = req.limit;
-    const params = readDiscoverParams(requested === 0 ? { query: req.query } : { query: req.query, limit: requested }, false);
+    const params = readDiscoverParams(
+      requested === 0 ? { query: req.query } : { query: req.query, limit: requested },
+      false,
+    );
     if (!params.ok) return { ok: false, error: 'invalid_params' };
     const { policy } = this.#deps.current();
     const cat = this.#deps.catalogue.current();
@@ -33,13 +38,21 @@ export class Discoverer {
     const snap = await this.#deps.grants.snapshot(principal);
     if (!snap.ok) return { ok: false, error: 'grants_unavailable' };
     const allowed = this.#index.allowed(policy, snap.snapshot, principal, cat.digest, cat.tools.keys());
-    const found = this.#index.index(cat.digest, policy, cat.tools).search(params.params.query, { limit: params.params.limit, allowed });
+    const found = this.#index
+      .index(cat.digest, policy, cat.tools)
+      .search(params.params.query, { limit: params.params.limit, allowed });
     return {
       ok: true,
       response: {
         candidates: found.results.map((hit) => {
           const meta = toolMetadata(policy, hit.name);
-          return { name: hit.name, score: hit.score, matchReasons: [...hit.matched], tier: meta.tier, sideEffect: meta.sideEffect };
+          return {
+            name: hit.name,
+            score: hit.score,
+            matchReasons: [...hit.matched],
+            tier: meta.tier,
+            sideEffect: meta.sideEffect,
+          };
         }),
         requestedLimit: requested,
         effectiveLimit: params.params.limit,
@@ -50,4 +63,3 @@ export class Discoverer {
     };
   }
 }
-

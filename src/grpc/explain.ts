@@ -28,13 +28,20 @@ import type { ExplainRequest__Output } from './generated/toolgate/v1/ExplainRequ
 import type { ExplainResponse } from './generated/toolgate/v1/ExplainResponse.ts';
 import type { StageResult } from './generated/toolgate/v1/StageResult.ts';
 
-export type ExplainResult = { readonly ok: true; readonly response: ExplainResponse } | { readonly ok: false; readonly error: ErrorId };
+export type ExplainResult =
+  | { readonly ok: true; readonly response: ExplainResponse }
+  | { readonly ok: false; readonly error: ErrorId };
 
 const STRENGTHS: ReadonlySet<CredentialStrength> = new Set(['anonymous', 'static', 'short_lived', 'one_time']);
 const MAX_ARGUMENTS_BYTES = 1024 * 1024;
 const METHOD = /^[A-Za-z0-9_/.-]{1,128}$/;
 
-export async function explain(deps: GrpcPolicyDeps, caller: Principal, req: ExplainRequest__Output, adminScope: string): Promise<ExplainResult> {
+export async function explain(
+  deps: GrpcPolicyDeps,
+  caller: Principal,
+  req: ExplainRequest__Output,
+  adminScope: string,
+): Promise<ExplainResult> {
   if (!METHOD.test(req.method)) return { ok: false, error: 'invalid_params' };
   if (req.method === 'tools/call' && req.tool === '') return { ok: false, error: 'unknown_tool' };
   const args = parseArguments(req.argumentsJson);
@@ -46,7 +53,8 @@ export async function explain(deps: GrpcPolicyDeps, caller: Principal, req: Expl
     if (!holdsAdmin(caller, adminScope)) return { ok: false, error: 'admin_scope_required' };
     const p = req.principal;
     const strength = (p?.credentialStrength || 'static') as CredentialStrength;
-    if (p == null || !isPrincipalId(p.id) || !p.scopes.every(isScope) || !STRENGTHS.has(strength)) return { ok: false, error: 'invalid_params' };
+    if (p == null || !isPrincipalId(p.id) || !p.scopes.every(isScope) || !STRENGTHS.has(strength))
+      return { ok: false, error: 'invalid_params' };
     principal = { id: p.id, scopes: new Set(p.scopes), credentialStrength: strength };
   } else if (req.subject === 'credential') {
     const r = await authenticate(e.verifiers, { headers: { authorization: req.credential } });
@@ -61,13 +69,25 @@ export async function explain(deps: GrpcPolicyDeps, caller: Principal, req: Expl
  * The dry run itself, for a principal already resolved: what the gRPC
  * service and `toolgate policy explain|test` both answer with.
  */
-export async function explainFor(deps: DecisionDeps, principal: Principal, method: string, tool: string, args: Record<string, unknown>, argumentsJson: string): Promise<ExplainResponse> {
+export async function explainFor(
+  deps: DecisionDeps,
+  principal: Principal,
+  method: string,
+  tool: string,
+  args: Record<string, unknown>,
+  argumentsJson: string,
+): Promise<ExplainResponse> {
   const e = deps.current();
   const snap = await deps.grants.snapshot(principal);
-  const subject = { id: principal.id, scopes: [...principal.scopes].sort(), credentialStrength: principal.credentialStrength };
+  const subject = {
+    id: principal.id,
+    scopes: [...principal.scopes].sort(),
+    credentialStrength: principal.credentialStrength,
+  };
   if (!snap.ok) return { ...refused('grants', 'grants_unavailable', 0), principal: subject };
 
-  const inexactInteger = method === 'tools/call' && argumentsJson !== '' ? findInexactInteger(argumentsJson, []) : undefined;
+  const inexactInteger =
+    method === 'tools/call' && argumentsJson !== '' ? findInexactInteger(argumentsJson, []) : undefined;
   const message: Classified = {
     ok: true,
     era: 'modern',
@@ -115,24 +135,39 @@ export async function explainFor(deps: DecisionDeps, principal: Principal, metho
     if (v.kind === 'deny') {
       reasons.push(v.error);
       if (v.data?.requiredScopes !== undefined && requiredScopes.length === 0) requiredScopes = v.data.requiredScopes;
-      if (v.data?.errors !== undefined && argumentErrors.length === 0) argumentErrors = v.data.errors.map((x) => ({ instancePath: x.instancePath, keyword: x.keyword }));
+      if (v.data?.errors !== undefined && argumentErrors.length === 0)
+        argumentErrors = v.data.errors.map((x) => ({ instancePath: x.instancePath, keyword: x.keyword }));
     }
   }
   const surface = surfaceDecisionOf(ex, tool, args);
   const call = method === 'tools/call' ? decideCall(ex) : undefined;
-  const grant = surface?.decision ?? (tool === '' || method !== 'tools/call' ? undefined : (call?.decision ?? decide(snap.snapshot, tool)));
+  const grant =
+    surface?.decision ??
+    (tool === '' || method !== 'tools/call' ? undefined : (call?.decision ?? decide(snap.snapshot, tool)));
   // No row's condition held: the conditional rows that did not are what decided.
-  const decidingRows = surface?.deciding
-    ?? (call !== undefined && call.decision.rows.length === 0 ? (snap.snapshot.conditional.get(tool) ?? []).filter((r) => r.when !== undefined) : (grant?.rows ?? []));
+  const decidingRows =
+    surface?.deciding ??
+    (call !== undefined && call.decision.rows.length === 0
+      ? (snap.snapshot.conditional.get(tool) ?? []).filter((r) => r.when !== undefined)
+      : (grant?.rows ?? []));
   return {
     // A call a person must approve first is neither allowed nor refused: it is asked about.
-    decision: deciding?.kind === 'deny' && deciding.error === 'approval_required' ? 'approval_required' : (deciding?.kind ?? (shadowedOnly ? 'audit_deny' : 'allow')),
+    decision:
+      deciding?.kind === 'deny' && deciding.error === 'approval_required'
+        ? 'approval_required'
+        : (deciding?.kind ?? (shadowedOnly ? 'audit_deny' : 'allow')),
     reasonCodes: reasons,
     stages,
     grantReason: grant?.reason ?? '',
     rows: decidingRows.map((r) => ({
-      principal: r.principal, tool: r.tool, scopes: [...r.scopes], effect: r.effect, revision: r.revision ?? 0,
-      when: r.when ?? '', enforcement: r.enforcement ?? 'enforce', name: r.name ?? '',
+      principal: r.principal,
+      tool: r.tool,
+      scopes: [...r.scopes],
+      effect: r.effect,
+      revision: r.revision ?? 0,
+      when: r.when ?? '',
+      enforcement: r.enforcement ?? 'enforce',
+      name: r.name ?? '',
     })),
     requiredScopes: [...requiredScopes],
     argumentErrors,
@@ -146,7 +181,14 @@ export async function explainFor(deps: DecisionDeps, principal: Principal, metho
 function resultGuardsOf(ex: Exchange, tool: string): Pick<ExplainResponse, 'resultGuards'> | undefined {
   const guards = tool === '' ? undefined : toolMetadata(ex.policy, tool).results;
   if (guards === undefined) return undefined;
-  return { resultGuards: { maxBytes: guards.maxBytes ?? 0, redact: [...guards.redact], injection: guards.injection, enforcement: resultsEnforcement(ex.policy, tool, guards) } };
+  return {
+    resultGuards: {
+      maxBytes: guards.maxBytes ?? 0,
+      redact: [...guards.redact],
+      injection: guards.injection,
+      enforcement: resultsEnforcement(ex.policy, tool, guards),
+    },
+  };
 }
 
 /** The params of the request Explain stands for: what the method names sits where the MCP path reads it. */
@@ -160,7 +202,8 @@ function paramsFor(method: string, name: string, args: Record<string, unknown>):
 function surfaceDecisionOf(ex: Exchange, name: string, args: Record<string, unknown>): SurfaceDecision | undefined {
   const request = { protocolVersion: undefined, timeMs: Date.now(), arguments: args };
   const method = ex.message.method;
-  if ((method === 'resources/read' || method === 'resources/subscribe') && uriProblem(name) === undefined) return resourceDecision(ex.policy, ex.principal, name, request);
+  if ((method === 'resources/read' || method === 'resources/subscribe') && uriProblem(name) === undefined)
+    return resourceDecision(ex.policy, ex.principal, name, request);
   if (method === 'prompts/get' && name !== '') return promptDecision(ex.policy, ex.principal, name, request);
   return undefined;
 }

@@ -17,7 +17,6 @@ export type AdminResult<T> = { readonly ok: true; readonly value: T } | { readon
 const READ_ONLY = { ok: false, error: 'grants_read_only' } as const;
 const UNAVAILABLE = { ok: false, error: 'grants_unavailable' } as const;
 
-
 export class GrantAdmin {
   readonly #deps: GrpcPolicyDeps;
   readonly #source: RedisGrantSource | undefined;
@@ -65,7 +64,9 @@ export class GrantAdmin {
       rows = read.rows;
       revision = read.revision;
     }
-    const picked = rows.filter((r) => (principal === '' || r.principal === principal) && (tool === '' || r.tool === tool));
+    const picked = rows.filter(
+      (r) => (principal === '' || r.principal === principal) && (tool === '' || r.tool === tool),
+    );
     return { ok: true, value: { rows: sortRows(picked).map(toWire), revision } };
   }
 
@@ -98,19 +99,34 @@ function fromWire(row: GrantRow__Output | null): unknown {
   if (row === null) return undefined;
   const a = row.approval;
   // An approval on any other effect is left for normalizeRow to refuse, never silently dropped.
-  const approval = a === null ? undefined : {
-    approverScope: a.approverScope,
-    ...(a.expiresInSeconds !== 0 && { expiresIn: a.expiresInSeconds }),
-    ...(a.selfApproval && { selfApproval: true }),
+  const approval =
+    a === null
+      ? undefined
+      : {
+          approverScope: a.approverScope,
+          ...(a.expiresInSeconds !== 0 && { expiresIn: a.expiresInSeconds }),
+          ...(a.selfApproval && { selfApproval: true }),
+        };
+  return {
+    principal: row.principal,
+    tool: row.tool,
+    effect: row.effect,
+    scopes: row.scopes,
+    ...(approval !== undefined && { approval }),
   };
-  return { principal: row.principal, tool: row.tool, effect: row.effect, scopes: row.scopes, ...(approval !== undefined && { approval }) };
 }
 
 function toWire(r: GrantRow): WireRow {
   const a = r.approval;
   return {
-    principal: r.principal, tool: r.tool, scopes: [...r.scopes], effect: a === undefined ? r.effect : 'require_approval', revision: r.revision ?? 0,
-    ...(a !== undefined && { approval: { approverScope: a.approverScope, expiresInSeconds: a.expiresIn, selfApproval: a.selfApproval } }),
+    principal: r.principal,
+    tool: r.tool,
+    scopes: [...r.scopes],
+    effect: a === undefined ? r.effect : 'require_approval',
+    revision: r.revision ?? 0,
+    ...(a !== undefined && {
+      approval: { approverScope: a.approverScope, expiresInSeconds: a.expiresIn, selfApproval: a.selfApproval },
+    }),
   };
 }
 

@@ -4,7 +4,13 @@
  * exactly when /readyz would answer 200. Health needs no credential: probes
  * carry none, and the answer says nothing about policy.
  */
-import { status, type sendUnaryData, type Server, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
+import {
+  status,
+  type sendUnaryData,
+  type Server,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+} from '@grpc/grpc-js';
 import { serviceDefinition } from './definitions.ts';
 import type { HealthCheckRequest__Output } from './generated/grpc/health/v1/HealthCheckRequest.ts';
 import type { HealthCheckResponse } from './generated/grpc/health/v1/HealthCheckResponse.ts';
@@ -24,7 +30,10 @@ export class HealthService {
 
   addToServer(server: Server): void {
     server.addService(serviceDefinition('grpc.health.v1.Health'), {
-      Check: (call: ServerUnaryCall<HealthCheckRequest__Output, HealthCheckResponse>, callback: sendUnaryData<HealthCheckResponse>) => {
+      Check: (
+        call: ServerUnaryCall<HealthCheckRequest__Output, HealthCheckResponse>,
+        callback: sendUnaryData<HealthCheckResponse>,
+      ) => {
         if (!this.#services.has(call.request.service)) {
           callback({ code: status.NOT_FOUND, details: 'unknown service' });
           return;

@@ -23,7 +23,9 @@ export function lazyValidatorClients(): LazyValidatorClients {
       for (const t of new Set(targets)) c.connect(t);
     },
     validate: (target, payload, timeoutMs) =>
-      clients !== undefined ? clients.validate(target, payload, timeoutMs) : load().then((c) => c.validate(target, payload, timeoutMs)),
+      clients !== undefined
+        ? clients.validate(target, payload, timeoutMs)
+        : load().then((c) => c.validate(target, payload, timeoutMs)),
     close: () => {
       void loading?.then((c) => c.close());
     },

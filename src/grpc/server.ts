@@ -10,7 +10,14 @@ import { StartupError } from '../errors.ts';
 import { bindOf, listenError } from '../http/listen-error.ts';
 import type { GrpcServerOptions } from './deps.ts';
 import { HealthService } from './health.ts';
-import { ApprovalService, ContractService, DiscoveryService, GrantAdminService, POLICY_SERVICES, PolicyService } from './services.ts';
+import {
+  ApprovalService,
+  ContractService,
+  DiscoveryService,
+  GrantAdminService,
+  POLICY_SERVICES,
+  PolicyService,
+} from './services.ts';
 
 export interface RunningGrpc {
   readonly port: number;
@@ -64,24 +71,30 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   let closing: Promise<void> | undefined;
   return {
     port,
-    close: (graceMs) => closing ??= new Promise((resolve) => {
-      health.close();
-      admin?.close();
-      const force = setTimeout(() => server.forceShutdown(), graceMs);
-      server.tryShutdown(() => {
-        clearTimeout(force);
-        resolve();
-      });
-    }),
+    close: (graceMs) =>
+      (closing ??= new Promise((resolve) => {
+        health.close();
+        admin?.close();
+        const force = setTimeout(() => server.forceShutdown(), graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      })),
   };
 }
 
-async function serverCredentials(certFile: string | undefined, keyFile: string | undefined): Promise<ServerCredentials> {
+async function serverCredentials(
+  certFile: string | undefined,
+  keyFile: string | undefined,
+): Promise<ServerCredentials> {
   if (certFile === undefined || keyFile === undefined) return ServerCredentials.createInsecure();
   try {
     const [cert, key] = await Promise.all([readFile(certFile), readFile(keyFile)]);
     return ServerCredentials.createSsl(null, [{ cert_chain: cert, private_key: key }], false);
   } catch {
-    throw new StartupError('invalid setting TOOLGATE_GRPC_TLS_CERT_FILE: cannot read the certificate or key, or they are not PEM');
+    throw new StartupError(
+      'invalid setting TOOLGATE_GRPC_TLS_CERT_FILE: cannot read the certificate or key, or they are not PEM',
+    );
   }
 }

@@ -34,7 +34,13 @@ import type { RevisionResponse } from './generated/toolgate/v1/RevisionResponse.
 import type { SetRowRequest__Output } from './generated/toolgate/v1/SetRowRequest.ts';
 import { unary, type Answer } from './unary.ts';
 
-export const POLICY_SERVICES = ['toolgate.v1.PolicyService', 'toolgate.v1.DiscoveryService', 'toolgate.v1.GrantAdmin', 'toolgate.v1.ContractService', 'toolgate.v1.ApprovalService'] as const;
+export const POLICY_SERVICES = [
+  'toolgate.v1.PolicyService',
+  'toolgate.v1.DiscoveryService',
+  'toolgate.v1.GrantAdmin',
+  'toolgate.v1.ContractService',
+  'toolgate.v1.ApprovalService',
+] as const;
 
 export class PolicyService {
   readonly #deps: GrpcPolicyDeps;
@@ -66,10 +72,14 @@ export class DiscoveryService {
 
   addToServer(server: Server): void {
     server.addService(serviceDefinition('toolgate.v1.DiscoveryService'), {
-      Discover: unary<DiscoverRequest__Output, DiscoverResponse>('Discover', { deps: this.#deps }, async (caller, req) => {
-        const r = await this.#discoverer.discover(caller, req);
-        return r.ok ? { ok: true, value: r.response } : r;
-      }),
+      Discover: unary<DiscoverRequest__Output, DiscoverResponse>(
+        'Discover',
+        { deps: this.#deps },
+        async (caller, req) => {
+          const r = await this.#discoverer.discover(caller, req);
+          return r.ok ? { ok: true, value: r.response } : r;
+        },
+      ),
     });
   }
 }
@@ -90,12 +100,20 @@ export class GrantAdminService {
     const admin = this.#admin;
     server.addService(serviceDefinition('toolgate.v1.GrantAdmin'), {
       SetRow: unary<SetRowRequest__Output, ChangeResponse>('SetRow', options, (_c, req) => admin.set(req.row)),
-      DeleteRow: unary<DeleteRowRequest__Output, ChangeResponse>('DeleteRow', options, (_c, req) => admin.delete(req.row)),
-      ListRows: unary<ListRowsRequest__Output, ListRowsResponse>('ListRows', options, (_c, req) => admin.list(req.principal, req.tool)),
-      GetRevision: unary<GetRevisionRequest__Output, RevisionResponse>('GetRevision', options, async (_c, req): Promise<Answer<RevisionResponse>> => {
-        const r = await admin.revision(req.bump);
-        return r.ok ? { ok: true, value: { revision: r.value } } : r;
-      }),
+      DeleteRow: unary<DeleteRowRequest__Output, ChangeResponse>('DeleteRow', options, (_c, req) =>
+        admin.delete(req.row),
+      ),
+      ListRows: unary<ListRowsRequest__Output, ListRowsResponse>('ListRows', options, (_c, req) =>
+        admin.list(req.principal, req.tool),
+      ),
+      GetRevision: unary<GetRevisionRequest__Output, RevisionResponse>(
+        'GetRevision',
+        options,
+        async (_c, req): Promise<Answer<RevisionResponse>> => {
+          const r = await admin.revision(req.bump);
+          return r.ok ? { ok: true, value: { revision: r.value } } : r;
+        },
+      ),
     });
   }
 
@@ -119,9 +137,19 @@ export class ContractService {
     const options = { deps: this.#deps, adminScope: this.#adminScope };
     const admin = this.#admin;
     server.addService(serviceDefinition('toolgate.v1.ContractService'), {
-      ListContracts: unary<ListContractsRequest__Output, ListContractsResponse>('ListContracts', options, async (_c, req) => admin.list(req.tool)),
-      DiffContract: unary<DiffContractRequest__Output, DiffContractResponse>('DiffContract', options, async (_c, req) => admin.diff(req.tool)),
-      ApproveContract: unary<ApproveContractRequest__Output, ApproveContractResponse>('ApproveContract', options, (_c, req) => admin.approve(req)),
+      ListContracts: unary<ListContractsRequest__Output, ListContractsResponse>(
+        'ListContracts',
+        options,
+        async (_c, req) => admin.list(req.tool),
+      ),
+      DiffContract: unary<DiffContractRequest__Output, DiffContractResponse>('DiffContract', options, async (_c, req) =>
+        admin.diff(req.tool),
+      ),
+      ApproveContract: unary<ApproveContractRequest__Output, ApproveContractResponse>(
+        'ApproveContract',
+        options,
+        (_c, req) => admin.approve(req),
+      ),
     });
   }
 }
@@ -141,8 +169,12 @@ export class ApprovalService {
     const options = { deps: this.#deps, adminScope: this.#adminScope };
     const admin = this.#admin;
     server.addService(serviceDefinition('toolgate.v1.ApprovalService'), {
-      ListPending: unary<ListPendingRequest__Output, ListPendingResponse>('ListPending', options, (_c, req) => admin.list(req.limit)),
-      Decide: unary<DecideRequest__Output, DecideResponse>('Decide', options, (caller, req) => admin.decide(caller, req)),
+      ListPending: unary<ListPendingRequest__Output, ListPendingResponse>('ListPending', options, (_c, req) =>
+        admin.list(req.limit),
+      ),
+      Decide: unary<DecideRequest__Output, DecideResponse>('Decide', options, (caller, req) =>
+        admin.decide(caller, req),
+      ),
     });
   }
 }

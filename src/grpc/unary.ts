@@ -29,7 +29,8 @@ export function unary<Req, Res>(
     (async (): Promise<Answer<Res>> => {
       const caller = await callerOf(options.deps.current().verifiers, call.metadata);
       if (caller === undefined) return { ok: false, error: 'unauthenticated' };
-      if (options.adminScope !== undefined && !holdsAdmin(caller, options.adminScope)) return { ok: false, error: 'admin_scope_required' };
+      if (options.adminScope !== undefined && !holdsAdmin(caller, options.adminScope))
+        return { ok: false, error: 'admin_scope_required' };
       return handle(caller, call.request);
     })().then(
       (r) => (r.ok ? callback(null, r.value) : callback(grpcError(r.error))),

@@ -42,7 +42,11 @@ let method: ReturnType<typeof validateMethod> | undefined;
 function validateMethod() {
   const m = serviceDefinition('toolgate.v1.Validator').Validate;
   if (m === undefined) throw new TypeError('no Validate method in proto/toolgate/v1/validator.proto');
-  return { path: m.path, serialize: m.requestSerialize as (r: ValidateRequest) => Buffer, deserialize: m.responseDeserialize as (b: Buffer) => ValidateResponse__Output };
+  return {
+    path: m.path,
+    serialize: m.requestSerialize as (r: ValidateRequest) => Buffer,
+    deserialize: m.responseDeserialize as (b: Buffer) => ValidateResponse__Output,
+  };
 }
 
 /** One HTTP/2 session per target, shared by every validator entry and policy version naming it. */
@@ -103,7 +107,10 @@ class Target {
     if (open !== undefined && !open.closed && !open.destroyed) return open;
     if (performance.now() < this.#dialAfter) return undefined;
     const socketPath = this.#socketPath;
-    const session = http2Connect(this.#url, socketPath === undefined ? {} : { createConnection: () => netConnect(socketPath) });
+    const session = http2Connect(
+      this.#url,
+      socketPath === undefined ? {} : { createConnection: () => netConnect(socketPath) },
+    );
     this.#session = session;
     // An idle session must not keep a stopping process alive.
     session.unref();
@@ -139,7 +146,11 @@ function unary(session: ClientHttp2Session, path: string, frame: Buffer, timeout
     let stream: ClientHttp2Stream;
     try {
       stream = session.request({
-        ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': `${Math.max(1, Math.ceil(timeoutMs))}m`,
+        ':method': 'POST',
+        ':path': path,
+        'content-type': 'application/grpc',
+        te: 'trailers',
+        'grpc-timeout': `${Math.max(1, Math.ceil(timeoutMs))}m`,
       });
     } catch {
       // The session closed between the check and the request.
@@ -186,7 +197,8 @@ function unary(session: ClientHttp2Session, path: string, frame: Buffer, timeout
 
 /** Exactly one uncompressed message, as the method's response type. */
 function decode(body: Buffer): ValidatorOutcome {
-  if (body.length < FRAME_HEADER || body[0] !== 0 || body.readUInt32BE(1) !== body.length - FRAME_HEADER) return MALFORMED;
+  if (body.length < FRAME_HEADER || body[0] !== 0 || body.readUInt32BE(1) !== body.length - FRAME_HEADER)
+    return MALFORMED;
   try {
     return interpret((method ?? validateMethod()).deserialize(body.subarray(FRAME_HEADER)));
   } catch {
@@ -199,5 +211,9 @@ export function interpret(value: ValidateResponse__Output | undefined): Validato
   if (value.valid) return { kind: 'valid' };
   const severity = SEVERITIES[value.severity as keyof typeof SEVERITIES];
   if (severity === undefined) return MALFORMED;
-  return { kind: 'invalid', severity, code: typeof value.code === 'string' && CODE.test(value.code) ? value.code : undefined };
+  return {
+    kind: 'invalid',
+    severity,
+    code: typeof value.code === 'string' && CODE.test(value.code) ? value.code : undefined,
+  };
 }

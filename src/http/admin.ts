@@ -24,7 +24,11 @@ export function createAdminServer(registry: Registry, readiness: Readiness): Ser
     }
     if (path === '/readyz') {
       const reasons = readiness.reasons();
-      json(res, reasons.length === 0 ? 200 : 503, reasons.length === 0 ? { status: 'ready' } : { status: 'not_ready', reasons });
+      json(
+        res,
+        reasons.length === 0 ? 200 : 503,
+        reasons.length === 0 ? { status: 'ready' } : { status: 'not_ready', reasons },
+      );
       return;
     }
     if (path === '/metrics') {

@@ -4,7 +4,11 @@ import { errors, type ErrorId } from '../errors.ts';
 import { errorBody } from '../mcp/jsonrpc.ts';
 import { requestEnd } from '../telemetry/channels.ts';
 
-const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /**
  * Requests Node rejects before a handler runs (oversized or malformed heads)
@@ -16,7 +20,12 @@ export function installClientErrorHandler(server: Server): void {
       socket.destroy();
       return;
     }
-    const id: ErrorId = err.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'invalid_request';
+    const id: ErrorId =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'headers_too_large'
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'request_timeout'
+          : 'invalid_request';
     const e = errors[id];
     const body = errorBody(null, id);
     socket.end(

@@ -20,7 +20,10 @@ const DONE = Object.freeze({ delta: -1 });
  * mode in force (pipeline/) takes over. Every request ends in exactly one
  * `requestEnd` message.
  */
-export function createTrafficHandler(settings: Pick<Settings, 'maxHeaders' | 'mcpPath'>, path: RequestPath): (req: IncomingMessage, res: ServerResponse) => void {
+export function createTrafficHandler(
+  settings: Pick<Settings, 'maxHeaders' | 'mcpPath'>,
+  path: RequestPath,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const route = targetRouter(settings.mcpPath);
   const maxRawHeaders = settings.maxHeaders * 2;
 
@@ -62,7 +65,13 @@ export function createTrafficHandler(settings: Pick<Settings, 'maxHeaders' | 'mc
 function observe(req: IncomingMessage, res: ServerResponse, start: number, label: string, outcome: Outcome): void {
   if (inflight.hasSubscribers) inflight.publish(DONE);
   if (requestEnd.hasSubscribers) {
-    requestEnd.publish({ request: req, method: label, outcome, status: res.statusCode, durationSeconds: (performance.now() - start) / 1000 });
+    requestEnd.publish({
+      request: req,
+      method: label,
+      outcome,
+      status: res.statusCode,
+      durationSeconds: (performance.now() - start) / 1000,
+    });
   }
 }
 

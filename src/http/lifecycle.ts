@@ -51,10 +51,13 @@ export async function drain(server: Server, timeoutMs: number): Promise<void> {
   // header set after the response is sent throws, and would end the process.
   server.prependListener('request', (_req, res) => res.setHeader('connection', 'close'));
   let idleSweep: NodeJS.Timeout | undefined;
-  const grace = setTimeout(() => {
-    server.closeIdleConnections();
-    idleSweep = setInterval(() => server.closeIdleConnections(), 100);
-  }, Math.min(DRAIN_IDLE_GRACE_MS, timeoutMs));
+  const grace = setTimeout(
+    () => {
+      server.closeIdleConnections();
+      idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+    },
+    Math.min(DRAIN_IDLE_GRACE_MS, timeoutMs),
+  );
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, timeoutMs);

@@ -23,10 +23,21 @@ const LINES: ReadonlyMap<string, (b: Bind) => string> = new Map([
  */
 export function listenError(code: string | undefined, bind: Bind): StartupError {
   const line = code === undefined ? undefined : LINES.get(code);
-  return new StartupError(line?.(bind) ?? `cannot listen on ${bind.host} port ${bind.port}${code === undefined ? '' : ` (${code})`} (${bind.portSetting})`);
+  return new StartupError(
+    line?.(bind) ??
+      `cannot listen on ${bind.host} port ${bind.port}${code === undefined ? '' : ` (${code})`} (${bind.portSetting})`,
+  );
 }
 
 /** Where one of the sidecar's listeners binds. */
-export function bindOf<K extends 'port' | 'adminPort' | 'grpcPort' | 'approvalPort'>(settings: Pick<Settings, 'host' | K>, key: K): Bind {
-  return { host: settings.host, port: settings[key] as number, hostSetting: nameOfSetting('host'), portSetting: nameOfSetting(key) };
+export function bindOf<K extends 'port' | 'adminPort' | 'grpcPort' | 'approvalPort'>(
+  settings: Pick<Settings, 'host' | K>,
+  key: K,
+): Bind {
+  return {
+    host: settings.host,
+    port: settings[key] as number,
+    hostSetting: nameOfSetting('host'),
+    portSetting: nameOfSetting(key),
+  };
 }

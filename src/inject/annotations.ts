@@ -89,13 +89,16 @@ export function readOptions(annotations: unknown): OptionsResult {
   const get = (key: string): string | undefined => a.get(key);
 
   const mode = get(ANNOTATIONS.mode);
-  if (mode !== undefined && mode !== 'policy' && mode !== 'transparent') return bad(ANNOTATIONS.mode, 'policy or transparent');
+  if (mode !== undefined && mode !== 'policy' && mode !== 'transparent')
+    return bad(ANNOTATIONS.mode, 'policy or transparent');
 
   const portName = get(ANNOTATIONS.portName);
   if (portName !== undefined && !isPortName(portName)) return bad(ANNOTATIONS.portName, 'a Kubernetes port name');
 
   const ports: Record<'upstreamPort' | 'proxyPort' | 'adminPort', number | undefined> = {
-    upstreamPort: undefined, proxyPort: undefined, adminPort: undefined,
+    upstreamPort: undefined,
+    proxyPort: undefined,
+    adminPort: undefined,
   };
   for (const key of ['upstreamPort', 'proxyPort', 'adminPort'] as const) {
     const text = get(ANNOTATIONS[key]);
@@ -106,27 +109,40 @@ export function readOptions(annotations: unknown): OptionsResult {
   }
 
   const policyConfigMap = get(ANNOTATIONS.policyConfigMap);
-  if (policyConfigMap !== undefined && !DNS_SUBDOMAIN.test(policyConfigMap)) return bad(ANNOTATIONS.policyConfigMap, 'a ConfigMap name');
+  if (policyConfigMap !== undefined && !DNS_SUBDOMAIN.test(policyConfigMap))
+    return bad(ANNOTATIONS.policyConfigMap, 'a ConfigMap name');
   const policyKey = get(ANNOTATIONS.policyKey) ?? 'policy.yaml';
-  if (!CONFIGMAP_KEY.test(policyKey) || policyKey === '.' || policyKey === '..') return bad(ANNOTATIONS.policyKey, 'a ConfigMap key');
+  if (!CONFIGMAP_KEY.test(policyKey) || policyKey === '.' || policyKey === '..')
+    return bad(ANNOTATIONS.policyKey, 'a ConfigMap key');
   const keysSecret = get(ANNOTATIONS.keysSecret);
   if (keysSecret !== undefined && !DNS_SUBDOMAIN.test(keysSecret)) return bad(ANNOTATIONS.keysSecret, 'a Secret name');
 
   const mcpPath = get(ANNOTATIONS.mcpPath);
-  if (mcpPath !== undefined && !/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]{0,1023}$/.test(mcpPath)) return bad(ANNOTATIONS.mcpPath, 'an absolute URL path');
+  if (mcpPath !== undefined && !/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]{0,1023}$/.test(mcpPath))
+    return bad(ANNOTATIONS.mcpPath, 'an absolute URL path');
   const passthroughPaths = get(ANNOTATIONS.passthroughPaths);
-  if (passthroughPaths !== undefined && parsePrefixes(passthroughPaths) === undefined) return bad(ANNOTATIONS.passthroughPaths, 'comma-separated plain absolute URL paths');
+  if (passthroughPaths !== undefined && parsePrefixes(passthroughPaths) === undefined)
+    return bad(ANNOTATIONS.passthroughPaths, 'comma-separated plain absolute URL paths');
   const logLevel = get(ANNOTATIONS.logLevel);
-  if (logLevel !== undefined && !['debug', 'info', 'warn', 'error'].includes(logLevel)) return bad(ANNOTATIONS.logLevel, 'debug, info, warn or error');
+  if (logLevel !== undefined && !['debug', 'info', 'warn', 'error'].includes(logLevel))
+    return bad(ANNOTATIONS.logLevel, 'debug, info, warn or error');
   const drainText = get(ANNOTATIONS.drainTimeoutMs);
-  const drainTimeoutMs = drainText === undefined ? undefined : /^[0-9]{1,7}$/.test(drainText) && Number(drainText) <= 3_600_000 ? Number(drainText) : NaN;
-  if (Number.isNaN(drainTimeoutMs)) return bad(ANNOTATIONS.drainTimeoutMs, 'a whole number of milliseconds up to 3600000');
+  const drainTimeoutMs =
+    drainText === undefined
+      ? undefined
+      : /^[0-9]{1,7}$/.test(drainText) && Number(drainText) <= 3_600_000
+        ? Number(drainText)
+        : NaN;
+  if (Number.isNaN(drainTimeoutMs))
+    return bad(ANNOTATIONS.drainTimeoutMs, 'a whole number of milliseconds up to 3600000');
 
   const requests: Record<string, string> = {};
   const limits: Record<string, string> = {};
   const quantities = [
-    [ANNOTATIONS.cpuRequest, requests, 'cpu'], [ANNOTATIONS.memoryRequest, requests, 'memory'],
-    [ANNOTATIONS.cpuLimit, limits, 'cpu'], [ANNOTATIONS.memoryLimit, limits, 'memory'],
+    [ANNOTATIONS.cpuRequest, requests, 'cpu'],
+    [ANNOTATIONS.memoryRequest, requests, 'memory'],
+    [ANNOTATIONS.cpuLimit, limits, 'cpu'],
+    [ANNOTATIONS.memoryLimit, limits, 'memory'],
   ] as const;
   for (const [annotation, target, resource] of quantities) {
     const text = get(annotation);
@@ -138,7 +154,18 @@ export function readOptions(annotations: unknown): OptionsResult {
   return {
     ok: true,
     options: {
-      mode, portName, ...ports, policyConfigMap, policyKey, keysSecret, mcpPath, passthroughPaths, logLevel, drainTimeoutMs, requests, limits,
+      mode,
+      portName,
+      ...ports,
+      policyConfigMap,
+      policyKey,
+      keysSecret,
+      mcpPath,
+      passthroughPaths,
+      logLevel,
+      drainTimeoutMs,
+      requests,
+      limits,
     },
   };
 }

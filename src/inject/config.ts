@@ -45,20 +45,28 @@ export interface InjectorConfig {
 
 /** Variables the injector derives from the pod; the config may not set them. */
 const MANAGED_ENV: ReadonlySet<string> = new Set([
-  'TOOLGATE_UPSTREAM', 'TOOLGATE_PORT', 'TOOLGATE_ADMIN_PORT', 'TOOLGATE_POLICY_FILE',
-  'TOOLGATE_MCP_PATH', 'TOOLGATE_PASSTHROUGH_PATHS', 'TOOLGATE_LOG_LEVEL', 'TOOLGATE_DRAIN_TIMEOUT_MS',
+  'TOOLGATE_UPSTREAM',
+  'TOOLGATE_PORT',
+  'TOOLGATE_ADMIN_PORT',
+  'TOOLGATE_POLICY_FILE',
+  'TOOLGATE_MCP_PATH',
+  'TOOLGATE_PASSTHROUGH_PATHS',
+  'TOOLGATE_LOG_LEVEL',
+  'TOOLGATE_DRAIN_TIMEOUT_MS',
 ]);
 
 const MAX_CONFIG_BYTES = 1 << 20;
 
 const quantity = { type: 'string', pattern: '^[0-9]{1,12}(\\.[0-9]{1,9})?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$' };
 const resourceList = {
-  type: 'object', additionalProperties: false,
+  type: 'object',
+  additionalProperties: false,
   properties: { cpu: quantity, memory: quantity, 'ephemeral-storage': quantity },
 };
 const port = { type: 'integer', minimum: 1, maximum: 65535 };
 const named = {
-  type: 'object', required: ['name'],
+  type: 'object',
+  required: ['name'],
   properties: { name: { type: 'string', minLength: 1, maxLength: 253 } },
 };
 
@@ -74,20 +82,26 @@ const schema = {
     imagePullPolicy: pullPolicy,
     sidecarMode: { enum: ['native', 'plain'] },
     redirect: {
-      type: 'object', additionalProperties: false, required: ['image'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['image'],
       properties: { image, imagePullPolicy: pullPolicy },
     },
     proxyPort: port,
     adminPort: port,
     portName: { type: 'string', minLength: 1, maxLength: 15 },
     resources: {
-      type: 'object', additionalProperties: false,
+      type: 'object',
+      additionalProperties: false,
       properties: { requests: resourceList, limits: resourceList },
     },
     env: {
-      type: 'array', maxItems: 100,
+      type: 'array',
+      maxItems: 100,
       items: {
-        type: 'object', additionalProperties: false, required: ['name'],
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
         properties: {
           name: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_.-]*$', maxLength: 256 },
           value: { type: 'string' },
@@ -97,8 +111,13 @@ const schema = {
     },
     volumes: { type: 'array', maxItems: 20, items: named },
     volumeMounts: {
-      type: 'array', maxItems: 20,
-      items: { ...named, required: ['name', 'mountPath'], properties: { ...named.properties, mountPath: { type: 'string', minLength: 1 } } },
+      type: 'array',
+      maxItems: 20,
+      items: {
+        ...named,
+        required: ['name', 'mountPath'],
+        properties: { ...named.properties, mountPath: { type: 'string', minLength: 1 } },
+      },
     },
   },
 };
@@ -110,7 +129,10 @@ export type ConfigResult = { ok: true; config: InjectorConfig } | { ok: false; e
 export function parseInjectorConfig(text: string): ConfigResult {
   const parsed = parseYaml(text, MAX_CONFIG_BYTES);
   if (!parsed.ok) return { ok: false, errors: parsed.errors };
-  type Raw = Partial<Omit<InjectorConfig, 'redirect'>> & { image: string; redirect?: { image: string; imagePullPolicy?: PullPolicy } };
+  type Raw = Partial<Omit<InjectorConfig, 'redirect'>> & {
+    image: string;
+    redirect?: { image: string; imagePullPolicy?: PullPolicy };
+  };
   const checked = validateWith<Raw>(validate, parsed.value ?? {});
   if (!checked.ok) return { ok: false, errors: checked.errors };
   const raw = checked.value;
@@ -118,7 +140,10 @@ export function parseInjectorConfig(text: string): ConfigResult {
     image: raw.image,
     imagePullPolicy: raw.imagePullPolicy ?? 'IfNotPresent',
     sidecarMode: raw.sidecarMode ?? 'native',
-    redirect: raw.redirect === undefined ? undefined : { image: raw.redirect.image, imagePullPolicy: raw.redirect.imagePullPolicy ?? 'IfNotPresent' },
+    redirect:
+      raw.redirect === undefined
+        ? undefined
+        : { image: raw.redirect.image, imagePullPolicy: raw.redirect.imagePullPolicy ?? 'IfNotPresent' },
     proxyPort: raw.proxyPort ?? 8080,
     adminPort: raw.adminPort ?? 9090,
     portName: raw.portName ?? 'mcp',
@@ -128,10 +153,12 @@ export function parseInjectorConfig(text: string): ConfigResult {
     volumeMounts: raw.volumeMounts ?? [],
   };
   const errors: ConfigError[] = [];
-  if (!isPortName(config.portName)) errors.push({ path: '/portName', message: 'must be a Kubernetes port name (IANA_SVC_NAME)' });
+  if (!isPortName(config.portName))
+    errors.push({ path: '/portName', message: 'must be a Kubernetes port name (IANA_SVC_NAME)' });
   if (config.proxyPort === config.adminPort) errors.push({ path: '/adminPort', message: 'must differ from proxyPort' });
   config.env.forEach((e, i) => {
-    if (typeof e.name === 'string' && MANAGED_ENV.has(e.name)) errors.push({ path: `/env/${i}/name`, message: 'is set by the injector from pod annotations' });
+    if (typeof e.name === 'string' && MANAGED_ENV.has(e.name))
+      errors.push({ path: `/env/${i}/name`, message: 'is set by the injector from pod annotations' });
   });
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, config: deepFreeze(config) };
@@ -142,7 +169,10 @@ export async function loadInjectorConfig(path: string): Promise<ConfigResult> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    return { ok: false, errors: [{ path: '', message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})` }] };
+    return {
+      ok: false,
+      errors: [{ path: '', message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})` }],
+    };
   }
   return parseInjectorConfig(text);
 }

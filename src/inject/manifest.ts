@@ -71,7 +71,13 @@ function visit(object: unknown, config: InjectorConfig, outcome: Outcome): void 
   if (isRecord(template)) inject(template, `${path.join('.')}.`, name, config, outcome);
 }
 
-function inject(pod: Record<string, unknown>, prefix: string, name: string, config: InjectorConfig, outcome: Outcome): void {
+function inject(
+  pod: Record<string, unknown>,
+  prefix: string,
+  name: string,
+  config: InjectorConfig,
+  outcome: Outcome,
+): void {
   const plan = planInjection(pod, config);
   if (plan.kind === 'skip') return;
   if (plan.kind === 'deny') {

@@ -19,7 +19,11 @@ const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
 export function renameOps(target: PortRef | undefined): PatchOp[] {
   if (target === undefined) return [];
   const base = `/spec/containers/${target.container.index}`;
-  const rename: PatchOp = { op: target.name === undefined ? 'add' : 'replace', path: `${base}/ports/${target.index}/name`, value: UPSTREAM_PORT_NAME };
+  const rename: PatchOp = {
+    op: target.name === undefined ? 'add' : 'replace',
+    path: `${base}/ports/${target.index}/name`,
+    value: UPSTREAM_PORT_NAME,
+  };
   return target.name === undefined ? [rename] : [rename, ...renameProbePorts(target.container.spec, base, target.name)];
 }
 
@@ -34,7 +38,11 @@ export function markOps(metadata: Readonly<Record<string, unknown>>): PatchOp[] 
   return ops;
 }
 
-export function appendOps(spec: Readonly<Record<string, unknown>>, list: 'initContainers' | 'containers' | 'volumes', items: readonly JsonObject[]): PatchOp[] {
+export function appendOps(
+  spec: Readonly<Record<string, unknown>>,
+  list: 'initContainers' | 'containers' | 'volumes',
+  items: readonly JsonObject[],
+): PatchOp[] {
   if (items.length === 0) return [];
   if (!Array.isArray(spec[list])) return [{ op: 'add', path: `/spec/${list}`, value: items }];
   return items.map((value) => ({ op: 'add', path: `/spec/${list}/-`, value }));

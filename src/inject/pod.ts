@@ -39,18 +39,23 @@ export function readPodShape(spec: Readonly<Record<string, unknown>>): PodShape 
   for (const list of ['containers', 'initContainers'] as const) {
     const items = spec[list];
     if (items === undefined && list === 'initContainers') continue;
-    if (!Array.isArray(items) || (list === 'containers' && items.length === 0)) return { ok: false, field: `spec.${list}` };
+    if (!Array.isArray(items) || (list === 'containers' && items.length === 0))
+      return { ok: false, field: `spec.${list}` };
     for (const [index, c] of items.entries()) {
       // The API server sends a container without a name as `name: ""` (the field has no omitempty).
-      if (!isRecord(c) || typeof c.name !== 'string' || c.name === '') return { ok: false, field: containerField({ list, index }) };
+      if (!isRecord(c) || typeof c.name !== 'string' || c.name === '')
+        return { ok: false, field: containerField({ list, index }) };
       const container: ContainerRef = { list, index, name: c.name, restartPolicy: c.restartPolicy, spec: c };
       containers.push(container);
       if (c.ports === undefined) continue;
       if (!Array.isArray(c.ports)) return { ok: false, field: `${containerField(container)}.ports` };
       for (const [pi, p] of c.ports.entries()) {
-        if (!isRecord(p) || !isPortNumber(p.containerPort)) return { ok: false, field: `${containerField(container)}.ports[${pi}]` };
+        if (!isRecord(p) || !isPortNumber(p.containerPort))
+          return { ok: false, field: `${containerField(container)}.ports[${pi}]` };
         ports.push({
-          container, index: pi, number: p.containerPort,
+          container,
+          index: pi,
+          number: p.containerPort,
           name: typeof p.name === 'string' ? p.name : undefined,
           protocol: typeof p.protocol === 'string' ? p.protocol : 'TCP',
           hostPort: p.hostPort !== undefined && p.hostPort !== 0,

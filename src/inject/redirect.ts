@@ -17,7 +17,20 @@ export function redirectContainer(redirect: RedirectConfig, upstreamPort: number
     image: redirect.image,
     imagePullPolicy: redirect.imagePullPolicy,
     command: ['iptables'],
-    args: ['-t', 'nat', '-A', 'PREROUTING', '-p', 'tcp', '--dport', String(upstreamPort), '-j', 'REDIRECT', '--to-ports', String(proxyPort)],
+    args: [
+      '-t',
+      'nat',
+      '-A',
+      'PREROUTING',
+      '-p',
+      'tcp',
+      '--dport',
+      String(upstreamPort),
+      '-j',
+      'REDIRECT',
+      '--to-ports',
+      String(proxyPort),
+    ],
     resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } },
     securityContext: {
       // netfilter changes need root in the pod's network namespace and NET_ADMIN; nothing else is kept.

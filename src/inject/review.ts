@@ -18,7 +18,13 @@ interface AdmissionStatus {
   readonly code: 422;
   readonly reason: 'Invalid';
   readonly message: string;
-  readonly details: { readonly kind: 'pods'; readonly name?: string; readonly causes: readonly [{ readonly reason: 'FieldValueInvalid'; readonly field: string; readonly message: string }] };
+  readonly details: {
+    readonly kind: 'pods';
+    readonly name?: string;
+    readonly causes: readonly [
+      { readonly reason: 'FieldValueInvalid'; readonly field: string; readonly message: string },
+    ];
+  };
 }
 
 export interface AdmissionResponse {
@@ -60,16 +66,24 @@ export function review(body: unknown, config: InjectorConfig): ReviewResult {
   }
   const uid = request.uid;
   const allow = (reason: string, warn: boolean): ReviewResult => ({
-    ok: true, outcome: 'skipped',
+    ok: true,
+    outcome: 'skipped',
     review: envelope({
-      uid, allowed: true,
+      uid,
+      allowed: true,
       auditAnnotations: { injection: `skipped: ${reason}` },
       ...(warn ? { warnings: [`toolgate: not injected: ${reason}`.slice(0, MAX_WARNING)] } : {}),
     }),
   });
 
   const kind = request.kind;
-  if (!isRecord(kind) || kind.group !== '' || kind.version !== 'v1' || kind.kind !== 'Pod' || (request.subResource ?? '') !== '') {
+  if (
+    !isRecord(kind) ||
+    kind.group !== '' ||
+    kind.version !== 'v1' ||
+    kind.kind !== 'Pod' ||
+    (request.subResource ?? '') !== ''
+  ) {
     return allow('the request is not for a pod', true);
   }
   if (request.operation !== 'CREATE') return allow('only pod creation is injected', false);
@@ -79,24 +93,38 @@ export function review(body: unknown, config: InjectorConfig): ReviewResult {
   if (plan.kind === 'deny') {
     const message = `toolgate: ${plan.message}`.slice(0, MAX_MESSAGE);
     return {
-      ok: true, outcome: 'denied',
+      ok: true,
+      outcome: 'denied',
       review: envelope({
-        uid, allowed: false,
+        uid,
+        allowed: false,
         status: {
-          status: 'Failure', code: 422, reason: 'Invalid', message,
-          details: { kind: 'pods', ...podName(request), causes: [{ reason: 'FieldValueInvalid', field: plan.field, message }] },
+          status: 'Failure',
+          code: 422,
+          reason: 'Invalid',
+          message,
+          details: {
+            kind: 'pods',
+            ...podName(request),
+            causes: [{ reason: 'FieldValueInvalid', field: plan.field, message }],
+          },
         },
         auditAnnotations: { injection: `denied: ${plan.field}` },
       }),
     };
   }
   return {
-    ok: true, outcome: 'patched',
+    ok: true,
+    outcome: 'patched',
     review: envelope({
-      uid, allowed: true, patchType: 'JSONPatch',
+      uid,
+      allowed: true,
+      patchType: 'JSONPatch',
       patch: Buffer.from(JSON.stringify(plan.patch)).toString('base64'),
       auditAnnotations: { injection: 'injected' },
-      ...(plan.warnings.length > 0 ? { warnings: plan.warnings.map((w) => `toolgate: ${w}`.slice(0, MAX_WARNING)) } : {}),
+      ...(plan.warnings.length > 0
+        ? { warnings: plan.warnings.map((w) => `toolgate: ${w}`.slice(0, MAX_WARNING)) }
+        : {}),
     }),
   };
 }

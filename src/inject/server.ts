@@ -84,17 +84,19 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     log.info('webhook certificate reloaded');
     return true;
   };
-  const timer = options.certReloadMs > 0 ? setInterval(() => void reloadCertificate(), options.certReloadMs) : undefined;
+  const timer =
+    options.certReloadMs > 0 ? setInterval(() => void reloadCertificate(), options.certReloadMs) : undefined;
   timer?.unref();
 
   return {
     port: (server.address() as AddressInfo).port,
     reloadCertificate,
-    close: () => new Promise<void>((resolve) => {
-      if (timer !== undefined) clearInterval(timer);
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (timer !== undefined) clearInterval(timer);
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
   };
 }
 

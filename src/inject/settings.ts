@@ -33,21 +33,70 @@ const int = (min: number, max: number) => (raw: string) =>
   /^\d{1,10}$/.test(raw) && Number(raw) >= min && Number(raw) <= max ? Number(raw) : undefined;
 
 const webhookSettingDefs: readonly Def[] = [
-  { key: 'host', flag: '--host', env: 'TOOLGATE_INJECT_HOST', default: '0.0.0.0', doc: 'Address the webhook listens on.',
-    parse: (raw) => (raw !== '' && !/\s/.test(raw) ? raw : undefined) },
-  { key: 'port', flag: '--port', env: 'TOOLGATE_INJECT_PORT', default: '8443', doc: 'HTTPS port for AdmissionReviews and probes.', parse: int(0, 65535) },
-  { key: 'metricsPort', flag: '--metrics-port', env: 'TOOLGATE_INJECT_METRICS_PORT', default: '9090',
-    doc: 'Plain-HTTP port for /metrics, /healthz and /readyz (0: off).', parse: int(0, 65535) },
-  { key: 'certFile', flag: '--tls-cert-file', env: 'TOOLGATE_INJECT_TLS_CERT_FILE', default: '/etc/toolgate-injector/tls/tls.crt',
-    doc: 'PEM certificate chain served to the API server.', parse: path },
-  { key: 'keyFile', flag: '--tls-key-file', env: 'TOOLGATE_INJECT_TLS_KEY_FILE', default: '/etc/toolgate-injector/tls/tls.key',
-    doc: 'PEM private key of that certificate.', parse: path },
-  { key: 'configFile', flag: '--config', env: 'TOOLGATE_INJECT_CONFIG', default: DEFAULT_CONFIG_FILE,
-    doc: 'Injector configuration (sidecar image, ports, resources, extra env and volumes).', parse: path },
-  { key: 'certReloadMs', flag: '--cert-reload-ms', env: 'TOOLGATE_INJECT_CERT_RELOAD_MS', default: '60000',
-    doc: 'How often the certificate and key are re-read (0: never).', parse: int(0, 86_400_000) },
-  { key: 'logLevel', flag: '--log-level', env: 'TOOLGATE_INJECT_LOG_LEVEL', default: 'info', doc: 'debug, info, warn or error.',
-    parse: (raw) => (['debug', 'info', 'warn', 'error'].includes(raw) ? raw : undefined) },
+  {
+    key: 'host',
+    flag: '--host',
+    env: 'TOOLGATE_INJECT_HOST',
+    default: '0.0.0.0',
+    doc: 'Address the webhook listens on.',
+    parse: (raw) => (raw !== '' && !/\s/.test(raw) ? raw : undefined),
+  },
+  {
+    key: 'port',
+    flag: '--port',
+    env: 'TOOLGATE_INJECT_PORT',
+    default: '8443',
+    doc: 'HTTPS port for AdmissionReviews and probes.',
+    parse: int(0, 65535),
+  },
+  {
+    key: 'metricsPort',
+    flag: '--metrics-port',
+    env: 'TOOLGATE_INJECT_METRICS_PORT',
+    default: '9090',
+    doc: 'Plain-HTTP port for /metrics, /healthz and /readyz (0: off).',
+    parse: int(0, 65535),
+  },
+  {
+    key: 'certFile',
+    flag: '--tls-cert-file',
+    env: 'TOOLGATE_INJECT_TLS_CERT_FILE',
+    default: '/etc/toolgate-injector/tls/tls.crt',
+    doc: 'PEM certificate chain served to the API server.',
+    parse: path,
+  },
+  {
+    key: 'keyFile',
+    flag: '--tls-key-file',
+    env: 'TOOLGATE_INJECT_TLS_KEY_FILE',
+    default: '/etc/toolgate-injector/tls/tls.key',
+    doc: 'PEM private key of that certificate.',
+    parse: path,
+  },
+  {
+    key: 'configFile',
+    flag: '--config',
+    env: 'TOOLGATE_INJECT_CONFIG',
+    default: DEFAULT_CONFIG_FILE,
+    doc: 'Injector configuration (sidecar image, ports, resources, extra env and volumes).',
+    parse: path,
+  },
+  {
+    key: 'certReloadMs',
+    flag: '--cert-reload-ms',
+    env: 'TOOLGATE_INJECT_CERT_RELOAD_MS',
+    default: '60000',
+    doc: 'How often the certificate and key are re-read (0: never).',
+    parse: int(0, 86_400_000),
+  },
+  {
+    key: 'logLevel',
+    flag: '--log-level',
+    env: 'TOOLGATE_INJECT_LOG_LEVEL',
+    default: 'info',
+    doc: 'debug, info, warn or error.',
+    parse: (raw) => (['debug', 'info', 'warn', 'error'].includes(raw) ? raw : undefined),
+  },
 ];
 
 const PROBLEMS: Readonly<Record<keyof WebhookSettings, string>> = {
@@ -68,7 +117,10 @@ export function webhookBind(s: WebhookSettings, key: 'port' | 'metricsPort'): Bi
 }
 
 /** `toolgate inject-webhook --help`. */
-export const WEBHOOK_USAGE = usage('usage: toolgate inject-webhook [flags]   the sidecar injector (mutating admission webhook)', webhookSettingDefs);
+export const WEBHOOK_USAGE = usage(
+  'usage: toolgate inject-webhook [flags]   the sidecar injector (mutating admission webhook)',
+  webhookSettingDefs,
+);
 
 export function loadWebhookSettings(argv: readonly string[], env: NodeJS.ProcessEnv): Parsed<WebhookSettings> {
   let flags: ReadonlyMap<string, string>;
@@ -84,7 +136,12 @@ export function loadWebhookSettings(argv: readonly string[], env: NodeJS.Process
   for (const d of webhookSettingDefs) {
     const fromFlag = flags.get(d.flag);
     const fromEnv = env[d.env];
-    const [raw, source] = fromFlag !== undefined ? [fromFlag, d.flag] : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, d.env] : [d.default, d.env];
+    const [raw, source] =
+      fromFlag !== undefined
+        ? [fromFlag, d.flag]
+        : fromEnv !== undefined && fromEnv !== ''
+          ? [fromEnv, d.env]
+          : [d.default, d.env];
     const value = d.parse(raw);
     if (value === undefined) return { ok: false, reason: `invalid setting ${source}: ${PROBLEMS[d.key]}` };
     out[d.key] = value;

@@ -52,16 +52,21 @@ export function sidecarContainer(config: InjectorConfig, plan: SidecarPlan): Jso
     { name: 'TOOLGATE_PORT', value: String(plan.proxyPort) },
     { name: 'TOOLGATE_ADMIN_PORT', value: String(plan.adminPort) },
   ];
-  if (options.policyConfigMap !== undefined) env.push({ name: 'TOOLGATE_POLICY_FILE', value: `${POLICY_DIR}/${options.policyKey}` });
+  if (options.policyConfigMap !== undefined)
+    env.push({ name: 'TOOLGATE_POLICY_FILE', value: `${POLICY_DIR}/${options.policyKey}` });
   if (options.mcpPath !== undefined) env.push({ name: 'TOOLGATE_MCP_PATH', value: options.mcpPath });
-  if (options.passthroughPaths !== undefined) env.push({ name: 'TOOLGATE_PASSTHROUGH_PATHS', value: options.passthroughPaths });
+  if (options.passthroughPaths !== undefined)
+    env.push({ name: 'TOOLGATE_PASSTHROUGH_PATHS', value: options.passthroughPaths });
   if (options.logLevel !== undefined) env.push({ name: 'TOOLGATE_LOG_LEVEL', value: options.logLevel });
-  if (options.drainTimeoutMs !== undefined) env.push({ name: 'TOOLGATE_DRAIN_TIMEOUT_MS', value: String(options.drainTimeoutMs) });
-  if (options.policyConfigMap !== undefined) env.push({ name: 'TOOLGATE_IDEMPOTENCY_FILE', value: `${STATE_DIR}/idempotency.journal` });
+  if (options.drainTimeoutMs !== undefined)
+    env.push({ name: 'TOOLGATE_DRAIN_TIMEOUT_MS', value: String(options.drainTimeoutMs) });
+  if (options.policyConfigMap !== undefined)
+    env.push({ name: 'TOOLGATE_IDEMPOTENCY_FILE', value: `${STATE_DIR}/idempotency.journal` });
   env.push(...config.env);
 
   const mounts: JsonObject[] = [];
-  if (options.policyConfigMap !== undefined) mounts.push({ name: POLICY_VOLUME, mountPath: POLICY_DIR, readOnly: true });
+  if (options.policyConfigMap !== undefined)
+    mounts.push({ name: POLICY_VOLUME, mountPath: POLICY_DIR, readOnly: true });
   if (options.keysSecret !== undefined) mounts.push({ name: KEYS_VOLUME, mountPath: KEYS_DIR, readOnly: true });
   if (options.policyConfigMap !== undefined) mounts.push({ name: STATE_VOLUME, mountPath: STATE_DIR });
   mounts.push(...config.volumeMounts);
@@ -90,7 +95,8 @@ export function sidecarContainer(config: InjectorConfig, plan: SidecarPlan): Jso
 
 export function sidecarVolumes(config: InjectorConfig, options: PodOptions): JsonObject[] {
   const volumes: JsonObject[] = [];
-  if (options.policyConfigMap !== undefined) volumes.push({ name: POLICY_VOLUME, configMap: { name: options.policyConfigMap } });
+  if (options.policyConfigMap !== undefined)
+    volumes.push({ name: POLICY_VOLUME, configMap: { name: options.policyConfigMap } });
   if (options.keysSecret !== undefined) volumes.push({ name: KEYS_VOLUME, secret: { secretName: options.keysSecret } });
   if (options.policyConfigMap !== undefined) volumes.push({ name: STATE_VOLUME, emptyDir: {} });
   volumes.push(...config.volumes);
@@ -101,7 +107,12 @@ export function sidecarVolumes(config: InjectorConfig, options: PodOptions): Jso
 const STARTUP_ATTEMPTS = 120;
 
 function probe(path: string, periodSeconds: number, failureThreshold = 3): JsonObject {
-  return { httpGet: { path, port: ADMIN_PORT_NAME, scheme: 'HTTP' }, periodSeconds, timeoutSeconds: 2, failureThreshold };
+  return {
+    httpGet: { path, port: ADMIN_PORT_NAME, scheme: 'HTTP' },
+    periodSeconds,
+    timeoutSeconds: 2,
+    failureThreshold,
+  };
 }
 
 /** Annotation values replace the config's, resource by resource. */

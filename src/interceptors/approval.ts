@@ -105,10 +105,17 @@ export function approvalInterceptor(door: ApprovalDoor): Interceptor {
       };
       const state = ex.message.params?.requestState;
       const continuation = isOurState(state);
-      if (continuation && verifyState(door.stateKey, state, bindingOf(parts), now()) === undefined) return deny('approval_state_invalid');
-      const held = { ...parts, rule: found.rule, arguments: stringifyExact(callArguments(ex.message) ?? {}), request: ex.request };
+      if (continuation && verifyState(door.stateKey, state, bindingOf(parts), now()) === undefined)
+        return deny('approval_state_invalid');
+      const held = {
+        ...parts,
+        rule: found.rule,
+        arguments: stringifyExact(callArguments(ex.message) ?? {}),
+        request: ex.request,
+      };
       const waitMs = continuation && accepted(ex) ? waitFor(ex, door.waitMs ?? 0) : 0;
-      const answer = waitMs > 0 ? await door.approvals.forCallWaiting(held, waitMs) : await door.approvals.forCall(held);
+      const answer =
+        waitMs > 0 ? await door.approvals.forCallWaiting(held, waitMs) : await door.approvals.forCall(held);
       const rule = found.row.name;
       switch (answer.kind) {
         case 'run':
@@ -153,7 +160,12 @@ export function approvalQuestion(): Interceptor {
   };
 }
 
-function ask(ex: Exchange, answer: Extract<CallAnswer, { kind: 'ask' }>, stateKey: Buffer, continuation: boolean): Verdict {
+function ask(
+  ex: Exchange,
+  answer: Extract<CallAnswer, { kind: 'ask' }>,
+  stateKey: Buffer,
+  continuation: boolean,
+): Verdict {
   const { record, url } = answer;
   const version = ex.message.protocolVersion ?? '';
   const elicitation: UrlElicitation = {
@@ -170,7 +182,11 @@ function ask(ex: Exchange, answer: Extract<CallAnswer, { kind: 'ask' }>, stateKe
       result: {
         resultType: 'input_required',
         inputRequests: { [INPUT_KEY]: { method: 'elicitation/create', params: elicitation } },
-        requestState: signState(stateKey, { approvalId: record.id, binding: record.binding, expiresAt: record.expiresAt }),
+        requestState: signState(stateKey, {
+          approvalId: record.id,
+          binding: record.binding,
+          expiresAt: record.expiresAt,
+        }),
       },
     };
   }

@@ -20,7 +20,12 @@ export function argumentsInterceptor(cacheFor: (policy: Policy) => SchemaCache):
     const compiled = cacheFor(ex.policy).get(entry.digest, entry.tool.inputSchema);
     if (!compiled.ok) return deny('tool_validation_unavailable');
     const declared = compiled.paramHeaders;
-    if (declared.length > 0 && ex.message.era === 'modern' && !isDryRun(ex.request) && paramHeadersDisagree(declared, callArguments(ex.message), ex.request.headers)) {
+    if (
+      declared.length > 0 &&
+      ex.message.era === 'modern' &&
+      !isDryRun(ex.request) &&
+      paramHeadersDisagree(declared, callArguments(ex.message), ex.request.headers)
+    ) {
       return deny('header_mismatch');
     }
     const inexact = ex.message.inexactInteger;

@@ -1,4 +1,9 @@
-import { compileCondition, conditionBindings, type Condition, type ConditionBindings } from '../config/policy/conditions.ts';
+import {
+  compileCondition,
+  conditionBindings,
+  type Condition,
+  type ConditionBindings,
+} from '../config/policy/conditions.ts';
 import { calledTool } from '../mcp/tool-call.ts';
 import { toolMetadata } from '../config/policy/policy.ts';
 import { decideMatching, denyBy, enforcedOrAllow, isAudit, unlessLoosening } from '../grants/rules.ts';
@@ -35,7 +40,8 @@ export function decideCall(ex: Exchange, skip?: (row: GrantRow) => boolean): Cal
   const rows = ex.snapshot.conditional.get(tool) ?? (skip === undefined ? undefined : rowsOf(ex.snapshot, tool));
   if (rows === undefined) return undefined;
   let bindings: ConditionBindings | undefined;
-  const holds = (c: Checked): boolean | undefined => (c.condition === undefined ? true : c.condition.evaluate((bindings ??= bind(ex, tool))));
+  const holds = (c: Checked): boolean | undefined =>
+    c.condition === undefined ? true : c.condition.evaluate((bindings ??= bind(ex, tool)));
   const first = decideLevels(rows, holds, skip);
   if (skip !== undefined) return first;
   // As the grant rules say (grants/rules.ts): an audit-mode row never loosens what is enforced.
@@ -48,7 +54,11 @@ export function decideCall(ex: Exchange, skip?: (row: GrantRow) => boolean): Cal
   return decision === first.decision ? first : { decision, failed };
 }
 
-function decideLevels(rows: readonly GrantRow[], holds: (c: Checked) => boolean | undefined, skip: ((row: GrantRow) => boolean) | undefined): CallDecision {
+function decideLevels(
+  rows: readonly GrantRow[],
+  holds: (c: Checked) => boolean | undefined,
+  skip: ((row: GrantRow) => boolean) | undefined,
+): CallDecision {
   let allowFailed = false;
   for (const { exact, denies, allows } of levelsOf(rows)) {
     const held: Checked[] = [];
@@ -69,16 +79,30 @@ function decideLevels(rows: readonly GrantRow[], holds: (c: Checked) => boolean 
     }
     if (held.length > 0) {
       // Rows that surely held name the refusal before rows that held because they could not be read.
-      const decision = denyBy(exact ? 'exact_deny' : 'wildcard_deny', [...held.filter((c) => surely.has(c)), ...held.filter((c) => !surely.has(c))].map((c) => c.row));
+      const decision = denyBy(
+        exact ? 'exact_deny' : 'wildcard_deny',
+        [...held.filter((c) => surely.has(c)), ...held.filter((c) => !surely.has(c))].map((c) => c.row),
+      );
       return { decision, failed: !held.some((c) => surely.has(c) && decision.rows.includes(c.row)) };
     }
     for (const c of allows) {
       const h = holds(c);
-      if (h === true) return { decision: Object.freeze({ effect: 'allow', reason: exact ? 'exact_allow' : 'wildcard_allow', rows: Object.freeze([c.row]) }), failed: false };
+      if (h === true)
+        return {
+          decision: Object.freeze({
+            effect: 'allow',
+            reason: exact ? 'exact_allow' : 'wildcard_allow',
+            rows: Object.freeze([c.row]),
+          }),
+          failed: false,
+        };
       if (h === undefined) allowFailed = true;
     }
   }
-  return { decision: decideMatching([], skip === undefined ? rows : rows.filter((r) => !skip(r))), failed: allowFailed };
+  return {
+    decision: decideMatching([], skip === undefined ? rows : rows.filter((r) => !skip(r))),
+    failed: allowFailed,
+  };
 }
 
 /** A snapshot's rows for one tool (the unconditional ones are otherwise decided once, ahead of time), per row set. */
@@ -97,7 +121,11 @@ function rowsOf(snapshot: GrantSnapshot, tool: string): readonly GrantRow[] {
 function bind(ex: Exchange, tool: string): ConditionBindings {
   return conditionBindings({
     principal: ex.principal,
-    tool: { name: tool, metadata: toolMetadata(ex.policy, tool), annotations: ex.catalogue.get(tool)?.tool.annotations },
+    tool: {
+      name: tool,
+      metadata: toolMetadata(ex.policy, tool),
+      annotations: ex.catalogue.get(tool)?.tool.annotations,
+    },
     args: callArguments(ex.message),
     request: { protocolVersion: ex.message.protocolVersion, timeMs: Date.now() },
   });
@@ -121,7 +149,10 @@ const levels = new WeakMap<readonly GrantRow[], readonly Level[]>();
 function levelsOf(rows: readonly GrantRow[]): readonly Level[] {
   let out = levels.get(rows);
   if (out === undefined) {
-    const checked = (r: GrantRow): Checked => ({ row: r, condition: r.when === undefined ? undefined : conditionOf(r.when) });
+    const checked = (r: GrantRow): Checked => ({
+      row: r,
+      condition: r.when === undefined ? undefined : conditionOf(r.when),
+    });
     out = [true, false].map((exact) => {
       const level = rows.filter((r) => (r.principal !== WILDCARD) === exact);
       // A row asking for approval is read before plain allows: the stricter outcome wins when both hold.
@@ -130,7 +161,10 @@ function levelsOf(rows: readonly GrantRow[]): readonly Level[] {
       return {
         exact,
         denies: [...denies.filter((r) => !isAudit(r)), ...denies.filter(isAudit)].map(checked),
-        allows: [...allows.filter((r) => r.approval !== undefined), ...allows.filter((r) => r.approval === undefined)].map(checked),
+        allows: [
+          ...allows.filter((r) => r.approval !== undefined),
+          ...allows.filter((r) => r.approval === undefined),
+        ].map(checked),
       };
     });
     levels.set(rows, out);
@@ -163,10 +197,16 @@ export function conditionsInterceptor(): Interceptor {
       if (call === undefined) return { kind: 'pass' };
       const d = call.decision;
       // No row matched: the conditional rows that did not hold decided.
-      const rule = (d.rows[0] ?? ex.snapshot.conditional.get(calledTool(ex.message))?.find((r) => r.when !== undefined))?.name;
+      const rule = (d.rows[0] ?? ex.snapshot.conditional.get(calledTool(ex.message))?.find((r) => r.when !== undefined))
+        ?.name;
       if (d.effect === 'allow') return rule === undefined ? { kind: 'pass' } : { kind: 'pass', rule };
       const refused = deny('tool_not_granted', { reason: call.failed ? 'condition_error' : 'condition' });
-      return { ...refused, ...(d.audit === true && { audit: true as const }), ...(rule !== undefined && { rule }), ...wouldDenyOf(d) };
+      return {
+        ...refused,
+        ...(d.audit === true && { audit: true as const }),
+        ...(rule !== undefined && { rule }),
+        ...wouldDenyOf(d),
+      };
     },
   };
 }

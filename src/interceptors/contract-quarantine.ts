@@ -17,12 +17,17 @@ export function contractQuarantineInterceptor(source: QuarantineSource): Interce
     name: 'contract_quarantine',
     methods: ['tools/call'],
     // Only enforce modes quarantine, and with nothing quarantined the stage could only pass: then it is not there at all.
-    applies: (ex) => (ex.policy.contracts.mode === 'enforce' || ex.policy.contracts.lint === 'enforce') && source.quarantinedTools().size > 0,
+    applies: (ex) =>
+      (ex.policy.contracts.mode === 'enforce' || ex.policy.contracts.lint === 'enforce') &&
+      source.quarantinedTools().size > 0,
     intercept(ex) {
       const tool = calledTool(ex.message);
       const q = source.quarantined(tool);
       if (q === undefined) return PASS;
-      return deny('tool_contract_changed', { tool, ...(q.approvedDigest !== undefined && { approvedDigest: q.approvedDigest.slice(0, DIGEST_PREFIX_LENGTH) }) });
+      return deny('tool_contract_changed', {
+        tool,
+        ...(q.approvedDigest !== undefined && { approvedDigest: q.approvedDigest.slice(0, DIGEST_PREFIX_LENGTH) }),
+      });
     },
   };
 }

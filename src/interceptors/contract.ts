@@ -35,19 +35,19 @@ export interface Exchange {
 
 export type Verdict =
   | {
-    readonly kind: 'pass';
-    /** The grant row that allowed, when a stage decided by one. */
-    readonly rule?: string;
-  }
+      readonly kind: 'pass';
+      /** The grant row that allowed, when a stage decided by one. */
+      readonly rule?: string;
+    }
   | ({
-    readonly kind: 'deny';
-    /** The refusal was decided by grant rows in audit mode: recorded, not enforced (see pipeline/shadow.ts). */
-    readonly audit?: true;
-    /** The grant row that refused, when a stage decided by one. */
-    readonly rule?: string;
-    /** Audit-mode grant rows held beside the enforced ones that refused: recorded as shadow mode records them. */
-    readonly wouldDeny?: { readonly rule: string | undefined };
-  } & Refusal)
+      readonly kind: 'deny';
+      /** The refusal was decided by grant rows in audit mode: recorded, not enforced (see pipeline/shadow.ts). */
+      readonly audit?: true;
+      /** The grant row that refused, when a stage decided by one. */
+      readonly rule?: string;
+      /** Audit-mode grant rows held beside the enforced ones that refused: recorded as shadow mode records them. */
+      readonly wouldDeny?: { readonly rule: string | undefined };
+    } & Refusal)
   | { readonly kind: 'respond'; readonly result: unknown };
 
 export const PASS: Verdict = Object.freeze({ kind: 'pass' });

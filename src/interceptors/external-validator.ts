@@ -49,12 +49,14 @@ export function createExternalValidators(clients: ValidatorCaller): ExternalVali
         // The payload is params as JSON.parse read them: a validator would
         // judge the rounded number, not the digits the server will read.
         const inexact = ex.message.inexactInteger;
-        if (inexact !== undefined) return deny('inexact_number', { errors: [{ instancePath: inexact, keyword: 'precision' }] });
+        if (inexact !== undefined)
+          return deny('inexact_number', { errors: [{ instancePath: inexact, keyword: 'precision' }] });
         const event = ex.message.method as string;
         const hooked = hookedFor(ex);
         const request = validateRequest(ex, event);
-        return Promise.all(hooked.map((v) => clients.validate(v.target, { ...request, validator: v.name }, v.timeoutMs)))
-          .then((outcomes) => decide(hooked, outcomes));
+        return Promise.all(
+          hooked.map((v) => clients.validate(v.target, { ...request, validator: v.name }, v.timeoutMs)),
+        ).then((outcomes) => decide(hooked, outcomes));
       },
     },
     close: () => clients.close(),
@@ -70,13 +72,19 @@ function decide(validators: readonly ValidatorConfig[], outcomes: readonly Valid
   let verdict: Verdict = PASS;
   validators.forEach((v, i) => {
     const o = outcomes[i] as ValidatorOutcome;
-    const blocks = v.mode === 'active' && (o.kind === 'invalid' ? o.severity === 'error' : o.kind === 'failed' && !v.failOpen);
+    const blocks =
+      v.mode === 'active' && (o.kind === 'invalid' ? o.severity === 'error' : o.kind === 'failed' && !v.failOpen);
     if (o.kind !== 'valid') {
-      const fields = { validator: v.name, mode: v.mode, ...(o.kind === 'invalid' ? { severity: o.severity, code: o.code } : { failure: o.reason }) };
+      const fields = {
+        validator: v.name,
+        mode: v.mode,
+        ...(o.kind === 'invalid' ? { severity: o.severity, code: o.code } : { failure: o.reason }),
+      };
       if (blocks) log.info('external validator refused a call', fields);
       else log.warn('external validator reported, call passes', fields);
     }
-    if (blocks && verdict.kind === 'pass') verdict = deny(o.kind === 'invalid' ? 'validator_denied' : 'validator_unavailable');
+    if (blocks && verdict.kind === 'pass')
+      verdict = deny(o.kind === 'invalid' ? 'validator_denied' : 'validator_unavailable');
   });
   return verdict;
 }
@@ -88,7 +96,11 @@ function validateRequest(ex: Exchange, event: string) {
     event,
     phase: PHASE,
     payloadJson: JSON.stringify(params),
-    principal: { id: ex.principal.id, scopes: [...ex.principal.scopes].sort(), credentialStrength: ex.principal.credentialStrength },
+    principal: {
+      id: ex.principal.id,
+      scopes: [...ex.principal.scopes].sort(),
+      credentialStrength: ex.principal.credentialStrength,
+    },
     traceId: trace?.[1] ?? '',
     spanId: trace?.[2] ?? '',
     dryRun: isDryRun(ex.request),
@@ -98,8 +110,9 @@ function validateRequest(ex: Exchange, event: string) {
 /** W3C trace context from `params._meta` (MCP) or the `traceparent` header, as the tracer reads it. */
 function traceOf(ex: Exchange): RegExpExecArray | undefined {
   const meta = ex.message.params?._meta;
-  const fromMeta = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).traceparent : undefined;
+  const fromMeta =
+    typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).traceparent : undefined;
   const header = ex.request.headers.traceparent;
   const value = typeof fromMeta === 'string' ? fromMeta : typeof header === 'string' ? header : undefined;
-  return value === undefined ? undefined : TRACEPARENT.exec(value) ?? undefined;
+  return value === undefined ? undefined : (TRACEPARENT.exec(value) ?? undefined);
 }

@@ -29,7 +29,14 @@ export function grantsInterceptor(options: GrantsOptions): Interceptor {
       if (options.hideUngranted) return decided(deny('unknown_tool'), d);
       // A static key cannot gain scopes: naming the ones that would grant the tool would send it nowhere.
       if (!canStepUp(ex.principal.credentialStrength)) return decided(refuse(notGranted(ex.policy, undefined)), d);
-      return ex.rowsForTool(tool).then((rows) => decided(refuse(notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool, rows))), d));
+      return ex
+        .rowsForTool(tool)
+        .then((rows) =>
+          decided(
+            refuse(notGranted(ex.policy, scopesThatWouldHelp(ex.policy, ex.snapshot, ex.principal, tool, rows))),
+            d,
+          ),
+        );
     },
   };
 }
@@ -38,5 +45,10 @@ export function grantsInterceptor(options: GrantsOptions): Interceptor {
 function decided(v: Verdict, d: Decision): Verdict {
   const rule = (v.kind === 'deny') === (d.effect === 'deny') ? d.rows[0]?.name : undefined;
   if (v.kind === 'respond' || (rule === undefined && d.audit !== true && d.wouldDeny === undefined)) return v;
-  return { ...v, ...(rule !== undefined && { rule }), ...(v.kind === 'deny' && d.audit === true && { audit: true as const }), ...(v.kind === 'deny' && wouldDenyOf(d)) };
+  return {
+    ...v,
+    ...(rule !== undefined && { rule }),
+    ...(v.kind === 'deny' && d.audit === true && { audit: true as const }),
+    ...(v.kind === 'deny' && wouldDenyOf(d)),
+  };
 }

@@ -19,7 +19,9 @@ export function idempotencyInterceptor(): Interceptor {
       if (key.kind === 'invalid') return deny('idempotency_key_required');
       if (key.kind === 'key') return PASS;
       const meta = toolMetadata(ex.policy, calledTool(ex.message));
-      return meta.idempotency === 'required' && meta.sideEffect === 'non_idempotent_write' ? deny('idempotency_key_required') : PASS;
+      return meta.idempotency === 'required' && meta.sideEffect === 'non_idempotent_write'
+        ? deny('idempotency_key_required')
+        : PASS;
     },
   };
 }

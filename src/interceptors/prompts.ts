@@ -15,7 +15,11 @@ export function promptsInterceptor(): Interceptor {
     intercept(ex) {
       const name = ex.message.name;
       if (name === undefined) return deny('invalid_params');
-      const d = promptDecision(ex.policy, ex.principal, name, { protocolVersion: ex.message.protocolVersion, timeMs: Date.now(), arguments: ex.message.params?.arguments });
+      const d = promptDecision(ex.policy, ex.principal, name, {
+        protocolVersion: ex.message.protocolVersion,
+        timeMs: Date.now(),
+        arguments: ex.message.params?.arguments,
+      });
       return surfaceVerdict(d, 'prompt_not_granted');
     },
   };

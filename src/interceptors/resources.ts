@@ -25,14 +25,22 @@ export function resourcesInterceptor(): Interceptor {
   return {
     name: 'resource_grants',
     methods: ['resources/read', 'resources/subscribe', LISTEN],
-    applies: (ex) => ex.policy.resources !== undefined && (ex.message.method !== LISTEN || subscriptionsOf(ex.message.params) !== undefined),
+    applies: (ex) =>
+      ex.policy.resources !== undefined &&
+      (ex.message.method !== LISTEN || subscriptionsOf(ex.message.params) !== undefined),
     intercept(ex) {
       const uris = ex.message.method === LISTEN ? (subscriptionsOf(ex.message.params) ?? []) : [ex.message.params?.uri];
       // An enforced refusal of any URI decides; one only recorded is returned when nothing enforced refuses.
       let shadowed: Verdict | undefined;
       for (const uri of uris) {
         if (typeof uri !== 'string' || uriProblem(uri) !== undefined) return deny('invalid_resource_uri');
-        const v = surfaceVerdict(resourceDecision(ex.policy, ex.principal, uri, { protocolVersion: ex.message.protocolVersion, timeMs: Date.now() }), 'resource_not_granted');
+        const v = surfaceVerdict(
+          resourceDecision(ex.policy, ex.principal, uri, {
+            protocolVersion: ex.message.protocolVersion,
+            timeMs: Date.now(),
+          }),
+          'resource_not_granted',
+        );
         if (v.kind === 'deny' && v.audit !== true) return v;
         if (uris.length === 1 || (v.kind === 'deny' && shadowed === undefined)) shadowed = v;
       }

@@ -16,7 +16,9 @@ export function securityLevelInterceptor(): Interceptor {
     intercept(ex) {
       const level = toolMetadata(ex.policy, calledTool(ex.message)).securityLevel;
       if (strengthSatisfies(level, ex.principal.credentialStrength)) return PASS;
-      return deny('credential_too_weak', undefined, { 'www-authenticate': insufficientUserAuthenticationChallenge(ex.policy.authentication.resourceMetadataUrl) });
+      return deny('credential_too_weak', undefined, {
+        'www-authenticate': insufficientUserAuthenticationChallenge(ex.policy.authentication.resourceMetadataUrl),
+      });
     },
   };
 }

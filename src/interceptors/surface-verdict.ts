@@ -14,7 +14,14 @@ export function surfaceVerdict(d: SurfaceDecision | undefined, refusal: ErrorId)
   if (d.decision.effect === 'allow') return rule === undefined ? PASS : { kind: 'pass', rule };
   const first = d.decision.wouldDeny?.[0];
   return {
-    ...deny(refusal, d.failed ? { reason: 'condition_error' } : d.deciding.some((r) => r.when !== undefined) ? { reason: 'condition' } : undefined),
+    ...deny(
+      refusal,
+      d.failed
+        ? { reason: 'condition_error' }
+        : d.deciding.some((r) => r.when !== undefined)
+          ? { reason: 'condition' }
+          : undefined,
+    ),
     ...(d.audit && { audit: true as const }),
     ...(rule !== undefined && { rule }),
     ...(first !== undefined && { wouldDeny: { rule: first.name } }),

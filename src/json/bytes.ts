@@ -57,7 +57,16 @@ export function skipString(b: Buffer, i: number): number {
     if (e === 0x75) {
       for (let k = 2; k < 6; k++) if (!isHex(b[i + k])) return FAIL;
       i += 6;
-    } else if (e === QUOTE || e === BACKSLASH || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+    } else if (
+      e === QUOTE ||
+      e === BACKSLASH ||
+      e === 0x2f ||
+      e === 0x62 ||
+      e === 0x66 ||
+      e === 0x6e ||
+      e === 0x72 ||
+      e === 0x74
+    ) {
       i += 2;
     } else {
       return FAIL;
@@ -101,7 +110,8 @@ function skipNumber(b: Buffer, i: number): number {
 function skipLiteral(b: Buffer, i: number): number {
   const c = b[i];
   if (c === 0x74) return b[i + 1] === 0x72 && b[i + 2] === 0x75 && b[i + 3] === 0x65 ? i + 4 : FAIL;
-  if (c === 0x66) return b[i + 1] === 0x61 && b[i + 2] === 0x6c && b[i + 3] === 0x73 && b[i + 4] === 0x65 ? i + 5 : FAIL;
+  if (c === 0x66)
+    return b[i + 1] === 0x61 && b[i + 2] === 0x6c && b[i + 3] === 0x73 && b[i + 4] === 0x65 ? i + 5 : FAIL;
   if (c === 0x6e) return b[i + 1] === 0x75 && b[i + 2] === 0x6c && b[i + 3] === 0x6c ? i + 4 : FAIL;
   return FAIL;
 }

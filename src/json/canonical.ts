@@ -88,7 +88,9 @@ function write(value: unknown, out: string[], depth: number, path: Set<object>):
     if (proto !== Object.prototype && proto !== null) throw new Refused('unsupported_value');
     const record = value as Record<string, unknown>;
     // Default sort compares UTF-16 code units, which is what RFC 8785 asks for.
-    const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+    const keys = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
+      .sort();
     out.push('{');
     keys.forEach((k, i) => {
       if (i > 0) out.push(',');

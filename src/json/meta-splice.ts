@@ -1,5 +1,17 @@
 import { isUtf8 } from 'node:buffer';
-import { CLOSE_OBJECT, COLON, COMMA, FAIL, lastEscaped, OPEN_OBJECT, QUOTE, shrinkStack, skipString, skipValue, skipWs } from './bytes.ts';
+import {
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  FAIL,
+  lastEscaped,
+  OPEN_OBJECT,
+  QUOTE,
+  shrinkStack,
+  skipString,
+  skipValue,
+  skipWs,
+} from './bytes.ts';
 
 /**
  * Adds string fields to `params._meta` of a JSON-RPC message by editing its
@@ -41,7 +53,14 @@ export function spliceMetaFields(body: Buffer, fields: Readonly<Record<string, s
   if (!isUtf8(body)) return undefined;
   const top = skipWs(body, 0);
   if (body[top] !== OPEN_OBJECT) return undefined;
-  const s: Scan = { names, sizes: names.map((n) => Buffer.byteLength(n)), params: -1, meta: -1, found: names.map(() => false), replace: [] };
+  const s: Scan = {
+    names,
+    sizes: names.map((n) => Buffer.byteLength(n)),
+    params: -1,
+    meta: -1,
+    found: names.map(() => false),
+    replace: [],
+  };
   let end = walk(body, top, MESSAGE, s);
   shrinkStack();
   if (end === FAIL) return undefined;
@@ -59,7 +78,10 @@ export function spliceMetaFields(body: Buffer, fields: Readonly<Record<string, s
     text = `"_meta":{${names.map((_, i) => member(i)).join(',')}}`;
   } else {
     at = s.meta;
-    text = names.map((_, i) => (s.found[i] ? '' : member(i))).filter((m) => m !== '').join(',');
+    text = names
+      .map((_, i) => (s.found[i] ? '' : member(i)))
+      .filter((m) => m !== '')
+      .join(',');
   }
   if (text !== '' && body[skipWs(body, at + 1)] !== CLOSE_OBJECT) text += ',';
   return build(body, at + 1, text, s.replace, member);
@@ -70,7 +92,13 @@ export function spliceMetaFields(body: Buffer, fields: Readonly<Record<string, s
  * The insertion comes first: it is right after a brace that encloses (or
  * precedes) every replaced member.
  */
-function build(body: Buffer, at: number, text: string, replace: readonly number[], member: (i: number) => string): Buffer {
+function build(
+  body: Buffer,
+  at: number,
+  text: string,
+  replace: readonly number[],
+  member: (i: number) => string,
+): Buffer {
   const texts = [text];
   let size = body.length + Buffer.byteLength(text);
   for (let r = 0; r < replace.length; r += 3) {

@@ -1,4 +1,16 @@
-import { CLOSE_OBJECT, COLON, COMMA, FAIL, lastEscaped, OPEN_OBJECT, QUOTE, shrinkStack, skipString, skipValue, skipWs } from './bytes.ts';
+import {
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  FAIL,
+  lastEscaped,
+  OPEN_OBJECT,
+  QUOTE,
+  shrinkStack,
+  skipString,
+  skipValue,
+  skipWs,
+} from './bytes.ts';
 
 /**
  * The body without some members of its `params` object, every other byte as
@@ -51,7 +63,9 @@ function members(b: Buffer, open: number): Member[] | undefined {
     if (b[i] !== QUOTE) return undefined;
     const keyEnd = skipString(b, i);
     if (keyEnd === FAIL) return undefined;
-    const name = lastEscaped ? (JSON.parse(b.toString('utf8', i, keyEnd)) as string) : b.toString('utf8', i + 1, keyEnd - 1);
+    const name = lastEscaped
+      ? (JSON.parse(b.toString('utf8', i, keyEnd)) as string)
+      : b.toString('utf8', i + 1, keyEnd - 1);
     const colon = skipWs(b, keyEnd);
     if (b[colon] !== COLON) return undefined;
     const valueStart = skipWs(b, colon + 1);

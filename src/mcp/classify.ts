@@ -112,7 +112,13 @@ export function exactArgumentsOf(text: string, inexactInteger: string | undefine
 
 interface Rejected {
   readonly ok: false;
-  readonly code: 'parse_error' | 'nesting_too_deep' | 'duplicate_key' | 'case_variant_key' | 'invalid_request' | 'header_mismatch';
+  readonly code:
+    | 'parse_error'
+    | 'nesting_too_deep'
+    | 'duplicate_key'
+    | 'case_variant_key'
+    | 'invalid_request'
+    | 'header_mismatch';
   /** The request id when one was readable, so the error can carry it. */
   readonly id: JsonRpcId;
 }
@@ -154,9 +160,8 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
   if (kind === 'request' && id === null) return reject('invalid_request', null);
 
   const field = NAME_FIELD.get(method);
-  const bodyName = field !== undefined && params !== undefined && typeof params[field] === 'string'
-    ? params[field]
-    : undefined;
+  const bodyName =
+    field !== undefined && params !== undefined && typeof params[field] === 'string' ? params[field] : undefined;
 
   const inexactInteger = method === 'tools/call' ? findInexactInteger(parsed.text, ARGUMENTS_PATH) : undefined;
   const exact = exactArgumentsOf(parsed.text, inexactInteger, ARGUMENTS_PATH);
@@ -164,7 +169,17 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
   const headerVersion = headers.protocolVersion;
   const modern = isModern(envelopeVersion) || isModern(headerVersion);
   if (!modern) {
-    return accept('legacy', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params, inexactInteger, exact);
+    return accept(
+      'legacy',
+      envelopeVersion ?? headerVersion,
+      kind,
+      id,
+      method,
+      bodyName,
+      params,
+      inexactInteger,
+      exact,
+    );
   }
 
   if (headerVersion !== undefined && envelopeVersion !== undefined && headerVersion !== envelopeVersion) {
@@ -191,14 +206,17 @@ function isModern(version: string | undefined): boolean {
   return version !== undefined && VERSION_SHAPE.test(version) && version >= MODERN_REVISION;
 }
 
-function parseJson(body: Uint8Array): { ok: true; value: unknown; text: string } | { ok: false; code: 'parse_error' | 'nesting_too_deep' } {
+function parseJson(
+  body: Uint8Array,
+): { ok: true; value: unknown; text: string } | { ok: false; code: 'parse_error' | 'nesting_too_deep' } {
   // Invalid UTF-8 is refused rather than replaced with U+FFFD: toolgate and the
   // upstream must never decide on different readings of the same bytes.
   if (!isUtf8(body)) return { ok: false, code: 'parse_error' };
   const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   // JSON.parse spends about 120 ns a level: a megabyte of brackets would cost
   // a third of a second. A short body cannot nest deep enough to matter.
-  if (text.length > SHALLOW_BODY_CHARS && nestsDeeperThan(text, MAX_NESTING)) return { ok: false, code: 'nesting_too_deep' };
+  if (text.length > SHALLOW_BODY_CHARS && nestsDeeperThan(text, MAX_NESTING))
+    return { ok: false, code: 'nesting_too_deep' };
   try {
     return { ok: true, value: JSON.parse(text), text };
   } catch {

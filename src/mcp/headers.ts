@@ -48,10 +48,24 @@ export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization',
  * already own, where a second meaning would break or spoof them.
  */
 const NOT_IDENTITY = new Set([
-  ...HOP_BY_HOP, ...REQUEST_ONLY, ...CREDENTIAL_HEADERS,
-  'host', 'cookie', 'origin', 'accept', 'accept-encoding', 'content-type', 'content-encoding',
-  'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto',
-  'traceparent', 'tracestate', 'baggage', 'last-event-id',
+  ...HOP_BY_HOP,
+  ...REQUEST_ONLY,
+  ...CREDENTIAL_HEADERS,
+  'host',
+  'cookie',
+  'origin',
+  'accept',
+  'accept-encoding',
+  'content-type',
+  'content-encoding',
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'traceparent',
+  'tracestate',
+  'baggage',
+  'last-event-id',
 ]);
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -127,7 +141,9 @@ export function upstreamRequestHeaders(req: IncomingMessage, drop?: ReadonlySet<
 }
 
 /** Upstream response fields to send to the client. */
-export function clientResponseHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+export function clientResponseHeaders(
+  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+): Record<string, string | string[]> {
   const extra = connectionTokens(headers.connection);
   const out: Record<string, string | string[]> = {};
   for (const name in headers) {

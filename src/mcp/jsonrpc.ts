@@ -78,7 +78,9 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 /** A retryable 503 says when to come back even where its cause gave no time: the short pause of a store fault. */
 export function withUnavailablePause(errorId: ErrorId, data: ErrorData | undefined): ErrorData | undefined {
   const e = errors[errorId];
-  return e.status === 503 && e.retryable && data?.retryAfterMs === undefined ? { retryAfterMs: UNAVAILABLE_RETRY_AFTER_SECONDS * 1000, ...data } : data;
+  return e.status === 503 && e.retryable && data?.retryAfterMs === undefined
+    ? { retryAfterMs: UNAVAILABLE_RETRY_AFTER_SECONDS * 1000, ...data }
+    : data;
 }
 
 /**

@@ -10,7 +10,11 @@ import { decodeHeaderValue } from './header-value.ts';
  * header is written as an integer; booleans as `true`/`false`. The arguments
  * are those of `callArguments`, so an integer a double cannot hold is exact.
  */
-export function paramHeadersDisagree(declared: readonly ParamHeader[], args: unknown, headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
+export function paramHeadersDisagree(
+  declared: readonly ParamHeader[],
+  args: unknown,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): boolean {
   for (const { field, path } of declared) {
     const raw = headers[field];
     if (Array.isArray(raw)) return true;

@@ -31,13 +31,15 @@ const UPPER = /[A-Z]/;
 /** Why a URI is not in toolgate's normal form, or undefined when it is. */
 export function uriProblem(uri: string): string | undefined {
   if (uri.length === 0 || uri.length > MAX_URI_LENGTH) return `must be 1 to ${MAX_URI_LENGTH} characters`;
-  if (!URI_CHARS.test(uri)) return 'holds a character a URI must percent-encode (space, control, non-ASCII, or one of "<>\\^`{|})';
+  if (!URI_CHARS.test(uri))
+    return 'holds a character a URI must percent-encode (space, control, non-ASCII, or one of "<>\\^`{|})';
   const scheme = SCHEME.exec(uri);
   if (scheme === null) return 'must start with a lower-case scheme followed by ":"';
   for (let i = uri.indexOf('%'); i !== -1; i = uri.indexOf('%', i + 1)) {
     const hex = uri.slice(i + 1, i + 3);
     if (!HEX.test(hex)) return 'holds a percent escape that is not "%" and two upper-case hex digits';
-    if (UNRESERVED.test(String.fromCharCode(Number.parseInt(hex, 16)))) return 'percent-encodes an unreserved character; write it as itself';
+    if (UNRESERVED.test(String.fromCharCode(Number.parseInt(hex, 16))))
+      return 'percent-encodes an unreserved character; write it as itself';
   }
   const rest = uri.slice(scheme[0].length);
   const authorityEnd = rest.startsWith('//') ? endOf(rest, 2) : 0;

@@ -10,7 +10,12 @@ export type ResultEdit = (result: Record<string, unknown>) => Record<string, unk
  * (other events pass unchanged). Undefined when no such result is found or
  * the body cannot be read: the caller must fail closed, not pass it on.
  */
-export function rewriteResult(contentType: string | undefined, body: Buffer, id: JsonRpcId, edit: ResultEdit): Buffer | undefined {
+export function rewriteResult(
+  contentType: string | undefined,
+  body: Buffer,
+  id: JsonRpcId,
+  edit: ResultEdit,
+): Buffer | undefined {
   const type = (contentType ?? '').toLowerCase();
   if (type.startsWith('application/json')) {
     const edited = editMessage(body.toString('utf8'), id, edit);
@@ -44,4 +49,3 @@ function rewriteSse(text: string, id: JsonRpcId, edit: ResultEdit): Buffer | und
   });
   return found ? Buffer.from(out.join('\n\n')) : undefined;
 }
-

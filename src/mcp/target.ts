@@ -14,13 +14,13 @@
 
 export type Route =
   | {
-    readonly ok: true;
-    readonly kind: 'mcp' | 'other';
-    /** The path and query to send upstream: the configured MCP path for the endpoint, else the normalised target. */
-    readonly target: string;
-    /** The normalised path, without the query. */
-    readonly path: string;
-  }
+      readonly ok: true;
+      readonly kind: 'mcp' | 'other';
+      /** The path and query to send upstream: the configured MCP path for the endpoint, else the normalised target. */
+      readonly target: string;
+      /** The normalised path, without the query. */
+      readonly path: string;
+    }
   | { readonly ok: false; readonly code: 'invalid_path' };
 
 const INVALID: Route = Object.freeze({ ok: false, code: 'invalid_path' });
@@ -63,7 +63,10 @@ function routeTarget(url: string, mcpKey: string, mcpPath: string): Route {
  * entry is not plain.
  */
 export function parsePrefixes(text: string): readonly string[] | undefined {
-  const prefixes = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const prefixes = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   return prefixes.every(plain) ? Object.freeze(prefixes) : undefined;
 }
 
@@ -101,9 +104,13 @@ function normalisePath(raw: string): string | undefined {
 
 /** How lenient routers compare: case-folded, `;params` dropped from every segment, no trailing slash. */
 function comparable(path: string): string {
-  const key = path.toLowerCase().split('/').map((s) => {
-    const semi = s.indexOf(';');
-    return semi === -1 ? s : s.slice(0, semi);
-  }).join('/');
+  const key = path
+    .toLowerCase()
+    .split('/')
+    .map((s) => {
+      const semi = s.indexOf(';');
+      return semi === -1 ? s : s.slice(0, semi);
+    })
+    .join('/');
   return key.length > 1 && key.endsWith('/') ? key.slice(0, -1) : key;
 }

@@ -75,7 +75,12 @@ function validatorTargets(policy: PolicyInForce['policy']): string[] {
  * arguments; external validators last, so they see only calls toolgate
  * itself would forward.
  */
-export async function openPolicy(settings: Settings, file: string, pool: Pool, stack: AsyncDisposableStack): Promise<Mode> {
+export async function openPolicy(
+  settings: Settings,
+  file: string,
+  pool: Pool,
+  stack: AsyncDisposableStack,
+): Promise<Mode> {
   const shared = settings.redisUrl === undefined ? undefined : await connectRedis(settings, settings.redisUrl);
   // First on the stack, so closed last: every component using the connections has let go of them by then.
   if (shared !== undefined) stack.defer(() => shared.close());
@@ -94,18 +99,25 @@ export async function openPolicy(settings: Settings, file: string, pool: Pool, s
     load: settings.heapTrimIdleMs > 0 ? trimAfterLoad(policyLoader({ replayStore })) : policyLoader({ replayStore }),
     // Synchronous, so a request sees the new grants and the new metadata, or neither.
     onApply: ({ value }) => {
-      if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined) throw new Error('grant rows refused');
+      if (fileGrants !== undefined && fileGrants.replaceRows(value.policy.grants) === undefined)
+        throw new Error('grant rows refused');
       current = value;
       unpoliced = warnUnpoliced(value.policy, unpoliced);
       void contracts?.evaluate();
-      callers.load(validatorTargets(value.policy)).catch((err: unknown) => log.error('cannot load the gRPC client for external validators', { error: (err as Error).message }));
+      callers
+        .load(validatorTargets(value.policy))
+        .catch((err: unknown) =>
+          log.error('cannot load the gRPC client for external validators', { error: (err as Error).message }),
+        );
     },
   });
   stack.defer(() => watcher.close());
   const first = await watcher.start();
   if (!first.ok) {
     const e = first.errors[0];
-    throw new StartupError(`invalid policy ${file}: ${e?.path || '/'}: ${e?.message ?? 'invalid'}${first.errors.length > 1 ? ` (and ${first.errors.length - 1} more)` : ''}`);
+    throw new StartupError(
+      `invalid policy ${file}: ${e?.path || '/'}: ${e?.message ?? 'invalid'}${first.errors.length > 1 ? ` (and ${first.errors.length - 1} more)` : ''}`,
+    );
   }
   current = first.value;
   const validators = createExternalValidators(callers);
@@ -128,7 +140,10 @@ export async function openPolicy(settings: Settings, file: string, pool: Pool, s
   });
   stack.defer(() => sync.close());
   const guard = new ContractGuard({
-    store: shared === undefined ? new MemoryPinStore() : new RedisPinStore(shared.client, settings.policyDomain, shared.guard),
+    store:
+      shared === undefined
+        ? new MemoryPinStore()
+        : new RedisPinStore(shared.client, settings.policyDomain, shared.guard),
     config: () => current.policy.contracts,
     catalogue: () => sync.current(),
     // A tool left or joined what callers may see: every open stream is told to list again.
@@ -137,23 +152,37 @@ export async function openPolicy(settings: Settings, file: string, pool: Pool, s
   });
   contracts = guard;
   // Quarantined tools are neither listed, discovered nor described to callers.
-  const visible = visibleCatalogue(() => sync.current(), () => guard.quarantinedTools());
+  const visible = visibleCatalogue(
+    () => sync.current(),
+    () => guard.quarantinedTools(),
+  );
   // Everything synced, quarantined tools included: whether a tool exists at all.
-  const synced = catalogueView(() => sync.current(), () => sync.refresh());
+  const synced = catalogueView(
+    () => sync.current(),
+    () => sync.refresh(),
+  );
   const catalogue = catalogueView(visible, () => sync.refresh());
   const local = new TokenBuckets(() => performance.now());
-  const limiter = shared === undefined ? local : new SharedBuckets({ client: shared.client, domain: settings.policyDomain, fallback: local });
+  const limiter =
+    shared === undefined
+      ? local
+      : new SharedBuckets({ client: shared.client, domain: settings.policyDomain, fallback: local });
   // Human approval: records shared through Redis when configured; the page only with its port.
   let pagePort: number | undefined;
   const approval = await openApprovals(settings, shared, () => pageBaseUrl(settings, pagePort));
-  const page = settings.approvalPort === undefined ? undefined : await startApproverPage(settings, {
-    approvals: approval.approvals,
-    verifiers: () => current.verifiers,
-    catalogue: synced,
-    sessionKey: approval.sessionKey,
-    csrfKey: approval.csrfKey,
-    ...(settings.approvalTrustedHeader !== undefined && { trusted: { idHeader: settings.approvalTrustedHeader, scopesHeader: settings.approvalTrustedScopesHeader } }),
-  });
+  const page =
+    settings.approvalPort === undefined
+      ? undefined
+      : await startApproverPage(settings, {
+          approvals: approval.approvals,
+          verifiers: () => current.verifiers,
+          catalogue: synced,
+          sessionKey: approval.sessionKey,
+          csrfKey: approval.csrfKey,
+          ...(settings.approvalTrustedHeader !== undefined && {
+            trusted: { idHeader: settings.approvalTrustedHeader, scopesHeader: settings.approvalTrustedScopesHeader },
+          }),
+        });
   if (page !== undefined) stack.defer(() => closeServer(page.server));
   pagePort = page?.port;
   const { checks, rateLimit } = policyChecks(schemas, {
@@ -161,16 +190,25 @@ export async function openPolicy(settings: Settings, file: string, pool: Pool, s
     hideUngranted: settings.hideUngranted,
     quarantine: contractQuarantineInterceptor(guard),
     limiter,
-    approval: approvalInterceptor({ approvals: approval.approvals, stateKey: approval.stateKey, grantsFromFile: opened.source === 'file', waitMs: settings.approvalWaitMs }),
+    approval: approvalInterceptor({
+      approvals: approval.approvals,
+      stateKey: approval.stateKey,
+      grantsFromFile: opened.source === 'file',
+      waitMs: settings.approvalWaitMs,
+    }),
   });
   const interceptors = [...checks, validators.interceptor];
   // What each caller may see was decided under the old grants: every open stream is told to list again.
   // An approval bumps the revision too, so pins are read again.
-  stack.defer(grants.onRevision(() => {
-    listChanged.notifyAll();
-    void guard.evaluate();
-  }));
-  const discovery = settings.deferredTools ? await openDiscovery(settings, catalogue, () => grants.revision() ?? -1, listChanged, shared, stack) : undefined;
+  stack.defer(
+    grants.onRevision(() => {
+      listChanged.notifyAll();
+      void guard.evaluate();
+    }),
+  );
+  const discovery = settings.deferredTools
+    ? await openDiscovery(settings, catalogue, () => grants.revision() ?? -1, listChanged, shared, stack)
+    : undefined;
   const idempotency = await openIdempotency(settings, shared);
   stack.defer(() => idempotency.close?.());
   const path = policyPath({
@@ -188,12 +226,24 @@ export async function openPolicy(settings: Settings, file: string, pool: Pool, s
     listChanged,
     mayList: (tool) => guard.mayList(tool),
     schemas,
-    execution: execution(settings, pool, idempotency, openTaskStore(settings, shared === undefined ? undefined : { client: shared.client, commandTimeoutMs: shared.config.commandTimeoutMs })),
+    execution: execution(
+      settings,
+      pool,
+      idempotency,
+      openTaskStore(
+        settings,
+        shared === undefined ? undefined : { client: shared.client, commandTimeoutMs: shared.config.commandTimeoutMs },
+      ),
+    ),
   });
   // An approval bumps the revision like a grant change, so cursors and cached lists made before it are refused.
-  const bumpRevision = revisionBumper(fileGrants !== undefined
-    ? { kind: 'file', store: fileGrants, rows: () => current.policy.grants }
-    : shared === undefined ? { kind: 'none' } : { kind: 'redis', client: shared.client, domain: settings.policyDomain });
+  const bumpRevision = revisionBumper(
+    fileGrants !== undefined
+      ? { kind: 'file', store: fileGrants, rows: () => current.policy.grants }
+      : shared === undefined
+        ? { kind: 'none' }
+        : { kind: 'redis', client: shared.client, domain: settings.policyDomain },
+  );
   let isSynced = false;
   const firstSync = sync.start().then(() => {
     isSynced = true;
@@ -204,7 +254,15 @@ export async function openPolicy(settings: Settings, file: string, pool: Pool, s
   stack.defer(guard.recheckEvery(settings.catalogueRefreshMs));
   return {
     path,
-    grpc: { current: () => current, grants, catalogue, interceptors, contracts: guard, bumpRevision, approvals: approval.approvals },
+    grpc: {
+      current: () => current,
+      grants,
+      catalogue,
+      interceptors,
+      contracts: guard,
+      bumpRevision,
+      approvals: approval.approvals,
+    },
     approvalPort: page?.port,
     sideEffect: (tool) => toolMetadata(current.policy, tool).sideEffect,
     firstSync,
@@ -213,7 +271,10 @@ export async function openPolicy(settings: Settings, file: string, pool: Pool, s
 }
 
 /** The approver page listener, loaded only with its port. */
-async function startApproverPage(settings: Settings, options: ApproverPageOptions): Promise<{ server: Server; port: number }> {
+async function startApproverPage(
+  settings: Settings,
+  options: ApproverPageOptions,
+): Promise<{ server: Server; port: number }> {
   const { createApproverServer } = await import('../http/approver/server.ts');
   const server = createApproverServer(options);
   installClientErrorHandler(server);
@@ -225,13 +286,31 @@ async function startApproverPage(settings: Settings, options: ApproverPageOption
 
 /** Deferred tool listing and its two discovery doors, loaded only with TOOLGATE_DEFERRED_TOOLS. */
 async function openDiscovery(
-  settings: Settings, catalogue: ReturnType<typeof catalogueView>, revisionNow: () => number, listChanged: ListChangedStreams, shared: SharedRedis | undefined, stack: AsyncDisposableStack,
+  settings: Settings,
+  catalogue: ReturnType<typeof catalogueView>,
+  revisionNow: () => number,
+  listChanged: ListChangedStreams,
+  shared: SharedRedis | undefined,
+  stack: AsyncDisposableStack,
 ): Promise<DiscoveryService> {
   const [{ ACTIVATION_TTL_MS, createDiscovery }, { RedisActivations }, { ListChangedRelay }] = await Promise.all([
-    import('../discovery/service.ts'), import('../discovery/activations-redis.ts'), import('../discovery/list-changed-redis.ts'),
+    import('../discovery/service.ts'),
+    import('../discovery/activations-redis.ts'),
+    import('../discovery/list-changed-redis.ts'),
   ]);
-  const activations = shared === undefined ? undefined : new RedisActivations({ client: shared.client, domain: settings.policyDomain, ttlMs: ACTIVATION_TTL_MS, timeoutMs: shared.config.commandTimeoutMs });
-  const relay = shared === undefined ? undefined : new ListChangedRelay({ connections: shared.connections, domain: settings.policyDomain, streams: listChanged });
+  const activations =
+    shared === undefined
+      ? undefined
+      : new RedisActivations({
+          client: shared.client,
+          domain: settings.policyDomain,
+          ttlMs: ACTIVATION_TTL_MS,
+          timeoutMs: shared.config.commandTimeoutMs,
+        });
+  const relay =
+    shared === undefined
+      ? undefined
+      : new ListChangedRelay({ connections: shared.connections, domain: settings.policyDomain, streams: listChanged });
   if (relay !== undefined) stack.defer(() => relay.close());
   return createDiscovery({ catalogue, revisionNow, activations, listChanged, relay });
 }
@@ -256,7 +335,9 @@ interface SharedRedis {
  */
 async function connectRedis(settings: Settings, url: string): Promise<SharedRedis> {
   const [{ parseRedisConfig }, { openRedisConnections }, { RedisReplayStore }] = await Promise.all([
-    import('../cache/redis.ts'), import('../cache/connections.ts'), import('../auth/redis-replay-store.ts'),
+    import('../cache/redis.ts'),
+    import('../cache/connections.ts'),
+    import('../auth/redis-replay-store.ts'),
   ]);
   const parsed = parseRedisConfig({
     url,
@@ -270,7 +351,10 @@ async function connectRedis(settings: Settings, url: string): Promise<SharedRedi
   const connections = openRedisConnections(parsed.config);
   const { client } = connections;
   // One setting for every record a failover must not undo (cache/guarded-write.ts).
-  const guard = { waitReplicas: settings.redisReplayWaitReplicas ?? (parsed.config.mode === 'sentinel' ? 1 : 0), timeoutMs: parsed.config.commandTimeoutMs };
+  const guard = {
+    waitReplicas: settings.redisReplayWaitReplicas ?? (parsed.config.mode === 'sentinel' ? 1 : 0),
+    timeoutMs: parsed.config.commandTimeoutMs,
+  };
   return {
     config: parsed.config,
     connections,

@@ -11,7 +11,8 @@ import type { Mode } from './mode.ts';
 
 export function openTransparent(settings: Settings, pool: Pool): Mode {
   log.warn('no policy file configured: every request is forwarded unchecked', { setting: 'TOOLGATE_POLICY_FILE' });
-  if (settings.deferredTools) log.warn('deferred tool listing needs a policy; it is off', { setting: 'TOOLGATE_DEFERRED_TOOLS' });
+  if (settings.deferredTools)
+    log.warn('deferred tool listing needs a policy; it is off', { setting: 'TOOLGATE_DEFERRED_TOOLS' });
   return {
     path: transparentPath(settings, pool),
     sideEffect: () => undefined,

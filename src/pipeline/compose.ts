@@ -45,7 +45,9 @@ function runFrom(list: readonly Interceptor[], start: number, exchange: Exchange
     const began = decision.hasSubscribers ? performance.now() : 0;
     const v = interceptor.intercept(exchange);
     if (v instanceof Promise) {
-      return v.then((settled) => (settle(interceptor, exchange, settled, began) ? runFrom(list, i + 1, exchange) : settled));
+      return v.then((settled) =>
+        settle(interceptor, exchange, settled, began) ? runFrom(list, i + 1, exchange) : settled,
+      );
     }
     if (!settle(interceptor, exchange, v, began)) return v;
   }
@@ -58,7 +60,16 @@ function settle(interceptor: Interceptor, ex: Exchange, v: Verdict, began: numbe
   if (decision.hasSubscribers) {
     // An audit-mode row that held beside the enforced refusal is recorded first, as it would be alone.
     if (v.kind === 'deny' && !audit && v.wouldDeny !== undefined) {
-      decision.publish({ request: ex.request, stage: interceptor.name, allowed: false, principal: ex.principal, error: v.error, mode: 'audit', ...(v.wouldDeny.rule !== undefined && { rule: v.wouldDeny.rule }), durationSeconds: 0 });
+      decision.publish({
+        request: ex.request,
+        stage: interceptor.name,
+        allowed: false,
+        principal: ex.principal,
+        error: v.error,
+        mode: 'audit',
+        ...(v.wouldDeny.rule !== undefined && { rule: v.wouldDeny.rule }),
+        durationSeconds: 0,
+      });
     }
     const keywords = v.kind === 'deny' ? v.data?.errors?.map((e) => e.keyword) : undefined;
     decision.publish({

@@ -82,39 +82,88 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   const headers = upstreamHeaders(settings, true);
   const pass = passThrough(pool, settings.maxBodyBytes);
   const snapshot = grantSnapshot(grants);
-  const toolsList = toolsListStage({ pool, catalogue, maxRewriteBytes: deps.maxRewriteBytes, discovery: deps.discovery, mayList: deps.mayList, toolErrors: settings.toolErrors });
-  const discovery = deps.discovery === undefined ? undefined : discoveryStage(deps.discovery, deps.discoveryChain, settings.toolErrors);
+  const toolsList = toolsListStage({
+    pool,
+    catalogue,
+    maxRewriteBytes: deps.maxRewriteBytes,
+    discovery: deps.discovery,
+    mayList: deps.mayList,
+    toolErrors: settings.toolErrors,
+  });
+  const discovery =
+    deps.discovery === undefined ? undefined : discoveryStage(deps.discovery, deps.discoveryChain, settings.toolErrors);
   const results = { schemas: deps.schemas, toolErrors: settings.toolErrors };
   const execute = executeStage(deps.execution, settings.toolErrors, results);
   const surfaces = surfaceStage(pool, deps.chain, settings.toolErrors);
   const listings = listingStage(pool, deps.maxRewriteBytes, settings.toolErrors);
-  const tasks = tasksStage({ pool, tasks: deps.execution.tasks, snapshot, maxRewriteBytes: deps.maxRewriteBytes, toolErrors: settings.toolErrors, results });
+  const tasks = tasksStage({
+    pool,
+    tasks: deps.execution.tasks,
+    snapshot,
+    maxRewriteBytes: deps.maxRewriteBytes,
+    toolErrors: settings.toolErrors,
+    results,
+  });
   // Methods whose rules live in the policy, not the grant store: they never wait on it (tasks ask it only for their creator).
   const policyOnly = new Map<string, Stage>([
     ...SURFACE_METHODS.map((m) => [m, surfaces] as const),
     ...[...LISTINGS.keys()].map((m) => [m, listings] as const),
     ...TASK_METHODS.map((m) => [m, tasks] as const),
   ]);
-  const policed = new Set(['tools/call', 'tools/list', ...policyOnly.keys(), ...(discovery === undefined ? [] : [DISCOVER_METHOD])]);
+  const policed = new Set([
+    'tools/call',
+    'tools/list',
+    ...policyOnly.keys(),
+    ...(discovery === undefined ? [] : [DISCOVER_METHOD]),
+  ]);
   const rowsForTool = (tool: string) => grants.rowsForTool(tool);
   const passthroughPaths = settings.passthroughPaths;
 
   /** An exchange decided by policy rows alone: it carries no tool grants. */
-  const policyExchange = (req: IncomingMessage, message: Classified, principal: Principal, policy: PolicyInForce['policy']): Exchange => (
-    { request: req, message, principal, policy, snapshot: emptySnapshot(principal.id), catalogue, rowsForTool }
-  );
+  const policyExchange = (
+    req: IncomingMessage,
+    message: Classified,
+    principal: Principal,
+    policy: PolicyInForce['policy'],
+  ): Exchange => ({
+    request: req,
+    message,
+    principal,
+    policy,
+    snapshot: emptySnapshot(principal.id),
+    catalogue,
+    rowsForTool,
+  });
 
-  async function route(req: IncomingMessage, res: ServerResponse, upstream: string[], body: Buffer, message: Classified, principal: Principal): Promise<Outcome> {
+  async function route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    upstream: string[],
+    body: Buffer,
+    message: Classified,
+    principal: Principal,
+  ): Promise<Outcome> {
     const method = message.method;
     if (method === LISTEN_METHOD && message.kind === 'request') {
       const subscriptions = await deps.chain.run(policyExchange(req, message, principal, current().policy));
       if (subscriptions.kind === 'deny') return refuse(res, message, subscriptions, settings.toolErrors);
       // 2026-07-28 has no GET stream: list changes go on the caller's listen stream, stamped with its subscription.
-      const onEventStream = listChanged !== undefined && listensForToolChanges(message.params) ? tellOnChange(listChanged, principal, listChangedEvent(message.id)) : undefined;
-      return forward(pool, { req, res, headers: upstream, body, rpcId: message.id }, { onEventStream, dropEvent: resourceUpdateDropper(current, principal) });
+      const onEventStream =
+        listChanged !== undefined && listensForToolChanges(message.params)
+          ? tellOnChange(listChanged, principal, listChangedEvent(message.id))
+          : undefined;
+      return forward(
+        pool,
+        { req, res, headers: upstream, body, rpcId: message.id },
+        { onEventStream, dropEvent: resourceUpdateDropper(current, principal) },
+      );
     }
     if (method === 'initialize' && message.kind === 'request') {
-      return forward(pool, { req, res, headers: upstream, body, rpcId: message.id }, { onResponseHead: session.bindOnInitialize(principal, message) });
+      return forward(
+        pool,
+        { req, res, headers: upstream, body, rpcId: message.id },
+        { onResponseHead: session.bindOnInitialize(principal, message) },
+      );
     }
     if (message.kind === 'notification' && method !== undefined && policed.has(method)) {
       // A request method without an id: a generic JSON-RPC server runs such
@@ -134,7 +183,14 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
       return refuse(res, message, { error: 'grants_unavailable' }, settings.toolErrors);
     }
     const ex: Exchange = {
-      request: req, message, principal, policy: inForce.policy, snapshot: snap, catalogue, rowsForTool, urlElicitation: session.urlElicitation(req, message),
+      request: req,
+      message,
+      principal,
+      policy: inForce.policy,
+      snapshot: snap,
+      catalogue,
+      rowsForTool,
+      urlElicitation: session.urlElicitation(req, message),
     };
     if (method === 'tools/list') return toolsList(ex, res, upstream, body);
     if (discovery !== undefined && isDiscovery(ex)) return discovery(ex, res, upstream, body);
@@ -158,14 +214,18 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
         sendError(res, message.id, 'session_not_found');
         return { label, outcome: 'session_not_found' };
       }
-      return { label, outcome: await route(req, res, headers.message(req, message, who.principal), body, message, who.principal) };
+      return {
+        label,
+        outcome: await route(req, res, headers.message(req, message, who.principal), body, message, who.principal),
+      };
     },
 
     async sessionOperation(req, res) {
       const label = `http_${req.method?.toLowerCase()}`;
       if (refusedRepeatedFields(req, res)) return { label, outcome: 'header_mismatch' };
       // CORS preflights carry no credentials by design.
-      if (req.method === 'OPTIONS') return { label, outcome: await pass(req, res, null, headers.plain(req, undefined)) };
+      if (req.method === 'OPTIONS')
+        return { label, outcome: await pass(req, res, null, headers.plain(req, undefined)) };
       const who = await authenticate(req);
       if (!who.ok) return { label, outcome: unauthenticated(res, who) };
       if (!session.owns(req, who.principal)) {
@@ -173,7 +233,10 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
         return { label, outcome: 'session_not_found' };
       }
       // The GET stream is where a 2025 session's server-initiated messages go.
-      const onEventStream = req.method === 'GET' && listChanged !== undefined ? tellOnChange(listChanged, who.principal, SESSION_EVENT) : undefined;
+      const onEventStream =
+        req.method === 'GET' && listChanged !== undefined
+          ? tellOnChange(listChanged, who.principal, SESSION_EVENT)
+          : undefined;
       const dropEvent = req.method === 'GET' ? resourceUpdateDropper(current, who.principal) : undefined;
       const options = { onEventStream, onResponseHead: session.endOnDelete(req), dropEvent };
       return { label, outcome: await pass(req, res, null, headers.plain(req, who.principal), options) };
@@ -199,7 +262,9 @@ function tellOnChange(streams: ListChangedStreams, principal: Principal, event: 
 /** 401 with the challenge (and why, where the verifier said), or a retryable 503 when a credential could not be checked now. */
 function unauthenticated(res: ServerResponse, who: Exclude<Authenticated, { ok: true }>): Outcome {
   if (who.error === 'unauthenticated') {
-    sendError(res, null, who.error, who.problem === undefined ? undefined : { reason: who.problem }, { 'www-authenticate': who.challenge });
+    sendError(res, null, who.error, who.problem === undefined ? undefined : { reason: who.problem }, {
+      'www-authenticate': who.challenge,
+    });
   } else {
     sendError(res, null, who.error);
   }

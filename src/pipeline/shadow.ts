@@ -30,4 +30,3 @@ export function shadowed(ex: Exchange, stage: string, v: Extract<Verdict, { kind
   if (!Object.hasOwn(HONOURED, stage) || !(HONOURED[stage] as ReadonlySet<ErrorId>).has(v.error)) return false;
   return v.audit === true || (!SELF_SHADOWED.has(stage) && enforcementFor(ex.policy, ex.message.name) === 'audit');
 }
-

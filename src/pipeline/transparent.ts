@@ -22,7 +22,16 @@ export function transparentPath(settings: Pick<Settings, 'maxBodyBytes' | 'princ
       const read = await readMessage(req, res, settings.maxBodyBytes);
       if (!read.ok) return { label: 'unclassified', outcome: read.outcome };
       const { message, body } = read;
-      return { label: methodLabel(message.method), outcome: await forward(pool, { req, res, headers: headers.message(req, message, undefined), body, rpcId: message.id }) };
+      return {
+        label: methodLabel(message.method),
+        outcome: await forward(pool, {
+          req,
+          res,
+          headers: headers.message(req, message, undefined),
+          body,
+          rpcId: message.id,
+        }),
+      };
     },
     async sessionOperation(req, res) {
       const label = `http_${req.method?.toLowerCase()}`;

@@ -62,7 +62,13 @@ export class DirectoryWatches {
     [...wanted].forEach(([dir, names], i) => {
       const identity = identities[i];
       const current = this.#watches.get(dir);
-      if (current !== undefined && current.identity === identity && current.identity !== undefined && sameSet(current.names, names)) return;
+      if (
+        current !== undefined &&
+        current.identity === identity &&
+        current.identity !== undefined &&
+        sameSet(current.names, names)
+      )
+        return;
       current?.watcher?.close();
       this.#watches.set(dir, this.#arm(dir, names, identity));
     });

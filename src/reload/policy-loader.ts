@@ -32,26 +32,39 @@ export function policyLoader(opts: PolicyLoaderOptions = {}): PolicyLoader<Polic
     if (!loaded.ok) return loaded;
     const referenced = referencedFiles(loaded.policy);
     // Fingerprinted before anything reads them, so the watcher notices a change made during this load.
-    const watched: WatchedFile[] = await Promise.all(referenced.map(async (f) => ({ path: f.path, fingerprint: (await fingerprint(f.path)).key })));
+    const watched: WatchedFile[] = await Promise.all(
+      referenced.map(async (f) => ({ path: f.path, fingerprint: (await fingerprint(f.path)).key })),
+    );
     const files = await hashFiles(referenced.map((f) => [f.pointer, f.path]));
     const built = await buildPolicyInForce(loaded.policy, opts.replayStore);
     if (!built.ok) return { ...built, files: watched };
     const sourceDigest = loaded.policy.sourceDigest;
-    return { ok: true, value: built.policyInForce, digest: files.length === 0 ? sourceDigest : combine(sourceDigest, files), files: watched };
+    return {
+      ok: true,
+      value: built.policyInForce,
+      digest: files.length === 0 ? sourceDigest : combine(sourceDigest, files),
+      files: watched,
+    };
   };
 }
 
 /** Keyed by role (where the policy names the file), not path: under a ConfigMap the resolved paths change with every version. */
 async function hashFiles(files: readonly [string, string][]): Promise<string[]> {
-  return Promise.all(files.map(async ([role, path]) => {
-    try {
-      return `${role}:${createHash('sha256').update(await readFile(path)).digest('hex')}`;
-    } catch {
-      return `${role}:unreadable`;
-    }
-  }));
+  return Promise.all(
+    files.map(async ([role, path]) => {
+      try {
+        return `${role}:${createHash('sha256')
+          .update(await readFile(path))
+          .digest('hex')}`;
+      } catch {
+        return `${role}:unreadable`;
+      }
+    }),
+  );
 }
 
 function combine(sourceDigest: string, files: readonly string[]): string {
-  return createHash('sha256').update([sourceDigest, ...files].join('\n')).digest('hex');
+  return createHash('sha256')
+    .update([sourceDigest, ...files].join('\n'))
+    .digest('hex');
 }

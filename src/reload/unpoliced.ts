@@ -8,9 +8,15 @@ import { log } from '../telemetry/log.ts';
  * keeps working as it did. Returns what it reported, for the next version.
  */
 export function warnUnpoliced(policy: Policy, reported: string): string {
-  const open = [...(policy.resources === undefined ? ['resources'] : []), ...(policy.prompts === undefined ? ['prompts'] : [])].join(',');
+  const open = [
+    ...(policy.resources === undefined ? ['resources'] : []),
+    ...(policy.prompts === undefined ? ['prompts'] : []),
+  ].join(',');
   if (open !== '' && open !== reported) {
-    log.warn('the policy has no section for these surfaces: any authenticated caller may read them; add a section to police them', { surfaces: open });
+    log.warn(
+      'the policy has no section for these surfaces: any authenticated caller may read them; add a section to police them',
+      { surfaces: open },
+    );
   }
   return open;
 }

@@ -90,7 +90,10 @@ export interface PolicyWatcher<T> {
 const DEFAULT_DEBOUNCE_MS = 200;
 const DEFAULT_POLL_INTERVAL_MS = 10_000;
 const MAX_BURST_FACTOR = 10;
-const CLOSED_DURING_START: Candidate<never> = Object.freeze({ ok: false, errors: Object.freeze([{ path: '', message: 'watch: closed before the first load finished' }]) });
+const CLOSED_DURING_START: Candidate<never> = Object.freeze({
+  ok: false,
+  errors: Object.freeze([{ path: '', message: 'watch: closed before the first load finished' }]),
+});
 
 export function watchPolicy<T>(opts: PolicyWatchOptions<T>): PolicyWatcher<T> {
   return new DirectoryPolicyWatcher(opts);
@@ -118,17 +121,21 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
   #applied: AppliedVersion<T> | undefined;
 
   constructor(opts: PolicyWatchOptions<T>) {
-    if (typeof opts.path !== 'string' || opts.path === '') throw new TypeError('PolicyWatcher: path must be a non-empty string');
+    if (typeof opts.path !== 'string' || opts.path === '')
+      throw new TypeError('PolicyWatcher: path must be a non-empty string');
     const debounceMs = opts.debounceMs ?? DEFAULT_DEBOUNCE_MS;
     const pollIntervalMs = opts.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-    for (const [name, v] of [['debounceMs', debounceMs], ['pollIntervalMs', pollIntervalMs]] as const) {
+    for (const [name, v] of [
+      ['debounceMs', debounceMs],
+      ['pollIntervalMs', pollIntervalMs],
+    ] as const) {
       if (!(Number.isSafeInteger(v) && v > 0)) throw new TypeError(`PolicyWatcher: ${name} must be a positive integer`);
     }
     this.#path = opts.path;
     this.#load = opts.load;
     this.#onApply = opts.onApply;
     this.#pollIntervalMs = pollIntervalMs;
-    this.#watches = opts.fsWatch ?? true ? new DirectoryWatches(() => this.#trigger()) : undefined;
+    this.#watches = (opts.fsWatch ?? true) ? new DirectoryWatches(() => this.#trigger()) : undefined;
     this.#debouncer = new Debouncer(() => this.#onSettled(), debounceMs, debounceMs * MAX_BURST_FACTOR);
   }
 
@@ -177,7 +184,10 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
   /** Runs one load at a time; a change noticed meanwhile earns one more load afterwards. */
   async #exclusive<R>(fn: () => Promise<R>): Promise<R> {
     const run = fn();
-    this.#inflight = run.then(() => undefined, () => undefined);
+    this.#inflight = run.then(
+      () => undefined,
+      () => undefined,
+    );
     try {
       return await run;
     } finally {
@@ -224,7 +234,9 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
     // Taken before reading: a change after this point differs from it, so
     // the poll notices it even if this read already saw the old version.
     const fp = await fingerprint(this.#path);
-    const before = await Promise.all([...this.#files.keys()].map(async (path) => [path, (await fingerprint(path)).key] as const));
+    const before = await Promise.all(
+      [...this.#files.keys()].map(async (path) => [path, (await fingerprint(path)).key] as const),
+    );
     this.#seen = fp.key;
     this.#polled = undefined;
     let candidate: Candidate<T>;
@@ -235,7 +247,12 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
     }
     // The files this version names, fingerprinted by the loader before it read them; a version
     // that names none it could say keeps the files watched so far, so fixing one is noticed.
-    this.#files = candidate.files !== undefined ? new Map(candidate.files.map((f) => [f.path, f.fingerprint])) : candidate.ok ? new Map() : new Map(before);
+    this.#files =
+      candidate.files !== undefined
+        ? new Map(candidate.files.map((f) => [f.path, f.fingerprint]))
+        : candidate.ok
+          ? new Map()
+          : new Map(before);
     await this.#watches?.sync(this.#watched());
     return candidate;
   }
@@ -258,7 +275,11 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
   }
 
   #report(outcome: 'applied' | 'unchanged', started: number): void {
-    const fields = { generation: this.#applied?.generation, digest: this.#applied?.digest, duration_ms: Math.round(performance.now() - started) };
+    const fields = {
+      generation: this.#applied?.generation,
+      digest: this.#applied?.digest,
+      duration_ms: Math.round(performance.now() - started),
+    };
     if (outcome === 'applied') log.info('policy reloaded', fields);
     else log.info('policy re-read; content unchanged, nothing applied', fields);
     this.#publish(outcome, started);
@@ -266,7 +287,11 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
 
   #publish(outcome: ReloadOutcome, started: number): void {
     if (!policyReload.hasSubscribers) return;
-    const message: PolicyReload = { outcome, generation: this.#applied?.generation ?? 0, durationSeconds: (performance.now() - started) / 1000 };
+    const message: PolicyReload = {
+      outcome,
+      generation: this.#applied?.generation ?? 0,
+      durationSeconds: (performance.now() - started) / 1000,
+    };
     policyReload.publish(message);
   }
 
@@ -277,7 +302,10 @@ class DirectoryPolicyWatcher<T> implements PolicyWatcher<T> {
   async #poll(): Promise<void> {
     this.#pollTimer = undefined;
     const files = [...this.#files];
-    const [fp, now] = await Promise.all([fingerprint(this.#path), Promise.all(files.map(([path]) => fingerprint(path)))]);
+    const [fp, now] = await Promise.all([
+      fingerprint(this.#path),
+      Promise.all(files.map(([path]) => fingerprint(path))),
+    ]);
     // Also replaces a watch whose directory died or was recreated.
     await this.#watches?.sync(this.#watched());
     if (this.#state !== 'running') return;

@@ -15,7 +15,10 @@ const MAX_NODES = 200_000;
 
 export class TooManyNodes extends Error {}
 
-export function editTexts(result: Readonly<Record<string, unknown>>, edit: TextEdit): Readonly<Record<string, unknown>> {
+export function editTexts(
+  result: Readonly<Record<string, unknown>>,
+  edit: TextEdit,
+): Readonly<Record<string, unknown>> {
   let out: Record<string, unknown> | undefined;
   const content = result.content;
   if (Array.isArray(content)) {

@@ -31,7 +31,12 @@ export interface AuditInput {
   readonly status: number;
   readonly upstreamStatus: number | undefined;
   /** What the result guard did (or in audit mode would have done): ids and counts only. */
-  readonly resultGuard?: { readonly mode: 'enforce' | 'audit'; readonly hits: readonly { readonly detector: string; readonly action: string; readonly count: number }[] } | undefined;
+  readonly resultGuard?:
+    | {
+        readonly mode: 'enforce' | 'audit';
+        readonly hits: readonly { readonly detector: string; readonly action: string; readonly count: number }[];
+      }
+    | undefined;
   readonly arguments: { readonly present: true; readonly value: unknown } | undefined;
   readonly src: { readonly ip: string | undefined; readonly port: number | undefined };
   readonly dst: URL;
@@ -40,14 +45,27 @@ export interface AuditInput {
   readonly version: string;
 }
 
-const READS = new Set(['tools/list', 'resources/list', 'resources/read', 'resources/templates/list', 'prompts/list', 'prompts/get', 'toolgate/discover']);
+const READS = new Set([
+  'tools/list',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'prompts/list',
+  'prompts/get',
+  'toolgate/discover',
+]);
 
 export function auditEvent(a: AuditInput): Record<string, unknown> {
   const read = READS.has(a.operation);
   const activityId = read ? 2 : 99;
   const activityName = read ? 'Read' : a.operation === 'tools/call' ? 'Invoke' : 'Other';
   const failed = a.denial !== undefined || (a.outcome !== 'forwarded' && a.outcome !== 'client_closed');
-  const code = a.denial?.error !== undefined ? errors[a.denial.error].code : Object.hasOwn(errors, a.outcome) ? errors[a.outcome as ErrorId].code : a.outcome;
+  const code =
+    a.denial?.error !== undefined
+      ? errors[a.denial.error].code
+      : Object.hasOwn(errors, a.outcome)
+        ? errors[a.outcome as ErrorId].code
+        : a.outcome;
   const digest = a.arguments === undefined ? undefined : canonicalize(a.arguments.value);
   const dstPort = Number(a.dst.port) || (a.dst.protocol === 'https:' ? 443 : 80);
   return {
@@ -72,7 +90,10 @@ export function auditEvent(a: AuditInput): Record<string, unknown> {
     actor: {
       ...(a.principalId !== undefined && { user: { uid: a.principalId } }),
       ...(a.denial !== undefined && { authorizations: [{ decision: 'deny', policy: { name: a.denial.stage } }] }),
-      ...(a.denial === undefined && a.wouldDeny !== undefined && { authorizations: [{ decision: 'audit_deny', policy: { name: a.wouldDeny.stage } }] }),
+      ...(a.denial === undefined &&
+        a.wouldDeny !== undefined && {
+          authorizations: [{ decision: 'audit_deny', policy: { name: a.wouldDeny.stage } }],
+        }),
     },
     api: {
       operation: a.operation,
@@ -81,16 +102,29 @@ export function auditEvent(a: AuditInput): Record<string, unknown> {
       response: { code: a.status, ...(failed && { error: code }) },
     },
     ...(a.tool !== undefined && { resources: [{ name: a.tool, type: 'mcp_tool' }] }),
-    src_endpoint: { ...(a.src.ip !== undefined && { ip: a.src.ip }), ...(a.src.port !== undefined && { port: a.src.port }) },
+    src_endpoint: {
+      ...(a.src.ip !== undefined && { ip: a.src.ip }),
+      ...(a.src.port !== undefined && { port: a.src.port }),
+    },
     dst_endpoint: { hostname: a.dst.hostname, port: dstPort, svc_name: 'mcp' },
     ...producedBy(a.pod, a.version, a.traceId),
     unmapped: {
       ...(a.traceId !== undefined && { trace_id: a.traceId }),
       ...(a.sideEffect !== undefined && { side_effect: a.sideEffect }),
       ...(a.upstreamStatus !== undefined && { upstream_status: a.upstreamStatus }),
-      ...(a.resultGuard !== undefined && { result_guard: { mode: a.resultGuard.mode, hits: a.resultGuard.hits.map((h) => ({ detector: h.detector, action: h.action, count: h.count })) } }),
-      ...(a.wouldDeny !== undefined && { would_deny: true, would_deny_stage: a.wouldDeny.stage, ...(a.wouldDeny.error !== undefined && { would_deny_code: errors[a.wouldDeny.error].code }) }),
-      ...(digest !== undefined && digest.ok && { arguments_sha256: sha256Hex(digest.text), arguments_bytes: Buffer.byteLength(digest.text) }),
+      ...(a.resultGuard !== undefined && {
+        result_guard: {
+          mode: a.resultGuard.mode,
+          hits: a.resultGuard.hits.map((h) => ({ detector: h.detector, action: h.action, count: h.count })),
+        },
+      }),
+      ...(a.wouldDeny !== undefined && {
+        would_deny: true,
+        would_deny_stage: a.wouldDeny.stage,
+        ...(a.wouldDeny.error !== undefined && { would_deny_code: errors[a.wouldDeny.error].code }),
+      }),
+      ...(digest !== undefined &&
+        digest.ok && { arguments_sha256: sha256Hex(digest.text), arguments_bytes: Buffer.byteLength(digest.text) }),
     },
   };
 }

@@ -6,8 +6,21 @@ import { methodLabel } from '../mcp/methods.ts';
 import { approvalAuditEvent, auditEvent, contractAuditEvent } from './audit-event.ts';
 import type { AuditSink } from './audit-sink.ts';
 import {
-  approvalEvent, contractEvent, decision, on, requestClassified, requestEnd, resultGuard, upstreamEnd, type ApprovalEvent, type ContractEvent, type Decision, type RequestClassified, type RequestEnd,
-  type ResultGuardEvent, type UpstreamEnd,
+  approvalEvent,
+  contractEvent,
+  decision,
+  on,
+  requestClassified,
+  requestEnd,
+  resultGuard,
+  upstreamEnd,
+  type ApprovalEvent,
+  type ContractEvent,
+  type Decision,
+  type RequestClassified,
+  type RequestEnd,
+  type ResultGuardEvent,
+  type UpstreamEnd,
 } from './channels.ts';
 import { guard } from './guard.ts';
 import { requestSlot } from './request-slot.ts';
@@ -75,8 +88,17 @@ export function startAudit(options: AuditOptions): Audit {
     const isCall = message?.method === 'tools/call' && message.kind === 'request';
     const tool = isCall ? safeName(message.name) : undefined;
     const effect = tool === undefined ? undefined : sideEffect?.(tool);
-    if (s?.denial === undefined && s?.wouldDeny === undefined && s?.resultGuard === undefined && !(isCall && effect !== 'read_only')) return;
-    const args = isCall && message.params !== undefined && Object.hasOwn(message.params, 'arguments') ? { present: true as const, value: callArguments(message) } : undefined;
+    if (
+      s?.denial === undefined &&
+      s?.wouldDeny === undefined &&
+      s?.resultGuard === undefined &&
+      !(isCall && effect !== 'read_only')
+    )
+      return;
+    const args =
+      isCall && message.params !== undefined && Object.hasOwn(message.params, 'arguments')
+        ? { present: true as const, value: callArguments(message) }
+        : undefined;
     const event = auditEvent({
       timeMs: Date.now(),
       durationMs: e.durationSeconds * 1000,
@@ -138,7 +160,8 @@ const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
 /** Without tracing, the caller's own trace id (from `_meta`, else the header) still correlates the event. */
 function incomingTraceId(request: IncomingMessage, message: Classified | undefined): string | undefined {
   const meta = message?.params?._meta;
-  const fromMeta = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).traceparent : undefined;
+  const fromMeta =
+    typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).traceparent : undefined;
   const header = request.headers.traceparent;
   for (const candidate of [fromMeta, header]) {
     const id = typeof candidate === 'string' ? TRACEPARENT.exec(candidate)?.[1] : undefined;

@@ -263,7 +263,11 @@ export interface ResultGuardEvent {
   readonly request: IncomingMessage;
   readonly tool: string;
   readonly mode: 'enforce' | 'audit';
-  readonly hits: readonly { readonly detector: string; readonly action: 'redact' | 'mark' | 'block' | 'cut'; readonly count: number }[];
+  readonly hits: readonly {
+    readonly detector: string;
+    readonly action: 'redact' | 'mark' | 'block' | 'cut';
+    readonly count: number;
+  }[];
 }
 export const resultGuard = typed<ResultGuardEvent>('toolgate:result_guard');
 

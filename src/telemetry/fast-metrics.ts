@@ -76,7 +76,13 @@ export class FastCounter<L extends string> implements Exposed {
   }
 
   async get() {
-    return { name: this.name, help: this.help, type: this.type, aggregator: 'sum' as const, values: [...this.#series.values()].map((s) => ({ labels: s.labels, value: s.value })) };
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: 'sum' as const,
+      values: [...this.#series.values()].map((s) => ({ labels: s.labels, value: s.value })),
+    };
   }
 
   reset(): void {
@@ -115,7 +121,12 @@ export class FastHistogram<L extends string> implements Exposed {
     const key = values.join('\u0000');
     let s = this.#series.get(key);
     if (s === undefined) {
-      s = { labels: labelsOf(this.labelNames, values), counts: new Float64Array(this.#buckets.length), sum: 0, count: 0 };
+      s = {
+        labels: labelsOf(this.labelNames, values),
+        counts: new Float64Array(this.#buckets.length),
+        sum: 0,
+        count: 0,
+      };
       this.#series.set(key, s);
     }
     const series = s;

@@ -13,7 +13,10 @@ export function guard<A extends unknown[]>(subscriber: string, fn: (...args: A) 
     } catch (err) {
       if (reported) return;
       reported = true;
-      log.error('telemetry subscriber failed; further failures are not logged', { subscriber, error: err instanceof Error ? err.name : typeof err });
+      log.error('telemetry subscriber failed; further failures are not logged', {
+        subscriber,
+        error: err instanceof Error ? err.name : typeof err,
+      });
     }
   };
 }

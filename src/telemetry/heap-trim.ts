@@ -100,7 +100,10 @@ function trim(gc: Gc, totalBefore: number): void {
   gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   const durationSeconds = (performance.now() - started) / 1000;
   if (heapTrim.hasSubscribers) {
-    heapTrim.publish({ releasedBytes: Math.max(0, totalBefore - getHeapStatistics().total_heap_size), durationSeconds });
+    heapTrim.publish({
+      releasedBytes: Math.max(0, totalBefore - getHeapStatistics().total_heap_size),
+      durationSeconds,
+    });
   }
 }
 

@@ -11,5 +11,9 @@ const EVENT_LOOP_SAMPLE_MS = 100;
 
 /** Node's process metrics (CPU, memory, handles, event-loop delay, GC) under `toolgate_process_`. */
 export function collectProcessMetrics(registry: Registry): void {
-  collectDefaultMetrics({ register: registry, prefix: 'toolgate_process_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  collectDefaultMetrics({
+    register: registry,
+    prefix: 'toolgate_process_',
+    eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
+  });
 }

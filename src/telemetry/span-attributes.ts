@@ -37,7 +37,12 @@ function uriScheme(uri: string | undefined): string | undefined {
 /** `{mcp.method.name} {target}`: the tool or prompt name, or the resource URI's scheme. */
 export function serverSpanName(c: Classified): string {
   const method = methodLabel(c.method);
-  const target = c.method === 'resources/read' ? uriScheme(c.name) : c.method === 'tools/call' || c.method === 'prompts/get' ? safeName(c.name) : undefined;
+  const target =
+    c.method === 'resources/read'
+      ? uriScheme(c.name)
+      : c.method === 'tools/call' || c.method === 'prompts/get'
+        ? safeName(c.name)
+        : undefined;
   return target === undefined ? method : `${method} ${target}`;
 }
 

@@ -31,8 +31,13 @@ export interface Telemetry {
   close(): Promise<void>;
 }
 
-export async function startTelemetry(settings: Pick<Settings, 'auditLog' | 'auditQueueEvents' | 'mcpPath' | 'upstream'>, hooks: TelemetryHooks = {}, env: NodeJS.ProcessEnv = process.env): Promise<Telemetry> {
-  const sink = settings.auditLog === undefined ? undefined : openAuditSink(settings.auditLog, settings.auditQueueEvents);
+export async function startTelemetry(
+  settings: Pick<Settings, 'auditLog' | 'auditQueueEvents' | 'mcpPath' | 'upstream'>,
+  hooks: TelemetryHooks = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Telemetry> {
+  const sink =
+    settings.auditLog === undefined ? undefined : openAuditSink(settings.auditLog, settings.auditQueueEvents);
   let sdk: OtelSdk | undefined;
   let tracing: Tracing | undefined;
   if (tracingRequested(env)) {

@@ -1,12 +1,44 @@
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type SpanContext,
+  type Tracer,
+} from '@opentelemetry/api';
 import { TraceState, parseTraceParent } from '@opentelemetry/core';
 import { errors, type ErrorId } from '../errors.ts';
 import type { Classified } from '../mcp/classify.ts';
 import { requestPath } from '../mcp/request-path.ts';
-import { decision, requestClassified, requestEnd, requestStart, upstreamEnd, upstreamStart, type Decision, type RequestClassified, type RequestEnd, type RequestStart, type UpstreamEnd, type UpstreamStart } from './channels.ts';
-import { approvalEvent, discovery, on, resultGuard, type ApprovalEvent, type DiscoveryDone, type ResultGuardEvent } from './channels.ts';
+import {
+  decision,
+  requestClassified,
+  requestEnd,
+  requestStart,
+  upstreamEnd,
+  upstreamStart,
+  type Decision,
+  type RequestClassified,
+  type RequestEnd,
+  type RequestStart,
+  type UpstreamEnd,
+  type UpstreamStart,
+} from './channels.ts';
+import {
+  approvalEvent,
+  discovery,
+  on,
+  resultGuard,
+  type ApprovalEvent,
+  type DiscoveryDone,
+  type ResultGuardEvent,
+} from './channels.ts';
 import { keywordLabels } from './keywords.ts';
 import { guard } from './guard.ts';
 import { requestSlot } from './request-slot.ts';
@@ -89,10 +121,18 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     if (t.context !== undefined) return t.context;
     const m = t.message;
     const parent = parentContext(request, m);
-    const name = m !== undefined ? serverSpanName(m) : requestPath(request) === mcpPath ? `${request.method} ${mcpPath}` : `${request.method}`;
+    const name =
+      m !== undefined
+        ? serverSpanName(m)
+        : requestPath(request) === mcpPath
+          ? `${request.method} ${mcpPath}`
+          : `${request.method}`;
     const span = tracer.startSpan(name, { kind: SpanKind.SERVER, startTime: t.startMs }, parent.context);
     if (span.isRecording()) {
-      const attributes = m !== undefined ? serverSpanAttributes(m, request) : addClientAttributes({ 'http.request.method': request.method ?? 'other' }, request);
+      const attributes =
+        m !== undefined
+          ? serverSpanAttributes(m, request)
+          : addClientAttributes({ 'http.request.method': request.method ?? 'other' }, request);
       attributes['toolgate.trace.parent'] = parent.source;
       span.setAttributes(attributes);
     }
@@ -111,9 +151,16 @@ export function subscribeTracing(options: TracingOptions): Tracing {
   };
 
   const decisionSpan = (context: Context, d: Decision, endMs: number) => {
-    const span = tracer.startSpan(`policy ${d.stage}`, { kind: SpanKind.INTERNAL, startTime: endMs - d.durationSeconds * 1000 }, context);
+    const span = tracer.startSpan(
+      `policy ${d.stage}`,
+      { kind: SpanKind.INTERNAL, startTime: endMs - d.durationSeconds * 1000 },
+      context,
+    );
     if (span.isRecording()) {
-      const attributes: Attributes = { 'toolgate.policy.stage': d.stage, 'toolgate.policy.decision': d.allowed ? 'allow' : 'deny' };
+      const attributes: Attributes = {
+        'toolgate.policy.stage': d.stage,
+        'toolgate.policy.decision': d.allowed ? 'allow' : 'deny',
+      };
       if (d.error !== undefined) attributes['error.type'] = errors[d.error].code;
       if (d.keywords !== undefined) attributes['toolgate.validation.keywords'] = keywordLabels(d.keywords);
       if (d.principal !== undefined) attributes['user.id'] = d.principal.id;
@@ -123,7 +170,8 @@ export function subscribeTracing(options: TracingOptions): Tracing {
         attributes['toolgate.policy.would_deny'] = true;
       }
       span.setAttributes(attributes);
-      if (!d.allowed && d.mode !== 'audit') span.setStatus({ code: SpanStatusCode.ERROR, message: d.error === undefined ? 'deny' : errors[d.error].code });
+      if (!d.allowed && d.mode !== 'audit')
+        span.setStatus({ code: SpanStatusCode.ERROR, message: d.error === undefined ? 'deny' : errors[d.error].code });
     }
     span.end(endMs);
   };
@@ -151,14 +199,22 @@ export function subscribeTracing(options: TracingOptions): Tracing {
   const onApproval = guard('tracing', (a: ApprovalEvent) => {
     const span = a.request === undefined ? undefined : traces.get(a.request)?.span;
     if (span === undefined || !span.isRecording()) return;
-    span.addEvent(`toolgate.approval.${a.event}`, { 'toolgate.approval.id': a.approvalId, 'toolgate.approval.arguments_digest': a.argumentsDigest });
+    span.addEvent(`toolgate.approval.${a.event}`, {
+      'toolgate.approval.id': a.approvalId,
+      'toolgate.approval.arguments_digest': a.argumentsDigest,
+    });
   });
 
   const onResultGuard = guard('tracing', (g: ResultGuardEvent) => {
     const span = traces.get(g.request)?.span;
     if (span === undefined || !span.isRecording()) return;
     for (const h of g.hits) {
-      span.addEvent('toolgate.result_guard', { 'toolgate.result_guard.detector': h.detector, 'toolgate.result_guard.action': h.action, 'toolgate.result_guard.count': h.count, 'toolgate.result_guard.mode': g.mode });
+      span.addEvent('toolgate.result_guard', {
+        'toolgate.result_guard.detector': h.detector,
+        'toolgate.result_guard.action': h.action,
+        'toolgate.result_guard.count': h.count,
+        'toolgate.result_guard.mode': g.mode,
+      });
     }
   });
 
@@ -168,8 +224,13 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     const parent = open(d.request, t);
     if (parent === null) return;
     const endMs = now();
-    const span = tracer.startSpan('discover', { kind: SpanKind.INTERNAL, startTime: endMs - d.durationSeconds * 1000 }, parent);
-    if (span.isRecording()) span.setAttributes({ 'toolgate.discovery.results': d.results, 'toolgate.discovery.total': d.total });
+    const span = tracer.startSpan(
+      'discover',
+      { kind: SpanKind.INTERNAL, startTime: endMs - d.durationSeconds * 1000 },
+      parent,
+    );
+    if (span.isRecording())
+      span.setAttributes({ 'toolgate.discovery.results': d.results, 'toolgate.discovery.total': d.total });
     span.end(endMs);
   });
 
@@ -201,7 +262,8 @@ export function subscribeTracing(options: TracingOptions): Tracing {
     if (u.addMetaField !== undefined && msg !== undefined && (msg.kind === 'request' || msg.kind === 'notification')) {
       u.addMetaField('traceparent', traceparent);
       const meta = msg.params?._meta as Record<string, unknown> | undefined;
-      if (tracestate !== '' || (typeof meta === 'object' && meta !== null && 'tracestate' in meta)) u.addMetaField('tracestate', tracestate);
+      if (tracestate !== '' || (typeof meta === 'object' && meta !== null && 'tracestate' in meta))
+        u.addMetaField('tracestate', tracestate);
     }
   });
 
@@ -298,7 +360,12 @@ function parentContext(request: IncomingMessage, message: Classified | undefined
 function remoteSpanContext(traceparent: string, tracestate: string | undefined): SpanContext | undefined {
   const parsed = parseTraceParent(traceparent);
   if (parsed === null) return undefined;
-  const sc: SpanContext = { traceId: parsed.traceId, spanId: parsed.spanId, traceFlags: parsed.traceFlags, isRemote: true };
+  const sc: SpanContext = {
+    traceId: parsed.traceId,
+    spanId: parsed.spanId,
+    traceFlags: parsed.traceFlags,
+    isRemote: true,
+  };
   if (tracestate !== undefined && tracestate !== '') sc.traceState = new TraceState(tracestate);
   return sc;
 }

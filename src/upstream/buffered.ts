@@ -8,7 +8,12 @@ import { announceUpstream, withMetaFields } from './observe.ts';
 import { bodyIdleMs } from './pool.ts';
 
 export type Buffered =
-  | { readonly ok: true; readonly status: number; readonly headers: Record<string, string | string[] | undefined>; readonly body: Buffer }
+  | {
+      readonly ok: true;
+      readonly status: number;
+      readonly headers: Record<string, string | string[] | undefined>;
+      readonly body: Buffer;
+    }
   | { readonly ok: false; readonly error: ErrorId | 'client_closed' };
 
 /**
@@ -16,7 +21,14 @@ export type Buffered =
  * responses toolgate must rewrite (tools/list). Bounded: a response larger
  * than `maxBytes` cannot be checked, so it is refused, never passed unfiltered.
  */
-export async function requestBuffered(pool: Pool, req: IncomingMessage, res: ServerResponse, requestHeaders: string[], body: Buffer, maxBytes: number): Promise<Buffered> {
+export async function requestBuffered(
+  pool: Pool,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestHeaders: string[],
+  body: Buffer,
+  maxBytes: number,
+): Promise<Buffered> {
   // Gone while the request waited: its 'close' has fired and would never abort this one.
   if (res.destroyed) return { ok: false, error: 'client_closed' };
   const abort = new AbortController();
@@ -25,7 +37,12 @@ export async function requestBuffered(pool: Pool, req: IncomingMessage, res: Ser
   const timing = announceUpstream(req, requestHeaders);
   try {
     const up = await pool.request({
-      path: req.url ?? '/', method: 'POST', headers: requestHeaders, body: withMetaFields(body, timing), signal: abort.signal, bodyTimeout: bodyIdleMs(pool),
+      path: req.url ?? '/',
+      method: 'POST',
+      headers: requestHeaders,
+      body: withMetaFields(body, timing),
+      signal: abort.signal,
+      bodyTimeout: bodyIdleMs(pool),
     });
     timing?.answered(up.statusCode);
     const chunks: Buffer[] = [];
@@ -57,7 +74,12 @@ export async function requestBuffered(pool: Pool, req: IncomingMessage, res: Ser
 }
 
 /** Writes a response toolgate holds whole (buffered, rewritten or judged): the upstream's headers with a length for this body. */
-export function writeWhole(res: ServerResponse, status: number, headers: Record<string, string | string[] | undefined>, body: Buffer): void {
+export function writeWhole(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  body: Buffer,
+): void {
   const out = clientResponseHeaders(headers);
   delete out['content-length'];
   res.writeHead(status, { ...out, 'content-length': String(body.length) });

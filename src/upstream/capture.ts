@@ -49,9 +49,14 @@ export class ResponseCapture {
   }
 
   /** The final response once the exchange ended, if one was seen and fits. */
-  result(): { readonly kind: 'response'; readonly response: StoredResponse } | { readonly kind: 'too_large' } | { readonly kind: 'none' } {
-    if (this.#final === undefined && !this.#eventStream && !this.#tooLarge && this.#held > 0) this.#final = this.#answer(Buffer.concat(this.#parts).toString('utf8'));
-    if (this.#final !== undefined) return { kind: 'response', response: { status: this.#status, message: this.#final } };
+  result():
+    | { readonly kind: 'response'; readonly response: StoredResponse }
+    | { readonly kind: 'too_large' }
+    | { readonly kind: 'none' } {
+    if (this.#final === undefined && !this.#eventStream && !this.#tooLarge && this.#held > 0)
+      this.#final = this.#answer(Buffer.concat(this.#parts).toString('utf8'));
+    if (this.#final !== undefined)
+      return { kind: 'response', response: { status: this.#status, message: this.#final } };
     return this.#tooLarge ? { kind: 'too_large' } : { kind: 'none' };
   }
 
@@ -61,7 +66,11 @@ export class ResponseCapture {
     const events = text.split(/\r?\n\r?\n/);
     const rest = events.pop() ?? '';
     for (const event of events) {
-      const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(l.startsWith('data: ') ? 6 : 5)).join('\n');
+      const data = event
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(l.startsWith('data: ') ? 6 : 5))
+        .join('\n');
       const answer = data === '' ? undefined : this.#answer(data);
       if (answer !== undefined) {
         this.#final = answer;
@@ -74,7 +83,12 @@ export class ResponseCapture {
 
   #answer(text: string): Readonly<Record<string, unknown>> | undefined {
     const message = parseRecord(text);
-    if (message === undefined || message.id !== this.#id || !(Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'))) return undefined;
+    if (
+      message === undefined ||
+      message.id !== this.#id ||
+      !(Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'))
+    )
+      return undefined;
     return message;
   }
 }

@@ -28,10 +28,11 @@ interface Seen {
  * How an attempt ended: the client has its answer (or a cut stream), or
  * nothing reached the client and the refusal is the caller's to write.
  */
-export type Settled = Seen & (
-  | { readonly kind: 'sent'; readonly outcome: ForwardOutcome }
-  | { readonly kind: 'unsent'; readonly refusal: Refusal }
-);
+export type Settled = Seen &
+  (
+    | { readonly kind: 'sent'; readonly outcome: ForwardOutcome }
+    | { readonly kind: 'unsent'; readonly refusal: Refusal }
+  );
 
 /**
  * A transient failure before any byte reached the client: refused or reset
@@ -97,7 +98,18 @@ export function attempt(pool: Pool, request: UpstreamRequest, options: AttemptOp
   if (request.res.destroyed) return Promise.resolve(CLIENT_CLOSED);
   return new Promise((resolve) => {
     // oxlint-disable-next-line no-new -- its constructor dispatches it to the pool, which holds it until it settles `resolve`
-    new ForwardHandler(pool, { ...options, req: request.req, res: request.res, headers: request.headers, body: request.body, rpcId: request.rpcId }, resolve);
+    new ForwardHandler(
+      pool,
+      {
+        ...options,
+        req: request.req,
+        res: request.res,
+        headers: request.headers,
+        body: request.body,
+        rpcId: request.rpcId,
+      },
+      resolve,
+    );
   });
 }
 
@@ -106,7 +118,11 @@ export function attempt(pool: Pool, request: UpstreamRequest, options: AttemptOp
  * and a refusal before the response is written with `refuse`, or as a plain
  * JSON-RPC error.
  */
-export async function forward(pool: Pool, request: UpstreamRequest, options: ForwardOptions = {}): Promise<ForwardOutcome> {
+export async function forward(
+  pool: Pool,
+  request: UpstreamRequest,
+  options: ForwardOptions = {},
+): Promise<ForwardOutcome> {
   const ended = await attempt(pool, request, options);
   const end = ended.kind === 'transient' ? await ended.pass() : ended;
   if (end.kind === 'sent') return end.outcome;
@@ -301,7 +317,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     else if (this.#settled) controller.abort(new Error('deadline passed'));
   }
 
-  onResponseStart(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    controller: Controller,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     if (statusCode < 200) return;
     this.#status = statusCode;
     if (!TRANSIENT_STATUSES.has(statusCode)) {
@@ -316,11 +336,12 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       retryAfterMs: retryAfterMs(headers['retry-after']),
       status: statusCode,
       refused: false,
-      pass: () => new Promise<Settled>((resolve) => {
-        this.#resolve = resolve;
-        this.#respond(controller, statusCode, headers);
-        controller.resume();
-      }),
+      pass: () =>
+        new Promise<Settled>((resolve) => {
+          this.#resolve = resolve;
+          this.#respond(controller, statusCode, headers);
+          controller.resume();
+        }),
       drop: () => {
         this.#timing?.answered(statusCode);
         this.#timing?.ended();
@@ -357,7 +378,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   }
 
   /** The response head goes to the client, and the body after it as it comes. */
-  #startClient(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  #startClient(
+    controller: Controller,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     const res = this.#res;
     res.writeHead(statusCode, clientResponseHeaders(headers));
     this.#timing?.answered(statusCode);
@@ -380,7 +405,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
           if (judged?.refusal !== undefined) this.#withheld = judged.refusal;
           return judged?.body;
         };
-        this.#filter = new SseEventFilter(judge, injector === undefined ? (c) => res.write(c) : (c) => injector.write(c), guard?.maxBytes ?? MAX_JUDGED_EVENT_BYTES);
+        this.#filter = new SseEventFilter(
+          judge,
+          injector === undefined ? (c) => res.write(c) : (c) => injector.write(c),
+          guard?.maxBytes ?? MAX_JUDGED_EVENT_BYTES,
+        );
       }
     }
     res.on('drain', () => {
@@ -404,7 +433,12 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     if (!held.ended) controller.pause();
     clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
-    const until = hold === undefined ? Promise.resolve() : Promise.resolve().then(() => hold.until(answer)).catch(() => undefined);
+    const until =
+      hold === undefined
+        ? Promise.resolve()
+        : Promise.resolve()
+            .then(() => hold.until(answer))
+            .catch(() => undefined);
     void until.then(() => {
       if (this.#settled) return;
       this.#held = undefined;
@@ -449,7 +483,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       // A guarded JSON answer is judged whole: the task's answer is read at its end.
       if (held.guarded) this.#armIdle();
       else if (seen?.kind === 'response') this.#releaseHeld(controller, seen.response.message);
-      else if (seen?.kind === 'too_large' || held.bytes > (this.#call.holdAnswer?.maxBytes ?? 0)) this.#releaseHeld(controller, undefined);
+      else if (seen?.kind === 'too_large' || held.bytes > (this.#call.holdAnswer?.maxBytes ?? 0))
+        this.#releaseHeld(controller, undefined);
       else this.#armIdle();
       return;
     }
@@ -471,7 +506,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
    */
   #pass(controller: Controller, chunk: Buffer): boolean {
     try {
-      return this.#filter !== undefined ? this.#filter.write(chunk) : this.#injector === undefined ? this.#res.write(chunk) : this.#injector.write(chunk);
+      return this.#filter !== undefined
+        ? this.#filter.write(chunk)
+        : this.#injector === undefined
+          ? this.#res.write(chunk)
+          : this.#injector.write(chunk);
     } catch (err) {
       if (err instanceof EventTooLarge && this.#call.guardAnswer !== undefined) this.#cut(controller, undefined);
       else {
@@ -486,7 +525,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #sendGuarded(held: HeldResponse): void {
     const body = Buffer.concat(held.chunks, held.bytes);
     const judged = this.#call.guardAnswer?.judge(body.toString('utf8'));
-    this.#sendWhole(judged?.status ?? held.statusCode, held.headers, judged === undefined ? body : Buffer.from(judged.body));
+    this.#sendWhole(
+      judged?.status ?? held.statusCode,
+      held.headers,
+      judged === undefined ? body : Buffer.from(judged.body),
+    );
     this.#timing?.ended();
     this.#settle(judged?.refusal ?? 'forwarded');
   }
@@ -578,7 +621,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       this.#finish();
       const unsent: Settled = { kind: 'unsent', refusal: { error: id }, status: this.#status, refused: this.#refused };
       this.#transient({
-        kind: 'transient', reason: 'connect', retryAfterMs: undefined, status: this.#status, refused: this.#refused,
+        kind: 'transient',
+        reason: 'connect',
+        retryAfterMs: undefined,
+        status: this.#status,
+        refused: this.#refused,
         pass: () => {
           failed();
           return Promise.resolve(unsent);
@@ -604,7 +651,9 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #settle(outcome: ForwardOutcome | Settled): void {
     if (this.#settled) return;
     this.#finish();
-    this.#resolve(typeof outcome === 'string' ? { kind: 'sent', outcome, status: this.#status, refused: this.#refused } : outcome);
+    this.#resolve(
+      typeof outcome === 'string' ? { kind: 'sent', outcome, status: this.#status, refused: this.#refused } : outcome,
+    );
   }
 
   /** Lets go of everything the exchange holds: timers, the client's close listener, the injector's registration. */

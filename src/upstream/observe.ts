@@ -52,7 +52,12 @@ class UpstreamObservation implements UpstreamStart, UpstreamTiming {
 
   ended(error?: ErrorId | 'client_closed'): void {
     if (!upstreamEnd.hasSubscribers) return;
-    upstreamEnd.publish({ request: this.request, status: this.#status, ...(error !== undefined && { error }), durationSeconds: (performance.now() - this.#began) / 1000 });
+    upstreamEnd.publish({
+      request: this.request,
+      status: this.#status,
+      ...(error !== undefined && { error }),
+      durationSeconds: (performance.now() - this.#began) / 1000,
+    });
   }
 }
 

@@ -13,7 +13,10 @@ import type { Settings } from '../config/settings.ts';
  */
 const require = createRequire(import.meta.url);
 const Pool = require('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
-Object.assign((require('undici/lib/dispatcher/dispatcher.js') as { prototype: object }).prototype, require('undici/lib/api/index.js'));
+Object.assign(
+  (require('undici/lib/dispatcher/dispatcher.js') as { prototype: object }).prototype,
+  require('undici/lib/api/index.js'),
+);
 
 /**
  * The keep-alive pool to the upstream, carrying how long a response body may
@@ -31,16 +34,22 @@ export class UpstreamPool extends Pool {
 }
 
 /** One pool for the life of the process. */
-export function createUpstreamPool(settings: Pick<Settings, 'upstream' | 'upstreamBodyIdleMs' | 'upstreamConnections' | 'upstreamTimeoutMs'>): UpstreamPool {
-  return new UpstreamPool(settings.upstream, {
-    connections: settings.upstreamConnections,
-    pipelining: 1,
-    connect: { timeout: settings.upstreamTimeoutMs },
-    headersTimeout: settings.upstreamTimeoutMs,
-    // Streams (SSE) may stay quiet for long stretches, so undici keeps no
-    // body timer; forward() bounds the silence of every other response.
-    bodyTimeout: 0,
-  }, settings.upstreamBodyIdleMs);
+export function createUpstreamPool(
+  settings: Pick<Settings, 'upstream' | 'upstreamBodyIdleMs' | 'upstreamConnections' | 'upstreamTimeoutMs'>,
+): UpstreamPool {
+  return new UpstreamPool(
+    settings.upstream,
+    {
+      connections: settings.upstreamConnections,
+      pipelining: 1,
+      connect: { timeout: settings.upstreamTimeoutMs },
+      headersTimeout: settings.upstreamTimeoutMs,
+      // Streams (SSE) may stay quiet for long stretches, so undici keeps no
+      // body timer; forward() bounds the silence of every other response.
+      bodyTimeout: 0,
+    },
+    settings.upstreamBodyIdleMs,
+  );
 }
 
 /** The body bound of a pool, when it is toolgate's own. */

@@ -14,10 +14,14 @@ export async function waitForUpstream(pool: Pool, path: string, signal: AbortSig
     } catch {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, intervalMs);
-        signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve();
-        }, { once: true });
+        signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
       });
     }
   }

@@ -94,5 +94,8 @@ function withData(event: string, data: string): string {
 
 function dataOf(event: string): string {
   const lines = event.split(/\r\n|\n|\r/);
-  return lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(l.startsWith('data: ') ? 6 : 5)).join('\n');
+  return lines
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.slice(l.startsWith('data: ') ? 6 : 5))
+    .join('\n');
 }

@@ -59,14 +59,29 @@ export function compileToolSchema(schema: unknown, options: CompileOptions = {})
   } catch (e) {
     if (typeof e !== 'object' || e === null || !('missingRef' in e)) return { ok: false, reason: 'malformed_schema' };
     const missing = 'missingSchema' in e && typeof e.missingSchema === 'string' ? e.missingSchema : '';
-    return { ok: false, reason: registry?.onlyInOtherDialect(missing, walked.dialect) === true ? 'unsupported_dialect' : 'remote_ref' };
+    return {
+      ok: false,
+      reason: registry?.onlyInOtherDialect(missing, walked.dialect) === true ? 'unsupported_dialect' : 'remote_ref',
+    };
   }
   const names = declaredNames(nodes);
-  return { ok: true, validate: (args) => run(check, names, args), comparesValues: nodes.some(comparesValues), paramHeaders: mirrored };
+  return {
+    ok: true,
+    validate: (args) => run(check, names, args),
+    comparesValues: nodes.some(comparesValues),
+    paramHeaders: mirrored,
+  };
 }
 
 const VALUE_KEYWORDS: readonly string[] = [
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'const', 'enum', 'uniqueItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'const',
+  'enum',
+  'uniqueItems',
 ];
 
 function comparesValues(node: SchemaNode): boolean {
@@ -84,7 +99,8 @@ function run(
     return { ok: false, code: 'invalid_arguments', errors: [{ instancePath: bounds.instancePath, keyword: 'type' }] };
   }
   const variant = names === undefined ? undefined : findCaseVariant(args, names);
-  if (variant !== undefined) return { ok: false, code: 'case_variant_key', errors: [{ instancePath: variant, keyword: 'properties' }] };
+  if (variant !== undefined)
+    return { ok: false, code: 'case_variant_key', errors: [{ instancePath: variant, keyword: 'properties' }] };
   let valid: boolean;
   try {
     valid = check(args);

@@ -21,7 +21,11 @@ export function rewriteEquivalents(schema: SchemaObject): void {
   }
   const { properties, patternProperties } = schema;
   if (!isRecord(properties) || !Object.hasOwn(properties, '__proto__')) return;
-  if (patternProperties !== undefined && (!isRecord(patternProperties) || Object.hasOwn(patternProperties, PROTO_PATTERN))) return;
+  if (
+    patternProperties !== undefined &&
+    (!isRecord(patternProperties) || Object.hasOwn(patternProperties, PROTO_PATTERN))
+  )
+    return;
   const moved: SchemaObject = isRecord(patternProperties) ? patternProperties : {};
   moved[PROTO_PATTERN] = Object.getOwnPropertyDescriptor(properties, '__proto__')?.value;
   delete properties['__proto__'];
@@ -29,4 +33,3 @@ export function rewriteEquivalents(schema: SchemaObject): void {
 }
 
 const PROTO_PATTERN = '^__proto__$';
-

@@ -24,7 +24,8 @@ export function paramHeaders(schema: unknown): readonly ParamHeader[] {
   const visit = (node: unknown, path: readonly string[]): void => {
     if (!isRecord(node) || path.length > MAX_DEPTH) return;
     const name = node['x-mcp-header'];
-    if (path.length > 0 && typeof name === 'string' && TOKEN.test(name)) found.push({ field: `mcp-param-${name.toLowerCase()}`, path });
+    if (path.length > 0 && typeof name === 'string' && TOKEN.test(name))
+      found.push({ field: `mcp-param-${name.toLowerCase()}`, path });
     if (!isRecord(node.properties)) return;
     for (const [key, child] of Object.entries(node.properties)) visit(child, [...path, key]);
   };

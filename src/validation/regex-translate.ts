@@ -15,27 +15,66 @@ const MAX_CODE_POINT = 0x10ffff;
 
 /** ECMAScript WhiteSpace and LineTerminator, which is what `\s` means there. */
 const WHITESPACE: readonly (readonly [number, number])[] = [
-  [0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a],
-  [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff],
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
 ];
 
 /** What `.` excludes without the `s` flag. */
 const LINE_TERMINATORS: readonly (readonly [number, number])[] = [
-  [0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029],
+  [0x0a, 0x0a],
+  [0x0d, 0x0d],
+  [0x2028, 0x2029],
 ];
 
 /** ECMAScript General_Category long names → the short names RE2 knows. */
 const CATEGORY_ALIASES: ReadonlyMap<string, string> = new Map([
-  ['Letter', 'L'], ['Uppercase_Letter', 'Lu'], ['Lowercase_Letter', 'Ll'], ['Titlecase_Letter', 'Lt'],
-  ['Modifier_Letter', 'Lm'], ['Other_Letter', 'Lo'], ['Mark', 'M'], ['Combining_Mark', 'M'],
-  ['Nonspacing_Mark', 'Mn'], ['Spacing_Mark', 'Mc'], ['Enclosing_Mark', 'Me'], ['Number', 'N'],
-  ['Decimal_Number', 'Nd'], ['digit', 'Nd'], ['Letter_Number', 'Nl'], ['Other_Number', 'No'],
-  ['Punctuation', 'P'], ['punct', 'P'], ['Connector_Punctuation', 'Pc'], ['Dash_Punctuation', 'Pd'],
-  ['Open_Punctuation', 'Ps'], ['Close_Punctuation', 'Pe'], ['Initial_Punctuation', 'Pi'],
-  ['Final_Punctuation', 'Pf'], ['Other_Punctuation', 'Po'], ['Symbol', 'S'], ['Math_Symbol', 'Sm'],
-  ['Currency_Symbol', 'Sc'], ['Modifier_Symbol', 'Sk'], ['Other_Symbol', 'So'], ['Separator', 'Z'],
-  ['Space_Separator', 'Zs'], ['Line_Separator', 'Zl'], ['Paragraph_Separator', 'Zp'],
-  ['Control', 'Cc'], ['cntrl', 'Cc'], ['Format', 'Cf'], ['Private_Use', 'Co'], ['Surrogate', 'Cs'],
+  ['Letter', 'L'],
+  ['Uppercase_Letter', 'Lu'],
+  ['Lowercase_Letter', 'Ll'],
+  ['Titlecase_Letter', 'Lt'],
+  ['Modifier_Letter', 'Lm'],
+  ['Other_Letter', 'Lo'],
+  ['Mark', 'M'],
+  ['Combining_Mark', 'M'],
+  ['Nonspacing_Mark', 'Mn'],
+  ['Spacing_Mark', 'Mc'],
+  ['Enclosing_Mark', 'Me'],
+  ['Number', 'N'],
+  ['Decimal_Number', 'Nd'],
+  ['digit', 'Nd'],
+  ['Letter_Number', 'Nl'],
+  ['Other_Number', 'No'],
+  ['Punctuation', 'P'],
+  ['punct', 'P'],
+  ['Connector_Punctuation', 'Pc'],
+  ['Dash_Punctuation', 'Pd'],
+  ['Open_Punctuation', 'Ps'],
+  ['Close_Punctuation', 'Pe'],
+  ['Initial_Punctuation', 'Pi'],
+  ['Final_Punctuation', 'Pf'],
+  ['Other_Punctuation', 'Po'],
+  ['Symbol', 'S'],
+  ['Math_Symbol', 'Sm'],
+  ['Currency_Symbol', 'Sc'],
+  ['Modifier_Symbol', 'Sk'],
+  ['Other_Symbol', 'So'],
+  ['Separator', 'Z'],
+  ['Space_Separator', 'Zs'],
+  ['Line_Separator', 'Zl'],
+  ['Paragraph_Separator', 'Zp'],
+  ['Control', 'Cc'],
+  ['cntrl', 'Cc'],
+  ['Format', 'Cf'],
+  ['Private_Use', 'Co'],
+  ['Surrogate', 'Cs'],
 ]);
 
 /**
@@ -43,8 +82,41 @@ const CATEGORY_ALIASES: ReadonlyMap<string, string> = new Map([
  * RE2's `C` leaves out unassigned code points, ECMAScript's includes them.
  */
 const CATEGORIES = new Set([
-  'L', 'Lu', 'Ll', 'Lt', 'Lm', 'Lo', 'M', 'Mn', 'Mc', 'Me', 'N', 'Nd', 'Nl', 'No', 'P', 'Pc', 'Pd',
-  'Ps', 'Pe', 'Pi', 'Pf', 'Po', 'S', 'Sm', 'Sc', 'Sk', 'So', 'Z', 'Zs', 'Zl', 'Zp', 'Cc', 'Cf', 'Co', 'Cs',
+  'L',
+  'Lu',
+  'Ll',
+  'Lt',
+  'Lm',
+  'Lo',
+  'M',
+  'Mn',
+  'Mc',
+  'Me',
+  'N',
+  'Nd',
+  'Nl',
+  'No',
+  'P',
+  'Pc',
+  'Pd',
+  'Ps',
+  'Pe',
+  'Pi',
+  'Pf',
+  'Po',
+  'S',
+  'Sm',
+  'Sc',
+  'Sk',
+  'So',
+  'Z',
+  'Zs',
+  'Zl',
+  'Zp',
+  'Cc',
+  'Cf',
+  'Co',
+  'Cs',
 ]);
 
 const SCRIPT_NAME = /^[A-Z][a-z]+(?:_[A-Z][a-z]+)*$/;
@@ -79,7 +151,10 @@ const NON_WS_BODY = rangesBody(complement(WHITESPACE));
 const DOT = `[^${rangesBody(LINE_TERMINATORS)}]`;
 const EVERYTHING = `${hex(0)}-${hex(MAX_CODE_POINT)}`;
 
-type ClassItem = { readonly kind: 'char'; readonly cp: number } | { readonly kind: 'set'; readonly body: string } | { readonly kind: 'dash' };
+type ClassItem =
+  | { readonly kind: 'char'; readonly cp: number }
+  | { readonly kind: 'set'; readonly body: string }
+  | { readonly kind: 'dash' };
 
 export function translatePattern(pattern: string): Translation {
   try {
@@ -139,7 +214,13 @@ class Translator {
         return this.characterClass();
       case '{':
         return this.braces();
-      case ')': case '|': case '^': case '$': case '*': case '+': case '?':
+      case ')':
+      case '|':
+      case '^':
+      case '$':
+      case '*':
+      case '+':
+      case '?':
         this.i += 1;
         return c;
       default:
@@ -220,13 +301,14 @@ class Translator {
   }
 
   /** Reads the escape after a backslash; `inClass` changes `\b` and `\-`. */
-  private escape(inClass: boolean):
-    | { kind: 'char'; cp: number }
-    | { kind: 'set'; body: string; standalone: string } {
+  private escape(inClass: boolean): { kind: 'char'; cp: number } | { kind: 'set'; body: string; standalone: string } {
     const c = this.peek();
     this.i += 1;
     switch (c) {
-      case 'd': case 'D': case 'w': case 'W':
+      case 'd':
+      case 'D':
+      case 'w':
+      case 'W':
         return { kind: 'set', body: `\\${c}`, standalone: `\\${c}` };
       case 's':
         return { kind: 'set', body: WS_BODY, standalone: `[${WS_BODY}]` };
@@ -238,11 +320,16 @@ class Translator {
       case 'B':
         if (inClass) refuse();
         return { kind: 'set', body: '', standalone: '\\B' };
-      case 't': return { kind: 'char', cp: 0x09 };
-      case 'n': return { kind: 'char', cp: 0x0a };
-      case 'v': return { kind: 'char', cp: 0x0b };
-      case 'f': return { kind: 'char', cp: 0x0c };
-      case 'r': return { kind: 'char', cp: 0x0d };
+      case 't':
+        return { kind: 'char', cp: 0x09 };
+      case 'n':
+        return { kind: 'char', cp: 0x0a };
+      case 'v':
+        return { kind: 'char', cp: 0x0b };
+      case 'f':
+        return { kind: 'char', cp: 0x0c };
+      case 'r':
+        return { kind: 'char', cp: 0x0d };
       case '0':
         if (/\d/.test(this.peek())) refuse();
         return { kind: 'char', cp: 0 };
@@ -260,7 +347,8 @@ class Translator {
       }
       case 'u':
         return { kind: 'char', cp: this.unicodeEscape() };
-      case 'p': case 'P':
+      case 'p':
+      case 'P':
         return { kind: 'set', ...this.property(c === 'P') };
       default: {
         // Identity escapes: in `u` mode only syntax characters (and `-` in a class).

@@ -71,7 +71,11 @@ export class SchemaRegistry {
   readonly #resources: Readonly<Record<Dialect, ReadonlySet<string>>>;
 
   /** Use createSchemaRegistry: only it validates the schemas. */
-  constructor(token: typeof building, uris: readonly string[], prepared: Readonly<Record<Dialect, readonly Prepared[]>>) {
+  constructor(
+    token: typeof building,
+    uris: readonly string[],
+    prepared: Readonly<Record<Dialect, readonly Prepared[]>>,
+  ) {
     if (token !== building) throw new TypeError('use createSchemaRegistry');
     this.uris = Object.freeze([...uris]);
     const sets = {} as Record<Dialect, RegisteredSet>;
@@ -119,8 +123,11 @@ function toSet(prepared: readonly Prepared[]): RegisteredSet {
  * failing one reported, so an operator can fix a ConfigMap in one go. Never
  * throws; the input is copied, later changes to it have no effect.
  */
-export function createSchemaRegistry(schemas: Readonly<Record<string, unknown>> | ReadonlyMap<string, unknown>): RegistryResult {
-  const given = schemas instanceof Map ? [...schemas.entries()] : isRecord(schemas) ? Object.entries(schemas) : undefined;
+export function createSchemaRegistry(
+  schemas: Readonly<Record<string, unknown>> | ReadonlyMap<string, unknown>,
+): RegistryResult {
+  const given =
+    schemas instanceof Map ? [...schemas.entries()] : isRecord(schemas) ? Object.entries(schemas) : undefined;
   if (given === undefined) return { ok: false, errors: [{ uri: '', reason: 'malformed_schema' }] };
   if (given.length > MAX_REGISTERED_SCHEMAS) return { ok: false, errors: [{ uri: '', reason: 'too_many_schemas' }] };
 
@@ -139,7 +146,14 @@ export function createSchemaRegistry(schemas: Readonly<Record<string, unknown>> 
     errors.push({ uri: c.given, reason: c.reasons['2020-12'] ?? c.reasons['draft-07'] ?? 'malformed_schema' });
   }
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, registry: new SchemaRegistry(building, candidates.map((c) => c.uri), kept) };
+  return {
+    ok: true,
+    registry: new SchemaRegistry(
+      building,
+      candidates.map((c) => c.uri),
+      kept,
+    ),
+  };
 }
 
 interface Candidate {

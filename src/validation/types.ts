@@ -56,24 +56,28 @@ export interface ValidationError {
 
 export type ValidationResult =
   | { readonly ok: true }
-  | { readonly ok: false; readonly code: 'invalid_arguments' | 'case_variant_key'; readonly errors: readonly ValidationError[] }
+  | {
+      readonly ok: false;
+      readonly code: 'invalid_arguments' | 'case_variant_key';
+      readonly errors: readonly ValidationError[];
+    }
   | { readonly ok: false; readonly code: 'bounds_exceeded' };
 
 export type Validate = (args: unknown) => ValidationResult;
 
 export type CompileResult =
   | {
-    readonly ok: true;
-    readonly validate: Validate;
-    /**
-     * Whether any keyword compares values (`minimum`, `maximum`, `multipleOf`,
-     * `const`, `enum`, `uniqueItems`…), so that a number JSON.parse rounded
-     * could be judged differently from the digits the server reads.
-     */
-    readonly comparesValues: boolean;
-    /** The `Mcp-Param-*` headers the schema declares (`x-mcp-header`), in schema order. */
-    readonly paramHeaders: readonly ParamHeader[];
-  }
+      readonly ok: true;
+      readonly validate: Validate;
+      /**
+       * Whether any keyword compares values (`minimum`, `maximum`, `multipleOf`,
+       * `const`, `enum`, `uniqueItems`…), so that a number JSON.parse rounded
+       * could be judged differently from the digits the server reads.
+       */
+      readonly comparesValues: boolean;
+      /** The `Mcp-Param-*` headers the schema declares (`x-mcp-header`), in schema order. */
+      readonly paramHeaders: readonly ParamHeader[];
+    }
   | { readonly ok: false; readonly reason: UnsupportedReason };
 
 /** One schema object, as the walker and the rewrites see it. */

@@ -36,15 +36,25 @@ import { resolveUri, type SchemaNode } from './walk.ts';
 const PROPERTY_KEYED = ['properties', 'patternProperties', 'dependentSchemas', 'dependentRequired', 'dependencies'];
 /** Applicators whose subschemas see the same instance, and whether they apply conditionally. */
 const IN_PLACE: ReadonlyMap<string, boolean> = new Map([
-  ['allOf', false], ['$ref', false], ['anyOf', true], ['oneOf', true],
-  ['if', true], ['then', true], ['else', true], ['dependentSchemas', true],
+  ['allOf', false],
+  ['$ref', false],
+  ['anyOf', true],
+  ['oneOf', true],
+  ['if', true],
+  ['then', true],
+  ['else', true],
+  ['dependentSchemas', true],
 ]);
 
 /**
  * Checks each of `nodes`; `index` holds every subschema their `$ref`s may
  * reach (registered schemas too), and must include `nodes`.
  */
-export function findUnsafeShape(nodes: readonly SchemaNode[], dialect: Dialect, index: SchemaIndex = new SchemaIndex(nodes)): boolean {
+export function findUnsafeShape(
+  nodes: readonly SchemaNode[],
+  dialect: Dialect,
+  index: SchemaIndex = new SchemaIndex(nodes),
+): boolean {
   for (const node of nodes) {
     const s = node.schema;
     for (const keyword of PROPERTY_KEYED) {
@@ -56,7 +66,10 @@ export function findUnsafeShape(nodes: readonly SchemaNode[], dialect: Dialect, 
       const ownPrefix = Object.hasOwn(s, 'prefixItems');
       const hazard: Hazard = (x, conditional) =>
         Object.hasOwn(x, 'contains') ||
-        (conditional && (Object.hasOwn(x, 'items') || Object.hasOwn(x, 'unevaluatedItems') || (!ownPrefix && Object.hasOwn(x, 'prefixItems'))));
+        (conditional &&
+          (Object.hasOwn(x, 'items') ||
+            Object.hasOwn(x, 'unevaluatedItems') ||
+            (!ownPrefix && Object.hasOwn(x, 'prefixItems'))));
       if (scopeHas(index, node, hazard, true)) return true;
     }
     if (Object.hasOwn(s, 'unevaluatedProperties')) {
@@ -132,7 +145,8 @@ export class SchemaIndex {
       if (child !== undefined) out.push(child);
     };
     if (Array.isArray(value)) value.forEach((_, i) => add(keyword, i));
-    else if (keyword === 'dependentSchemas' && isRecord(value)) for (const name of Object.keys(value)) add(keyword, name);
+    else if (keyword === 'dependentSchemas' && isRecord(value))
+      for (const name of Object.keys(value)) add(keyword, name);
     else add(keyword);
     return out;
   }

@@ -59,7 +59,13 @@ export function walkSchema(root: unknown, options: WalkOptions = {}): WalkResult
 
   const nodes: SchemaNode[] = [];
   const stack: { value: unknown; pointer: string; depth: number; base: string; resource: string }[] = [
-    { value: root, pointer: options.document ?? '', depth: 1, base: options.base ?? ROOT_BASE, resource: options.document ?? '' },
+    {
+      value: root,
+      pointer: options.document ?? '',
+      depth: 1,
+      base: options.base ?? ROOT_BASE,
+      resource: options.document ?? '',
+    },
   ];
   while (stack.length > 0) {
     const entry = stack.pop()!;
@@ -78,12 +84,19 @@ export function walkSchema(root: unknown, options: WalkOptions = {}): WalkResult
     }
     nodes.push({ schema: value, pointer, base, resource });
     const push = (child: unknown, ...tokens: (string | number)[]) => {
-      stack.push({ value: child, pointer: tokens.reduce<string>(childPointer, pointer), depth: depth + 1, base, resource });
+      stack.push({
+        value: child,
+        pointer: tokens.reduce<string>(childPointer, pointer),
+        depth: depth + 1,
+        base,
+        resource,
+      });
     };
 
     for (const [keyword, child] of Object.entries(value)) {
       const kind = keywordKind(dialect, keyword);
-      if (kind === undefined) return { ok: false, reason: keyword === '$vocabulary' ? 'unsupported_dialect' : 'unknown_keyword' };
+      if (kind === undefined)
+        return { ok: false, reason: keyword === '$vocabulary' ? 'unsupported_dialect' : 'unknown_keyword' };
       switch (kind) {
         case 'schema':
           push(child, keyword);

@@ -13,7 +13,14 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { ALICE_KEY, APPROVAL_KEYS_YAML, CALLER_KEY, approvalPolicy, startApprovalUpstream, type ApprovalUpstream } from '../helpers/approval-upstream.ts';
+import {
+  ALICE_KEY,
+  APPROVAL_KEYS_YAML,
+  CALLER_KEY,
+  approvalPolicy,
+  startApprovalUpstream,
+  type ApprovalUpstream,
+} from '../helpers/approval-upstream.ts';
 import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -21,7 +28,10 @@ const OUTPUT = join(import.meta.dirname, '..', '..', 'test-output', 'approvals')
 const HOSTILE_NOTE = '<script>alert(1)</script> "><img src=x onerror=alert(1)>';
 const present = existsSync(CHROMIUM);
 // In CI the browser is installed by .ci/run: its absence is a failure there, never a skip.
-const skip = !present && process.env.CI !== 'true' ? `${CHROMIUM} is not installed (apt-get install chromium); CI=true makes this a failure` : false;
+const skip =
+  !present && process.env.CI !== 'true'
+    ? `${CHROMIUM} is not installed (apt-get install chromium); CI=true makes this a failure`
+    : false;
 
 const auth = { headers: { authorization: `Bearer ${CALLER_KEY}` } };
 
@@ -33,10 +43,22 @@ describe('approval in headless Chromium with real MCP SDK clients', { skip }, ()
   before(async () => {
     assert.ok(present, `${CHROMIUM} is required in CI`);
     mkdirSync(OUTPUT, { recursive: true });
-    setup = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML }, ['--approval-port', '0']);
+    setup = await startGateWith(
+      startApprovalUpstream,
+      { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML },
+      ['--approval-port', '0'],
+    );
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   after(async () => {
@@ -68,7 +90,10 @@ describe('approval in headless Chromium with real MCP SDK clients', { skip }, ()
 
   /** A 2026-07-28 client whose elicitation handler is the person: it opens the URL in the browser and decides there. */
   async function v2Client(onUrl: (url: string) => Promise<void>): Promise<V2Client> {
-    const client = new V2Client({ name: 'e2e-v2', version: '2.0.0' }, { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new V2Client(
+      { name: 'e2e-v2', version: '2.0.0' },
+      { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     client.setRequestHandler('elicitation/create', async (request) => {
       assert.equal(request.params.mode, 'url');
       await onUrl((request.params as { url: string }).url);
@@ -92,7 +117,11 @@ describe('approval in headless Chromium with real MCP SDK clients', { skip }, ()
    * elicitation is, with a tool result naming the page.
    */
   async function askedOf(call: Promise<unknown>): Promise<{ url: string; message: string; elicitationId: string }> {
-    const r = (await call) as { isError?: boolean; content: { text?: string }[]; _meta?: Record<string, { code?: string; url?: string; approvalId?: string }> };
+    const r = (await call) as {
+      isError?: boolean;
+      content: { text?: string }[];
+      _meta?: Record<string, { code?: string; url?: string; approvalId?: string }>;
+    };
     assert.equal(r.isError, true, 'the call ran without approval');
     const data = r._meta?.['io.toolgate/error'];
     assert.equal(data?.code, 'approval_required');

@@ -11,9 +11,10 @@ test('npm run build leaves an executable bin that runs by its shebang', { timeou
   rmSync(join(ROOT, 'dist'), { recursive: true, force: true });
   // The npm that runs this test when it runs under `npm test`, else the one on PATH.
   const npm = process.env.npm_execpath;
-  const built = npm === undefined
-    ? spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, encoding: 'utf8' })
-    : spawnSync(process.execPath, [npm, 'run', 'build', '--silent'], { cwd: ROOT, encoding: 'utf8' });
+  const built =
+    npm === undefined
+      ? spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, encoding: 'utf8' })
+      : spawnSync(process.execPath, [npm, 'run', 'build', '--silent'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(built.status, 0, built.stderr);
   assert.equal(readFileSync(BIN, 'utf8').split('\n')[0], '#!/usr/bin/env node');
   assert.equal(statSync(BIN).mode & 0o111, 0o111, 'executable by user, group and others');

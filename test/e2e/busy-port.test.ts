@@ -28,14 +28,33 @@ async function exitOf(script: string, args: readonly string[]): Promise<{ code: 
 }
 
 /** Every port flag free (0) but the one under test. */
-const SIDECAR = ['--host', '127.0.0.1', '--port', '0', '--admin-port', '0', '--log-level', 'error', '--upstream', 'http://127.0.0.1:9'];
+const SIDECAR = [
+  '--host',
+  '127.0.0.1',
+  '--port',
+  '0',
+  '--admin-port',
+  '0',
+  '--log-level',
+  'error',
+  '--upstream',
+  'http://127.0.0.1:9',
+];
 
 test('every listener of the sidecar and the demo answers a busy port with one line naming its setting', async () => {
   for (const [script, flags, line] of [
     ['src/cli.ts', ['--port', `${busy}`], 'toolgate: port $ is in use (--port / TOOLGATE_PORT)'],
     ['src/cli.ts', ['--admin-port', `${busy}`], 'toolgate: port $ is in use (--admin-port / TOOLGATE_ADMIN_PORT)'],
-    ['src/cli.ts', ['--grpc', 'true', '--grpc-port', `${busy}`], 'toolgate: port $ is in use (--grpc-port / TOOLGATE_GRPC_PORT)'],
-    ['src/cli.ts', ['--policy-file', DEMO_POLICY, '--approval-port', `${busy}`], 'toolgate: port $ is in use (--approval-port / TOOLGATE_APPROVAL_PORT)'],
+    [
+      'src/cli.ts',
+      ['--grpc', 'true', '--grpc-port', `${busy}`],
+      'toolgate: port $ is in use (--grpc-port / TOOLGATE_GRPC_PORT)',
+    ],
+    [
+      'src/cli.ts',
+      ['--policy-file', DEMO_POLICY, '--approval-port', `${busy}`],
+      'toolgate: port $ is in use (--approval-port / TOOLGATE_APPROVAL_PORT)',
+    ],
     ['src/demo/run.ts', ['--port', `${busy}`], 'toolgate demo: port $ is in use (--port / TOOLGATE_PORT)'],
   ] as const) {
     const r = await exitOf(script, [...SIDECAR, ...flags]);
@@ -44,7 +63,7 @@ test('every listener of the sidecar and the demo answers a busy port with one li
   }
 });
 
-test('an address that is not the machine\'s names the host setting', async () => {
+test("an address that is not the machine's names the host setting", async () => {
   // 192.0.2.0/24 is TEST-NET-1: never an address of this machine.
   const r = await exitOf('src/cli.ts', [...SIDECAR, '--host', '192.0.2.1']);
   assert.equal(r.code, 2);

@@ -23,9 +23,20 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('grants, approvals and contracts without --domain work in the sidecar\'s default domain', () => {
+test("grants, approvals and contracts without --domain work in the sidecar's default domain", () => {
   const sidecar = loadSettings([], {}).policyDomain;
-  const set = toolgate('grants', 'set', '--redis-url', redis.url, '--principal', 'alice', '--tool', 'get_weather', '--effect', 'allow');
+  const set = toolgate(
+    'grants',
+    'set',
+    '--redis-url',
+    redis.url,
+    '--principal',
+    'alice',
+    '--tool',
+    'get_weather',
+    '--effect',
+    'allow',
+  );
   assert.equal(set.status, 0, set.stderr);
   const listed = toolgate('grants', 'list', '--redis-url', redis.url, '--domain', sidecar);
   assert.equal(listed.status, 0, listed.stderr);

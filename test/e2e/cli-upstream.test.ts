@@ -22,7 +22,10 @@ after(() => {
 });
 
 /** Asynchronous: the MCP server answering the command lives in this process. */
-async function toolgate(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function toolgate(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [CLI, ...args], { env: { ...ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -32,9 +35,13 @@ async function toolgate(args: readonly string[], env: NodeJS.ProcessEnv = {}): P
   return { code, stdout, stderr };
 }
 
-const tools = (stdout: string): string[] => stdout.trim().split('\n').map((l) => (JSON.parse(l) as { tool: string }).tool);
+const tools = (stdout: string): string[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { tool: string }).tool);
 
-test('contracts --upstream is the origin, as for the sidecar, with --mcp-path and the sidecar\'s variables', async () => {
+test("contracts --upstream is the origin, as for the sidecar, with --mcp-path and the sidecar's variables", async () => {
   for (const [args, env] of [
     [['contracts', 'list', '--upstream', origin], {}],
     [['contracts', 'list', '--upstream', origin, '--mcp-path', '/mcp'], {}],
@@ -50,13 +57,19 @@ test('contracts --upstream is the origin, as for the sidecar, with --mcp-path an
 test('the old form, the endpoint URL in --upstream, still works and says how to write it now', async () => {
   const r = await toolgate(['contracts', 'list', '--upstream', `${origin}/mcp`]);
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stderr, `toolgate contracts: --upstream with a path is deprecated: give the origin and the path apart (--upstream ${origin} --mcp-path /mcp)\n`);
+  assert.equal(
+    r.stderr,
+    `toolgate contracts: --upstream with a path is deprecated: give the origin and the path apart (--upstream ${origin} --mcp-path /mcp)\n`,
+  );
   assert.equal(tools(r.stdout).length, 4);
 });
 
 test('the sidecar takes the same --upstream and --mcp-path', async () => {
   // A bad path is refused by both with the same words, so the two share one parser.
-  for (const args of [['--upstream', origin, '--mcp-path', 'mcp', '--port', '0'], ['contracts', 'list', '--upstream', origin, '--mcp-path', 'mcp']]) {
+  for (const args of [
+    ['--upstream', origin, '--mcp-path', 'mcp', '--port', '0'],
+    ['contracts', 'list', '--upstream', origin, '--mcp-path', 'mcp'],
+  ]) {
     const r = await toolgate(args);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /invalid setting --mcp-path: expected an absolute path\n$/);

@@ -10,7 +10,13 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultBin, defaultNextBin, defaultToolgateEntry, runComparison, type HarnessReport } from '../../bench/conformance/harness.ts';
+import {
+  defaultBin,
+  defaultNextBin,
+  defaultToolgateEntry,
+  runComparison,
+  type HarnessReport,
+} from '../../bench/conformance/harness.ts';
 import { CRASHED, compare, parseScenarioFiles, passedKeys, tally } from '../../bench/conformance/results.ts';
 
 // Checks server-everything passes directly with conformance 0.1.16; see
@@ -74,13 +80,16 @@ describe('conformance result parsing', () => {
       { dirName: dir('tasks-lifecycle'), text: undefined },
     ]);
     assert.ok(parsed.ok);
-    assert.deepEqual(parsed.checks.map((c) => [c.key, c.status]), [
-      ['ping/ping', 'SUCCESS'],
-      ['server-sse-polling/incoming-sse-event', 'INFO'],
-      ['server-sse-polling/incoming-sse-event#2', 'FAILURE'],
-      ['server-sse-polling/server-sse-retry-field', 'WARNING'],
-      [`tasks-lifecycle/${CRASHED}`, 'FAILURE'],
-    ]);
+    assert.deepEqual(
+      parsed.checks.map((c) => [c.key, c.status]),
+      [
+        ['ping/ping', 'SUCCESS'],
+        ['server-sse-polling/incoming-sse-event', 'INFO'],
+        ['server-sse-polling/incoming-sse-event#2', 'FAILURE'],
+        ['server-sse-polling/server-sse-retry-field', 'WARNING'],
+        [`tasks-lifecycle/${CRASHED}`, 'FAILURE'],
+      ],
+    );
     assert.deepEqual(tally(parsed.checks), { passed: 1, failed: 2 });
   });
 
@@ -88,14 +97,28 @@ describe('conformance result parsing', () => {
     assert.equal(parseScenarioFiles([{ dirName: 'results', text: '[]' }]).ok, false);
     assert.equal(parseScenarioFiles([{ dirName: dir('ping'), text: '{' }]).ok, false);
     assert.equal(parseScenarioFiles([{ dirName: dir('ping'), text: '[{"id":"ping","status":"MAYBE"}]' }]).ok, false);
-    assert.equal(parseScenarioFiles([{ dirName: dir('ping'), text: '[]' }, { dirName: dir('ping').replace('678Z', '679Z'), text: '[]' }]).ok, false);
+    assert.equal(
+      parseScenarioFiles([
+        { dirName: dir('ping'), text: '[]' },
+        { dirName: dir('ping').replace('678Z', '679Z'), text: '[]' },
+      ]).ok,
+      false,
+    );
   });
 
   it('reports a check that passes on one side only, in either direction', () => {
-    const a = parseScenarioFiles([{ dirName: dir('ping'), text: '[{"id":"ping","status":"SUCCESS"},{"id":"x","status":"FAILURE"}]' }]);
-    const b = parseScenarioFiles([{ dirName: dir('ping'), text: '[{"id":"ping","status":"FAILURE"},{"id":"x","status":"SUCCESS"}]' }]);
+    const a = parseScenarioFiles([
+      { dirName: dir('ping'), text: '[{"id":"ping","status":"SUCCESS"},{"id":"x","status":"FAILURE"}]' },
+    ]);
+    const b = parseScenarioFiles([
+      { dirName: dir('ping'), text: '[{"id":"ping","status":"FAILURE"},{"id":"x","status":"SUCCESS"}]' },
+    ]);
     assert.ok(a.ok && b.ok);
-    assert.deepEqual(compare(a.checks, b.checks), { identical: false, onlyDirect: ['ping/ping'], onlyToolgate: ['ping/x'] });
+    assert.deepEqual(compare(a.checks, b.checks), {
+      identical: false,
+      onlyDirect: ['ping/ping'],
+      onlyToolgate: ['ping/x'],
+    });
     assert.deepEqual(compare(a.checks, a.checks), { identical: true, onlyDirect: [], onlyToolgate: [] });
   });
 });
@@ -123,24 +146,36 @@ describe('conformance through toolgate', () => {
     assert.deepEqual(report.toolgate?.tally, report.direct.tally);
   });
 
-  it('passes every 2026-07-28 check through toolgate that the v2-SDK fixture passes directly', { timeout: 60_000 }, async () => {
-    const report = await runComparison(revision2026(false));
+  it(
+    'passes every 2026-07-28 check through toolgate that the v2-SDK fixture passes directly',
+    { timeout: 60_000 },
+    async () => {
+      const report = await runComparison(revision2026(false));
 
-    const direct = passedKeys(report.direct.checks);
-    for (const key of EXPECTED_2026_DIRECT_PASSES) assert.ok(direct.has(key), `direct run should pass ${key}`);
-    // 194 when written, none failing: every scored check, the tasks extension included.
-    assert.ok(report.direct.tally.passed >= 180, `direct run passed only ${report.direct.tally.passed} checks`);
+      const direct = passedKeys(report.direct.checks);
+      for (const key of EXPECTED_2026_DIRECT_PASSES) assert.ok(direct.has(key), `direct run should pass ${key}`);
+      // 194 when written, none failing: every scored check, the tasks extension included.
+      assert.ok(report.direct.tally.passed >= 180, `direct run passed only ${report.direct.tally.passed} checks`);
 
-    // Toolgate may gain checks (its own header validation where a server is lenient), never lose one.
-    assert.deepEqual(lostThroughToolgate(report), [], 'checks that pass directly but not through toolgate');
-  });
+      // Toolgate may gain checks (its own header validation where a server is lenient), never lose one.
+      assert.deepEqual(lostThroughToolgate(report), [], 'checks that pass directly but not through toolgate');
+    },
+  );
 
-  it('passes them all through toolgate in policy mode too, under a policy that allows everything the fixture offers', { timeout: 60_000 }, async () => {
-    const report = await runComparison(revision2026(true));
-    assert.ok(report.direct.tally.passed >= 180, `direct run passed only ${report.direct.tally.passed} checks`);
-    // The policy path answers removed methods and undeclared task requests as the server does (resources/subscribe, tasks/result).
-    assert.deepEqual(lostThroughToolgate(report), [], 'checks that pass directly but not through toolgate in policy mode');
-  });
+  it(
+    'passes them all through toolgate in policy mode too, under a policy that allows everything the fixture offers',
+    { timeout: 60_000 },
+    async () => {
+      const report = await runComparison(revision2026(true));
+      assert.ok(report.direct.tally.passed >= 180, `direct run passed only ${report.direct.tally.passed} checks`);
+      // The policy path answers removed methods and undeclared task requests as the server does (resources/subscribe, tasks/result).
+      assert.deepEqual(
+        lostThroughToolgate(report),
+        [],
+        'checks that pass directly but not through toolgate in policy mode',
+      );
+    },
+  );
 });
 
 /** The 2026-07-28 requirement set against the v2 fixture, through toolgate with or without a policy allowing everything. */
@@ -162,5 +197,7 @@ function revision2026(permissivePolicy: boolean): Parameters<typeof runCompariso
 function lostThroughToolgate(report: HarnessReport): string[] {
   assert.ok(report.toolgate !== undefined && report.comparison !== undefined);
   const byKey = new Map(report.toolgate.checks.map((c) => [c.key, c]));
-  return report.comparison.onlyDirect.map((k) => `${k}: ${byKey.get(k)?.status ?? 'absent'} ${byKey.get(k)?.errorMessage ?? ''}`);
+  return report.comparison.onlyDirect.map(
+    (k) => `${k}: ${byKey.get(k)?.status ?? 'absent'} ${byKey.get(k)?.errorMessage ?? ''}`,
+  );
 }

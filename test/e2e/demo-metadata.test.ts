@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 
 const RUN = join(import.meta.dirname, '../../src/demo/run.ts');
-const demo = spawn(process.execPath, [RUN, '--port', '0', '--admin-port', '0', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const demo = spawn(process.execPath, [RUN, '--port', '0', '--admin-port', '0', '--log-level', 'error'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 after(async () => {
   if (demo.exitCode !== null) return;
   demo.kill('SIGTERM');
@@ -23,7 +25,7 @@ const endpoint = new Promise<string>((resolve, reject) => {
   demo.once('exit', (code) => reject(new Error(`the demo exited (${code}) before it printed its endpoint: ${out}`)));
 });
 
-test('the demo\'s challenge names a metadata URL with toolgate\'s port, and it answers 200', async () => {
+test("the demo's challenge names a metadata URL with toolgate's port, and it answers 200", async () => {
   const mcp = await endpoint;
   const denied = await fetch(mcp, {
     method: 'POST',

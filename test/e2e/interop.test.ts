@@ -19,7 +19,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as V2Client, extractWWWAuthenticateParams, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import {
+  Client as V2Client,
+  extractWWWAuthenticateParams,
+  StreamableHTTPClientTransport as V2Transport,
+} from '@modelcontextprotocol/client';
 import { startEverything, type Running } from '../../bench/conformance/servers.ts';
 import { stop } from '../../bench/conformance/processes.ts';
 import { AUDIENCE, ISSUER, keyPair, sign } from '../unit/auth/fixtures.ts';
@@ -98,9 +102,19 @@ async function v1(url: string, headers: Record<string, string>): Promise<V1Clien
 }
 
 /** The v2 client with its default legacy negotiation (2025-11-25), or pinned to 2026-07-28. */
-async function v2(url: string, headers: Record<string, string>, pin?: string, fetchFn?: typeof fetch): Promise<V2Client> {
-  const client = new V2Client({ name: 'interop-v2', version: '2' }, pin === undefined ? {} : { versionNegotiation: { mode: { pin } } });
-  await client.connect(new V2Transport(new URL(url), { requestInit: { headers }, ...(fetchFn !== undefined && { fetch: fetchFn }) }));
+async function v2(
+  url: string,
+  headers: Record<string, string>,
+  pin?: string,
+  fetchFn?: typeof fetch,
+): Promise<V2Client> {
+  const client = new V2Client(
+    { name: 'interop-v2', version: '2' },
+    pin === undefined ? {} : { versionNegotiation: { mode: { pin } } },
+  );
+  await client.connect(
+    new V2Transport(new URL(url), { requestInit: { headers }, ...(fetchFn !== undefined && { fetch: fetchFn }) }),
+  );
   return client;
 }
 
@@ -118,7 +132,8 @@ function recordingFetch(): { fetch: typeof fetch; last: () => Response | undefin
 }
 
 type AnyClient = V1Client | V2Client;
-const callTool = (c: AnyClient, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<ToolResult>;
+const callTool = (c: AnyClient, name: string, args: Record<string, unknown>) =>
+  c.callTool({ name, arguments: args }) as Promise<ToolResult>;
 
 /** A refusal the model reads: an isError tool result naming the code in _meta, telling what to do, echoing nothing. */
 function assertRefusalResult(r: ToolResult, code: string, told: RegExp): void {
@@ -169,7 +184,9 @@ describe('real clients through toolgate in front of server-everything (2025-11-2
           assertModelReadable(await callTool(c, 'echo', { message: 42 }), /\/message/, /wrong type/);
           const missing = await callTool(c, 'echo', {});
           assertModelReadable(missing, /the arguments object/, /missing the required property "message"/);
-          assert.deepEqual((missing.structuredContent as { errors?: unknown }).errors, [{ instancePath: '', keyword: 'required', missing: ['message'] }]);
+          assert.deepEqual((missing.structuredContent as { errors?: unknown }).errors, [
+            { instancePath: '', keyword: 'required', missing: ['message'] },
+          ]);
         } finally {
           await c.close();
         }
@@ -191,7 +208,9 @@ describe('real clients through toolgate in front of server-everything (2025-11-2
       it('with TOOLGATE_TOOL_ERRORS=protocol the old form comes back: the client raises an exception', async () => {
         const c = await connect(gates.protocol.url, agent);
         try {
-          await assert.rejects(callTool(c, 'echo', { message: 42 }), (e: Error) => /invalid_arguments|-32602|400/.test(`${e.message} ${String((e as { code?: unknown }).code)}`));
+          await assert.rejects(callTool(c, 'echo', { message: 42 }), (e: Error) =>
+            /invalid_arguments|-32602|400/.test(`${e.message} ${String((e as { code?: unknown }).code)}`),
+          );
         } finally {
           await c.close();
         }
@@ -209,7 +228,10 @@ describe('real clients through toolgate in front of server-everything (2025-11-2
       });
 
       it('a denied tool, and a principal with no grant at all: a tool result that never says to request scopes', async () => {
-        for (const [who, tool] of [[agent, 'get-env'], [agent, 'get-tiny-image']] as const) {
+        for (const [who, tool] of [
+          [agent, 'get-env'],
+          [agent, 'get-tiny-image'],
+        ] as const) {
           const c = await connect(gates.result.url, who);
           try {
             const r = await callTool(c, tool, { message: CANARY });
@@ -246,7 +268,11 @@ describe('real clients through toolgate in front of server-everything (2025-11-2
         try {
           const names = (await c.listTools()).tools.map((t) => t.name).sort();
           assert.deepEqual(names, ['echo', 'get-structured-content']);
-          await assert.rejects(callTool(c, 'get-sum', { a: 1, b: 2 }), (e: Error) => /credential_too_weak|stronger credential/.test(`${e.message} ${JSON.stringify((e as { text?: unknown }).text ?? '')}`));
+          await assert.rejects(callTool(c, 'get-sum', { a: 1, b: 2 }), (e: Error) =>
+            /credential_too_weak|stronger credential/.test(
+              `${e.message} ${JSON.stringify((e as { text?: unknown }).text ?? '')}`,
+            ),
+          );
         } finally {
           await c.close();
         }
@@ -298,10 +324,19 @@ describe('real clients through toolgate in front of server-everything (2025-11-2
   });
 
   it('2025-06-18 and older keep the JSON-RPC error for invalid arguments, in a 200 answer clients read', async () => {
-    const res = await post(gates.result.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: CANARY.length } } }), {
-      ...agent,
-      'mcp-protocol-version': '2025-06-18',
-    });
+    const res = await post(
+      gates.result.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { message: CANARY.length } },
+      }),
+      {
+        ...agent,
+        'mcp-protocol-version': '2025-06-18',
+      },
+    );
     assert.equal(res.status, 200);
     const body = JSON.parse(res.text) as { error: { code: number; data: { code: string } } };
     assert.equal(body.error.code, -32602);
@@ -338,7 +373,10 @@ describe('the v2 client on 2026-07-28 through toolgate in front of the v2-SDK fi
   it('a misspelt tool is unknown_tool: the JSON-RPC error of 2026-07-28, in a 200 answer the client raises as a protocol error', async () => {
     const c = await v2(gates.result.url, agent, '2026-07-28');
     try {
-      await assert.rejects(callTool(c, 'ecoh', { text: 'x' }), (e: Error) => /No tool of this name exists|unknown_tool/.test(e.message) && !/HTTP|40\d/.test(e.name));
+      await assert.rejects(
+        callTool(c, 'ecoh', { text: 'x' }),
+        (e: Error) => /No tool of this name exists|unknown_tool/.test(e.message) && !/HTTP|40\d/.test(e.name),
+      );
     } finally {
       await c.close();
     }
@@ -363,7 +401,11 @@ describe('the v2 client on 2026-07-28 through toolgate in front of the v2-SDK fi
     }
     const bob = await v2(gates.result.url, { authorization: `Bearer ${tokens.bob}` }, '2026-07-28');
     try {
-      assertRefusalResult(await untilRefused(() => callTool(bob, 'echo', { text: CANARY })), 'rate_limited', /Wait \d+ s/);
+      assertRefusalResult(
+        await untilRefused(() => callTool(bob, 'echo', { text: CANARY })),
+        'rate_limited',
+        /Wait \d+ s/,
+      );
     } finally {
       await bob.close();
     }

@@ -15,12 +15,19 @@ after(() => rmSync(dir, { recursive: true, force: true }));
  * manifest and lockfile with a cache of its own.
  */
 function npm(...args: string[]): { status: number | null; stderr: string } {
-  const path = (process.env.PATH ?? '').split(delimiter).filter((p) => !p.includes('node_modules')).join(delimiter);
-  const r = spawnSync('npm', [...args, '--cache', join(dir, 'cache'), '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PATH: path } });
+  const path = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((p) => !p.includes('node_modules'))
+    .join(delimiter);
+  const r = spawnSync('npm', [...args, '--cache', join(dir, 'cache'), '--no-audit', '--no-fund'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: path },
+  });
   return { status: r.status, stderr: r.stderr };
 }
 
-test('a first npm install and npm run print nothing about toolgate\'s own engines', { timeout: 300_000 }, () => {
+test("a first npm install and npm run print nothing about toolgate's own engines", { timeout: 300_000 }, () => {
   copyFileSync(join(ROOT, 'package-lock.json'), join(dir, 'package-lock.json'));
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   manifest.scripts = { probe: 'node -e 0' };
@@ -35,7 +42,10 @@ test('a first npm install and npm run print nothing about toolgate\'s own engine
 });
 
 test('.nvmrc, engines and the node devDependency name one Node major', () => {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; devDependencies: { node: string } };
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    engines: { node: string };
+    devDependencies: { node: string };
+  };
   const major = readFileSync(join(ROOT, '.nvmrc'), 'utf8').trim();
   assert.match(pkg.devDependencies.node, new RegExp(`^\\^${major}\\.`));
   assert.equal(pkg.engines.node, `>=${major} <${Number(major) + 1}`);

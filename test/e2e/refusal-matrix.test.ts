@@ -67,19 +67,29 @@ const KEYS = `keys:
 /** A stateless v2-SDK server with one tool per refusal to provoke. */
 async function startFixture(): Promise<Listening> {
   const text = z.object({ text: z.string() });
-  const handler = toNodeHandler(createMcpHandler(() => {
-    const server = new McpServer({ name: 'matrix', version: '1.0.0' });
-    const reply = async () => ({ content: [{ type: 'text' as const, text: 'ran' }] });
-    server.registerTool('echo', { description: 'Echo', inputSchema: text }, reply);
-    server.registerTool('elevated', { description: 'Needs a stronger credential', inputSchema: z.object({}) }, reply);
-    server.registerTool('limited', { description: 'Once an hour', inputSchema: z.object({}) }, reply);
-    server.registerTool('write_note', { description: 'Writes a note', inputSchema: text }, reply);
-    server.registerTool('secret', { description: 'Denied to agent', inputSchema: z.object({}) }, reply);
-    server.registerTool('hidden', { description: 'Granted to nobody', inputSchema: z.object({}) }, reply);
-    server.registerTool('sql', { description: 'Only in eu', inputSchema: z.object({ region: z.string(), query: z.string() }) }, reply);
-    server.registerTool('refund', { description: 'Large ones need approval', inputSchema: z.object({ amount: z.number() }) }, reply);
-    return server;
-  }));
+  const handler = toNodeHandler(
+    createMcpHandler(() => {
+      const server = new McpServer({ name: 'matrix', version: '1.0.0' });
+      const reply = async () => ({ content: [{ type: 'text' as const, text: 'ran' }] });
+      server.registerTool('echo', { description: 'Echo', inputSchema: text }, reply);
+      server.registerTool('elevated', { description: 'Needs a stronger credential', inputSchema: z.object({}) }, reply);
+      server.registerTool('limited', { description: 'Once an hour', inputSchema: z.object({}) }, reply);
+      server.registerTool('write_note', { description: 'Writes a note', inputSchema: text }, reply);
+      server.registerTool('secret', { description: 'Denied to agent', inputSchema: z.object({}) }, reply);
+      server.registerTool('hidden', { description: 'Granted to nobody', inputSchema: z.object({}) }, reply);
+      server.registerTool(
+        'sql',
+        { description: 'Only in eu', inputSchema: z.object({ region: z.string(), query: z.string() }) },
+        reply,
+      );
+      server.registerTool(
+        'refund',
+        { description: 'Large ones need approval', inputSchema: z.object({ amount: z.number() }) },
+        reply,
+      );
+      return server;
+    }),
+  );
   return listenOnLoopback((req, res) => void handler(req, res));
 }
 
@@ -108,7 +118,12 @@ const agent = { authorization: `Bearer ${AGENT_KEY}` };
 const bearer = { token: '' };
 
 async function denyOnPage(gate: RunningToolgate, c: Case, n: number): Promise<void> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: c.tool, arguments: c.args(n) } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: c.tool, arguments: c.args(n) },
+  });
   const asked = refusalOf(await post(gate.url, body, { ...agent, 'mcp-protocol-version': '2025-06-18' }));
   assert.equal(asked?.code, 'approval_required');
   const page = new ApproverClient();
@@ -118,30 +133,96 @@ async function denyOnPage(gate: RunningToolgate, c: Case, n: number): Promise<vo
 }
 
 async function firstWrite(gate: RunningToolgate, c: Case): Promise<void> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: c.tool, arguments: { text: 'first' } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: c.tool, arguments: { text: 'first' } },
+  });
   assert.equal(refusalOf(await post(gate.url, body, { ...agent, ...c.headers })), undefined);
 }
 
 const CASES: readonly Case[] = [
   { name: 'invalid arguments', code: 'invalid_arguments', tool: 'echo', args: () => ({ text: 42, extra: CANARY }) },
-  { name: 'a member named like a property in another case', code: 'case_variant_key', tool: 'echo', args: () => ({ Text: CANARY }) },
+  {
+    name: 'a member named like a property in another case',
+    code: 'case_variant_key',
+    tool: 'echo',
+    args: () => ({ Text: CANARY }),
+  },
   { name: 'a misspelt tool', code: 'unknown_tool', tool: 'ecoh', args: () => ({ text: CANARY }) },
   { name: 'a deny row', code: 'tool_not_granted', tool: 'secret', args: () => ({}) },
   { name: 'no row for the principal', code: 'tool_not_granted', tool: 'hidden', args: () => ({}) },
-  { name: 'a condition that is false', code: 'tool_not_granted', tool: 'sql', args: () => ({ region: 'us', query: CANARY }) },
-  { name: 'a static key without the scope (it cannot gain one)', code: 'tool_not_granted', key: NOBODY_KEY, tool: 'echo', args: () => ({ text: CANARY }) },
-  { name: 'scopes would grant it to a bearer token', code: 'tool_not_granted', key: 'jwt', tool: 'echo', args: () => ({ text: CANARY }), http: true },
-  { name: 'a stronger credential is needed', code: 'credential_too_weak', tool: 'elevated', args: () => ({}), http: true },
-  { name: 'rate limited', code: 'rate_limited', tool: 'limited', args: () => ({}), repeat: true },
-  { name: 'no idempotency key on a write that needs one', code: 'idempotency_key_required', tool: 'write_note', args: () => ({ text: CANARY }) },
   {
-    name: 'an idempotency key reused with other arguments', code: 'idempotency_key_reused', tool: 'write_note', args: () => ({ text: CANARY }),
-    headers: { 'idempotency-key': 'matrix-key' }, prepare: firstWrite,
+    name: 'a condition that is false',
+    code: 'tool_not_granted',
+    tool: 'sql',
+    args: () => ({ region: 'us', query: CANARY }),
   },
-  { name: 'a time budget that is not a number', code: 'invalid_timeout', tool: 'echo', args: () => ({ text: CANARY }), headers: { 'toolgate-timeout-ms': 'soon' } },
-  { name: 'a time budget already spent', code: 'deadline_exceeded', tool: 'echo', args: () => ({ text: CANARY }), headers: { 'toolgate-timeout-ms': '0' } },
-  { name: 'approval needed (the client takes no URL elicitation)', code: 'approval_required', tool: 'refund', args: (n) => ({ amount: 1000 + n }) },
-  { name: 'approval denied', code: 'approval_denied', tool: 'refund', args: (n) => ({ amount: 5000 + n }), prepare: denyOnPage },
+  {
+    name: 'a static key without the scope (it cannot gain one)',
+    code: 'tool_not_granted',
+    key: NOBODY_KEY,
+    tool: 'echo',
+    args: () => ({ text: CANARY }),
+  },
+  {
+    name: 'scopes would grant it to a bearer token',
+    code: 'tool_not_granted',
+    key: 'jwt',
+    tool: 'echo',
+    args: () => ({ text: CANARY }),
+    http: true,
+  },
+  {
+    name: 'a stronger credential is needed',
+    code: 'credential_too_weak',
+    tool: 'elevated',
+    args: () => ({}),
+    http: true,
+  },
+  { name: 'rate limited', code: 'rate_limited', tool: 'limited', args: () => ({}), repeat: true },
+  {
+    name: 'no idempotency key on a write that needs one',
+    code: 'idempotency_key_required',
+    tool: 'write_note',
+    args: () => ({ text: CANARY }),
+  },
+  {
+    name: 'an idempotency key reused with other arguments',
+    code: 'idempotency_key_reused',
+    tool: 'write_note',
+    args: () => ({ text: CANARY }),
+    headers: { 'idempotency-key': 'matrix-key' },
+    prepare: firstWrite,
+  },
+  {
+    name: 'a time budget that is not a number',
+    code: 'invalid_timeout',
+    tool: 'echo',
+    args: () => ({ text: CANARY }),
+    headers: { 'toolgate-timeout-ms': 'soon' },
+  },
+  {
+    name: 'a time budget already spent',
+    code: 'deadline_exceeded',
+    tool: 'echo',
+    args: () => ({ text: CANARY }),
+    headers: { 'toolgate-timeout-ms': '0' },
+  },
+  {
+    name: 'approval needed (the client takes no URL elicitation)',
+    code: 'approval_required',
+    tool: 'refund',
+    args: (n) => ({ amount: 1000 + n }),
+  },
+  {
+    name: 'approval denied',
+    code: 'approval_denied',
+    tool: 'refund',
+    args: (n) => ({ amount: 5000 + n }),
+    prepare: denyOnPage,
+  },
 ];
 
 interface Seen {
@@ -159,7 +240,10 @@ async function connect(kind: ClientKind, url: string, headers: Record<string, st
     await c.connect(new V1Transport(new URL(url), { requestInit: { headers } }));
     return c;
   }
-  const c = new V2Client({ name: 'matrix-v2', version: '2' }, kind === 'v2 (2026-07-28)' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+  const c = new V2Client(
+    { name: 'matrix-v2', version: '2' },
+    kind === 'v2 (2026-07-28)' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
   await c.connect(new V2Transport(new URL(url), { requestInit: { headers } }));
   return c;
 }
@@ -177,19 +261,38 @@ function normalise(text: string): string {
 }
 
 async function callOnce(kind: ClientKind, url: string, c: Case, n: number): Promise<Seen> {
-  const client = await connect(kind, url, { authorization: `Bearer ${c.key === 'jwt' ? bearer.token : (c.key ?? AGENT_KEY)}`, ...c.headers });
+  const client = await connect(kind, url, {
+    authorization: `Bearer ${c.key === 'jwt' ? bearer.token : (c.key ?? AGENT_KEY)}`,
+    ...c.headers,
+  });
   try {
     for (let attempt = 0; ; attempt++) {
       try {
-        const r = (await client.callTool({ name: c.tool, arguments: c.args(n) })) as { isError?: boolean; content: { text?: string }[]; _meta?: Record<string, { code?: string } | undefined> };
+        const r = (await client.callTool({ name: c.tool, arguments: c.args(n) })) as {
+          isError?: boolean;
+          content: { text?: string }[];
+          _meta?: Record<string, { code?: string } | undefined>;
+        };
         if (r.isError !== true && c.repeat === true && attempt < 3) continue;
         const code = r._meta?.['io.toolgate/error']?.code;
-        return { how: 'returned', code, form: r.isError === true ? 'isError result' : 'result', text: r.content.map((x) => x.text ?? '').join(' ') };
+        return {
+          how: 'returned',
+          code,
+          form: r.isError === true ? 'isError result' : 'result',
+          text: r.content.map((x) => x.text ?? '').join(' '),
+        };
       } catch (err) {
         const e = err as Error & { code?: unknown; data?: { code?: string } };
-        const http = /HTTP|Streamable/i.test(`${e.name} ${e.constructor.name} ${e.message}`) && !/McpError|ProtocolError/.test(e.constructor.name);
+        const http =
+          /HTTP|Streamable/i.test(`${e.name} ${e.constructor.name} ${e.message}`) &&
+          !/McpError|ProtocolError/.test(e.constructor.name);
         const code = e.data?.code ?? /"code":"([a-z_]+)"/.exec(e.message)?.[1];
-        return { how: 'threw', code: http ? undefined : code, form: `${e.constructor.name}${http ? ' (HTTP)' : ''}`, text: e.message.slice(0, 160) };
+        return {
+          how: 'threw',
+          code: http ? undefined : code,
+          form: `${e.constructor.name}${http ? ' (HTTP)' : ''}`,
+          text: e.message.slice(0, 160),
+        };
       }
     }
   } finally {
@@ -200,12 +303,15 @@ async function callOnce(kind: ClientKind, url: string, c: Case, n: number): Prom
 /** Whether the caller (the model, or the client for step-up) can act on what it got. */
 function usable(c: Case, seen: Seen): boolean {
   // The step-up answers are for the client: an HTTP error carrying the challenge it re-authenticates on.
-  if (c.http === true) return seen.how === 'threw' && (seen.form.endsWith('(HTTP)') || seen.form === 'InsufficientScopeError');
+  if (c.http === true)
+    return seen.how === 'threw' && (seen.form.endsWith('(HTTP)') || seen.form === 'InsufficientScopeError');
   return seen.code === c.code && !seen.text.includes(CANARY);
 }
 
 function cell(seen: Seen): string {
-  return seen.how === 'returned' ? `returned ${seen.form}${seen.code === undefined ? '' : ` \`${seen.code}\``}` : `threw ${seen.form}${seen.code === undefined ? '' : ` \`${seen.code}\``}`;
+  return seen.how === 'returned'
+    ? `returned ${seen.form}${seen.code === undefined ? '' : ` \`${seen.code}\``}`
+    : `threw ${seen.form}${seen.code === undefined ? '' : ` \`${seen.code}\``}`;
 }
 
 function render(results: ReadonlyMap<string, Seen>): string {
@@ -220,17 +326,26 @@ function render(results: ReadonlyMap<string, Seen>): string {
     '',
   ];
   for (const mode of ['protocol', 'result'] as const) {
-    const usableCount = CASES.flatMap((c) => CLIENTS.map((k) => usable(c, results.get(key(mode, c, k)) as Seen))).filter(Boolean).length;
-    lines.push(`## ${mode === 'protocol' ? 'Before' : 'After'} (\`${mode}\`): ${usableCount} of ${CASES.length * CLIENTS.length} usable`, '');
+    const usableCount = CASES.flatMap((c) =>
+      CLIENTS.map((k) => usable(c, results.get(key(mode, c, k)) as Seen)),
+    ).filter(Boolean).length;
+    lines.push(
+      `## ${mode === 'protocol' ? 'Before' : 'After'} (\`${mode}\`): ${usableCount} of ${CASES.length * CLIENTS.length} usable`,
+      '',
+    );
     lines.push(`| refusal | code | ${CLIENTS.join(' | ')} |`, `|---|---|${CLIENTS.map(() => '---').join('|')}|`);
-    for (const c of CASES) lines.push(`| ${c.name} | \`${c.code}\` | ${CLIENTS.map((k) => cell(results.get(key(mode, c, k)) as Seen)).join(' | ')} |`);
+    for (const c of CASES)
+      lines.push(
+        `| ${c.name} | \`${c.code}\` | ${CLIENTS.map((k) => cell(results.get(key(mode, c, k)) as Seen)).join(' | ')} |`,
+      );
     lines.push('');
   }
   for (const mode of ['protocol', 'result'] as const) {
     lines.push(`## What each client's caller was told, ${mode === 'protocol' ? 'before' : 'after'}`, '');
     for (const c of CASES) {
       lines.push(`- **${c.name}**`);
-      for (const k of CLIENTS) lines.push(`  - ${k}: ${normalise((results.get(key(mode, c, k)) as Seen).text).replaceAll('|', '\\|')}`);
+      for (const k of CLIENTS)
+        lines.push(`  - ${k}: ${normalise((results.get(key(mode, c, k)) as Seen).text).replaceAll('|', '\\|')}`);
     }
     lines.push('');
   }
@@ -255,7 +370,14 @@ describe('every tools/call refusal through three real clients, before and after'
     bearer.token = await sign({ key: signing, subject: 'jane', claims: { scope: 'profile' } });
     for (const mode of ['protocol', 'result'] as const) {
       gates[mode] = await startToolgate(upstream.origin, [
-        '--policy-file', join(dir, 'policy.yaml'), '--tool-errors', mode, '--approval-port', '0', '--idempotency-file', join(dir, `${mode}.journal`),
+        '--policy-file',
+        join(dir, 'policy.yaml'),
+        '--tool-errors',
+        mode,
+        '--approval-port',
+        '0',
+        '--idempotency-file',
+        join(dir, `${mode}.journal`),
       ]);
       await gates[mode]?.ready;
     }
@@ -278,7 +400,11 @@ describe('every tools/call refusal through three real clients, before and after'
   });
 
   it('after: each refusal reaches its caller in a form it can act on, echoing no argument', () => {
-    const failed = CASES.flatMap((c) => CLIENTS.filter((k) => !usable(c, results.get(key('result', c, k)) as Seen)).map((k) => `${c.name} / ${k}: ${JSON.stringify(results.get(key('result', c, k)))}`));
+    const failed = CASES.flatMap((c) =>
+      CLIENTS.filter((k) => !usable(c, results.get(key('result', c, k)) as Seen)).map(
+        (k) => `${c.name} / ${k}: ${JSON.stringify(results.get(key('result', c, k)))}`,
+      ),
+    );
     assert.deepEqual(failed, []);
   });
 
@@ -286,17 +412,21 @@ describe('every tools/call refusal through three real clients, before and after'
     for (const c of CASES) {
       for (const k of CLIENTS) {
         const seen = results.get(key('result', c, k)) as Seen;
-        const expected = c.http === true ? 'threw' : c.code === 'unknown_tool' && k === 'v2 (2026-07-28)' ? 'threw' : 'returned';
+        const expected =
+          c.http === true ? 'threw' : c.code === 'unknown_tool' && k === 'v2 (2026-07-28)' ? 'threw' : 'returned';
         assert.equal(seen.how, expected, `${c.name} / ${k}: ${JSON.stringify(seen)}`);
         if (c.http !== true) assert.doesNotMatch(seen.form, /HTTP/, `${c.name} / ${k}`);
         if (expected === 'returned') assert.equal(seen.form, 'isError result');
-        if (c.code === 'tool_not_granted' && c.http !== true) assert.doesNotMatch(seen.text, /scope/i, 'no scope would help');
+        if (c.code === 'tool_not_granted' && c.http !== true)
+          assert.doesNotMatch(seen.text, /scope/i, 'no scope would help');
       }
     }
   });
 
   it('before: the forms of earlier builds lose most refusals to transport exceptions', () => {
-    const lost = CASES.flatMap((c) => CLIENTS.map((k) => results.get(key('protocol', c, k)) as Seen)).filter((s) => s.form.includes('(HTTP)'));
+    const lost = CASES.flatMap((c) => CLIENTS.map((k) => results.get(key('protocol', c, k)) as Seen)).filter((s) =>
+      s.form.includes('(HTTP)'),
+    );
     assert.ok(lost.length > CASES.length, `${lost.length} HTTP-level exceptions`);
   });
 

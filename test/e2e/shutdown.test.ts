@@ -10,7 +10,6 @@ import { waitFor } from '../helpers/wait.ts';
 
 const CLI = join(import.meta.dirname, '../../src/cli.ts');
 
-
 describe('graceful shutdown of the toolgate process', () => {
   it('on SIGTERM stops accepting, lets an open SSE stream finish, and exits 0', async () => {
     const upstream = await listenOnLoopback((req, res) => {
@@ -30,13 +29,32 @@ describe('graceful shutdown of the toolgate process', () => {
       }, 100);
     });
     const [port, adminPort] = [await freePort(), await freePort()];
-    const child = spawn(process.execPath, [CLI, '--upstream', upstream.origin, '--host', '127.0.0.1', '--port', String(port), '--admin-port', String(adminPort), '--drain-timeout-ms', '10000'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        '--upstream',
+        upstream.origin,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--admin-port',
+        String(adminPort),
+        '--drain-timeout-ms',
+        '10000',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     const exited = once(child, 'exit');
     try {
       for (let i = 0; i < 100; i++) {
-        const ready = await fetch(`http://127.0.0.1:${adminPort}/readyz`).then((r) => r.status === 200, () => false);
+        const ready = await fetch(`http://127.0.0.1:${adminPort}/readyz`).then(
+          (r) => r.status === 200,
+          () => false,
+        );
         if (ready) break;
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -51,7 +69,10 @@ describe('graceful shutdown of the toolgate process', () => {
 
       child.kill('SIGTERM');
       await new Promise((r) => setTimeout(r, 150));
-      await assert.rejects(fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' }), 'new connections are refused while draining');
+      await assert.rejects(
+        fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' }),
+        'new connections are refused while draining',
+      );
 
       let text = Buffer.from(first.value ?? []).toString();
       for (;;) {
@@ -77,26 +98,59 @@ describe('graceful shutdown of the toolgate process', () => {
         return;
       }
       req.resume();
-      release = () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
+      release = () =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
       reached.resolve();
     });
     const [port, adminPort] = [await freePort(), await freePort()];
-    const child = spawn(process.execPath, [CLI, '--upstream', upstream.origin, '--host', '127.0.0.1', '--port', String(port), '--admin-port', String(adminPort), '--drain-timeout-ms', '10000'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        '--upstream',
+        upstream.origin,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--admin-port',
+        String(adminPort),
+        '--drain-timeout-ms',
+        '10000',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     const exited = once(child, 'exit');
     let socket: Socket | undefined;
     try {
-      await waitFor(() => fetch(`http://127.0.0.1:${adminPort}/readyz`).then((r) => r.status === 200, () => false), 'toolgate to be ready');
+      await waitFor(
+        () =>
+          fetch(`http://127.0.0.1:${adminPort}/readyz`).then(
+            (r) => r.status === 200,
+            () => false,
+          ),
+        'toolgate to be ready',
+      );
       socket = connect(port, '127.0.0.1');
       const received: Buffer[] = [];
       socket.on('data', (d: Buffer) => received.push(d));
       socket.on('error', () => {});
       const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
-      socket.write(`POST /mcp HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\naccept: application/json\r\ncontent-length: ${ping.length}\r\n\r\n${ping}`);
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\naccept: application/json\r\ncontent-length: ${ping.length}\r\n\r\n${ping}`,
+      );
       await reached.promise;
       child.kill('SIGTERM');
-      await waitFor(() => fetch(`http://127.0.0.1:${adminPort}/readyz`).then((r) => r.status === 503, () => true), 'toolgate to start draining');
+      await waitFor(
+        () =>
+          fetch(`http://127.0.0.1:${adminPort}/readyz`).then(
+            (r) => r.status === 503,
+            () => true,
+          ),
+        'toolgate to start draining',
+      );
       // Refused on the spot, before any drain hook could run after the handler.
       socket.write('PUT /mcp HTTP/1.1\r\nhost: t\r\ncontent-length: 0\r\n\r\n');
       await new Promise((r) => setTimeout(r, 100));

@@ -51,14 +51,18 @@ export async function startApprovalUpstream(): Promise<ApprovalUpstream> {
   const handler = toNodeHandler(
     createMcpHandler(() => {
       const server = new McpServer({ name: 'payments', version: '1.0.0' });
-      server.registerTool('refund_payment', {
-        description: 'Refund a card payment to the customer',
-        inputSchema: args,
-        annotations: { destructiveHint: true, idempotentHint: false },
-      }, async ({ amount, currency }) => {
-        run('refund_payment');
-        return { content: [{ type: 'text', text: `refunded ${amount} ${currency}` }] };
-      });
+      server.registerTool(
+        'refund_payment',
+        {
+          description: 'Refund a card payment to the customer',
+          inputSchema: args,
+          annotations: { destructiveHint: true, idempotentHint: false },
+        },
+        async ({ amount, currency }) => {
+          run('refund_payment');
+          return { content: [{ type: 'text', text: `refunded ${amount} ${currency}` }] };
+        },
+      );
       server.registerTool('self_refund', { description: 'Refund yourself', inputSchema: args }, async () => {
         run('self_refund');
         return { content: [{ type: 'text', text: 'refunded' }] };
@@ -78,7 +82,10 @@ export async function startApprovalUpstream(): Promise<ApprovalUpstream> {
     }
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { method?: string; params?: Record<string, unknown> };
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      method?: string;
+      params?: Record<string, unknown>;
+    };
     if (body.method === 'tools/call' && body.params !== undefined) calls.push(body.params);
     void handler(req, res, body);
   });

@@ -17,7 +17,11 @@ export class ApproverClient {
   }
 
   async postForm(url: string, fields: Record<string, string>): Promise<PageResponse> {
-    return this.#send(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    return this.#send(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
   }
 
   /** Opens the approval URL, signs in with `credential`, and returns the approval page. */
@@ -37,7 +41,11 @@ export class ApproverClient {
 
   async #send(url: string, init: RequestInit): Promise<PageResponse> {
     const cookie = [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(cookie !== '' && { cookie }) } });
+    const res = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), ...(cookie !== '' && { cookie }) },
+    });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const eq = (pair as string).indexOf('=');

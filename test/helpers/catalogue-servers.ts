@@ -41,9 +41,13 @@ export interface CatalogueServerOptions {
 }
 
 export function tool(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { name, description: `The ${name} tool`, inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, ...extra };
+  return {
+    name,
+    description: `The ${name} tool`,
+    inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+    ...extra,
+  };
 }
-
 
 export async function startCatalogueServer(opts: CatalogueServerOptions): Promise<CatalogueServer> {
   const state = {
@@ -58,7 +62,10 @@ export async function startCatalogueServer(opts: CatalogueServerOptions): Promis
     const offset = cursor === undefined ? 0 : Number(cursor.slice(1));
     const end = offset + state.pageSize;
     // The page is cut before the delay: a slow answer reflects the list as it was asked.
-    const page = { tools: state.tools.slice(offset, end), ...(end < state.tools.length ? { nextCursor: `o${end}` } : {}) };
+    const page = {
+      tools: state.tools.slice(offset, end),
+      ...(end < state.tools.length ? { nextCursor: `o${end}` } : {}),
+    };
     if (state.delayMs > 0) await new Promise((r) => setTimeout(r, state.delayMs));
     return page as { tools: never[]; nextCursor?: string };
   };
@@ -108,7 +115,10 @@ function v1Era(listPage: ListPage): Era {
           res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }));
           return;
         }
-        const server = new V1Server({ name: 'catalogue-v1', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+        const server = new V1Server(
+          { name: 'catalogue-v1', version: '1.0.0' },
+          { capabilities: { tools: { listChanged: true } } },
+        );
         server.setRequestHandler(ListToolsRequestSchema, (r) => listPage(r.params?.cursor));
         const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
@@ -136,7 +146,10 @@ function v1Era(listPage: ListPage): Era {
 
 function v2Era(listPage: ListPage): Era {
   const handler = createMcpHandler(() => {
-    const server = new V2Server({ name: 'catalogue-v2', version: '2.0.0' }, { capabilities: { tools: { listChanged: true } } });
+    const server = new V2Server(
+      { name: 'catalogue-v2', version: '2.0.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    );
     server.setRequestHandler('tools/list', (r) => listPage(r.params?.cursor));
     return server;
   });

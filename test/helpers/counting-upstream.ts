@@ -68,7 +68,10 @@ export async function startCountingUpstream(): Promise<CountingUpstream> {
         return;
       }
       if (status > 0) {
-        res.writeHead(status, { 'content-type': 'application/json', ...(behaviour.retryAfter !== undefined && { 'retry-after': behaviour.retryAfter }) });
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          ...(behaviour.retryAfter !== undefined && { 'retry-after': behaviour.retryAfter }),
+        });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32603, message: 'overloaded' } }));
         return;
       }
@@ -83,12 +86,18 @@ export async function startCountingUpstream(): Promise<CountingUpstream> {
       const steps = r.params.name.startsWith('stream_') && token !== undefined ? behaviour.progress : 0;
       for (let i = 1; i <= steps; i++) {
         await new Promise((done) => setTimeout(done, behaviour.delayMs / steps));
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } });
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: i, total: steps },
+        });
       }
       if (steps === 0 && behaviour.delayMs > 0) await new Promise((done) => setTimeout(done, behaviour.delayMs));
       return { content: [{ type: 'text', text: `ran ${r.params.name} #${executions}` }] };
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !String(body.params?.name).startsWith('stream_') });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !String(body.params?.name).startsWith('stream_'),
+    });
     await server.connect(transport);
     res.on('close', () => {
       if (!res.writableFinished && body.method === 'tools/call') aborted++;

@@ -8,7 +8,6 @@ import { mulberry32 } from './prng.ts';
  * the corpus test can count recall without shipping anything secret.
  */
 
-
 const DIGITS = '0123456789';
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const BASE62 = `${DIGITS}${UPPER}abcdefghijklmnopqrstuvwxyz`;
@@ -39,7 +38,18 @@ export class SampleMaker {
   }
 
   card(): string {
-    const [prefix, length] = this.pick([['4', 16], ['4', 13], ['51', 16], ['55', 16], ['2221', 16], ['2720', 16], ['34', 15], ['37', 15], ['6011', 16], ['65', 16]] as const);
+    const [prefix, length] = this.pick([
+      ['4', 16],
+      ['4', 13],
+      ['51', 16],
+      ['55', 16],
+      ['2221', 16],
+      ['2720', 16],
+      ['34', 15],
+      ['37', 15],
+      ['6011', 16],
+      ['65', 16],
+    ] as const);
     const n = this.luhnNumber(prefix, length);
     const sep = this.pick(['', ' ', '-']);
     if (sep === '') return n;
@@ -106,13 +116,18 @@ export class SampleMaker {
 
   jwt(): string {
     const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
-    const claims = b64url(JSON.stringify({ sub: this.chars(DIGITS, 8), name: this.chars(UPPER, 6), iat: 1_700_000_000 + this.int(1e7) }));
+    const claims = b64url(
+      JSON.stringify({ sub: this.chars(DIGITS, 8), name: this.chars(UPPER, 6), iat: 1_700_000_000 + this.int(1e7) }),
+    );
     const signature = createHmac('sha256', this.chars(BASE62, 32)).update(`${header}.${claims}`).digest('base64url');
     return `${header}.${claims}.${signature}`;
   }
 
   email(): string {
-    const local = this.pick([`${this.pick(['anna', 'li.wei', 'j.smith', 'ops+alerts', 'm_kowalski'])}${this.int(100)}`, this.chars('abcdefghij', 6)]);
+    const local = this.pick([
+      `${this.pick(['anna', 'li.wei', 'j.smith', 'ops+alerts', 'm_kowalski'])}${this.int(100)}`,
+      this.chars('abcdefghij', 6),
+    ]);
     return `${local}@${this.pick(['mailbox.org', 'corp.acme-widgets.io', 'gmail.com', 'uni-heidelberg.de', 'tiscali.co.uk'])}`;
   }
 

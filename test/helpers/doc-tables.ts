@@ -13,8 +13,15 @@ import { SUBCOMMANDS } from '../../src/commands/policy.ts';
  * prints them for pasting after a change.
  */
 export function errorTable(): string {
-  const rows = Object.values(errors).map((e) => `| \`${e.code}\` | ${e.status} | ${e.rpcCode} | ${e.retryable ? 'yes' : 'no'} | \`${e.hint}\` | ${e.toolResult === true ? 'yes' : 'no'} | ${e.when} |`);
-  return ['| code | HTTP | JSON-RPC | retryable | hint | tool result | when |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+  const rows = Object.values(errors).map(
+    (e) =>
+      `| \`${e.code}\` | ${e.status} | ${e.rpcCode} | ${e.retryable ? 'yes' : 'no'} | \`${e.hint}\` | ${e.toolResult === true ? 'yes' : 'no'} | ${e.when} |`,
+  );
+  return [
+    '| code | HTTP | JSON-RPC | retryable | hint | tool result | when |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 const ERAS: readonly (readonly [string, WireRequest])[] = [
@@ -26,14 +33,20 @@ const ERAS: readonly (readonly [string, WireRequest])[] = [
 
 /** How each refusal is written in the default `result` mode, from `wireFor` itself (no challenge; a challenge keeps the status). */
 export function wireTable(): string {
-  const rows = (Object.keys(errors) as ErrorId[]).filter((id) => errors[id].outsideMcp !== true).map((id) => {
-    const forms = ERAS.map(([, request]) => {
-      const w = wireFor(request, id, false, 'result');
-      return w.form === 'tool_result' ? 'tool result' : w.status === 200 ? 'JSON-RPC error, 200' : `HTTP ${w.status}`;
+  const rows = (Object.keys(errors) as ErrorId[])
+    .filter((id) => errors[id].outsideMcp !== true)
+    .map((id) => {
+      const forms = ERAS.map(([, request]) => {
+        const w = wireFor(request, id, false, 'result');
+        return w.form === 'tool_result' ? 'tool result' : w.status === 200 ? 'JSON-RPC error, 200' : `HTTP ${w.status}`;
+      });
+      return `| \`${id}\` | ${forms.join(' | ')} |`;
     });
-    return `| \`${id}\` | ${forms.join(' | ')} |`;
-  });
-  return [`| refusal | ${ERAS.map(([label]) => label).join(' | ')} |`, `|---|${ERAS.map(() => '---|').join('')}`, ...rows].join('\n');
+  return [
+    `| refusal | ${ERAS.map(([label]) => label).join(' | ')} |`,
+    `|---|${ERAS.map(() => '---|').join('')}`,
+    ...rows,
+  ].join('\n');
 }
 
 export function settingsTable(): string {
@@ -89,16 +102,27 @@ if (import.meta.main) {
   const { readFileSync, writeFileSync } = await import('node:fs');
   const { detectorTable } = await import('../../src/detectors/table.ts');
   const pages: [URL, Record<string, string>][] = [
-    [new URL('../../README.md', import.meta.url), {
-      errors: errorTable(), wire: wireTable(), settings: settingsTable(), metrics: await metricsTable(), 'injector-metrics': injectorMetricsTable(),
-      conditions: conditionsTable(), 'policy-commands': policyCommandsTable(),
-    }],
+    [
+      new URL('../../README.md', import.meta.url),
+      {
+        errors: errorTable(),
+        wire: wireTable(),
+        settings: settingsTable(),
+        metrics: await metricsTable(),
+        'injector-metrics': injectorMetricsTable(),
+        conditions: conditionsTable(),
+        'policy-commands': policyCommandsTable(),
+      },
+    ],
     [new URL('../../docs/result-guard-detectors.md', import.meta.url), { detectors: detectorTable() }],
   ];
   for (const [path, tables] of pages) {
     let text = readFileSync(path, 'utf8');
     for (const [name, table] of Object.entries(tables)) {
-      text = text.replace(new RegExp(`(<!-- ${name}:begin -->\\n)[\\s\\S]*?(\\n<!-- ${name}:end -->)`), (_m, open: string, close: string) => `${open}${table}${close}`);
+      text = text.replace(
+        new RegExp(`(<!-- ${name}:begin -->\\n)[\\s\\S]*?(\\n<!-- ${name}:end -->)`),
+        (_m, open: string, close: string) => `${open}${table}${close}`,
+      );
     }
     if (process.argv.includes('--write')) writeFileSync(path, text);
     else process.stdout.write(text);

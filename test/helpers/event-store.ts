@@ -20,7 +20,10 @@ export class OrderedEventStore implements EventStore {
     return this.#events.get(eventId)?.streamId;
   }
 
-  async replayEventsAfter(lastEventId: string, { send }: { send: (id: string, m: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (id: string, m: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
     const streamId = this.#events.get(lastEventId)?.streamId;
     if (streamId === undefined) return '';
     let after = false;

@@ -32,8 +32,18 @@ ${extra}`;
 }
 
 /** A tools/call body; `meta` goes to params._meta. */
-export function toolCall(id: number, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...(meta !== undefined && { _meta: meta }) } });
+export function toolCall(
+  id: number,
+  name: string,
+  args: Record<string, unknown> = {},
+  meta?: Record<string, unknown>,
+): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args, ...(meta !== undefined && { _meta: meta }) },
+  });
 }
 
 export interface ExecutionGate {
@@ -52,11 +62,17 @@ export interface ExecutionGate {
 export function useExecutionGate(flags: readonly string[] = []): ExecutionGate {
   const gate = {} as ExecutionGate;
   before(async () => {
-    gate.setup = await startGateWith(startCountingUpstream, { 'keys.yaml': KEYS_YAML, 'policy.yaml': executionPolicy() }, (dir) => ['--idempotency-file', join(dir, 'idempotency.journal'), ...flags]);
+    gate.setup = await startGateWith(
+      startCountingUpstream,
+      { 'keys.yaml': KEYS_YAML, 'policy.yaml': executionPolicy() },
+      (dir) => ['--idempotency-file', join(dir, 'idempotency.journal'), ...flags],
+    );
     gate.upstream = gate.setup.upstream;
     gate.url = gate.setup.gate.url;
   });
-  beforeEach(() => Object.assign(gate.upstream.behaviour, { delayMs: 0, fail: () => 0, retryAfter: undefined, progress: 0 }));
+  beforeEach(() =>
+    Object.assign(gate.upstream.behaviour, { delayMs: 0, fail: () => 0, retryAfter: undefined, progress: 0 }),
+  );
   after(() => gate.setup.close());
   return gate;
 }

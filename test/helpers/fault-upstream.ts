@@ -41,11 +41,16 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
         res.on('close', () => {
           if (!res.writableFinished) abandoned++;
         });
-        if (name === 'stall_body') res.writeHead(200, { 'content-type': 'application/json' }).write('{"jsonrpc":"2.0",');
+        if (name === 'stall_body')
+          res.writeHead(200, { 'content-type': 'application/json' }).write('{"jsonrpc":"2.0",');
         return;
       }
       // Answered without the SDK: under load the fixture must not be what is slow.
-      const text = JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: `called ${name}` }] } });
+      const text = JSON.stringify({
+        jsonrpc: '2.0',
+        id: body.id,
+        result: { content: [{ type: 'text', text: `called ${name}` }] },
+      });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
       return;
     }
@@ -56,5 +61,11 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
     sockets++;
     s.once('close', () => sockets--);
   });
-  return { ...listening, url: `${listening.origin}/mcp`, calls, abandoned: () => abandoned, openSockets: () => sockets };
+  return {
+    ...listening,
+    url: `${listening.origin}/mcp`,
+    calls,
+    abandoned: () => abandoned,
+    openSockets: () => sockets,
+  };
 }

@@ -9,10 +9,14 @@ export interface Listening {
 }
 
 /** A node:http server on a free loopback port that closes all its sockets on close(). */
-export async function listenOnLoopback(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<Listening> {
+export async function listenOnLoopback(
+  handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
+): Promise<Listening> {
   // A handler that fails cuts its exchange, so the test that sent it fails on it.
   const server = createServer((req, res) => {
-    Promise.resolve(handler(req, res)).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err))));
+    Promise.resolve(handler(req, res)).catch((err: unknown) =>
+      res.destroy(err instanceof Error ? err : new Error(String(err))),
+    );
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -42,7 +42,10 @@ export async function runKillTrials(options: {
   let successor: ToolgateProcess | undefined;
   for (let k = 0; k < options.kills; k++) {
     const victim = successor ?? (await options.respawn());
-    const calls = Array.from({ length: options.callsPerKill }, (_, j) => ({ key: `kill-${process.pid}-${Date.now()}-${k}-${j}`, body: toolCall(j, 'refund_payment', { n: j }) }));
+    const calls = Array.from({ length: options.callsPerKill }, (_, j) => ({
+      key: `kill-${process.pid}-${Date.now()}-${k}-${j}`,
+      body: toolCall(j, 'refund_payment', { n: j }),
+    }));
     const sent = calls.map(async (c) => {
       await new Promise((r) => setTimeout(r, Math.random() * windowMs));
       await post(victim.url, c.body, { ...headers, 'idempotency-key': c.key }).catch(() => undefined);
@@ -54,7 +57,12 @@ export async function runKillTrials(options: {
     for (const c of calls) {
       const repeat = await post(repeater.url, c.body, { ...headers, 'idempotency-key': c.key });
       const refused = refusalOf(repeat);
-      const answer = refused !== undefined ? String(refused.code) : repeat.headers['idempotent-replayed'] === 'true' ? 'replayed' : 'executed';
+      const answer =
+        refused !== undefined
+          ? String(refused.code)
+          : repeat.headers['idempotent-replayed'] === 'true'
+            ? 'replayed'
+            : 'executed';
       answers[answer] = (answers[answer] ?? 0) + 1;
     }
   }

@@ -23,7 +23,10 @@ export function modernHeaders(method: string, key: string, name?: string): Recor
   };
 }
 
-export interface Notification { method: string; params?: { _meta?: Record<string, unknown> } }
+export interface Notification {
+  method: string;
+  params?: { _meta?: Record<string, unknown> };
+}
 
 export interface ListenStream {
   /** Waits for the next notification of `method`, dropping what came before it. */
@@ -38,7 +41,12 @@ export function listen(url: string, key: string, id: string): Promise<ListenStre
   const seen: Notification[] = [];
   const all: Notification[] = [];
   let wake: (() => void) | undefined;
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: MODERN_META } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'subscriptions/listen',
+    params: { notifications: { toolsListChanged: true }, _meta: MODERN_META },
+  });
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', headers: modernHeaders('subscriptions/listen', key) }, (res) => {
       if (res.statusCode !== 200 || !String(res.headers['content-type']).startsWith('text/event-stream')) {

@@ -23,5 +23,7 @@ await gate.ready;
 await gate.close();
 // Undocumented, so untyped: Node's record of the built-in modules it has loaded.
 const { moduleLoadList } = process as unknown as { moduleLoadList: readonly string[] };
-const internal = moduleLoadList.filter((m) => m.startsWith('NativeModule internal/')).map((m) => `node:${m.slice('NativeModule '.length)}`);
+const internal = moduleLoadList
+  .filter((m) => m.startsWith('NativeModule internal/'))
+  .map((m) => `node:${m.slice('NativeModule '.length)}`);
 process.stdout.write(`${JSON.stringify([...loaded, ...internal])}\n`);

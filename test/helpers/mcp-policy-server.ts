@@ -28,13 +28,21 @@ export const POLICY_TOOLS: Tool[] = [
   {
     name: 'delete_repo',
     description: 'Delete a repository',
-    inputSchema: { type: 'object', properties: { repo: { type: 'string', pattern: '^[a-z0-9-]+/[a-z0-9-]+$' } }, required: ['repo'] },
+    inputSchema: {
+      type: 'object',
+      properties: { repo: { type: 'string', pattern: '^[a-z0-9-]+/[a-z0-9-]+$' } },
+      required: ['repo'],
+    },
   },
   { name: 'rotate_keys', description: 'Rotate signing keys', inputSchema: { type: 'object', properties: {} } },
   {
     name: 'shared_ref',
     description: 'A schema that references a shared schema by URI',
-    inputSchema: { type: 'object', properties: { code: { $ref: 'https://schemas.example.com/code.json' } }, required: ['code'] },
+    inputSchema: {
+      type: 'object',
+      properties: { code: { $ref: 'https://schemas.example.com/code.json' } },
+      required: ['code'],
+    },
   },
   {
     name: 'weird_schema',
@@ -56,10 +64,18 @@ export interface PolicyServer extends Listening {
  * Answers one request as a stateless MCP server (v1 SDK, low-level Server)
  * listing `tools` and echoing calls.
  */
-export async function answerStateless(name: string, tools: Tool[], req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+export async function answerStateless(
+  name: string,
+  tools: Tool[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
   const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: 'text', text: `called ${r.params.name}` }] }));
+  server.setRequestHandler(CallToolRequestSchema, async (r) => ({
+    content: [{ type: 'text', text: `called ${r.params.name}` }],
+  }));
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   res.on('close', () => {

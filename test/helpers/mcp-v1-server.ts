@@ -29,7 +29,10 @@ function buildServer(): McpServer {
       const token = extra._meta?.progressToken;
       for (let i = 1; i <= n; i++) {
         if (token !== undefined) {
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: n } });
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: i, total: n },
+          });
         }
       }
       return { content: [{ type: 'text', text: `counted to ${n}` }] };
@@ -44,7 +47,10 @@ function buildServer(): McpServer {
  * `build` makes each session's server (by default: echo and count tools);
  * with `enableJsonResponse` it answers POSTs with JSON instead of a stream.
  */
-export async function startV1Server(build: () => McpServer = buildServer, options: { readonly enableJsonResponse?: boolean } = {}): Promise<V1Server> {
+export async function startV1Server(
+  build: () => McpServer = buildServer,
+  options: { readonly enableJsonResponse?: boolean } = {},
+): Promise<V1Server> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const sessions = new Map<string, McpServer>();
   const seen: { method: string; headers: IncomingHttpHeaders }[] = [];
@@ -60,7 +66,13 @@ export async function startV1Server(build: () => McpServer = buildServer, option
     if (transport === undefined) {
       if (req.method !== 'POST' || !isInitializeRequest(body)) {
         res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: No valid session ID provided' } }));
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32000, message: 'Bad Request: No valid session ID provided' },
+          }),
+        );
         return;
       }
       const server = build();

@@ -52,7 +52,10 @@ export async function startV2Server(): Promise<V2Server> {
 
 /** A v2 SDK client that speaks only 2026-07-28, connected to `url`. */
 export async function connectModernClient(url: string, options: ClientOptions = {}): Promise<Client> {
-  const client = new Client({ name: 'it', version: '2.0.0' }, { ...options, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'it', version: '2.0.0' },
+    { ...options, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return client;
 }

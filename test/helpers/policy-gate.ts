@@ -27,7 +27,11 @@ export async function startGateWith<U extends Listening>(
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-policy-gate-'));
   await Promise.all(Object.entries(files).map(([name, text]) => writeFile(join(dir, name), text)));
   const upstream = await startUpstream();
-  const gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), ...(typeof flags === 'function' ? flags(dir) : flags)]);
+  const gate = await startToolgate(upstream.origin, [
+    '--policy-file',
+    join(dir, 'policy.yaml'),
+    ...(typeof flags === 'function' ? flags(dir) : flags),
+  ]);
   await gate.ready;
   return {
     dir,
@@ -42,6 +46,9 @@ export async function startGateWith<U extends Listening>(
 }
 
 /** The same, in front of the v1 SDK policy server. */
-export function startPolicyGate(files: Readonly<Record<string, string>>, flags: readonly string[] = []): Promise<PolicyGate> {
+export function startPolicyGate(
+  files: Readonly<Record<string, string>>,
+  flags: readonly string[] = [],
+): Promise<PolicyGate> {
   return startGateWith(startPolicyServer, files, flags);
 }

@@ -5,11 +5,20 @@ export interface RawResponse {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly text: string;
-  json(): { jsonrpc: string; id: unknown; error?: { code: number; message: string; data?: Record<string, unknown> }; result?: unknown };
+  json(): {
+    jsonrpc: string;
+    id: unknown;
+    error?: { code: number; message: string; data?: Record<string, unknown> };
+    result?: unknown;
+  };
 }
 
 /** A POST with exactly the given headers and body, as a misbehaving client might send it. */
-export async function post(url: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<RawResponse> {
+export async function post(
+  url: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
   const res = await request(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
@@ -64,10 +73,17 @@ export function refusalOf(r: RawResponse): Refused | undefined {
     const data = body.error.data ?? {};
     return { form: 'error', code: data.code as string | undefined, data, text: body.error.message };
   }
-  const result = body.result as { isError?: boolean; content?: { text?: string }[]; _meta?: Record<string, unknown> } | undefined;
+  const result = body.result as
+    | { isError?: boolean; content?: { text?: string }[]; _meta?: Record<string, unknown> }
+    | undefined;
   if (result?.isError !== true) return undefined;
   const data = (result._meta?.['io.toolgate/error'] ?? {}) as Record<string, unknown>;
-  return { form: 'tool_result', code: data.code as string | undefined, data, text: (result.content ?? []).map((c) => c.text ?? '').join('\n') };
+  return {
+    form: 'tool_result',
+    code: data.code as string | undefined,
+    data,
+    text: (result.content ?? []).map((c) => c.text ?? '').join('\n'),
+  };
 }
 
 /**
@@ -75,10 +91,13 @@ export function refusalOf(r: RawResponse): Refused | undefined {
  * (HTTP 200, isError, the code in _meta), and returns its machine data.
  */
 export function refusedCall(r: RawResponse, code: string): Record<string, unknown> {
-  if (r.status !== 200) throw new Error(`expected a 200 tool result refusing with ${code}, got HTTP ${r.status}: ${r.text.slice(0, 300)}`);
+  if (r.status !== 200)
+    throw new Error(`expected a 200 tool result refusing with ${code}, got HTTP ${r.status}: ${r.text.slice(0, 300)}`);
   const refused = refusalOf(r);
   if (refused?.form !== 'tool_result' || refused.code !== code) {
-    throw new Error(`expected a tool result refusing with ${code}, got ${refused?.form ?? 'no refusal'} ${refused?.code ?? ''}: ${r.text.slice(0, 300)}`);
+    throw new Error(
+      `expected a tool result refusing with ${code}, got ${refused?.form ?? 'no refusal'} ${refused?.code ?? ''}: ${r.text.slice(0, 300)}`,
+    );
   }
   return refused.data;
 }

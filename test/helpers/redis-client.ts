@@ -14,7 +14,11 @@ export interface TestClientOptions {
 }
 
 export async function readyClient(url: string, options: TestClientOptions): Promise<RedisClient> {
-  const parsed = parseRedisConfig({ url, commandTimeoutMs: options.commandTimeoutMs, connectTimeoutMs: options.connectTimeoutMs ?? 1000 });
+  const parsed = parseRedisConfig({
+    url,
+    commandTimeoutMs: options.commandTimeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs ?? 1000,
+  });
   assert.ok(parsed.ok);
   const client = createRedisClient(parsed.config, options.name === undefined ? {} : { name: options.name });
   await new Promise((ready) => client.once('ready', ready));

@@ -39,40 +39,61 @@ export interface SentinelSet {
 export async function startSentinelSet(downAfterMs = 1000): Promise<SentinelSet> {
   const master = await startRedis();
   const replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port)]);
-  await until(async () => /master_link_status:up/.test(await cli(replica.port, 'INFO', 'replication')), 10_000, 'replica never synced');
+  await until(
+    async () => /master_link_status:up/.test(await cli(replica.port, 'INFO', 'replication')),
+    10_000,
+    'replica never synced',
+  );
   const sentinels: RedisServer[] = [];
   for (let i = 0; i < 3; i++) {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-sentinel-'));
     const conf = join(dir, 'sentinel.conf');
-    writeFileSync(conf, [
-      `port ${port}`, 'bind 127.0.0.1', `dir ${dir}`,
-      `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${master.port} 2`,
-      `sentinel down-after-milliseconds ${MASTER_NAME} ${downAfterMs}`,
-      `sentinel failover-timeout ${MASTER_NAME} 10000`,
-      `sentinel parallel-syncs ${MASTER_NAME} 1`, '',
-    ].join('\n'));
+    writeFileSync(
+      conf,
+      [
+        `port ${port}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${master.port} 2`,
+        `sentinel down-after-milliseconds ${MASTER_NAME} ${downAfterMs}`,
+        `sentinel failover-timeout ${MASTER_NAME} 10000`,
+        `sentinel parallel-syncs ${MASTER_NAME} 1`,
+        '',
+      ].join('\n'),
+    );
     sentinels.push(await startRedisProcess(port, [conf, '--sentinel']));
   }
-  const addr = async (s: RedisServer) => Number((await cli(s.port, 'SENTINEL', 'get-master-addr-by-name', MASTER_NAME)).split('\n')[1]);
+  const addr = async (s: RedisServer) =>
+    Number((await cli(s.port, 'SENTINEL', 'get-master-addr-by-name', MASTER_NAME)).split('\n')[1]);
   const masterPort = () => addr(sentinels[0] as RedisServer);
   // Sentinels must know each other and the replica before a failover can be agreed.
-  await until(async () => {
-    const info = (await cli((sentinels[0] as RedisServer).port, 'SENTINEL', 'master', MASTER_NAME)).split('\n');
-    const field = (name: string) => info[info.indexOf(name) + 1];
-    return field('num-other-sentinels') === '2' && field('num-slaves') === '1';
-  }, 15_000, 'sentinels never discovered each other and the replica');
+  await until(
+    async () => {
+      const info = (await cli((sentinels[0] as RedisServer).port, 'SENTINEL', 'master', MASTER_NAME)).split('\n');
+      const field = (name: string) => info[info.indexOf(name) + 1];
+      return field('num-other-sentinels') === '2' && field('num-slaves') === '1';
+    },
+    15_000,
+    'sentinels never discovered each other and the replica',
+  );
   const switched = async (oldPort: number, timeoutMs: number) => {
     let now = oldPort;
-    await until(async () => {
-      const ports = await Promise.all(sentinels.map(addr));
-      now = ports[0] as number;
-      return ports.every((p) => p === now && p !== oldPort);
-    }, timeoutMs, 'no failover happened');
+    await until(
+      async () => {
+        const ports = await Promise.all(sentinels.map(addr));
+        now = ports[0] as number;
+        return ports.every((p) => p === now && p !== oldPort);
+      },
+      timeoutMs,
+      'no failover happened',
+    );
     return now;
   };
   return {
-    master, replica, sentinels,
+    master,
+    replica,
+    sentinels,
     url: `redis+sentinel://${sentinels.map((s) => `127.0.0.1:${s.port}`).join(',')}/${MASTER_NAME}`,
     masterPort,
     async failover() {
@@ -99,14 +120,44 @@ export interface RedisCluster {
 }
 
 /** `masters` masters, each with `replicasPerMaster` replicas, all slots covered. */
-export async function startCluster(masters: number, replicasPerMaster: number, nodeTimeoutMs = 1000): Promise<RedisCluster> {
+export async function startCluster(
+  masters: number,
+  replicasPerMaster: number,
+  nodeTimeoutMs = 1000,
+): Promise<RedisCluster> {
   const count = masters * (1 + replicasPerMaster);
-  const nodes = await Promise.all(Array.from({ length: count }, () => startRedis(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(nodeTimeoutMs)])));
-  await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', String(replicasPerMaster), '--cluster-yes'], { timeout: 30_000 });
-  await until(async () => {
-    const states = await Promise.all(nodes.map((n) => cli(n.port, 'CLUSTER', 'INFO')));
-    return states.every((s) => s.includes('cluster_state:ok'));
-  }, 20_000, 'cluster never reached cluster_state:ok');
+  const nodes = await Promise.all(
+    Array.from({ length: count }, () =>
+      startRedis([
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-node-timeout',
+        String(nodeTimeoutMs),
+      ]),
+    ),
+  );
+  await run(
+    'redis-cli',
+    [
+      '--cluster',
+      'create',
+      ...nodes.map((n) => `127.0.0.1:${n.port}`),
+      '--cluster-replicas',
+      String(replicasPerMaster),
+      '--cluster-yes',
+    ],
+    { timeout: 30_000 },
+  );
+  await until(
+    async () => {
+      const states = await Promise.all(nodes.map((n) => cli(n.port, 'CLUSTER', 'INFO')));
+      return states.every((s) => s.includes('cluster_state:ok'));
+    },
+    20_000,
+    'cluster never reached cluster_state:ok',
+  );
   return {
     nodes,
     url: `redis+cluster://${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}`,
@@ -130,7 +181,11 @@ export async function startCluster(masters: number, replicasPerMaster: number, n
     async replicasOf(master) {
       const lines = (await cli(master.port, 'CLUSTER', 'NODES')).split('\n').map((l) => l.trim().split(' '));
       const id = lines.find((f) => (f[2] ?? '').includes('myself'))?.[0];
-      const ports = new Set(lines.filter((f) => (f[2] ?? '').includes('slave') && f[3] === id).map((f) => Number(/:(\d+)@/.exec(f[1] ?? '')?.[1])));
+      const ports = new Set(
+        lines
+          .filter((f) => (f[2] ?? '').includes('slave') && f[3] === id)
+          .map((f) => Number(/:(\d+)@/.exec(f[1] ?? '')?.[1])),
+      );
       return nodes.filter((n) => ports.has(n.port));
     },
     async close() {
@@ -145,11 +200,15 @@ export async function startCluster(masters: number, replicasPerMaster: number, n
  * own `master_link_status`, which is up before the master has heard back.
  */
 export async function replicaCaughtUp(port: number, boundMs = 20_000): Promise<void> {
-  await waitFor(async () => {
-    const info = await cli(port, 'INFO', 'replication').catch(() => '');
-    const acked = /slave0:.*state=online,offset=(\d+)/.exec(info)?.[1];
-    return acked !== undefined && Number(acked) >= Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
-  }, 'the replica to acknowledge all the master wrote', boundMs);
+  await waitFor(
+    async () => {
+      const info = await cli(port, 'INFO', 'replication').catch(() => '');
+      const acked = /slave0:.*state=online,offset=(\d+)/.exec(info)?.[1];
+      return acked !== undefined && Number(acked) >= Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
+    },
+    'the replica to acknowledge all the master wrote',
+    boundMs,
+  );
 }
 
 /** One command through redis-cli, whose reply text is complete (the raw helper reads one packet). */

@@ -40,7 +40,11 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
 }
 
 /** A server on a given port; `leading` comes first on the command line (a config file, `--sentinel`). */
-export async function startRedisProcess(port: number, leading: readonly string[], extraArgs: readonly string[] = []): Promise<RedisServer> {
+export async function startRedisProcess(
+  port: number,
+  leading: readonly string[],
+  extraArgs: readonly string[] = [],
+): Promise<RedisServer> {
   let child = await spawnServer(port, leading, extraArgs);
   const server: RedisServer = {
     port,
@@ -58,13 +62,36 @@ export async function startRedisProcess(port: number, leading: readonly string[]
   return server;
 }
 
-async function spawnServer(port: number, leading: readonly string[], extraArgs: readonly string[]): Promise<ChildProcess> {
+async function spawnServer(
+  port: number,
+  leading: readonly string[],
+  extraArgs: readonly string[],
+): Promise<ChildProcess> {
   // A directory of its own, removed on exit: a replica writes the RDB it
   // receives, and a server restarted "empty" must not load one left behind.
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-redis-'));
-  const child = spawn(REDIS_SERVER, [...leading, '--save', '', '--appendonly', 'no', '--dir', dir, '--port', String(port), '--bind', '127.0.0.1', '--loglevel', 'warning', ...extraArgs], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    REDIS_SERVER,
+    [
+      ...leading,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--loglevel',
+      'warning',
+      ...extraArgs,
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   running.add(child);
   child.once('exit', () => {
     running.delete(child);
@@ -117,4 +144,3 @@ function rawCommand(port: number, args: readonly string[]): Promise<string> {
     socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`);
   });
 }
-

@@ -30,15 +30,26 @@ export async function startRugPullServer(): Promise<RugPullServer> {
   let description = HONEST_WEATHER;
 
   const build = () => {
-    const server = new McpServer({ name: 'rug-pull-fixture', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
-    server.registerTool('echo', { description: 'Echo the given text back', inputSchema: { text: z.string() } }, async ({ text }) => {
-      calls.push('echo');
-      return { content: [{ type: 'text', text }] };
-    });
-    const weather = server.registerTool('get_weather', { description, inputSchema: { city: z.string() } }, async ({ city }) => {
-      calls.push('get_weather');
-      return { content: [{ type: 'text', text: `sunny in ${city}` }] };
-    });
+    const server = new McpServer(
+      { name: 'rug-pull-fixture', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    );
+    server.registerTool(
+      'echo',
+      { description: 'Echo the given text back', inputSchema: { text: z.string() } },
+      async ({ text }) => {
+        calls.push('echo');
+        return { content: [{ type: 'text', text }] };
+      },
+    );
+    const weather = server.registerTool(
+      'get_weather',
+      { description, inputSchema: { city: z.string() } },
+      async ({ city }) => {
+        calls.push('get_weather');
+        return { content: [{ type: 'text', text: `sunny in ${city}` }] };
+      },
+    );
     weatherTools.add(weather);
     return server;
   };

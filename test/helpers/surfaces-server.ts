@@ -9,7 +9,12 @@ export const RESOURCE_SECRET = 'resource-body-7f3a';
 export const PROMPT_SECRET = 'prompt-body-91c2';
 
 /** The fixture's resources, by URI. */
-export const RESOURCES = ['docs://public/readme', 'docs://public/guide', 'docs://private/payroll', 'docs://public-archive/old'] as const;
+export const RESOURCES = [
+  'docs://public/readme',
+  'docs://public/guide',
+  'docs://private/payroll',
+  'docs://public-archive/old',
+] as const;
 
 /**
  * A sessionful 2025-11-25 v1 SDK server with resources (static and
@@ -20,10 +25,19 @@ export const RESOURCES = ['docs://public/readme', 'docs://public/guide', 'docs:/
  */
 export function startSurfacesServer(): Promise<V1Server> {
   return startV1Server(() => {
-    const server = new McpServer({ name: 'surfaces-fixture', version: '1.0.0' }, { capabilities: { resources: { subscribe: true }, completions: {} } });
-    server.registerTool('echo', { description: 'Echo the given text back', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+    const server = new McpServer(
+      { name: 'surfaces-fixture', version: '1.0.0' },
+      { capabilities: { resources: { subscribe: true }, completions: {} } },
+    );
+    server.registerTool(
+      'echo',
+      { description: 'Echo the given text back', inputSchema: { text: z.string() } },
+      async ({ text }) => ({ content: [{ type: 'text', text }] }),
+    );
     for (const uri of RESOURCES) {
-      server.registerResource(uri, uri, { mimeType: 'text/plain' }, async () => ({ contents: [{ uri, text: `${uri} ${RESOURCE_SECRET}` }] }));
+      server.registerResource(uri, uri, { mimeType: 'text/plain' }, async () => ({
+        contents: [{ uri, text: `${uri} ${RESOURCE_SECRET}` }],
+      }));
     }
     const names = ['readme', 'guide', 'payroll'];
     for (const area of ['public', 'private']) {
@@ -41,7 +55,9 @@ export function startSurfacesServer(): Promise<V1Server> {
       server.registerPrompt(
         name,
         { argsSchema: { who: completable(z.string(), (value) => ['ada', 'alan'].filter((w) => w.startsWith(value))) } },
-        async ({ who }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `${name} ${who} ${PROMPT_SECRET}` } }] }),
+        async ({ who }) => ({
+          messages: [{ role: 'user', content: { type: 'text', text: `${name} ${who} ${PROMPT_SECRET}` } }],
+        }),
       );
     }
     server.server.setRequestHandler(SubscribeRequestSchema, async () => {

@@ -26,7 +26,12 @@ interface TaskRecord {
   result?: CallToolResult;
   error?: { code: number; message: string; data?: unknown };
   /** Requests still unanswered, and the answers collected for the current round. */
-  pending?: { requests: Record<string, unknown>; answers: Answers; resolve: (r: Answers) => void; reject: (e: unknown) => void };
+  pending?: {
+    requests: Record<string, unknown>;
+    answers: Answers;
+    resolve: (r: Answers) => void;
+    reject: (e: unknown) => void;
+  };
 }
 
 const TERMINAL: ReadonlySet<Status> = new Set(['completed', 'failed', 'cancelled']);
@@ -77,7 +82,8 @@ export class TaskBoard {
     if (task === undefined) return undefined;
     return {
       ...this.#base(task),
-      ...(task.status === 'input_required' && task.pending !== undefined && { inputRequests: { ...task.pending.requests } }),
+      ...(task.status === 'input_required' &&
+        task.pending !== undefined && { inputRequests: { ...task.pending.requests } }),
       ...(task.status === 'completed' && { result: task.result }),
       ...(task.status === 'failed' && { error: task.error }),
     };
@@ -144,7 +150,7 @@ export class TaskBoard {
 
   #stop(task: TaskRecord): void {
     this.#touch(task, 'cancelled');
-    task.statusMessage = 'Cancelled at the client\'s request.';
+    task.statusMessage = "Cancelled at the client's request.";
     task.pending?.reject(new Error('cancelled'));
     task.pending = undefined;
     task.abort.abort();
@@ -171,7 +177,14 @@ export class TaskBoard {
  */
 function failure(err: unknown): Pick<TaskRecord, 'status' | 'result' | 'error' | 'statusMessage'> {
   if (err instanceof ProtocolError) {
-    return { status: 'failed', statusMessage: `Task failed: ${err.message}`, error: { code: err.code, message: err.message, ...(err.data !== undefined && { data: err.data }) } };
+    return {
+      status: 'failed',
+      statusMessage: `Task failed: ${err.message}`,
+      error: { code: err.code, message: err.message, ...(err.data !== undefined && { data: err.data }) },
+    };
   }
-  return { status: 'completed', result: { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true } };
+  return {
+    status: 'completed',
+    result: { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true },
+  };
 }

@@ -61,7 +61,10 @@ export function serveTasks(server: McpServer, board: TaskBoard): void {
 export async function taskOrResult(board: TaskBoard, ctx: ServerContext, work: TaskWork): Promise<CallToolResult> {
   if (declaresTasks(ctx)) return asTask(board, work);
   // Run in place, a call has no cancel request and no round for input.
-  return work({ signal: new AbortController().signal, input: () => Promise.reject(new Error('this call runs without a task and cannot wait for input')) });
+  return work({
+    signal: new AbortController().signal,
+    input: () => Promise.reject(new Error('this call runs without a task and cannot wait for input')),
+  });
 }
 
 /** Starts `work` as a task. McpServer types a tool's answer as CallToolResult; its 2026-07-28 result check admits a CreateTaskResult. */
@@ -75,7 +78,8 @@ function requireTasks(ctx: ServerContext): void {
 
 /** Unknown and expired ids alike are -32602, as SEP-2663 prescribes. */
 function known<T>(found: T | undefined | false): T {
-  if (found === undefined || found === false) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Task not found');
+  if (found === undefined || found === false)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Task not found');
   return found;
 }
 

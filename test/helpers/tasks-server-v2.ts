@@ -31,11 +31,14 @@ export async function startTasksServerV2(): Promise<TasksServerV2> {
       server.registerTool('report', { description: 'Writes a report', inputSchema: topic }, async ({ topic: t }, ctx) =>
         taskOrResult(board, ctx, async () => ({ content: [{ type: 'text', text: `${t} ${TASK_SECRET_2026}` }] })),
       );
-      server.registerTool('slow_report', { description: 'Writes a report slowly', inputSchema: topic }, async ({ topic: t }, ctx) =>
-        taskOrResult(board, ctx, async ({ signal }) => {
-          await sleep(3_600_000, undefined, { signal });
-          return { content: [{ type: 'text', text: `${t} ${TASK_SECRET_2026}` }] };
-        }),
+      server.registerTool(
+        'slow_report',
+        { description: 'Writes a report slowly', inputSchema: topic },
+        async ({ topic: t }, ctx) =>
+          taskOrResult(board, ctx, async ({ signal }) => {
+            await sleep(3_600_000, undefined, { signal });
+            return { content: [{ type: 'text', text: `${t} ${TASK_SECRET_2026}` }] };
+          }),
       );
       return server;
     }),

@@ -28,20 +28,30 @@ export async function startTasksServer(): Promise<TasksServer> {
       { name: 'tasks-fixture', version: '1.0.0' },
       { capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore },
     );
-    for (const [name, finish] of [['report', true], ['slow_report', false]] as const) {
-      server.experimental.tasks.registerToolTask(name, {
-        description: `Writes a ${name}`,
-        inputSchema: { topic: z.string() },
-        execution: { taskSupport: 'required' },
-      }, {
-        createTask: async ({ topic }, extra) => {
-          const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 50 });
-          if (finish) await extra.taskStore.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: `${topic} ${TASK_SECRET}` }] });
-          return { task };
+    for (const [name, finish] of [
+      ['report', true],
+      ['slow_report', false],
+    ] as const) {
+      server.experimental.tasks.registerToolTask(
+        name,
+        {
+          description: `Writes a ${name}`,
+          inputSchema: { topic: z.string() },
+          execution: { taskSupport: 'required' },
         },
-        getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
-        getTaskResult: async (_args, extra) => extra.taskStore.getTaskResult(extra.taskId) as never,
-      });
+        {
+          createTask: async ({ topic }, extra) => {
+            const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 50 });
+            if (finish)
+              await extra.taskStore.storeTaskResult(task.taskId, 'completed', {
+                content: [{ type: 'text', text: `${topic} ${TASK_SECRET}` }],
+              });
+            return { task };
+          },
+          getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
+          getTaskResult: async (_args, extra) => extra.taskStore.getTaskResult(extra.taskId) as never,
+        },
+      );
     }
     return server;
   };

@@ -9,7 +9,21 @@ export interface RunningToolgate extends Toolgate {
 /** Starts toolgate in process on free loopback ports in front of `upstream`. */
 export async function startToolgate(upstream: string, flags: readonly string[] = []): Promise<RunningToolgate> {
   const settings = loadSettings(
-    ['--upstream', upstream, '--host', '127.0.0.1', '--port', '0', '--admin-port', '0', '--log-level', 'error', '--drain-timeout-ms', '2000', ...flags],
+    [
+      '--upstream',
+      upstream,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--admin-port',
+      '0',
+      '--log-level',
+      'error',
+      '--drain-timeout-ms',
+      '2000',
+      ...flags,
+    ],
     {},
   );
   const gate = await start(settings);

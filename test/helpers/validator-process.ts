@@ -23,9 +23,13 @@ process.once('exit', () => {
 
 /** Starts test/helpers/validator-server.ts as a child process and waits for its port. */
 export async function startValidator(options: { quiet?: boolean } = {}): Promise<ValidatorProcess> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'validator-server.ts'), ...(options.quiet ? ['--quiet'] : [])], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(import.meta.dirname, 'validator-server.ts'), ...(options.quiet ? ['--quiet'] : [])],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   running.add(child);
   let exited = false;
   const gone = new Promise<void>((resolve) => {

@@ -18,15 +18,20 @@ const quiet = process.argv.includes('--quiet');
 function answer(payload: string): ValidateResponse | 'slow' | 'crash' {
   if (payload.includes('CRASH')) return 'crash';
   if (payload.includes('SLOW')) return 'slow';
-  if (payload.includes('BLOCK')) return { valid: false, severity: 'SEVERITY_ERROR', message: `blocked: ${payload}`, code: 'secret_found' };
-  if (payload.includes('WARN')) return { valid: false, severity: 'SEVERITY_WARNING', message: `warning: ${payload}`, code: 'looks_odd' };
+  if (payload.includes('BLOCK'))
+    return { valid: false, severity: 'SEVERITY_ERROR', message: `blocked: ${payload}`, code: 'secret_found' };
+  if (payload.includes('WARN'))
+    return { valid: false, severity: 'SEVERITY_WARNING', message: `warning: ${payload}`, code: 'looks_odd' };
   if (payload.includes('MALFORMED')) return { valid: false, message: `no severity: ${payload}` };
   return { valid: true };
 }
 
 const server = new Server();
 server.addService(serviceDefinition('toolgate.v1.Validator'), {
-  Validate(call: ServerUnaryCall<ValidateRequest__Output, ValidateResponse>, callback: sendUnaryData<ValidateResponse>) {
+  Validate(
+    call: ServerUnaryCall<ValidateRequest__Output, ValidateResponse>,
+    callback: sendUnaryData<ValidateResponse>,
+  ) {
     if (!quiet) process.stdout.write(`${JSON.stringify(call.request)}\n`);
     const a = answer(call.request.payloadJson);
     if (a === 'crash') process.exit(3);

@@ -20,10 +20,22 @@ const T0 = 1_800_000_000_000;
 let serial = 0;
 
 function draft(now = T0, ttlMs = 60_000): ApprovalRecord {
-  const parts = { principal: 'caller', tool: 'refund_payment', argumentsDigest: `d${++serial}`, policyRevision: '1.abc' };
+  const parts = {
+    principal: 'caller',
+    tool: 'refund_payment',
+    argumentsDigest: `d${++serial}`,
+    policyRevision: '1.abc',
+  };
   return {
-    id: newApprovalId(), binding: bindingOf(parts), ...parts, approverScope: 'payments.approve', selfApproval: false,
-    createdAt: now, expiresAt: now + ttlMs, state: 'pending', arguments: '{"amount":250}',
+    id: newApprovalId(),
+    binding: bindingOf(parts),
+    ...parts,
+    approverScope: 'payments.approve',
+    selfApproval: false,
+    createdAt: now,
+    expiresAt: now + ttlMs,
+    state: 'pending',
+    arguments: '{"amount":250}',
   };
 }
 
@@ -104,7 +116,10 @@ function contract(name: string, make: () => ApprovalStore) {
       for (const r of [late, soon, gone, decidedOne]) await store.open(r);
       await store.decide(decidedOne.id, 'approved', 'alice', T0 + 1);
       const ids = (await store.pending(T0 + 15_000, 10)).map((r) => r.id);
-      assert.deepEqual(ids.filter((id) => [late.id, soon.id, gone.id, decidedOne.id].includes(id)), [soon.id, late.id]);
+      assert.deepEqual(
+        ids.filter((id) => [late.id, soon.id, gone.id, decidedOne.id].includes(id)),
+        [soon.id, late.id],
+      );
     });
   });
 }
@@ -132,9 +147,17 @@ describe('RedisApprovalStore under faults: a spend Redis cannot vouch for leaves
   };
 
   it('Redis stalled past the deadline during the spend: unavailable, and the spend that ran late is put back', async () => {
-    const impatient = await readyClient(redis.url, { commandTimeoutMs: 200, connectTimeoutMs: 2000, name: 'approval-stall' });
+    const impatient = await readyClient(redis.url, {
+      commandTimeoutMs: 200,
+      connectTimeoutMs: 2000,
+      name: 'approval-stall',
+    });
     try {
-      const store = new RedisApprovalStore({ client: impatient, domain: `stall${++serial}`, guard: { waitReplicas: 0, timeoutMs: 200 } });
+      const store = new RedisApprovalStore({
+        client: impatient,
+        domain: `stall${++serial}`,
+        guard: { waitReplicas: 0, timeoutMs: 200 },
+      });
       const a = await approved(store);
       // The script is loaded first, so the stalled spend is the real one, not a NOSCRIPT answer.
       assert.equal((await store.spend('no-such-binding', T0)).kind, 'none');
@@ -154,18 +177,30 @@ describe('RedisApprovalStore under faults: a spend Redis cannot vouch for leaves
     await redis.command('CONFIG', 'SET', 'repl-diskless-sync-delay', '0');
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
     try {
-      const store = new RedisApprovalStore({ client, domain: `wait${++serial}`, guard: { waitReplicas: 1, timeoutMs: 1000 } });
+      const store = new RedisApprovalStore({
+        client,
+        domain: `wait${++serial}`,
+        guard: { waitReplicas: 1, timeoutMs: 1000 },
+      });
       await replicaCaughtUp(redis.port);
       const a = await approved(store);
       replica.freeze();
       try {
         await assert.rejects(store.spend(a.binding, T0 + 2));
-        assert.equal((await store.get(a.id))?.state, 'approved', 'a failover to that replica could have handed it out again: not spent');
+        assert.equal(
+          (await store.get(a.id))?.state,
+          'approved',
+          'a failover to that replica could have handed it out again: not spent',
+        );
       } finally {
         replica.thaw();
       }
       let spent: string | undefined;
-      for (let i = 0; i < 100 && spent === undefined; i++) spent = await store.spend(a.binding, T0 + 3).then((r) => r.kind, () => undefined);
+      for (let i = 0; i < 100 && spent === undefined; i++)
+        spent = await store.spend(a.binding, T0 + 3).then(
+          (r) => r.kind,
+          () => undefined,
+        );
       assert.equal(spent, 'spent');
     } finally {
       await replica.close();
@@ -179,8 +214,16 @@ describe('RedisApprovalStore across a failover: a spend applied but never confir
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port)]);
     // WAIT blocks for half the guard's 6 s: the pause below must land before it gives up and sends the
     // take-back, and on a busy machine a 0.5 s WAIT could be over first.
-    const onMaster = await readyClient(master.url, { commandTimeoutMs: 8000, connectTimeoutMs: 2000, name: 'approval-failover' });
-    const probe = await readyClient(master.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000, name: 'approval-failover-probe' });
+    const onMaster = await readyClient(master.url, {
+      commandTimeoutMs: 8000,
+      connectTimeoutMs: 2000,
+      name: 'approval-failover',
+    });
+    const probe = await readyClient(master.url, {
+      commandTimeoutMs: 2000,
+      connectTimeoutMs: 2000,
+      name: 'approval-failover-probe',
+    });
     let promoted: RedisClient | undefined;
     try {
       await master.command('CONFIG', 'SET', 'repl-diskless-sync-delay', '0');
@@ -201,14 +244,26 @@ describe('RedisApprovalStore across a failover: a spend applied but never confir
       await master.kill();
       replica.thaw();
       assert.match(await replica.command('REPLICAOF', 'NO', 'ONE'), /^\+OK/);
-      promoted = await readyClient(replica.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000, name: 'approval-promoted' });
+      promoted = await readyClient(replica.url, {
+        commandTimeoutMs: 2000,
+        connectTimeoutMs: 2000,
+        name: 'approval-promoted',
+      });
       const after = new RedisApprovalStore({ client: promoted, domain });
       const repeat = await after.spend(a.binding, T0 + 3);
       assert.equal(repeat.kind, 'unsettled', 'not none: a fresh approval would hide that the call may have run');
       assert.equal(repeat.kind === 'unsettled' && repeat.record.id, a.id);
-      assert.equal((await after.spend(a.binding, T0 + 4)).kind, 'unsettled', 'told until the spend is past any take-back');
+      assert.equal(
+        (await after.spend(a.binding, T0 + 4)).kind,
+        'unsettled',
+        'told until the spend is past any take-back',
+      );
       assert.equal((await after.spend(a.binding, T0 + 61_000)).kind, 'unsettled');
-      assert.equal((await after.spend(a.binding, T0 + 61_001)).kind, 'none', 'then the next repeat asks for a new approval');
+      assert.equal(
+        (await after.spend(a.binding, T0 + 61_001)).kind,
+        'none',
+        'then the next repeat asks for a new approval',
+      );
     } finally {
       onMaster.disconnect();
       probe.disconnect();
@@ -231,9 +286,17 @@ describe('RedisApprovalStore across a failover: a spend applied but never confir
 
 describe('Approvals: who may decide, and what a held call gets', () => {
   const rule = { approverScope: 'payments.approve', expiresIn: 60, selfApproval: false };
-  const call = { principal: 'caller', tool: 'refund_payment', argumentsDigest: 'abc', policyRevision: '1.x', rule, arguments: '{}' };
+  const call = {
+    principal: 'caller',
+    tool: 'refund_payment',
+    argumentsDigest: 'abc',
+    policyRevision: '1.x',
+    rule,
+    arguments: '{}',
+  };
   let now = T0;
-  const approvals = () => new Approvals({ store: new MemoryApprovalStore(), pageUrl: () => 'https://approve.example', now: () => now });
+  const approvals = () =>
+    new Approvals({ store: new MemoryApprovalStore(), pageUrl: () => 'https://approve.example', now: () => now });
 
   it('asks once, sends the caller to the page, and lets the approved call run once', async () => {
     const a = approvals();
@@ -243,7 +306,10 @@ describe('Approvals: who may decide, and what a held call gets', () => {
     const id = asked.kind === 'ask' ? asked.record.id : '';
     const again = await a.forCall(call);
     assert.equal(again.kind === 'ask' && again.record.id, id);
-    assert.deepEqual((await a.decide(id, { id: 'alice', scopes: new Set(['payments.approve']) }, 'approved', 'page')).ok, true);
+    assert.deepEqual(
+      (await a.decide(id, { id: 'alice', scopes: new Set(['payments.approve']) }, 'approved', 'page')).ok,
+      true,
+    );
     assert.equal((await a.forCall(call)).kind, 'run');
     assert.equal((await a.forCall(call)).kind, 'ask');
   });
@@ -261,14 +327,29 @@ describe('Approvals: who may decide, and what a held call gets', () => {
     assert.equal(!cliSelf.ok && cliSelf.error, 'self_approval_refused');
     const selfAllowed = approvals();
     const own = await selfAllowed.forCall({ ...call, rule: { ...rule, selfApproval: true } });
-    assert.equal((await selfAllowed.decide(own.kind === 'ask' ? own.record.id : '', { id: 'caller', scopes: new Set(['payments.approve']) }, 'approved', 'page')).ok, true);
+    assert.equal(
+      (
+        await selfAllowed.decide(
+          own.kind === 'ask' ? own.record.id : '',
+          { id: 'caller', scopes: new Set(['payments.approve']) },
+          'approved',
+          'page',
+        )
+      ).ok,
+      true,
+    );
   });
 
-  it('expires after the rule\'s expiresIn: the repeat is told approval_expired once, then a new approval is asked', async () => {
+  it("expires after the rule's expiresIn: the repeat is told approval_expired once, then a new approval is asked", async () => {
     const a = approvals();
     now = T0;
     const asked = await a.forCall(call);
-    await a.decide(asked.kind === 'ask' ? asked.record.id : '', { id: 'alice', scopes: new Set(['payments.approve']) }, 'approved', 'page');
+    await a.decide(
+      asked.kind === 'ask' ? asked.record.id : '',
+      { id: 'alice', scopes: new Set(['payments.approve']) },
+      'approved',
+      'page',
+    );
     now = T0 + rule.expiresIn * 1000;
     assert.equal((await a.forCall(call)).kind, 'expired');
     const fresh = await a.forCall(call);
@@ -278,8 +359,11 @@ describe('Approvals: who may decide, and what a held call gets', () => {
 
   it('fails closed when the store cannot be reached', async () => {
     const broken: ApprovalStore = {
-      open: () => Promise.reject(new Error('down')), spend: () => Promise.reject(new Error('down')), get: () => Promise.reject(new Error('down')),
-      decide: () => Promise.reject(new Error('down')), pending: () => Promise.reject(new Error('down')),
+      open: () => Promise.reject(new Error('down')),
+      spend: () => Promise.reject(new Error('down')),
+      get: () => Promise.reject(new Error('down')),
+      decide: () => Promise.reject(new Error('down')),
+      pending: () => Promise.reject(new Error('down')),
     };
     const a = new Approvals({ store: broken, pageUrl: () => 'https://x' });
     assert.equal((await a.forCall(call)).kind, 'unavailable');
@@ -292,14 +376,28 @@ describe('toolgate approvals (CLI) against Redis', () => {
   const io = () => {
     const out: string[] = [];
     const err: string[] = [];
-    return { out, err, io: { env: {}, stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } } };
+    return {
+      out,
+      err,
+      io: { env: {}, stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } },
+    };
   };
   const flags = () => ['--redis-url', redis.url, '--domain', 'cli'];
 
   it('lists and shows pending approvals without argument values, refuses self-approval, approves once', async () => {
-    const approvals = new Approvals({ store: new RedisApprovalStore({ client, domain: 'cli' }), pageUrl: () => 'https://x' });
+    const approvals = new Approvals({
+      store: new RedisApprovalStore({ client, domain: 'cli' }),
+      pageUrl: () => 'https://x',
+    });
     const rule = { approverScope: 'payments.approve', expiresIn: 600, selfApproval: false };
-    const asked = await approvals.forCall({ principal: 'caller', tool: 'refund_payment', argumentsDigest: 'f'.repeat(64), policyRevision: '1.a', rule, arguments: '{"iban":"DE-secret-iban"}' });
+    const asked = await approvals.forCall({
+      principal: 'caller',
+      tool: 'refund_payment',
+      argumentsDigest: 'f'.repeat(64),
+      policyRevision: '1.a',
+      rule,
+      arguments: '{"iban":"DE-secret-iban"}',
+    });
     assert.equal(asked.kind, 'ask');
     const id = asked.kind === 'ask' ? asked.record.id : '';
     const list = io();
@@ -322,7 +420,12 @@ describe('toolgate approvals (CLI) against Redis', () => {
   });
 
   it('refuses bad input with one line and status 2', async () => {
-    for (const argv of [['approve', 'short', '--as', 'a', ...flags()], ['approve', 'x'.repeat(22), ...flags()], ['list'], ['nope']]) {
+    for (const argv of [
+      ['approve', 'short', '--as', 'a', ...flags()],
+      ['approve', 'x'.repeat(22), ...flags()],
+      ['list'],
+      ['nope'],
+    ]) {
       const r = io();
       assert.equal(await approvalsCli(argv, r.io), 2, argv.join(' '));
       assert.equal(r.err.length, 1);

@@ -8,7 +8,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ALICE_KEY, APPROVAL_KEYS_YAML, CALLER_KEY, approvalPolicy, startApprovalUpstream, type ApprovalUpstream } from '../helpers/approval-upstream.ts';
+import {
+  ALICE_KEY,
+  APPROVAL_KEYS_YAML,
+  CALLER_KEY,
+  approvalPolicy,
+  startApprovalUpstream,
+  type ApprovalUpstream,
+} from '../helpers/approval-upstream.ts';
 import { ApproverClient } from '../helpers/approver-client.ts';
 import { freePort } from '../helpers/ports.ts';
 import { passed, post, refusalOf, refusedCall } from '../helpers/raw.ts';
@@ -23,8 +30,16 @@ describe('two replicas sharing Redis race to spend one approval', () => {
   let upstream: ApprovalUpstream;
   let replicas: ToolgateProcess[];
   const flags = (page: number) => [
-    '--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--policy-domain', 'approvals',
-    '--approval-secret-file', join(dir, 'approval.key'), '--approval-port', String(page),
+    '--policy-file',
+    join(dir, 'policy.yaml'),
+    '--redis-url',
+    redis.url,
+    '--policy-domain',
+    'approvals',
+    '--approval-secret-file',
+    join(dir, 'approval.key'),
+    '--approval-port',
+    String(page),
   ];
 
   before(async () => {
@@ -34,7 +49,10 @@ describe('two replicas sharing Redis race to spend one approval', () => {
     await writeFile(join(dir, 'approval.key'), randomBytes(32).toString('base64'));
     redis = await startRedis();
     upstream = await startApprovalUpstream();
-    replicas = await Promise.all([startToolgateProcess(upstream.origin, flags(await freePort())), startToolgateProcess(upstream.origin, flags(await freePort()))]);
+    replicas = await Promise.all([
+      startToolgateProcess(upstream.origin, flags(await freePort())),
+      startToolgateProcess(upstream.origin, flags(await freePort())),
+    ]);
   });
   after(async () => {
     await Promise.all(replicas?.map((r) => r.close()) ?? []);
@@ -44,9 +62,19 @@ describe('two replicas sharing Redis race to spend one approval', () => {
   });
 
   const call = (replica: ToolgateProcess, amount: number, id: number) =>
-    post(replica.url, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'refund_payment', arguments: { amount, currency: 'EUR' } } }), {
-      authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18',
-    });
+    post(
+      replica.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'refund_payment', arguments: { amount, currency: 'EUR' } },
+      }),
+      {
+        authorization: `Bearer ${CALLER_KEY}`,
+        'mcp-protocol-version': '2025-06-18',
+      },
+    );
   const runs = () => upstream.executions.get('refund_payment') ?? 0;
 
   it('with grants from the policy file, an approval asked on one replica runs on the other, and on a restarted one', async () => {
@@ -89,7 +117,9 @@ describe('two replicas sharing Redis race to spend one approval', () => {
       if (ran === 0) outcomes.racesWithNoRun++;
       outcomes.executed += ran;
       // The loser finds the record gone (asked anew) or the winner's spend not yet confirmed (told its outcome is unknown).
-      for (const a of answers) if (!passed(a)) assert.ok(['approval_required', 'approval_outcome_unknown'].includes(refusalOf(a)?.code as string), a.text);
+      for (const a of answers)
+        if (!passed(a))
+          assert.ok(['approval_required', 'approval_outcome_unknown'].includes(refusalOf(a)?.code as string), a.text);
     }
     assert.deepEqual(outcomes, { executed: TRIALS, racesWithTwoRuns: 0, racesWithNoRun: 0 });
     console.log(`approval race: ${TRIALS} trials, ${outcomes.executed} upstream executions, 0 double spends`);

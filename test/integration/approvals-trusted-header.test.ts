@@ -5,7 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { APPROVAL_KEYS_YAML, CALLER_KEY, approvalPolicy, startApprovalUpstream, type ApprovalUpstream } from '../helpers/approval-upstream.ts';
+import {
+  APPROVAL_KEYS_YAML,
+  CALLER_KEY,
+  approvalPolicy,
+  startApprovalUpstream,
+  type ApprovalUpstream,
+} from '../helpers/approval-upstream.ts';
 import { hidden } from '../helpers/approver-client.ts';
 import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
 import { passed, post, refusedCall } from '../helpers/raw.ts';
@@ -14,18 +20,42 @@ describe('approver page with TOOLGATE_APPROVAL_TRUSTED_HEADER', () => {
   let setup: PolicyGate<ApprovalUpstream>;
   let url: string;
   const args = { amount: 300, currency: 'EUR' };
-  const call = () => post(setup.gate.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'refund_payment', arguments: args } }), {
-    authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18',
-  });
+  const call = () =>
+    post(
+      setup.gate.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'refund_payment', arguments: args },
+      }),
+      {
+        authorization: `Bearer ${CALLER_KEY}`,
+        'mcp-protocol-version': '2025-06-18',
+      },
+    );
   const as = (id: string, groups: string) => ({ 'x-forwarded-user': id, 'x-forwarded-groups': groups });
-  const form = (headers: Record<string, string>, fields: Record<string, string>) => fetch(`${url}/decision`, {
-    method: 'POST', redirect: 'manual', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(),
-  });
+  const form = (headers: Record<string, string>, fields: Record<string, string>) =>
+    fetch(`${url}/decision`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
 
   before(async () => {
-    setup = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML }, [
-      '--approval-port', '0', '--approval-trusted-header', 'X-Forwarded-User', '--approval-trusted-scopes-header', 'X-Forwarded-Groups',
-    ]);
+    setup = await startGateWith(
+      startApprovalUpstream,
+      { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML },
+      [
+        '--approval-port',
+        '0',
+        '--approval-trusted-header',
+        'X-Forwarded-User',
+        '--approval-trusted-scopes-header',
+        'X-Forwarded-Groups',
+      ],
+    );
     url = String(refusedCall(await call(), 'approval_required').url);
   });
   after(() => setup?.close());
@@ -45,10 +75,16 @@ describe('approver page with TOOLGATE_APPROVAL_TRUSTED_HEADER', () => {
     const stolen = await form(as('mallory', 'payments.approve'), { csrf, decision: 'approve' });
     assert.equal(stolen.headers.get('toolgate-error'), 'approval_csrf_invalid');
     const selfPage = await fetch(url, { headers: as('caller', 'payments.approve') });
-    const self = await form(as('caller', 'payments.approve'), { csrf: hidden(await selfPage.text(), 'csrf'), decision: 'approve' });
+    const self = await form(as('caller', 'payments.approve'), {
+      csrf: hidden(await selfPage.text(), 'csrf'),
+      decision: 'approve',
+    });
     assert.equal(self.headers.get('toolgate-error'), 'self_approval_refused');
     const noScopePage = await fetch(url, { headers: as('bob', 'payments') });
-    const noScope = await form(as('bob', 'payments'), { csrf: hidden(await noScopePage.text(), 'csrf'), decision: 'approve' });
+    const noScope = await form(as('bob', 'payments'), {
+      csrf: hidden(await noScopePage.text(), 'csrf'),
+      decision: 'approve',
+    });
     assert.equal(noScope.headers.get('toolgate-error'), 'approver_scope_required');
     assert.equal((await form(alice, { csrf, decision: 'approve' })).status, 303);
     const before = setup.upstream.executions.get('refund_payment') ?? 0;

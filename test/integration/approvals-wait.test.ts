@@ -19,7 +19,13 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from
 import { startEverything, type Running } from '../../bench/conformance/servers.ts';
 import { stop } from '../../bench/conformance/processes.ts';
 import { run as approvalsCli } from '../../src/commands/approvals.ts';
-import { APPROVAL_KEYS_YAML, CALLER_KEY, approvalPolicy, startApprovalUpstream, type ApprovalUpstream } from '../helpers/approval-upstream.ts';
+import {
+  APPROVAL_KEYS_YAML,
+  CALLER_KEY,
+  approvalPolicy,
+  startApprovalUpstream,
+  type ApprovalUpstream,
+} from '../helpers/approval-upstream.ts';
 import { metricValue } from '../helpers/metrics.ts';
 import { freePort } from '../helpers/ports.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
@@ -44,11 +50,19 @@ describe('approvals that wait, asked as each client declared, decided from the C
   const runs = () => upstream.executions.get('refund_payment') ?? 0;
   const cli = async (...argv: string[]) => {
     let out = '';
-    const code = await approvalsCli([...argv, '--redis-url', redis.url, '--domain', DOMAIN], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (out += t) }, env: {} });
+    const code = await approvalsCli([...argv, '--redis-url', redis.url, '--domain', DOMAIN], {
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: (t: string) => (out += t) },
+      env: {},
+    });
     assert.equal(code, 0, out);
     return out;
   };
-  const audit = async () => (await readFile(join(dir, 'audit.jsonl'), 'utf8').catch(() => '')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { status_code: string; unmapped: Record<string, unknown> });
+  const audit = async () =>
+    (await readFile(join(dir, 'audit.jsonl'), 'utf8').catch(() => ''))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { status_code: string; unmapped: Record<string, unknown> });
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-approvals-wait-'));
@@ -58,9 +72,18 @@ describe('approvals that wait, asked as each client declared, decided from the C
     redis = await startRedis();
     upstream = await startApprovalUpstream();
     gate = await startToolgateProcess(upstream.origin, [
-      '--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--policy-domain', DOMAIN,
-      '--approval-secret-file', join(dir, 'approval.key'), '--approval-port', String(await freePort()),
-      '--audit-log', join(dir, 'audit.jsonl'),
+      '--policy-file',
+      join(dir, 'policy.yaml'),
+      '--redis-url',
+      redis.url,
+      '--policy-domain',
+      DOMAIN,
+      '--approval-secret-file',
+      join(dir, 'approval.key'),
+      '--approval-port',
+      String(await freePort()),
+      '--audit-log',
+      join(dir, 'audit.jsonl'),
     ]);
   });
   after(async () => {
@@ -72,26 +95,39 @@ describe('approvals that wait, asked as each client declared, decided from the C
 
   it('2026-07-28, a handler that accepts before anyone decided: the call waits, then runs once after one CLI approval', async () => {
     const asked: string[] = [];
-    const client = new V2Client({ name: 'eager', version: '2' }, { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new V2Client(
+      { name: 'eager', version: '2' },
+      { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     client.setRequestHandler('elicitation/create', async (request) => {
       const url = (request.params as { url: string }).url;
       asked.push(url);
       // The approver decides a second later, from the CLI: the handler does not wait for it.
-      if (asked.length === 1) setTimeout(() => void cli('approve', url.slice(url.lastIndexOf('/') + 1), '--as', 'alice'), 1000);
+      if (asked.length === 1)
+        setTimeout(() => void cli('approve', url.slice(url.lastIndexOf('/') + 1), '--as', 'alice'), 1000);
       return { action: 'accept' };
     });
     await client.connect(new V2Transport(new URL(gate.url), { requestInit: auth }));
     try {
       const before = runs();
-      const result = (await client.callTool({ name: 'refund_payment', arguments: { amount: 250, currency: 'EUR' } })) as ToolResult;
+      const result = (await client.callTool({
+        name: 'refund_payment',
+        arguments: { amount: 250, currency: 'EUR' },
+      })) as ToolResult;
       assert.notEqual(result.isError, true, JSON.stringify(result));
       assert.deepEqual(result.content, [{ type: 'text', text: 'refunded 250 EUR' }]);
       assert.equal(runs(), before + 1, 'one execution');
       assert.equal(asked.length, 1, 'one elicitation, one decision: no rounds in milliseconds');
       const id = (asked[0] as string).slice((asked[0] as string).lastIndexOf('/') + 1);
       let mine: Awaited<ReturnType<typeof audit>> = [];
-      await waitFor(async () => (mine = (await audit()).filter((e) => e.unmapped.approval_id === id)).length === 3, 'three audit events');
-      assert.deepEqual(mine.map((e) => e.status_code), ['approval_requested', 'approval_approved', 'approval_spent']);
+      await waitFor(
+        async () => (mine = (await audit()).filter((e) => e.unmapped.approval_id === id)).length === 3,
+        'three audit events',
+      );
+      assert.deepEqual(
+        mine.map((e) => e.status_code),
+        ['approval_requested', 'approval_approved', 'approval_spent'],
+      );
       assert.equal(mine[1]?.unmapped.approver, 'alice');
       assert.equal(mine[1]?.unmapped.via, 'cli');
       // Shown in the run's output: the audit lines of an approval decided with the CLI (digests, no values).
@@ -107,22 +143,39 @@ describe('approvals that wait, asked as each client declared, decided from the C
     const client = new V1Client({ name: 'plain', version: '1' });
     await client.connect(new V1Transport(new URL(gate.url), { requestInit: auth }));
     try {
-      const r = (await client.callTool({ name: 'refund_payment', arguments: { amount: 260, currency: 'EUR' } })) as ToolResult;
+      const r = (await client.callTool({
+        name: 'refund_payment',
+        arguments: { amount: 260, currency: 'EUR' },
+      })) as ToolResult;
       assert.equal(r.isError, true);
       const data = r._meta?.['io.toolgate/error'];
       assert.equal(data?.code, 'approval_required');
-      assert.match(r.content[0]?.text ?? '', new RegExp(`Ask the user to open ${String(data?.url).replace(/[.?]/g, '\\$&')} to approve it`));
+      assert.match(
+        r.content[0]?.text ?? '',
+        new RegExp(`Ask the user to open ${String(data?.url).replace(/[.?]/g, '\\$&')} to approve it`),
+      );
       // Denied from the CLI: the repeat is told so, once, and the denial is audited and counted.
       await cli('deny', data?.approvalId as string, '--as', 'alice');
-      const denied = (await client.callTool({ name: 'refund_payment', arguments: { amount: 260, currency: 'EUR' } })) as ToolResult;
+      const denied = (await client.callTool({
+        name: 'refund_payment',
+        arguments: { amount: 260, currency: 'EUR' },
+      })) as ToolResult;
       assert.equal(denied._meta?.['io.toolgate/error']?.code, 'approval_denied');
-      await waitFor(async () => (await audit()).some((e) => e.unmapped.approval_id === data?.approvalId && e.status_code === 'approval_denied' && e.unmapped.via === 'cli'), 'the CLI denial audited');
+      await waitFor(
+        async () =>
+          (await audit()).some(
+            (e) =>
+              e.unmapped.approval_id === data?.approvalId &&
+              e.status_code === 'approval_denied' &&
+              e.unmapped.via === 'cli',
+          ),
+        'the CLI denial audited',
+      );
       assert.equal(await metricValue(gate.adminUrl, 'toolgate_approvals_total', { event: 'denied' }), 1);
     } finally {
       await client.close();
     }
   });
-
 });
 
 describe('2025-11-25 sessions in front of a stateful server (server-everything): -32042 only where initialize declared it', () => {
@@ -132,14 +185,22 @@ describe('2025-11-25 sessions in front of a stateful server (server-everything):
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-approvals-sessions-'));
     await writeFile(join(dir, 'keys.yaml'), APPROVAL_KEYS_YAML);
-    await writeFile(join(dir, 'policy.yaml'), `version: 1
+    await writeFile(
+      join(dir, 'policy.yaml'),
+      `version: 1
 authentication:
   staticKeys: { file: keys.yaml }
 grants:
   - { principal: "*", tool: echo, scopes: [payments], effect: require_approval, approval: { approverScope: payments.approve } }
-`);
+`,
+    );
     everything = await startEverything();
-    gate = await startToolgate(`http://127.0.0.1:${everything.port}`, ['--policy-file', join(dir, 'policy.yaml'), '--approval-port', '0']);
+    gate = await startToolgate(`http://127.0.0.1:${everything.port}`, [
+      '--policy-file',
+      join(dir, 'policy.yaml'),
+      '--approval-port',
+      '0',
+    ]);
     await gate.ready;
   });
   after(async () => {
@@ -154,7 +215,10 @@ grants:
     await declared.connect(new V1Transport(new URL(gate.url), { requestInit: auth }));
     await plain.connect(new V1Transport(new URL(gate.url), { requestInit: auth }));
     try {
-      await assert.rejects(declared.callTool({ name: 'echo', arguments: { message: 'a' } }), (e: unknown) => e instanceof UrlElicitationRequiredError && e.elicitations[0]?.mode === 'url');
+      await assert.rejects(
+        declared.callTool({ name: 'echo', arguments: { message: 'a' } }),
+        (e: unknown) => e instanceof UrlElicitationRequiredError && e.elicitations[0]?.mode === 'url',
+      );
       const r = (await plain.callTool({ name: 'echo', arguments: { message: 'a' } })) as ToolResult;
       assert.equal(r.isError, true);
       assert.equal(r._meta?.['io.toolgate/error']?.code, 'approval_required');

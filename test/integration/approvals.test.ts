@@ -13,7 +13,16 @@ import { status } from '@grpc/grpc-js';
 import type { DecideResponse__Output } from '../../src/grpc/generated/toolgate/v1/DecideResponse.ts';
 import type { ListPendingResponse__Output } from '../../src/grpc/generated/toolgate/v1/ListPendingResponse.ts';
 import { grpcClients, refusal, type GrpcClients } from '../unit/grpc/client.ts';
-import { ALICE_KEY, APPROVAL_KEYS_YAML, BOB_KEY, CALLER_KEY, OPS_KEY, approvalPolicy, startApprovalUpstream, type ApprovalUpstream } from '../helpers/approval-upstream.ts';
+import {
+  ALICE_KEY,
+  APPROVAL_KEYS_YAML,
+  BOB_KEY,
+  CALLER_KEY,
+  OPS_KEY,
+  approvalPolicy,
+  startApprovalUpstream,
+  type ApprovalUpstream,
+} from '../helpers/approval-upstream.ts';
 import { ApproverClient, hidden } from '../helpers/approver-client.ts';
 import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
 import { listenOnLoopback, readAll, type Listening } from '../helpers/http-server.ts';
@@ -26,11 +35,27 @@ const HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>'];
 describe('require_approval over HTTP: one approval lets exactly one identical call run', () => {
   let setup: PolicyGate<ApprovalUpstream>;
   let n = 0;
-  const call = (args: Record<string, unknown>, version = '2025-06-18', key = CALLER_KEY, tool = 'refund_payment', extra: Record<string, unknown> = {}) =>
-    post(setup.gate.url, JSON.stringify({ jsonrpc: '2.0', id: ++n, method: 'tools/call', params: { name: tool, arguments: args, ...extra } }), {
-      authorization: `Bearer ${key}`, 'mcp-protocol-version': version,
-      ...(version >= '2026-07-28' && { 'mcp-method': 'tools/call', 'mcp-name': tool }),
-    });
+  const call = (
+    args: Record<string, unknown>,
+    version = '2025-06-18',
+    key = CALLER_KEY,
+    tool = 'refund_payment',
+    extra: Record<string, unknown> = {},
+  ) =>
+    post(
+      setup.gate.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: ++n,
+        method: 'tools/call',
+        params: { name: tool, arguments: args, ...extra },
+      }),
+      {
+        authorization: `Bearer ${key}`,
+        'mcp-protocol-version': version,
+        ...(version >= '2026-07-28' && { 'mcp-method': 'tools/call', 'mcp-name': tool }),
+      },
+    );
   const runs = (tool = 'refund_payment') => setup.upstream.executions.get(tool) ?? 0;
   const pendingUrl = (r: RawResponse) => {
     const data = refusedCall(r, 'approval_required') as { url: string; approvalId: string };
@@ -41,9 +66,11 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
   let auditDir: string;
   before(async () => {
     auditDir = await mkdtemp(join(tmpdir(), 'toolgate-approval-audit-'));
-    setup = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML }, [
-      '--approval-port', '0', '--audit-log', join(auditDir, 'audit.jsonl'),
-    ]);
+    setup = await startGateWith(
+      startApprovalUpstream,
+      { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML },
+      ['--approval-port', '0', '--audit-log', join(auditDir, 'audit.jsonl')],
+    );
   });
   after(async () => {
     await setup.close();
@@ -78,15 +105,25 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
     const meta = { _meta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } } };
     const r = await call({ amount: 400, currency: 'EUR' }, '2026-07-28', CALLER_KEY, 'refund_payment', meta);
     assert.equal(r.status, 200, r.text);
-    const result = r.json().result as { resultType: string; inputRequests: Record<string, { method: string; params: { mode: string; url: string } }>; requestState: string };
+    const result = r.json().result as {
+      resultType: string;
+      inputRequests: Record<string, { method: string; params: { mode: string; url: string } }>;
+      requestState: string;
+    };
     assert.equal(result.resultType, 'input_required');
     assert.equal(result.inputRequests.toolgate_approval?.method, 'elicitation/create');
     assert.equal(result.inputRequests.toolgate_approval?.params.mode, 'url');
     const tampered = `${result.requestState.slice(0, -2)}AA`;
-    const bad = await call({ amount: 400, currency: 'EUR' }, '2026-07-28', CALLER_KEY, 'refund_payment', { ...meta, requestState: tampered });
+    const bad = await call({ amount: 400, currency: 'EUR' }, '2026-07-28', CALLER_KEY, 'refund_payment', {
+      ...meta,
+      requestState: tampered,
+    });
     refusedCall(bad, 'approval_state_invalid');
     // The same state on other arguments is refused too: it is bound to the call.
-    const other = await call({ amount: 401, currency: 'EUR' }, '2026-07-28', CALLER_KEY, 'refund_payment', { ...meta, requestState: result.requestState });
+    const other = await call({ amount: 401, currency: 'EUR' }, '2026-07-28', CALLER_KEY, 'refund_payment', {
+      ...meta,
+      requestState: result.requestState,
+    });
     refusedCall(other, 'approval_state_invalid');
     // Without the capability the client gets the URL as an error.
     const plain = await call({ amount: 400, currency: 'EUR' }, '2026-07-28');
@@ -94,16 +131,26 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
   });
 
   it('a 2026-07-28 continuation reaches the upstream as the original call, without what toolgate added', async () => {
-    const meta = { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } } };
+    const meta = {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } },
+      },
+    };
     const args = { amount: 450, currency: 'EUR' };
-    const first = (await call(args, '2026-07-28', CALLER_KEY, 'refund_payment', meta)).json().result as { inputRequests: Record<string, { params: { url: string } }>; requestState: string };
+    const first = (await call(args, '2026-07-28', CALLER_KEY, 'refund_payment', meta)).json().result as {
+      inputRequests: Record<string, { params: { url: string } }>;
+      requestState: string;
+    };
     const url = first.inputRequests.toolgate_approval?.params.url as string;
     const alice = new ApproverClient();
     assert.equal((await alice.signIn(url, ALICE_KEY)).status, 200);
     assert.equal((await alice.decide(url, 'approve')).status, 303);
     const before = runs();
     const ran = await call(args, '2026-07-28', CALLER_KEY, 'refund_payment', {
-      ...meta, requestState: first.requestState, inputResponses: { toolgate_approval: { action: 'accept' } },
+      ...meta,
+      requestState: first.requestState,
+      inputResponses: { toolgate_approval: { action: 'accept' } },
     });
     assert.equal(ran.status, 200, ran.text);
     assert.equal(runs(), before + 1);
@@ -138,7 +185,7 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
     assert.notEqual(changed, url);
     assert.equal(runs(), before);
     // The same arguments in another key order and number spelling are the same call (RFC 8785).
-    assert.equal((await call({ currency: 'EUR', amount: 6.00e2 })).status, 200);
+    assert.equal((await call({ currency: 'EUR', amount: 6.0e2 })).status, 200);
     assert.equal(runs(), before + 1);
   });
 
@@ -150,7 +197,12 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
     await alice.decide(url, 'approve');
     const applied = await metricValue(setup.gate.adminUrl, 'toolgate_policy_reloads_total', { outcome: 'applied' });
     await writeFile(join(setup.dir, 'policy.yaml'), `${approvalPolicy()}# reviewed\n`);
-    await waitFor(async () => (await metricValue(setup.gate.adminUrl, 'toolgate_policy_reloads_total', { outcome: 'applied' })) > applied, 'the policy reload', 10_000);
+    await waitFor(
+      async () =>
+        (await metricValue(setup.gate.adminUrl, 'toolgate_policy_reloads_total', { outcome: 'applied' })) > applied,
+      'the policy reload',
+      10_000,
+    );
     const before = runs();
     assert.notEqual(pendingUrl(await call(args)), url);
     assert.equal(runs(), before);
@@ -203,11 +255,18 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
     const id = url.slice(url.lastIndexOf('/') + 1);
     let events: Record<string, any>[] = [];
     await waitFor(async () => {
-      events = (await readFile(join(auditDir, 'audit.jsonl'), 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      events = (await readFile(join(auditDir, 'audit.jsonl'), 'utf8').catch(() => ''))
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
       return events.filter((e) => e.unmapped?.approval_id === id).length === 3;
     }, 'three audit events for the approval');
     const mine = events.filter((e) => e.unmapped?.approval_id === id);
-    assert.deepEqual(mine.map((e) => e.status_code), ['approval_requested', 'approval_approved', 'approval_spent']);
+    assert.deepEqual(
+      mine.map((e) => e.status_code),
+      ['approval_requested', 'approval_approved', 'approval_spent'],
+    );
     assert.equal(mine[1]?.unmapped.approver, 'alice');
     assert.equal(mine[1]?.unmapped.via, 'page');
     assert.match(mine[0]?.unmapped.arguments_digest, /^[0-9a-f]{64}$/);
@@ -233,10 +292,24 @@ describe('the approver page: escaping, CSRF, CSP and cookies', () => {
   let setup: PolicyGate<ApprovalUpstream>;
   let url: string;
   before(async () => {
-    setup = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML }, ['--approval-port', '0']);
-    const r = await post(setup.gate.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'refund_payment', arguments: { amount: 999, currency: HOSTILE[1], note: HOSTILE[0] } } }), {
-      authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18',
-    });
+    setup = await startGateWith(
+      startApprovalUpstream,
+      { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML },
+      ['--approval-port', '0'],
+    );
+    const r = await post(
+      setup.gate.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'refund_payment', arguments: { amount: 999, currency: HOSTILE[1], note: HOSTILE[0] } },
+      }),
+      {
+        authorization: `Bearer ${CALLER_KEY}`,
+        'mcp-protocol-version': '2025-06-18',
+      },
+    );
     url = refusedCall(r, 'approval_required').url as string;
   });
   after(() => setup.close());
@@ -257,7 +330,10 @@ describe('the approver page: escaping, CSRF, CSP and cookies', () => {
   it('sends a strict Content-Security-Policy and no-store on every page', async () => {
     for (const target of [url, new URL('/approver.css', url).href, new URL('/nowhere', url).href]) {
       const res = await fetch(target);
-      assert.equal(res.headers.get('content-security-policy'), "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+      assert.equal(
+        res.headers.get('content-security-policy'),
+        "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      );
       assert.equal(res.headers.get('x-frame-options'), 'DENY');
       assert.equal(res.headers.get('cache-control'), 'no-store');
     }
@@ -267,12 +343,16 @@ describe('the approver page: escaping, CSRF, CSP and cookies', () => {
     const client = new ApproverClient();
     const form = await client.get(url);
     assert.match(form.headers.get('set-cookie') ?? '', /HttpOnly; Secure; SameSite=Strict/);
-    const signed = await client.postForm(new URL('/login', url).href, { csrf: hidden(form.text, 'csrf'), next: hidden(form.text, 'next'), credential: ALICE_KEY });
+    const signed = await client.postForm(new URL('/login', url).href, {
+      csrf: hidden(form.text, 'csrf'),
+      next: hidden(form.text, 'next'),
+      credential: ALICE_KEY,
+    });
     assert.equal(signed.status, 303);
     assert.ok(signed.headers.getSetCookie().some((c) => /^tg_approver=.*HttpOnly; Secure; SameSite=Strict$/.test(c)));
   });
 
-  it('rejects a decision posted without the CSRF token, or with another session\'s, and decides nothing', async () => {
+  it("rejects a decision posted without the CSRF token, or with another session's, and decides nothing", async () => {
     const alice = new ApproverClient();
     await alice.signIn(url, ALICE_KEY);
     const other = new ApproverClient();
@@ -303,7 +383,11 @@ describe('gRPC ApprovalService', () => {
   let setup: PolicyGate<ApprovalUpstream>;
   let api: GrpcClients;
   before(async () => {
-    setup = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML }, ['--grpc', 'true', '--grpc-port', '0']);
+    setup = await startGateWith(
+      startApprovalUpstream,
+      { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML },
+      ['--grpc', 'true', '--grpc-port', '0'],
+    );
     api = grpcClients(setup.gate.grpcPort as number);
   });
   after(async () => {
@@ -312,26 +396,47 @@ describe('gRPC ApprovalService', () => {
   });
 
   it('lists pending approvals (digests, no argument values) and decides one for an admin holding the approver scope', async () => {
-    const call = () => post(setup.gate.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'refund_payment', arguments: { amount: 900, currency: 'EUR', note: 'grpc-secret' } } }), {
-      authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18',
-    });
+    const call = () =>
+      post(
+        setup.gate.url,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'refund_payment', arguments: { amount: 900, currency: 'EUR', note: 'grpc-secret' } },
+        }),
+        {
+          authorization: `Bearer ${CALLER_KEY}`,
+          'mcp-protocol-version': '2025-06-18',
+        },
+      );
     const asked = await call();
     const data = refusedCall(asked, 'approval_required');
     const id = data.approvalId as string;
     // Without the page, the approval is still named (a URN) for gRPC and the CLI.
     assert.match(String(data.url), /^urn:toolgate\/approvals\//);
     const list = await api.call<ListPendingResponse__Output>('ApprovalService', 'ListPending', {}, `Bearer ${OPS_KEY}`);
-    assert.deepEqual(list.approvals.map((a) => a.id), [id]);
+    assert.deepEqual(
+      list.approvals.map((a) => a.id),
+      [id],
+    );
     assert.ok(!JSON.stringify(list).includes('grpc-secret'));
     const noAdmin = await refusal(api.call('ApprovalService', 'ListPending', {}, `Bearer ${ALICE_KEY}`));
     assert.equal(noAdmin.code, status.PERMISSION_DENIED);
     assert.equal(noAdmin.metadata.get('toolgate-code')[0], 'admin_scope_required');
     const noScope = await refusal(api.call('ApprovalService', 'Decide', { id, approve: true }, `Bearer ${BOB_KEY}`));
     assert.equal(noScope.metadata.get('toolgate-code')[0], 'approver_scope_required');
-    const decided = await api.call<DecideResponse__Output>('ApprovalService', 'Decide', { id, approve: true }, `Bearer ${OPS_KEY}`);
+    const decided = await api.call<DecideResponse__Output>(
+      'ApprovalService',
+      'Decide',
+      { id, approve: true },
+      `Bearer ${OPS_KEY}`,
+    );
     assert.equal(decided.approval?.state, 'approved');
     assert.equal(decided.approval?.decidedBy, 'ops');
-    const missing = await refusal(api.call('ApprovalService', 'Decide', { id: 'x'.repeat(22), approve: true }, `Bearer ${OPS_KEY}`));
+    const missing = await refusal(
+      api.call('ApprovalService', 'Decide', { id: 'x'.repeat(22), approve: true }, `Bearer ${OPS_KEY}`),
+    );
     assert.equal(missing.code, status.NOT_FOUND);
     const before = setup.upstream.executions.get('refund_payment') ?? 0;
     assert.equal((await call()).status, 200);
@@ -352,9 +457,18 @@ describe('the approval webhook', () => {
     });
     keyDir = await mkdtemp(join(tmpdir(), 'toolgate-hook-'));
     await writeFile(join(keyDir, 'hook.key'), secret);
-    setup = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML }, [
-      '--approval-port', '0', '--approval-webhook-url', `${receiver.origin}/hook`, '--approval-webhook-secret-file', join(keyDir, 'hook.key'),
-    ]);
+    setup = await startGateWith(
+      startApprovalUpstream,
+      { 'policy.yaml': approvalPolicy(), 'keys.yaml': APPROVAL_KEYS_YAML },
+      [
+        '--approval-port',
+        '0',
+        '--approval-webhook-url',
+        `${receiver.origin}/hook`,
+        '--approval-webhook-secret-file',
+        join(keyDir, 'hook.key'),
+      ],
+    );
   });
   after(async () => {
     await setup?.close();
@@ -365,7 +479,16 @@ describe('the approval webhook', () => {
   it('POSTs each new pending approval once, signed t=<seconds>,v1=<HMAC-SHA256 hex of "t.body">, with no argument values', async () => {
     const args = { amount: 777, currency: 'EUR', note: 'hook-secret' };
     for (let i = 0; i < 2; i++) {
-      await post(setup.gate.url, JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'refund_payment', arguments: args } }), { authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18' });
+      await post(
+        setup.gate.url,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: { name: 'refund_payment', arguments: args },
+        }),
+        { authorization: `Bearer ${CALLER_KEY}`, 'mcp-protocol-version': '2025-06-18' },
+      );
     }
     await waitFor(() => received.length >= 1, 'the webhook POST');
     await new Promise((done) => setTimeout(done, 200));

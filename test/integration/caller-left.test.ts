@@ -36,13 +36,16 @@ describe('a caller that leaves while its token is checked', () => {
       fetches++;
       held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end(jwks));
     });
-    await writeFile(join(dir, 'policy.yaml'), `
+    await writeFile(
+      join(dir, 'policy.yaml'),
+      `
 version: 1
 authentication:
   jwt: { issuer: "${ISSUER}", audience: "${AUDIENCE}", jwksUrl: "${idp.origin}/jwks.json" }
 grants:
   - { principal: "*", tool: search_docs, scopes: ["docs:read"], effect: allow }
-`);
+`,
+    );
     upstream = await startPolicyServer();
     gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml')]);
     await gate.ready;
@@ -55,13 +58,23 @@ grants:
   });
 
   it('ends the request as aborted once the check completes, forwards nothing, and leaves nothing in flight', async () => {
-    const aborted = () => metricValue(gate.adminUrl, 'toolgate_requests_total', { method: 'unclassified', outcome: 'aborted' });
+    const aborted = () =>
+      metricValue(gate.adminUrl, 'toolgate_requests_total', { method: 'unclassified', outcome: 'aborted' });
     const abortedBefore = await aborted();
     const leaving = new AbortController();
     const pending = request(gate.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_docs', arguments: { query: 'q' } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'search_docs', arguments: { query: 'q' } },
+      }),
       signal: leaving.signal,
     }).catch(() => 'aborted');
     await waitFor(() => fetches > 0, 'toolgate to fetch the JWKS');

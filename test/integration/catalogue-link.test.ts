@@ -31,7 +31,12 @@ async function serve(answer: Answer): Promise<{ url: URL; seen: Seen[] }> {
   const listening = await listenOnLoopback(async (req, res) => {
     const text = (await readAll(req)).toString('utf8');
     const body = text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
-    const s = { method: req.method ?? '', rpc: typeof body?.method === 'string' ? body.method : undefined, headers: req.headers, body };
+    const s = {
+      method: req.method ?? '',
+      rpc: typeof body?.method === 'string' ? body.method : undefined,
+      headers: req.headers,
+      body,
+    };
     seen.push(s);
     answer(s, res);
   });
@@ -43,7 +48,11 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 const reply = (s: Seen, result: unknown) => ({ jsonrpc: '2.0', id: s.body?.id, result });
-const rpcError = (s: Seen, code: number, data?: unknown) => ({ jsonrpc: '2.0', id: s.body?.id ?? null, error: { code, message: SECRET, ...(data !== undefined && { data }) } });
+const rpcError = (s: Seen, code: number, data?: unknown) => ({
+  jsonrpc: '2.0',
+  id: s.body?.id ?? null,
+  error: { code, message: SECRET, ...(data !== undefined && { data }) },
+});
 
 /** A 2025 server: refuses the probe as `probe` says, then initialize, a session and one page of tools. */
 function legacy(probe: (s: Seen, res: ServerResponse) => void, version = '2025-11-25'): Answer {
@@ -51,7 +60,13 @@ function legacy(probe: (s: Seen, res: ServerResponse) => void, version = '2025-1
     if (s.rpc === 'server/discover') return probe(s, res);
     if (s.method === 'GET') return void res.writeHead(405).end();
     if (s.method === 'DELETE') return void res.writeHead(200).end();
-    if (s.rpc === 'initialize') return json(res, 200, reply(s, { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } }), { 'mcp-session-id': 'sess-1' });
+    if (s.rpc === 'initialize')
+      return json(
+        res,
+        200,
+        reply(s, { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } }),
+        { 'mcp-session-id': 'sess-1' },
+      );
     if (s.rpc === 'notifications/initialized') return void res.writeHead(202).end();
     if (s.rpc === 'tools/list') return json(res, 200, reply(s, { tools: [{ name: 'alpha' }] }));
     json(res, 404, rpcError(s, -32601));
@@ -59,13 +74,28 @@ function legacy(probe: (s: Seen, res: ServerResponse) => void, version = '2025-1
 }
 
 async function open(url: URL, extra: Partial<LinkOptions> = {}): Promise<UpstreamLink> {
-  const link = await openLink({ url, requestTimeoutMs: 2000, signal: new AbortController().signal, onListChanged: () => {}, onTrouble: () => {}, onLost: () => {}, ...extra });
+  const link = await openLink({
+    url,
+    requestTimeoutMs: 2000,
+    signal: new AbortController().signal,
+    onListChanged: () => {},
+    onTrouble: () => {},
+    onLost: () => {},
+    ...extra,
+  });
   cleanups.push(() => link.close());
   return link;
 }
 
 async function refusal(url: URL): Promise<string> {
-  const e = await openLink({ url, requestTimeoutMs: 2000, signal: new AbortController().signal, onListChanged: () => {}, onTrouble: () => {}, onLost: () => {} }).then(
+  const e = await openLink({
+    url,
+    requestTimeoutMs: 2000,
+    signal: new AbortController().signal,
+    onListChanged: () => {},
+    onTrouble: () => {},
+    onLost: () => {},
+  }).then(
     async (link) => {
       await link.close();
       assert.fail('the link opened');
@@ -83,7 +113,10 @@ describe('catalogue link: the era probe', () => {
     ['405', (_s, res) => void res.writeHead(405).end()],
     ['200 with method not found', (s, res) => json(res, 200, rpcError(s, -32601))],
     ['200 with a result that is no discover result', (s, res) => json(res, 200, reply(s, { something: 'else' }))],
-    ['a version refusal listing only 2025 versions', (s, res) => json(res, 400, rpcError(s, -32022, { supported: ['2025-11-25', '2025-06-18'] }))],
+    [
+      'a version refusal listing only 2025 versions',
+      (s, res) => json(res, 400, rpcError(s, -32022, { supported: ['2025-11-25', '2025-06-18'] })),
+    ],
   ];
   for (const [what, probe] of legacyAnswers) {
     it(`falls back to the 2025 handshake on ${what}`, async () => {
@@ -99,7 +132,8 @@ describe('catalogue link: the era probe', () => {
 
   it('probes with the 2026-07-28 headers and _meta, and uses a modern server statelessly', async () => {
     const { url, seen } = await serve((s, res) => {
-      if (s.rpc === 'server/discover') return json(res, 200, reply(s, { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } }));
+      if (s.rpc === 'server/discover')
+        return json(res, 200, reply(s, { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } }));
       if (s.rpc === 'tools/list') return json(res, 200, reply(s, { tools: [], nextCursor: 'n' }));
       json(res, 404, rpcError(s, -32601));
     });
@@ -113,16 +147,22 @@ describe('catalogue link: the era probe', () => {
     const params = list?.body?.params as { cursor?: unknown; _meta?: Record<string, unknown> } | undefined;
     assert.equal(params?.cursor, 'c1');
     assert.equal(params?._meta?.['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
-    assert.equal(seen.some((s) => s.rpc === 'initialize' || s.headers['mcp-session-id'] !== undefined), false);
+    assert.equal(
+      seen.some((s) => s.rpc === 'initialize' || s.headers['mcp-session-id'] !== undefined),
+      false,
+    );
   });
 
   it('reads a reply sent as an SSE stream, notifications before it included, a character split between chunks too', async () => {
     let changed = 0;
     const { url } = await serve((s, res) => {
-      if (s.rpc === 'server/discover') return json(res, 200, reply(s, { supportedVersions: ['2026-07-28'], capabilities: {} }));
+      if (s.rpc === 'server/discover')
+        return json(res, 200, reply(s, { supportedVersions: ['2026-07-28'], capabilities: {} }));
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(': keep-alive\n\n');
-      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`);
+      res.write(
+        `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`,
+      );
       // The reply cut in the middle of the two bytes of "é", sent apart.
       const bytes = Buffer.from(`data: ${JSON.stringify(reply(s, { tools: [{ name: 'é' }] }))}\n\n`);
       const cut = bytes.indexOf(0xc3) + 1;
@@ -135,14 +175,38 @@ describe('catalogue link: the era probe', () => {
   });
 
   const refusals: [string, Answer, string][] = [
-    ['401 to the probe', (_s, res) => void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end(SECRET), 'http_401'],
+    [
+      '401 to the probe',
+      (_s, res) => void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end(SECRET),
+      'http_401',
+    ],
     ['403 to the probe', (_s, res) => void res.writeHead(403).end(SECRET), 'http_403'],
     ['503 to the probe', (_s, res) => void res.writeHead(503).end(SECRET), 'http_503'],
-    ['a version refusal listing only modern versions toolgate does not speak', (s, res) => json(res, 400, rpcError(s, -32022, { supported: ['2027-01-01'] })), 'jsonrpc_-32022'],
-    ['an initialize answered with an unknown version', legacy((s, res) => json(res, 404, rpcError(s, -32001)), '2099-01-01'), 'unsupported_protocol_version'],
-    ['an initialize answered with a JSON-RPC error', (s, res) => (s.rpc === 'initialize' ? json(res, 200, rpcError(s, -32603)) : json(res, 404, rpcError(s, -32001))), 'jsonrpc_-32603'],
-    ['a probe answered with text that is not JSON', (_s, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(SECRET), 'malformed_reply'],
-    ['a probe answered with another id only', (_s, res) => json(res, 200, { jsonrpc: '2.0', id: 999, result: { supportedVersions: ['2026-07-28'] } }), 'no_reply'],
+    [
+      'a version refusal listing only modern versions toolgate does not speak',
+      (s, res) => json(res, 400, rpcError(s, -32022, { supported: ['2027-01-01'] })),
+      'jsonrpc_-32022',
+    ],
+    [
+      'an initialize answered with an unknown version',
+      legacy((s, res) => json(res, 404, rpcError(s, -32001)), '2099-01-01'),
+      'unsupported_protocol_version',
+    ],
+    [
+      'an initialize answered with a JSON-RPC error',
+      (s, res) => (s.rpc === 'initialize' ? json(res, 200, rpcError(s, -32603)) : json(res, 404, rpcError(s, -32001))),
+      'jsonrpc_-32603',
+    ],
+    [
+      'a probe answered with text that is not JSON',
+      (_s, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(SECRET),
+      'malformed_reply',
+    ],
+    [
+      'a probe answered with another id only',
+      (_s, res) => json(res, 200, { jsonrpc: '2.0', id: 999, result: { supportedVersions: ['2026-07-28'] } }),
+      'no_reply',
+    ],
   ];
   for (const [what, answer, code] of refusals) {
     it(`refuses ${what} with ${code}, echoing nothing`, async () => {
@@ -159,7 +223,14 @@ describe('catalogue link: the era probe', () => {
 
   it('gives up on a server that never answers after requestTimeoutMs', async () => {
     const { url } = await serve(() => {});
-    const e = await openLink({ url, requestTimeoutMs: 200, signal: new AbortController().signal, onListChanged: () => {}, onTrouble: () => {}, onLost: () => {} }).catch((err: unknown) => err);
+    const e = await openLink({
+      url,
+      requestTimeoutMs: 200,
+      signal: new AbortController().signal,
+      onListChanged: () => {},
+      onTrouble: () => {},
+      onLost: () => {},
+    }).catch((err: unknown) => err);
     assert.equal(failureCode(e), 'request_timeout');
   });
 });
@@ -191,10 +262,17 @@ describe('catalogue link: notification streams and close', () => {
   it('2026-07-28: listens for tool list changes when the server offers them; the stream ending loses the link', async () => {
     let listen: ServerResponse | undefined;
     const { url, seen } = await serve((s, res) => {
-      if (s.rpc === 'server/discover') return json(res, 200, reply(s, { supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } }));
+      if (s.rpc === 'server/discover')
+        return json(
+          res,
+          200,
+          reply(s, { supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } }),
+        );
       if (s.rpc === 'subscriptions/listen') {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true } } })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true } } })}\n\n`,
+        );
         res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`);
         listen = res;
         return;
@@ -206,7 +284,9 @@ describe('catalogue link: notification streams and close', () => {
     await open(url, { onListChanged: () => changed++, onLost: () => lost++ });
     await waitFor(() => changed === 1, 'list_changed on the listen stream');
     const request = seen.find((s) => s.rpc === 'subscriptions/listen');
-    assert.deepEqual((request?.body?.params as { notifications?: unknown } | undefined)?.notifications, { toolsListChanged: true });
+    assert.deepEqual((request?.body?.params as { notifications?: unknown } | undefined)?.notifications, {
+      toolsListChanged: true,
+    });
     assert.equal(request?.headers['mcp-method'], 'subscriptions/listen');
     assert.equal(lost, 0);
     listen?.end(`data: ${JSON.stringify(reply(request, { resultType: 'complete' }))}\n\n`);
@@ -215,7 +295,12 @@ describe('catalogue link: notification streams and close', () => {
 
   it('2026-07-28: a server that refuses the listen stream is trouble once, not a lost link reconnected for ever', async () => {
     const { url, seen } = await serve((s, res) => {
-      if (s.rpc === 'server/discover') return json(res, 200, reply(s, { supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } }));
+      if (s.rpc === 'server/discover')
+        return json(
+          res,
+          200,
+          reply(s, { supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } }),
+        );
       json(res, 404, rpcError(s, -32601));
     });
     let trouble = 0;
@@ -228,13 +313,24 @@ describe('catalogue link: notification streams and close', () => {
 
   it('does not listen when the server does not offer tool list changes, and close() reports nothing', async () => {
     const { url, seen } = await serve((s, res) => {
-      if (s.rpc === 'server/discover') return json(res, 200, reply(s, { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } }));
+      if (s.rpc === 'server/discover')
+        return json(res, 200, reply(s, { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } }));
       json(res, 404, rpcError(s, -32601));
     });
     let called = 0;
-    const link = await openLink({ url, requestTimeoutMs: 2000, signal: new AbortController().signal, onListChanged: () => called++, onTrouble: () => called++, onLost: () => called++ });
+    const link = await openLink({
+      url,
+      requestTimeoutMs: 2000,
+      signal: new AbortController().signal,
+      onListChanged: () => called++,
+      onTrouble: () => called++,
+      onLost: () => called++,
+    });
     await link.close();
-    assert.deepEqual(seen.map((s) => s.rpc), ['server/discover']);
+    assert.deepEqual(
+      seen.map((s) => s.rpc),
+      ['server/discover'],
+    );
     assert.equal(called, 0);
   });
 });

@@ -20,9 +20,20 @@ before(() => setLogLevel('error'));
 after(() => setLogLevel('info'));
 
 /** A sync whose changes are recorded, closed after the test. */
-function syncFor(url: string, extra: Partial<CatalogueSyncOptions> = {}): { sync: CatalogueSync; changes: Catalogue[] } {
+function syncFor(
+  url: string,
+  extra: Partial<CatalogueSyncOptions> = {},
+): { sync: CatalogueSync; changes: Catalogue[] } {
   const changes: Catalogue[] = [];
-  const sync = new CatalogueSync({ url: new URL(url), refreshIntervalMs: 60_000, minRefreshGapMs: 0, retryBaseMs: 20, retryMaxMs: 100, onChange: (c) => changes.push(c), ...extra });
+  const sync = new CatalogueSync({
+    url: new URL(url),
+    refreshIntervalMs: 60_000,
+    minRefreshGapMs: 0,
+    retryBaseMs: 20,
+    retryMaxMs: 100,
+    onChange: (c) => changes.push(c),
+    ...extra,
+  });
   cleanups.push(() => sync.close());
   return { sync, changes };
 }
@@ -46,14 +57,19 @@ describe('catalogue sync against real SDK servers', () => {
     const first = sync.current();
     assert.deepEqual(names(first), ['echo', 'count']);
     assert.equal(sync.stats().era, 'legacy');
-    assert.ok(upstream.seen.some((r) => typeof r.headers['mcp-session-id'] === 'string'), 'toolgate used a session');
+    assert.ok(
+      upstream.seen.some((r) => typeof r.headers['mcp-session-id'] === 'string'),
+      'toolgate used a session',
+    );
     const echo = first?.tools.get('echo');
     assert.equal(echo?.tool.description, 'Echo the given text back');
     assert.deepEqual(toolDigest(echo?.tool ?? {}), { ok: true, digest: echo?.digest });
 
     assert.equal(upstream.sessions.size, 1);
     for (const s of upstream.sessions.values()) {
-      s.registerTool('late', { description: 'Registered at runtime', inputSchema: { n: z.number() } }, async () => ({ content: [] }));
+      s.registerTool('late', { description: 'Registered at runtime', inputSchema: { n: z.number() } }, async () => ({
+        content: [],
+      }));
     }
     await waitFor(() => changes.length === 2, 'the list_changed refresh');
     assert.deepEqual(names(sync.current()), ['echo', 'count', 'late']);
@@ -70,7 +86,10 @@ describe('catalogue sync against real SDK servers', () => {
     assert.equal(sync.stats().era, 'modern');
     assert.equal(changes.length, 1);
     assert.ok(upstream.seen.every((r) => r.headers['mcp-session-id'] === undefined));
-    assert.ok(upstream.seen.every((r) => r.headers['x-upstream-key'] === 'k1'), 'configured headers go on every request');
+    assert.ok(
+      upstream.seen.every((r) => r.headers['x-upstream-key'] === 'k1'),
+      'configured headers go on every request',
+    );
     assert.ok(upstream.seen.some((r) => r.headers['mcp-protocol-version'] === '2026-07-28'));
   });
 
@@ -80,7 +99,10 @@ describe('catalogue sync against real SDK servers', () => {
       const upstream = await server({ era, tools, pageSize: 4 });
       const { sync } = syncFor(upstream.url);
       await sync.start();
-      assert.deepEqual(names(sync.current()), tools.map((t) => t.name));
+      assert.deepEqual(
+        names(sync.current()),
+        tools.map((t) => t.name),
+      );
       assert.deepEqual(upstream.listCalls, [undefined, 'o4', 'o8', 'o12', 'o16', 'o20', 'o24']);
       assert.deepEqual(sync.current()?.tools.get('t07')?.tool, tools[7]);
     });
@@ -206,7 +228,13 @@ describe('catalogue sync against real SDK servers', () => {
     const upstream = await server({
       era: '2025',
       pageSize: 2,
-      tools: [tool('alpha'), { description: 'SECRET-NO-NAME' }, tool('alpha', { description: 'SECRET-DUP' }), 42, tool('beta')],
+      tools: [
+        tool('alpha'),
+        { description: 'SECRET-NO-NAME' },
+        tool('alpha', { description: 'SECRET-DUP' }),
+        42,
+        tool('beta'),
+      ],
     });
     const { lines, restore } = captureStderr();
     setLogLevel('info');
@@ -220,8 +248,20 @@ describe('catalogue sync against real SDK servers', () => {
     assert.deepEqual(names(sync.current()), ['alpha', 'beta']);
     assert.equal(sync.current()?.tools.get('alpha')?.tool.description, 'The alpha tool');
     assert.deepEqual(sync.stats().lastBuild, { listed: 5, kept: 2, malformed: 2, duplicates: 1, undigestable: 0 });
-    const skipped = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'catalogue entries skipped');
-    assert.deepEqual({ ...skipped, time: undefined }, { time: undefined, level: 'warn', msg: 'catalogue entries skipped', malformed: 2, duplicates: 1, undigestable: 0 });
+    const skipped = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === 'catalogue entries skipped');
+    assert.deepEqual(
+      { ...skipped, time: undefined },
+      {
+        time: undefined,
+        level: 'warn',
+        msg: 'catalogue entries skipped',
+        malformed: 2,
+        duplicates: 1,
+        undigestable: 0,
+      },
+    );
     assert.ok(!lines.join('').includes('SECRET'));
   });
 

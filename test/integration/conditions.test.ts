@@ -20,8 +20,18 @@ const ALICE_KEY = 'alice-0f3e9a7c5b1d2e4f6a8b';
 const CANARY = 'canary-4411-argument-value';
 
 const TOOLS: Tool[] = [
-  { name: 'refund', inputSchema: { type: 'object', properties: { amount: { type: 'number' }, order: { type: 'string' } }, required: ['amount'] } },
-  { name: 'send_email', inputSchema: { type: 'object', properties: { to: { type: 'string' }, body: { type: 'string' } }, required: ['to'] } },
+  {
+    name: 'refund',
+    inputSchema: {
+      type: 'object',
+      properties: { amount: { type: 'number' }, order: { type: 'string' } },
+      required: ['amount'],
+    },
+  },
+  {
+    name: 'send_email',
+    inputSchema: { type: 'object', properties: { to: { type: 'string' }, body: { type: 'string' } }, required: ['to'] },
+  },
   { name: 'read_file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
   { name: 'run_query', inputSchema: { type: 'object', properties: { target: {} } } },
   { name: 'export_all', inputSchema: { type: 'object', properties: {} } },
@@ -45,7 +55,8 @@ authentication:
 ${extra}
 ${grants('')}`;
 
-const call = (id: number, name: string, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const call = (id: number, name: string, args: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
 async function withTools() {
   const s = await startPolicyServer();
@@ -94,8 +105,24 @@ describe('grant conditions through a real toolgate and a real MCP server', () =>
     await expectAllowed('refund', { amount: 100, order: 'o-1' });
     await expectAllowed('refund', { amount: 12.5 });
     await expectRefused('refund', { amount: 101, order: CANARY }, 'condition');
-    assert.equal(await metricValue(setup.gate.adminUrl, 'toolgate_decisions_total', { stage: 'conditions', outcome: 'tool_not_granted', mode: 'enforce', rule: 'small-refunds' }), 1);
-    assert.equal(await metricValue(setup.gate.adminUrl, 'toolgate_decisions_total', { stage: 'conditions', outcome: 'allow', mode: 'enforce', rule: 'small-refunds' }), 2);
+    assert.equal(
+      await metricValue(setup.gate.adminUrl, 'toolgate_decisions_total', {
+        stage: 'conditions',
+        outcome: 'tool_not_granted',
+        mode: 'enforce',
+        rule: 'small-refunds',
+      }),
+      1,
+    );
+    assert.equal(
+      await metricValue(setup.gate.adminUrl, 'toolgate_decisions_total', {
+        stage: 'conditions',
+        outcome: 'allow',
+        mode: 'enforce',
+        rule: 'small-refunds',
+      }),
+      2,
+    );
   });
 
   it('a domain rule: only addresses at example.com', async () => {
@@ -139,21 +166,29 @@ describe('grant conditions through a real toolgate and a real MCP server', () =>
     const bad = policy().replace('args.amount <= 100', "args.amount <= 'a' + 1");
     const lines: Record<string, unknown>[] = [];
     const original = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string | Uint8Array) => {
-      for (const line of String(chunk).split('\n')) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+    process.stderr.write = (chunk: string | Uint8Array) => {
+      for (const line of String(chunk).split('\n'))
+        if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
       return true;
-    });
+    };
     setLogLevel('warn');
     try {
       await writeFile(join(setup.dir, 'policy.yaml'), bad);
-      await waitFor(async () => (await metricValue(setup.gate.adminUrl, 'toolgate_policy_reloads_total', { outcome: 'rejected' })) >= 1, 'the reload is rejected');
+      await waitFor(
+        async () =>
+          (await metricValue(setup.gate.adminUrl, 'toolgate_policy_reloads_total', { outcome: 'rejected' })) >= 1,
+        'the reload is rejected',
+      );
     } finally {
       process.stderr.write = original;
       setLogLevel('error');
     }
     const warn = lines.find((l) => l.msg === 'policy reload rejected; the last good policy stays in force');
     assert.equal(warn?.error_path, '/grants/0/when');
-    assert.match(String(warn?.error_rule), /^condition: no matching overload for '\+' applied to \(string, int\) at line 1, column \d+$/);
+    assert.match(
+      String(warn?.error_rule),
+      /^condition: no matching overload for '\+' applied to \(string, int\) at line 1, column \d+$/,
+    );
     await expectAllowed('refund', { amount: 50 });
     await expectRefused('refund', { amount: 500 }, 'condition');
   });
@@ -164,7 +199,10 @@ describe('a policy whose condition does not compile', () => {
     const up = await withTools();
     try {
       const d = await mkdtemp(join(tmpdir(), 'toolgate-cond-'));
-      await writeFile(join(d, 'policy.yaml'), `version: 1\ngrants:\n  - { principal: "*", tool: refund, effect: allow, when: "args.amount <=" }\n  - { principal: "*", tool: refund, effect: allow, when: "principal.nmae == 'x'" }\n`);
+      await writeFile(
+        join(d, 'policy.yaml'),
+        `version: 1\ngrants:\n  - { principal: "*", tool: refund, effect: allow, when: "args.amount <=" }\n  - { principal: "*", tool: refund, effect: allow, when: "principal.nmae == 'x'" }\n`,
+      );
       await assert.rejects(startToolgate(up.origin, ['--policy-file', join(d, 'policy.yaml')]), (e: Error) => {
         assert.match(e.message, /\/grants\/0\/when: condition: syntax error near '<' at line 1, column 13/);
         return true;
@@ -188,9 +226,20 @@ describe('shadow mode: enforcement audit', () => {
   it('forwards a call enforce mode refuses and records that it would have been refused', async () => {
     const up = await withTools();
     const dir = await mkdtemp(join(tmpdir(), 'toolgate-shadow-'));
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE_KEY)}, principal: alice, scopes: [pay] }\n`);
-    await writeFile(join(dir, 'policy.yaml'), `version: 1\nenforcement: audit\nauthentication:\n  staticKeys: { file: keys.yaml }\n${grants('')}`);
-    const gate = await startToolgate(up.origin, ['--policy-file', join(dir, 'policy.yaml'), '--audit-log', join(dir, 'audit.log')]);
+    await writeFile(
+      join(dir, 'keys.yaml'),
+      `keys:\n  - { sha256: ${sha256(ALICE_KEY)}, principal: alice, scopes: [pay] }\n`,
+    );
+    await writeFile(
+      join(dir, 'policy.yaml'),
+      `version: 1\nenforcement: audit\nauthentication:\n  staticKeys: { file: keys.yaml }\n${grants('')}`,
+    );
+    const gate = await startToolgate(up.origin, [
+      '--policy-file',
+      join(dir, 'policy.yaml'),
+      '--audit-log',
+      join(dir, 'audit.log'),
+    ]);
     await gate.ready;
     tracing = subscribeTracing({ tracer: provider.getTracer('test'), upstream: new URL(up.origin), mcpPath: '/mcp' });
     try {
@@ -198,13 +247,33 @@ describe('shadow mode: enforcement audit', () => {
       const res = await post(gate.url, call(21, 'refund', { amount: 5000, order: CANARY }), alice);
       assert.equal(res.status, 200, res.text);
       assert.equal(up.calls.length, before + 1, 'the upstream ran the call');
-      assert.equal(await metricValue(gate.adminUrl, 'toolgate_decisions_total', { stage: 'conditions', outcome: 'tool_not_granted', mode: 'audit', rule: 'small-refunds' }), 1);
+      assert.equal(
+        await metricValue(gate.adminUrl, 'toolgate_decisions_total', {
+          stage: 'conditions',
+          outcome: 'tool_not_granted',
+          mode: 'audit',
+          rule: 'small-refunds',
+        }),
+        1,
+      );
 
       const noGrant = await post(gate.url, call(22, 'send_email', { to: 'x@example.com' }), alice);
       assert.equal(noGrant.status, 200, 'a grant refusal is shadowed too');
-      assert.equal(await metricValue(gate.adminUrl, 'toolgate_decisions_total', { stage: 'grants', outcome: 'tool_not_granted', mode: 'audit', rule: '' }), 1);
+      assert.equal(
+        await metricValue(gate.adminUrl, 'toolgate_decisions_total', {
+          stage: 'grants',
+          outcome: 'tool_not_granted',
+          mode: 'audit',
+          rule: '',
+        }),
+        1,
+      );
 
-      const lines = async () => (await readFile(join(dir, 'audit.log'), 'utf8')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+      const lines = async () =>
+        (await readFile(join(dir, 'audit.log'), 'utf8'))
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l));
       await waitFor(async () => (await lines()).some((l) => l.api.request?.uid === '21'), 'the audit event');
       const event = (await lines()).find((l) => l.api.request?.uid === '21');
       assert.equal(event.unmapped.would_deny, true);
@@ -219,7 +288,11 @@ describe('shadow mode: enforcement audit', () => {
 
       const anonymous = await post(gate.url, call(23, 'refund', { amount: 1 }), {});
       assert.equal(anonymous.status, 401, 'authentication is enforced in audit mode');
-      const malformed = await post(gate.url, '{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"arguments":{}}}', alice);
+      const malformed = await post(
+        gate.url,
+        '{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"arguments":{}}}',
+        alice,
+      );
       assert.equal(refusalOf(malformed)?.code, 'unknown_tool', 'a call naming no tool is refused in audit mode');
       assert.equal(up.calls.length, before + 2);
     } finally {

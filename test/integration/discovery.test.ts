@@ -30,11 +30,17 @@ grants:
   - { principal: alice, tool: delete_repo, effect: deny }
 `;
 
-const discover = (id: number, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'toolgate/discover', params });
-const searchCall = (id: number, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_tools', arguments: args } });
+const discover = (id: number, params: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'toolgate/discover', params });
+const searchCall = (id: number, args: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_tools', arguments: args } });
 const list = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' });
 
-interface Found { tools: { name: string; inputSchema: unknown }[]; total: number; nextCursor?: string }
+interface Found {
+  tools: { name: string; inputSchema: unknown }[];
+  total: number;
+  nextCursor?: string;
+}
 
 describe('discovery doors in deferred mode', () => {
   let dir: string;
@@ -46,16 +52,32 @@ describe('discovery doors in deferred mode', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-discovery-'));
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [docs] }\n`);
+    await writeFile(
+      join(dir, 'keys.yaml'),
+      `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [docs] }\n`,
+    );
     await writeFile(join(dir, 'policy.yaml'), policy);
     upstream = await startPolicyServer();
     upstream.extraTools.push(
-      { name: 'huge_tool', description: 'An enormous schema for archive export', inputSchema: { type: 'object', description: 'archive export '.repeat(6000) } },
-      { name: 'remove_branch', description: 'Remove a git branch from the repository', inputSchema: { type: 'object' } },
+      {
+        name: 'huge_tool',
+        description: 'An enormous schema for archive export',
+        inputSchema: { type: 'object', description: 'archive export '.repeat(6000) },
+      },
+      {
+        name: 'remove_branch',
+        description: 'Remove a git branch from the repository',
+        inputSchema: { type: 'object' },
+      },
       { name: 'remove_tag', description: 'Remove a git tag from the repository', inputSchema: { type: 'object' } },
       { name: 'remove_release', description: 'Remove a release from the repository', inputSchema: { type: 'object' } },
     );
-    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--deferred-tools', 'true']);
+    gate = await startToolgate(upstream.origin, [
+      '--policy-file',
+      join(dir, 'policy.yaml'),
+      '--deferred-tools',
+      'true',
+    ]);
     plain = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml')]);
     await Promise.all([gate.ready, plain.ready]);
   });
@@ -81,9 +103,11 @@ describe('discovery doors in deferred mode', () => {
   });
 
   it('returns complete input schemas through both doors', async () => {
-    const viaMethod = (await post(gate.url, discover(4, { query: 'search documentation' }), alice)).json().result as Found;
+    const viaMethod = (await post(gate.url, discover(4, { query: 'search documentation' }), alice)).json()
+      .result as Found;
     const viaTool = (await post(gate.url, searchCall(5, { query: 'search documentation' }), alice)).json().result as {
-      structuredContent: Found; content: { type: string; text: string }[];
+      structuredContent: Found;
+      content: { type: string; text: string }[];
     };
     assert.deepEqual(viaMethod.tools.find((t) => t.name === 'search_docs')?.inputSchema, POLICY_TOOLS[0]?.inputSchema);
     assert.deepEqual(viaTool.structuredContent.tools, viaMethod.tools);
@@ -99,14 +123,23 @@ describe('discovery doors in deferred mode', () => {
   });
 
   it('pages with a signed cursor bound to the caller and the query', async () => {
-    const p1 = (await post(gate.url, discover(8, { query: 'remove from the repository', limit: 2 }), alice)).json().result as Found;
+    const p1 = (await post(gate.url, discover(8, { query: 'remove from the repository', limit: 2 }), alice)).json()
+      .result as Found;
     assert.equal(p1.tools.length, 2);
     assert.ok(p1.nextCursor);
-    const p2 = await post(gate.url, discover(9, { query: 'remove from the repository', limit: 2, cursor: p1.nextCursor }), alice);
+    const p2 = await post(
+      gate.url,
+      discover(9, { query: 'remove from the repository', limit: 2, cursor: p1.nextCursor }),
+      alice,
+    );
     assert.equal(p2.status, 200, p2.text);
     const second = p2.json().result as Found;
     assert.ok(second.tools.length >= 1);
-    assert.equal(new Set([...names(p1), ...names(second)]).size, p1.tools.length + second.tools.length, 'pages do not overlap');
+    assert.equal(
+      new Set([...names(p1), ...names(second)]).size,
+      p1.tools.length + second.tools.length,
+      'pages do not overlap',
+    );
 
     for (const [why, params, who] of [
       ['another query', { query: 'remove the repository', limit: 2, cursor: p1.nextCursor }, alice],
@@ -145,9 +178,16 @@ describe('discovery doors in deferred mode', () => {
   });
 
   it('on 2025-11-25 answers bad search_tools arguments as a tool result the model reads', async () => {
-    const t = await post(gate.url, searchCall(16, { query: CANARY, limit: 99 }), { ...alice, 'mcp-protocol-version': '2025-11-25' });
+    const t = await post(gate.url, searchCall(16, { query: CANARY, limit: 99 }), {
+      ...alice,
+      'mcp-protocol-version': '2025-11-25',
+    });
     assert.equal(t.status, 200);
-    const result = t.json().result as { isError: boolean; content: { text: string }[]; structuredContent: { code: string } };
+    const result = t.json().result as {
+      isError: boolean;
+      content: { text: string }[];
+      structuredContent: { code: string };
+    };
     assert.equal(result.isError, true);
     assert.match(result.content[0]?.text ?? '', /argument \/limit/);
     assert.equal(result.structuredContent.code, 'invalid_arguments');
@@ -155,16 +195,40 @@ describe('discovery doors in deferred mode', () => {
   });
 
   it('keeps onDemand tools callable, checked against grants and schema, whether listed or not', async () => {
-    const ok = await post(gate.url, JSON.stringify({ jsonrpc: '2.0', id: 14, method: 'tools/call', params: { name: 'delete_repo', arguments: { repo: 'a/b' } } }), bob);
+    const ok = await post(
+      gate.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 14,
+        method: 'tools/call',
+        params: { name: 'delete_repo', arguments: { repo: 'a/b' } },
+      }),
+      bob,
+    );
     assert.ok(passed(ok), ok.text);
-    const denied = await post(gate.url, JSON.stringify({ jsonrpc: '2.0', id: 15, method: 'tools/call', params: { name: 'delete_repo', arguments: { repo: 'a/b' } } }), alice);
+    const denied = await post(
+      gate.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 15,
+        method: 'tools/call',
+        params: { name: 'delete_repo', arguments: { repo: 'a/b' } },
+      }),
+      alice,
+    );
     refusedCall(denied, 'tool_not_granted');
   });
 
   it('invalidates an outstanding cursor when a grant is revoked (policy reloaded)', async () => {
-    const p1 = (await post(gate.url, discover(20, { query: 'remove from the repository', limit: 1 }), alice)).json().result as Found;
+    const p1 = (await post(gate.url, discover(20, { query: 'remove from the repository', limit: 1 }), alice)).json()
+      .result as Found;
     assert.ok(p1.nextCursor);
-    const removeTag = JSON.stringify({ jsonrpc: '2.0', id: 21, method: 'tools/call', params: { name: 'remove_tag', arguments: {} } });
+    const removeTag = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 21,
+      method: 'tools/call',
+      params: { name: 'remove_tag', arguments: {} },
+    });
     assert.ok(passed(await post(gate.url, removeTag, alice)));
     // Written beside and renamed over, as a ConfigMap update or an editor does.
     await writeFile(join(dir, 'policy.next'), `${policy}  - { principal: alice, tool: remove_tag, effect: deny }\n`);
@@ -174,7 +238,11 @@ describe('discovery doors in deferred mode', () => {
       assert.ok(Date.now() - began < 15_000, 'the new policy was applied');
       await new Promise((r) => setTimeout(r, 50));
     }
-    const res = await post(gate.url, discover(22, { query: 'remove from the repository', limit: 1, cursor: p1.nextCursor }), alice);
+    const res = await post(
+      gate.url,
+      discover(22, { query: 'remove from the repository', limit: 1, cursor: p1.nextCursor }),
+      alice,
+    );
     assert.equal(res.status, 200);
     assert.equal(res.json().error?.data?.code, 'invalid_cursor');
   });

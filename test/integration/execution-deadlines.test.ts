@@ -17,7 +17,10 @@ describe('deadlines on tools/call, in front of a real upstream that counts', () 
   it('answers 504 deadline_exceeded when the caller budget runs out, aborts the upstream, and says the outcome of a write is unknown', async () => {
     upstream.behaviour.delayMs = 2000;
     const aborted = upstream.aborted();
-    const res = await post(url, toolCall(1, 'refund_payment', { text: CANARY }), { ...agent, 'toolgate-timeout-ms': '200' });
+    const res = await post(url, toolCall(1, 'refund_payment', { text: CANARY }), {
+      ...agent,
+      'toolgate-timeout-ms': '200',
+    });
     const data = refusedCall(res, 'deadline_exceeded');
     assert.equal(data.outcome, 'unknown');
     assert.equal(data.retryable, true);
@@ -35,7 +38,10 @@ describe('deadlines on tools/call, in front of a real upstream that counts', () 
 
   it("uses the tool's own timeout when the caller sends none, and the smaller of the two when it does", async () => {
     upstream.behaviour.delayMs = 50;
-    for (const res of [await post(url, toolCall(3, 'read_status'), agent), await post(url, toolCall(4, 'read_status'), { ...agent, 'toolgate-timeout-ms': '600000' })]) {
+    for (const res of [
+      await post(url, toolCall(3, 'read_status'), agent),
+      await post(url, toolCall(4, 'read_status'), { ...agent, 'toolgate-timeout-ms': '600000' }),
+    ]) {
       assert.equal(res.status, 200);
       assert.equal(refusalOf(res), undefined, res.text);
     }
@@ -70,7 +76,9 @@ describe('deadlines on tools/call, in front of a real upstream that counts', () 
     assert.equal(extended.status, 200);
     assert.match(extended.text, /ran stream_report/);
     const aborted = upstream.aborted();
-    const cut = await post(url, toolCall(8, 'stream_export', {}, { progressToken: 'p2' }), agent).catch(() => undefined);
+    const cut = await post(url, toolCall(8, 'stream_export', {}, { progressToken: 'p2' }), agent).catch(
+      () => undefined,
+    );
     // The head went out with the stream, so the deadline can only cut it: no final result reaches the client.
     assert.ok(cut === undefined || !cut.text.includes('ran stream_export'), cut?.text);
     await waitFor(() => upstream.aborted() === aborted + 1, 'the upstream to see the streamed call aborted');
@@ -79,8 +87,13 @@ describe('deadlines on tools/call, in front of a real upstream that counts', () 
   it('answers calls past maxConcurrent in flight with 429 rate_limited and Retry-After, and frees the slots after', async () => {
     upstream.behaviour.delayMs = 500;
     const attempts = upstream.attempts();
-    const answers = await Promise.all([1, 2, 3, 4].map((i) => post(url, toolCall(20 + i, 'update_record', { n: i }), agent)));
-    assert.deepEqual(answers.map((r) => r.status), [200, 200, 200, 200]);
+    const answers = await Promise.all(
+      [1, 2, 3, 4].map((i) => post(url, toolCall(20 + i, 'update_record', { n: i }), agent)),
+    );
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [200, 200, 200, 200],
+    );
     const refused = answers.filter((r) => refusalOf(r) !== undefined);
     assert.equal(refused.length, 2);
     for (const r of refused) assert.equal(refusedCall(r, 'rate_limited').retryAfterMs, 1000);

@@ -23,7 +23,16 @@ describe('idempotency keys on tools/call (in-process records), in front of a rea
     const executions = upstream.executions();
     const attempts = upstream.attempts();
     // The same call in another key order and through the _meta field: the same digest, the same key.
-    const again = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 'two', method: 'tools/call', params: { arguments: { n: 1.0 }, _meta: { 'io.toolgate/idempotencyKey': key }, name: 'refund_payment' } }), agent);
+    const again = await post(
+      url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'two',
+        method: 'tools/call',
+        params: { arguments: { n: 1.0 }, _meta: { 'io.toolgate/idempotencyKey': key }, name: 'refund_payment' },
+      }),
+      agent,
+    );
     assert.equal(again.status, 200, again.text);
     assert.equal(again.headers['idempotent-replayed'], 'true');
     const body = again.json();
@@ -37,7 +46,10 @@ describe('idempotency keys on tools/call (in-process records), in front of a rea
 
   it('sends the upstream a key scoped to the caller and tool, in the header and in _meta', async () => {
     const key = freshKey();
-    assert.equal((await post(url, toolCall(2, 'refund_payment', { n: 2 }), { ...agent, 'idempotency-key': key })).status, 200);
+    assert.equal(
+      (await post(url, toolCall(2, 'refund_payment', { n: 2 }), { ...agent, 'idempotency-key': key })).status,
+      200,
+    );
     const sent = upstream.lastHeaders()['idempotency-key'] as string;
     assert.match(sent, /^"[0-9a-f]{64}"$/);
     assert.ok(!sent.includes(key));
@@ -47,7 +59,10 @@ describe('idempotency keys on tools/call (in-process records), in front of a rea
   it('keeps keys apart per principal: the same key from another caller is another call', async () => {
     const key = freshKey();
     const executions = upstream.executions();
-    assert.equal((await post(url, toolCall(3, 'refund_payment', { n: 3 }), { ...agent, 'idempotency-key': key })).status, 200);
+    assert.equal(
+      (await post(url, toolCall(3, 'refund_payment', { n: 3 }), { ...agent, 'idempotency-key': key })).status,
+      200,
+    );
     const theirs = await post(url, toolCall(4, 'refund_payment', { n: 3 }), { ...other, 'idempotency-key': key });
     assert.equal(theirs.status, 200);
     assert.equal(theirs.headers['idempotent-replayed'], undefined);
@@ -56,9 +71,15 @@ describe('idempotency keys on tools/call (in-process records), in front of a rea
 
   it('refuses the same key with other arguments: 422 idempotency_key_reused, nothing run, nothing echoed', async () => {
     const key = freshKey();
-    assert.equal((await post(url, toolCall(5, 'refund_payment', { n: 5 }), { ...agent, 'idempotency-key': key })).status, 200);
+    assert.equal(
+      (await post(url, toolCall(5, 'refund_payment', { n: 5 }), { ...agent, 'idempotency-key': key })).status,
+      200,
+    );
     const executions = upstream.executions();
-    const res = await post(url, toolCall(6, 'refund_payment', { n: 6, text: CANARY }), { ...agent, 'idempotency-key': key });
+    const res = await post(url, toolCall(6, 'refund_payment', { n: 6, text: CANARY }), {
+      ...agent,
+      'idempotency-key': key,
+    });
     refusedCall(res, 'idempotency_key_reused');
     assert.ok(!res.text.includes(CANARY));
     assert.equal(upstream.executions(), executions);
@@ -82,7 +103,11 @@ describe('idempotency keys on tools/call (in-process records), in front of a rea
   it('never runs a write again after its deadline passed mid-call: the repeat gets 409 outcome_unknown', async () => {
     upstream.behaviour.delayMs = 1000;
     const key = freshKey();
-    const cut = await post(url, toolCall(9, 'refund_payment', { n: 9 }), { ...agent, 'idempotency-key': key, 'toolgate-timeout-ms': '150' });
+    const cut = await post(url, toolCall(9, 'refund_payment', { n: 9 }), {
+      ...agent,
+      'idempotency-key': key,
+      'toolgate-timeout-ms': '150',
+    });
     assert.equal(refusedCall(cut, 'deadline_exceeded').outcome, 'unknown');
     const executions = upstream.executions();
     const repeat = await post(url, toolCall(10, 'refund_payment', { n: 9 }), { ...agent, 'idempotency-key': key });

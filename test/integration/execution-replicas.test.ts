@@ -31,11 +31,26 @@ describe('toolgate processes sharing Redis: idempotency records survive a replic
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-exec-'));
     await writeFile(join(dir, 'keys.yaml'), KEYS_YAML);
-    await writeFile(join(dir, 'policy.yaml'), executionPolicy(`rateLimits:\n  - { principal: "*", tool: read_status, requests: ${LIMIT}, per: minute }\n`));
+    await writeFile(
+      join(dir, 'policy.yaml'),
+      executionPolicy(`rateLimits:\n  - { principal: "*", tool: read_status, requests: ${LIMIT}, per: minute }\n`),
+    );
     redis = await startRedis();
     upstream = await startCountingUpstream();
-    flags = ['--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--policy-domain', 'exec', '--redis-command-timeout-ms', '200'];
-    [survivor, second] = await Promise.all([startToolgateProcess(upstream.origin, flags), startToolgateProcess(upstream.origin, flags)]);
+    flags = [
+      '--policy-file',
+      join(dir, 'policy.yaml'),
+      '--redis-url',
+      redis.url,
+      '--policy-domain',
+      'exec',
+      '--redis-command-timeout-ms',
+      '200',
+    ];
+    [survivor, second] = await Promise.all([
+      startToolgateProcess(upstream.origin, flags),
+      startToolgateProcess(upstream.origin, flags),
+    ]);
   });
   after(async () => {
     await Promise.all([survivor?.close(), victim?.close(), second?.close()]);
@@ -46,11 +61,17 @@ describe('toolgate processes sharing Redis: idempotency records survive a replic
 
   it(`never runs a keyed non_idempotent_write twice when its replica is SIGKILLed mid-call (${CALLS} calls)`, async () => {
     const result = await runKillTrials({
-      kills: 1, callsPerKill: CALLS, upstream, survivor, headers: agent, callMs: 300,
+      kills: 1,
+      callsPerKill: CALLS,
+      upstream,
+      survivor,
+      headers: agent,
+      callMs: 300,
       respawn: async () => (victim = await startToolgateProcess(upstream.origin, flags)),
     });
     assert.equal(result.doubleExecutions, 0, JSON.stringify(result));
-    for (const answer of Object.keys(result.answers)) assert.ok(SAFE_ANSWERS.has(answer), JSON.stringify(result.answers));
+    for (const answer of Object.keys(result.answers))
+      assert.ok(SAFE_ANSWERS.has(answer), JSON.stringify(result.answers));
   });
 
   it('turns a PENDING record whose holder died into outcome_unknown once its lease runs out, and never runs it', async () => {
@@ -59,14 +80,28 @@ describe('toolgate processes sharing Redis: idempotency records survive a replic
     const key = `lease-${process.pid}`;
     const before = upstream.executions();
     // A 300 ms budget makes a short lease (deadline + 2 s grace).
-    const first = post(victim.url, toolCall(1, 'refund_payment', { n: 1 }), { ...agent, 'idempotency-key': key, 'toolgate-timeout-ms': '300' }).catch(() => undefined);
+    const first = post(victim.url, toolCall(1, 'refund_payment', { n: 1 }), {
+      ...agent,
+      'idempotency-key': key,
+      'toolgate-timeout-ms': '300',
+    }).catch(() => undefined);
     await waitFor(() => upstream.executions() > before, 'the call to reach the upstream', 20_000);
     await victim.kill();
     await first;
     const executions = upstream.executions();
-    const inProgress = await post(survivor.url, toolCall(2, 'refund_payment', { n: 1 }), { ...agent, 'idempotency-key': key });
+    const inProgress = await post(survivor.url, toolCall(2, 'refund_payment', { n: 1 }), {
+      ...agent,
+      'idempotency-key': key,
+    });
     assert.ok(['call_in_progress', 'outcome_unknown'].includes(String(refusalOf(inProgress)?.code)), inProgress.text);
-    await waitFor(async () => refusalOf(await post(survivor.url, toolCall(3, 'refund_payment', { n: 1 }), { ...agent, 'idempotency-key': key }))?.code === 'outcome_unknown', 'the lease to run out', 8000);
+    await waitFor(
+      async () =>
+        refusalOf(
+          await post(survivor.url, toolCall(3, 'refund_payment', { n: 1 }), { ...agent, 'idempotency-key': key }),
+        )?.code === 'outcome_unknown',
+      'the lease to run out',
+      8000,
+    );
     assert.equal(upstream.executions(), executions);
   });
 
@@ -75,16 +110,21 @@ describe('toolgate processes sharing Redis: idempotency records survive a replic
     let admitted = 0;
     let refused = 0;
     const replicas = [survivor, second];
-    await Promise.all([0, 1, 2, 3].map(async (lane) => {
-      for (let i = 0; i < 60; i++) {
-        const res = await post((replicas[(lane + i) % 2] as ToolgateProcess).url, toolCall(i, 'read_status'), agent);
-        if (passed(res)) admitted++;
-        else if (refusalOf(res)?.code === 'rate_limited') refused++;
-      }
-    }));
+    await Promise.all(
+      [0, 1, 2, 3].map(async (lane) => {
+        for (let i = 0; i < 60; i++) {
+          const res = await post((replicas[(lane + i) % 2] as ToolgateProcess).url, toolCall(i, 'read_status'), agent);
+          if (passed(res)) admitted++;
+          else if (refusalOf(res)?.code === 'rate_limited') refused++;
+        }
+      }),
+    );
     const earned = ((performance.now() - began) / 60_000) * LIMIT;
     assert.equal(admitted + refused, 240);
-    assert.ok(Math.abs(admitted - (LIMIT + earned)) <= 0.05 * LIMIT, `${admitted} admitted, limit ${LIMIT} + ${earned.toFixed(1)} earned back`);
+    assert.ok(
+      Math.abs(admitted - (LIMIT + earned)) <= 0.05 * LIMIT,
+      `${admitted} admitted, limit ${LIMIT} + ${earned.toFixed(1)} earned back`,
+    );
   });
 
   it('falls back to per-replica limits while Redis does not answer, and says so in a metric', async () => {
@@ -103,7 +143,10 @@ describe('toolgate processes sharing Redis: idempotency records survive a replic
     redis.freeze();
     try {
       const attempts = upstream.attempts();
-      const res = await post(survivor.url, toolCall(4, 'refund_payment', { n: 4 }), { ...agent, 'idempotency-key': `frozen-${process.pid}` });
+      const res = await post(survivor.url, toolCall(4, 'refund_payment', { n: 4 }), {
+        ...agent,
+        'idempotency-key': `frozen-${process.pid}`,
+      });
       refusedCall(res, 'idempotency_unavailable');
       assert.equal(upstream.attempts(), attempts);
     } finally {

@@ -12,7 +12,15 @@ const agent = { authorization: `Bearer ${AGENT_KEY}` };
 const NO_BREAKER = ['--breaker-consecutive-failures', '0', '--breaker-failure-percent', '0'];
 
 describe('retries only when safe, within the retry budget', () => {
-  const gate = useExecutionGate([...NO_BREAKER, '--retry-budget-min', '5', '--retry-budget-percent', '10', '--retry-backoff-ms', '1']);
+  const gate = useExecutionGate([
+    ...NO_BREAKER,
+    '--retry-budget-min',
+    '5',
+    '--retry-budget-percent',
+    '10',
+    '--retry-backoff-ms',
+    '1',
+  ]);
   let setup: PolicyGate<CountingUpstream>;
   let upstream: CountingUpstream;
   let url: string;
@@ -26,8 +34,18 @@ describe('retries only when safe, within the retry budget', () => {
       assert.ok(passed(res), `${failure}: ${res.text}`);
       assert.equal(upstream.attempts(), first + 1, `${failure}: one retry`);
     }
-    assert.ok((await metricValue(setup.gate.adminUrl, 'toolgate_upstream_retries_total', { reason: 'status_503', outcome: 'retried' })) >= 1);
-    assert.ok((await metricValue(setup.gate.adminUrl, 'toolgate_upstream_retries_total', { reason: 'connect', outcome: 'retried' })) >= 1);
+    assert.ok(
+      (await metricValue(setup.gate.adminUrl, 'toolgate_upstream_retries_total', {
+        reason: 'status_503',
+        outcome: 'retried',
+      })) >= 1,
+    );
+    assert.ok(
+      (await metricValue(setup.gate.adminUrl, 'toolgate_upstream_retries_total', {
+        reason: 'connect',
+        outcome: 'retried',
+      })) >= 1,
+    );
   });
 
   it('never retries other answers (4xx, 500), whatever the tool', async () => {
@@ -47,7 +65,10 @@ describe('retries only when safe, within the retry budget', () => {
     assert.equal(upstream.attempts(), attempts + 1);
     const first = upstream.attempts() + 1;
     upstream.behaviour.fail = (n) => (n === first ? 503 : 0);
-    const keyed = await post(url, toolCall(4, 'send_mail', { n: 4 }), { ...agent, 'idempotency-key': `retry-${process.pid}` });
+    const keyed = await post(url, toolCall(4, 'send_mail', { n: 4 }), {
+      ...agent,
+      'idempotency-key': `retry-${process.pid}`,
+    });
     assert.ok(passed(keyed), keyed.text);
     assert.equal(upstream.attempts(), first + 1);
     const sent = (upstream.lastHeaders()['idempotency-key'] as string).slice(1, -1);
@@ -77,13 +98,27 @@ describe('retries only when safe, within the retry budget', () => {
     const retries = upstream.attempts() - attempts - calls;
     assert.ok(retries > 0, 'some retries were made');
     assert.ok(retries <= Math.ceil(calls * 0.1) + 5, `${retries} retries for ${calls} calls`);
-    assert.ok((await metricValue(setup.gate.adminUrl, 'toolgate_upstream_retries_total', { reason: 'status_503', outcome: 'budget_exhausted' })) > 0);
+    assert.ok(
+      (await metricValue(setup.gate.adminUrl, 'toolgate_upstream_retries_total', {
+        reason: 'status_503',
+        outcome: 'budget_exhausted',
+      })) > 0,
+    );
   });
 });
 
 describe('the upstream circuit breaker', () => {
   const gate = useExecutionGate([
-    '--breaker-consecutive-failures', '3', '--breaker-failure-percent', '0', '--breaker-open-ms', '400', '--retry-budget-percent', '0', '--retry-budget-min', '0',
+    '--breaker-consecutive-failures',
+    '3',
+    '--breaker-failure-percent',
+    '0',
+    '--breaker-open-ms',
+    '400',
+    '--retry-budget-percent',
+    '0',
+    '--retry-budget-min',
+    '0',
   ]);
   let setup: PolicyGate<CountingUpstream>;
   let upstream: CountingUpstream;
@@ -120,7 +155,11 @@ describe('the upstream circuit breaker', () => {
 
   it('does not count a caller budget running out against the upstream', async () => {
     upstream.behaviour.delayMs = 300;
-    for (let i = 0; i < 4; i++) refusedCall(await post(url, toolCall(20 + i, 'read_status'), { ...agent, 'toolgate-timeout-ms': '20' }), 'deadline_exceeded');
+    for (let i = 0; i < 4; i++)
+      refusedCall(
+        await post(url, toolCall(20 + i, 'read_status'), { ...agent, 'toolgate-timeout-ms': '20' }),
+        'deadline_exceeded',
+      );
     assert.equal(await state(), 0);
   });
 });

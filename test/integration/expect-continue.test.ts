@@ -12,15 +12,19 @@ import { sha256 } from '../helpers/static-keys.ts';
 
 const KEY = 'continue-key-2b4d6f8a0c1e3a5c7e9b';
 const BODY = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
-const head = (fields: string, length = BODY.length) => `POST /mcp HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nexpect: 100-continue\r\ncontent-length: ${length}\r\nconnection: close\r\n${fields}\r\n`;
+const head = (fields: string, length = BODY.length) =>
+  `POST /mcp HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nexpect: 100-continue\r\ncontent-length: ${length}\r\nconnection: close\r\n${fields}\r\n`;
 
 describe('Expect: 100-continue comes after authentication', () => {
   let setup: PolicyGate;
   before(async () => {
-    setup = await startPolicyGate({
-      'keys.yaml': `keys:\n  - { sha256: ${sha256(KEY)}, principal: alice, scopes: [docs] }\n`,
-      'policy.yaml': 'version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\ngrants: []\n',
-    }, ['--max-body-bytes', '4096']);
+    setup = await startPolicyGate(
+      {
+        'keys.yaml': `keys:\n  - { sha256: ${sha256(KEY)}, principal: alice, scopes: [docs] }\n`,
+        'policy.yaml': 'version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\ngrants: []\n',
+      },
+      ['--max-body-bytes', '4096'],
+    );
   });
   after(() => setup.close());
 

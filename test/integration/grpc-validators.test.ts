@@ -29,7 +29,13 @@ ${validators}
 `;
 const hook = '[{ event: tools/call, phase: request }]';
 
-const call = (query: string) => JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search_docs', arguments: { query } } });
+const call = (query: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'tools/call',
+    params: { name: 'search_docs', arguments: { query } },
+  });
 
 describe('external validators in the chain (real validator processes)', () => {
   let dir: string;
@@ -42,20 +48,26 @@ describe('external validators in the chain (real validator processes)', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-validators-'));
     [upstream, validator, crashy] = await Promise.all([startPolicyServer(), startValidator(), startValidator()]);
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n`);
+    await writeFile(
+      join(dir, 'keys.yaml'),
+      `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n`,
+    );
     const configs: Record<string, string> = {
       active: `  - { name: pii, target: "${validator.target}", hooks: ${hook}, timeoutMs: 300 }`,
       audit: `  - { name: pii, target: "${validator.target}", hooks: ${hook}, mode: audit, timeoutMs: 300 }`,
       failOpen: `  - { name: pii, target: "${validator.target}", hooks: ${hook}, failOpen: true, timeoutMs: 300 }`,
       crash: `  - { name: pii, target: "${crashy.target}", hooks: ${hook}, timeoutMs: 300 }`,
-      pair: `  - { name: first, target: "${validator.target}", hooks: ${hook}, priority: 10, mode: audit, timeoutMs: 1500 }\n`
-        + `  - { name: second, target: "${validator.target}", hooks: ${hook}, priority: 20, timeoutMs: 1500 }`,
+      pair:
+        `  - { name: first, target: "${validator.target}", hooks: ${hook}, priority: 10, mode: audit, timeoutMs: 1500 }\n` +
+        `  - { name: second, target: "${validator.target}", hooks: ${hook}, priority: 20, timeoutMs: 1500 }`,
     };
-    await Promise.all(Object.entries(configs).map(async ([name, v]) => {
-      await writeFile(join(dir, `${name}.yaml`), policy(v));
-      gates[name] = await startToolgate(upstream.origin, ['--policy-file', join(dir, `${name}.yaml`)]);
-      await gates[name].ready;
-    }));
+    await Promise.all(
+      Object.entries(configs).map(async ([name, v]) => {
+        await writeFile(join(dir, `${name}.yaml`), policy(v));
+        gates[name] = await startToolgate(upstream.origin, ['--policy-file', join(dir, `${name}.yaml`)]);
+        await gates[name].ready;
+      }),
+    );
   });
   after(async () => {
     await Promise.all(Object.values(gates).map((g) => g.close()));
@@ -114,8 +126,16 @@ describe('external validators in the chain (real validator processes)', () => {
   });
 
   it('timeout without failOpen refuses with 503 validator_unavailable; a malformed answer too', async () => {
-    expectRefused(await post(gates.active!.url, call('SLOW canary-9e2a'), auth), 'validator_unavailable', 'canary-9e2a');
-    expectRefused(await post(gates.active!.url, call('MALFORMED canary-3b1f'), auth), 'validator_unavailable', 'canary-3b1f');
+    expectRefused(
+      await post(gates.active!.url, call('SLOW canary-9e2a'), auth),
+      'validator_unavailable',
+      'canary-9e2a',
+    );
+    expectRefused(
+      await post(gates.active!.url, call('MALFORMED canary-3b1f'), auth),
+      'validator_unavailable',
+      'canary-3b1f',
+    );
   });
 
   it('timeout with failOpen passes; a block with failOpen still refuses', async () => {
@@ -127,7 +147,8 @@ describe('external validators in the chain (real validator processes)', () => {
     const gate = gates.failOpen!;
     const forwarded = upstream.calls.length;
     const asked = validator.requests.length;
-    const closedCount = () => metricValue(gate.adminUrl, 'toolgate_requests_total', { method: 'tools/call', outcome: 'client_closed' });
+    const closedCount = () =>
+      metricValue(gate.adminUrl, 'toolgate_requests_total', { method: 'tools/call', outcome: 'client_closed' });
     const closedBefore = await closedCount();
     const leaving = new AbortController();
     const pending = request(gate.url, {

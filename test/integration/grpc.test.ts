@@ -35,7 +35,6 @@ validators:
   - { name: pii, target: "${validator}", hooks: [{ event: tools/call, phase: request }], timeoutMs: 500 }
 `;
 
-
 describe('gRPC API', () => {
   let dir: string;
   let upstream: PolicyServer;
@@ -49,12 +48,25 @@ describe('gRPC API', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-grpc-'));
     [upstream, validator, redis] = await Promise.all([startPolicyServer(), startValidator(), startRedis()]);
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n  - { sha256: ${sha256(ADMIN)}, principal: ops, scopes: [docs, toolgate.admin] }\n`);
+    await writeFile(
+      join(dir, 'keys.yaml'),
+      `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [docs] }\n  - { sha256: ${sha256(ADMIN)}, principal: ops, scopes: [docs, toolgate.admin] }\n`,
+    );
     await writeFile(join(dir, 'policy.yaml'), policy(validator.target));
     const grpc = ['--grpc', 'true', '--grpc-port', '0'];
     [gate, shared] = await Promise.all([
       startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), ...grpc]),
-      startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), ...grpc, '--redis-url', redis.url, '--grant-source', 'redis', '--policy-domain', 'grpc-test']),
+      startToolgate(upstream.origin, [
+        '--policy-file',
+        join(dir, 'policy.yaml'),
+        ...grpc,
+        '--redis-url',
+        redis.url,
+        '--grant-source',
+        'redis',
+        '--policy-domain',
+        'grpc-test',
+      ]),
     ]);
     await Promise.all([gate.ready, shared.ready]);
     api = grpcClients(gate.grpcPort as number);
@@ -76,7 +88,9 @@ describe('gRPC API', () => {
     });
 
     it('Watch: streams the current status first', async () => {
-      const stream = (api.client('Health') as unknown as { Watch(r: object): NodeJS.ReadableStream & { cancel(): void } }).Watch({ service: '' });
+      const stream = (
+        api.client('Health') as unknown as { Watch(r: object): NodeJS.ReadableStream & { cancel(): void } }
+      ).Watch({ service: '' });
       const first = await new Promise((resolve) => stream.once('data', resolve));
       stream.on('error', () => {});
       stream.cancel();
@@ -85,9 +99,15 @@ describe('gRPC API', () => {
   });
 
   describe('authentication', () => {
-    for (const [label, credential] of [['no credential', undefined], ['a bad key', 'Bearer not-a-key-canary-55'], ['a malformed header', 'Basic canary-55']] as const) {
+    for (const [label, credential] of [
+      ['no credential', undefined],
+      ['a bad key', 'Bearer not-a-key-canary-55'],
+      ['a malformed header', 'Basic canary-55'],
+    ] as const) {
       it(`${label}: UNAUTHENTICATED with the registry code, nothing echoed`, async () => {
-        const err = await refusal(api.call('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs' }, credential));
+        const err = await refusal(
+          api.call('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs' }, credential),
+        );
         assert.equal(err.code, status.UNAUTHENTICATED);
         assert.deepEqual(err.metadata.get('toolgate-code'), ['unauthenticated']);
         assert.ok(!err.details.includes('canary'));
@@ -97,40 +117,99 @@ describe('gRPC API', () => {
 
   describe('PolicyService.Explain', () => {
     it('allow: every stage passes, with the row that decided and the revision', async () => {
-      const r = await api.call<ExplainResponse__Output>('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"how"}' }, alice);
+      const r = await api.call<ExplainResponse__Output>(
+        'PolicyService',
+        'Explain',
+        { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"how"}' },
+        alice,
+      );
       assert.equal(r.decision, 'allow', JSON.stringify(r.stages));
-      assert.deepEqual(r.stages.map((s) => [s.name, s.outcome]), [['known_tool', 'pass'], ['grants', 'pass'], ['security_level', 'pass'], ['contract_quarantine', 'pass'], ['idempotency', 'pass'], ['rate_limit', 'pass'], ['arguments', 'pass'], ['conditions', 'pass'], ['approval', 'pass'], ['external_validators', 'pass']]);
+      assert.deepEqual(
+        r.stages.map((s) => [s.name, s.outcome]),
+        [
+          ['known_tool', 'pass'],
+          ['grants', 'pass'],
+          ['security_level', 'pass'],
+          ['contract_quarantine', 'pass'],
+          ['idempotency', 'pass'],
+          ['rate_limit', 'pass'],
+          ['arguments', 'pass'],
+          ['conditions', 'pass'],
+          ['approval', 'pass'],
+          ['external_validators', 'pass'],
+        ],
+      );
       assert.equal(r.grantReason, 'wildcard_allow');
-      assert.deepEqual(r.rows.map((x) => [x.principal, x.tool, x.effect]), [['*', 'search_docs', 'allow']]);
+      assert.deepEqual(
+        r.rows.map((x) => [x.principal, x.tool, x.effect]),
+        [['*', 'search_docs', 'allow']],
+      );
       assert.ok(r.revision > 0);
       assert.equal(r.principal?.id, 'alice');
       assert.equal(validator.requests.at(-1)?.dryRun, true);
     });
 
     it('deny: every refusing stage is named, the first decides; argument errors carry pointers, never values', async () => {
-      const r = await api.call<ExplainResponse__Output>('PolicyService', 'Explain', { method: 'tools/call', tool: 'rotate_keys', argumentsJson: '{"x":"BLOCK"}' }, alice);
+      const r = await api.call<ExplainResponse__Output>(
+        'PolicyService',
+        'Explain',
+        { method: 'tools/call', tool: 'rotate_keys', argumentsJson: '{"x":"BLOCK"}' },
+        alice,
+      );
       assert.equal(r.decision, 'deny');
       assert.deepEqual(r.reasonCodes, ['credential_too_weak', 'validator_denied']);
-      const bad = await api.call<ExplainResponse__Output>('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"","canary-arg":1}' }, alice);
+      const bad = await api.call<ExplainResponse__Output>(
+        'PolicyService',
+        'Explain',
+        { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"","canary-arg":1}' },
+        alice,
+      );
       assert.deepEqual(bad.reasonCodes, ['invalid_arguments']);
       assert.ok(bad.argumentErrors.length > 0);
       assert.ok(!JSON.stringify(bad).includes('canary-arg":1'));
-      const inexact = await api.call<ExplainResponse__Output>('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"q","limit":900719925474099312}' }, alice);
+      const inexact = await api.call<ExplainResponse__Output>(
+        'PolicyService',
+        'Explain',
+        { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"q","limit":900719925474099312}' },
+        alice,
+      );
       // Read as the MCP path reads it; the hooked validator would judge the rounded number too.
-      assert.deepEqual(inexact.stages.filter((x) => x.outcome === 'deny').map((x) => [x.name, x.code]), [['arguments', 'inexact_number'], ['external_validators', 'inexact_number']]);
-      assert.deepEqual(inexact.argumentErrors.map((e) => [e.instancePath, e.keyword]), [['/limit', 'precision']]);
+      assert.deepEqual(
+        inexact.stages.filter((x) => x.outcome === 'deny').map((x) => [x.name, x.code]),
+        [
+          ['arguments', 'inexact_number'],
+          ['external_validators', 'inexact_number'],
+        ],
+      );
+      assert.deepEqual(
+        inexact.argumentErrors.map((e) => [e.instancePath, e.keyword]),
+        [['/limit', 'precision']],
+      );
     });
 
     it('an explicit deny row decides for the named principal', async () => {
-      const r = await api.call<ExplainResponse__Output>('PolicyService', 'Explain', { method: 'tools/call', tool: 'delete_repo', argumentsJson: '{"repo":"a/b"}' }, alice);
+      const r = await api.call<ExplainResponse__Output>(
+        'PolicyService',
+        'Explain',
+        { method: 'tools/call', tool: 'delete_repo', argumentsJson: '{"repo":"a/b"}' },
+        alice,
+      );
       assert.equal(r.decision, 'deny');
       assert.equal(r.reasonCodes[0], 'tool_not_granted');
       assert.equal(r.grantReason, 'exact_deny');
-      assert.deepEqual(r.rows.map((x) => x.principal), ['alice']);
+      assert.deepEqual(
+        r.rows.map((x) => x.principal),
+        ['alice'],
+      );
     });
 
     it('for another principal: needs the admin scope', async () => {
-      const req = { principal: { id: 'bob', scopes: ['docs'] }, method: 'tools/call', tool: 'delete_repo', argumentsJson: '{"repo":"a/b"}' };
+      const req = {
+        principal: { id: 'bob', scopes: ['docs'] },
+        method: 'tools/call',
+        tool: 'delete_repo',
+        argumentsJson: '{"repo":"a/b"}',
+      };
       const err = await refusal(api.call('PolicyService', 'Explain', req, alice));
       assert.equal(err.code, status.PERMISSION_DENIED);
       assert.deepEqual(err.metadata.get('toolgate-code'), ['admin_scope_required']);
@@ -140,21 +219,50 @@ describe('gRPC API', () => {
     });
 
     it('for a credential: verified like MCP traffic; a bad one is explained as unauthenticated', async () => {
-      const ok = await api.call<ExplainResponse__Output>('PolicyService', 'Explain', { credential: admin, method: 'tools/call', tool: 'delete_repo', argumentsJson: '{"repo":"a/b"}' }, alice);
+      const ok = await api.call<ExplainResponse__Output>(
+        'PolicyService',
+        'Explain',
+        { credential: admin, method: 'tools/call', tool: 'delete_repo', argumentsJson: '{"repo":"a/b"}' },
+        alice,
+      );
       assert.equal(ok.principal?.id, 'ops');
       assert.equal(ok.decision, 'allow');
-      const bad = await api.call<ExplainResponse__Output>('PolicyService', 'Explain', { credential: 'Bearer wrong', method: 'tools/call', tool: 'search_docs' }, alice);
+      const bad = await api.call<ExplainResponse__Output>(
+        'PolicyService',
+        'Explain',
+        { credential: 'Bearer wrong', method: 'tools/call', tool: 'search_docs' },
+        alice,
+      );
       assert.deepEqual(bad.reasonCodes, ['unauthenticated']);
     });
 
     it('a dry run: nothing reaches the MCP server; malformed input is INVALID_ARGUMENT', async () => {
       const before = upstream.calls.length;
-      await api.call('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"q"}' }, alice);
+      await api.call(
+        'PolicyService',
+        'Explain',
+        { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"q"}' },
+        alice,
+      );
       assert.equal(upstream.calls.length, before);
-      const err = await refusal(api.call('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs', argumentsJson: '{not json canary' }, alice));
+      const err = await refusal(
+        api.call(
+          'PolicyService',
+          'Explain',
+          { method: 'tools/call', tool: 'search_docs', argumentsJson: '{not json canary' },
+          alice,
+        ),
+      );
       assert.equal(err.code, status.INVALID_ARGUMENT);
       assert.ok(!err.details.includes('canary'));
-      const twice = await refusal(api.call('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"q","query":"canary"}' }, alice));
+      const twice = await refusal(
+        api.call(
+          'PolicyService',
+          'Explain',
+          { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"q","query":"canary"}' },
+          alice,
+        ),
+      );
       assert.equal(twice.code, status.INVALID_ARGUMENT, 'a repeated name is refused, as on the MCP path');
       assert.ok(!twice.details.includes('canary'));
     });
@@ -162,7 +270,12 @@ describe('gRPC API', () => {
 
   describe('DiscoveryService.Discover', () => {
     it('ranks only tools the caller may call, without schemas, with policy tier and side effect', async () => {
-      const r = await api.call<DiscoverResponse__Output>('DiscoveryService', 'Discover', { query: 'search documentation' }, alice);
+      const r = await api.call<DiscoverResponse__Output>(
+        'DiscoveryService',
+        'Discover',
+        { query: 'search documentation' },
+        alice,
+      );
       assert.equal(r.candidates[0]?.name, 'search_docs');
       assert.equal(r.candidates[0]?.tier, 'critical');
       assert.equal(r.candidates[0]?.sideEffect, 'read_only');
@@ -178,9 +291,20 @@ describe('gRPC API', () => {
     });
 
     it('the input rules of toolgate/discover: limit above 16 or an empty query is INVALID_ARGUMENT', async () => {
-      assert.equal((await refusal(api.call('DiscoveryService', 'Discover', { query: 'x', limit: 17 }, alice))).code, status.INVALID_ARGUMENT);
-      assert.equal((await refusal(api.call('DiscoveryService', 'Discover', { query: '' }, alice))).code, status.INVALID_ARGUMENT);
-      const one = await api.call<DiscoverResponse__Output>('DiscoveryService', 'Discover', { query: 'keys', limit: 1 }, alice);
+      assert.equal(
+        (await refusal(api.call('DiscoveryService', 'Discover', { query: 'x', limit: 17 }, alice))).code,
+        status.INVALID_ARGUMENT,
+      );
+      assert.equal(
+        (await refusal(api.call('DiscoveryService', 'Discover', { query: '' }, alice))).code,
+        status.INVALID_ARGUMENT,
+      );
+      const one = await api.call<DiscoverResponse__Output>(
+        'DiscoveryService',
+        'Discover',
+        { query: 'keys', limit: 1 },
+        alice,
+      );
       assert.equal(one.effectiveLimit, 1);
       assert.ok(one.candidates.length <= 1);
     });
@@ -194,22 +318,51 @@ describe('gRPC API', () => {
 
     it('with grants from the policy file: lists rows, refuses changes with FAILED_PRECONDITION', async () => {
       const list = await api.call<ListRowsResponse__Output>('GrantAdmin', 'ListRows', { principal: 'alice' }, admin);
-      assert.deepEqual(list.rows.map((r) => [r.tool, r.effect]), [['delete_repo', 'deny']]);
-      const err = await refusal(api.call('GrantAdmin', 'SetRow', { row: { principal: 'bob', tool: 'x', effect: 'allow' } }, admin));
+      assert.deepEqual(
+        list.rows.map((r) => [r.tool, r.effect]),
+        [['delete_repo', 'deny']],
+      );
+      const err = await refusal(
+        api.call('GrantAdmin', 'SetRow', { row: { principal: 'bob', tool: 'x', effect: 'allow' } }, admin),
+      );
       assert.equal(err.code, status.FAILED_PRECONDITION);
       assert.deepEqual(err.metadata.get('toolgate-code'), ['grants_read_only']);
       assert.match(err.details, /policy file/);
     });
 
     it('with Redis grants: a require_approval row is written, listed with its rule, and asks for approval; malformed ones are refused', async () => {
-      const row = { principal: 'alice', tool: 'rotate_keys', effect: 'require_approval', approval: { approverScope: 'keys.approve', expiresInSeconds: 120 } };
+      const row = {
+        principal: 'alice',
+        tool: 'rotate_keys',
+        effect: 'require_approval',
+        approval: { approverScope: 'keys.approve', expiresInSeconds: 120 },
+      };
       const set = await sharedApi.call<{ revision: number; changed: boolean }>('GrantAdmin', 'SetRow', { row }, admin);
       assert.equal(set.changed, true);
-      const list = await sharedApi.call<ListRowsResponse__Output>('GrantAdmin', 'ListRows', { tool: 'rotate_keys' }, admin);
-      assert.deepEqual(list.rows.map((r) => [r.principal, r.effect, r.approval?.approverScope, r.approval?.expiresInSeconds, r.approval?.selfApproval]), [['alice', 'require_approval', 'keys.approve', 120, false]]);
+      const list = await sharedApi.call<ListRowsResponse__Output>(
+        'GrantAdmin',
+        'ListRows',
+        { tool: 'rotate_keys' },
+        admin,
+      );
+      assert.deepEqual(
+        list.rows.map((r) => [
+          r.principal,
+          r.effect,
+          r.approval?.approverScope,
+          r.approval?.expiresInSeconds,
+          r.approval?.selfApproval,
+        ]),
+        [['alice', 'require_approval', 'keys.approve', 120, false]],
+      );
       let asked = false;
       for (let i = 0; i < 50 && !asked; i++) {
-        const r = await sharedApi.call<ExplainResponse__Output>('PolicyService', 'Explain', { method: 'tools/call', tool: 'rotate_keys', argumentsJson: '{}' }, alice);
+        const r = await sharedApi.call<ExplainResponse__Output>(
+          'PolicyService',
+          'Explain',
+          { method: 'tools/call', tool: 'rotate_keys', argumentsJson: '{}' },
+          alice,
+        );
         asked = r.stages.some((x) => x.name === 'approval' && x.code === 'approval_required');
         if (!asked) await new Promise((res) => setTimeout(res, 20));
       }
@@ -217,9 +370,18 @@ describe('gRPC API', () => {
       for (const bad of [
         { principal: 'alice', tool: 'rotate_keys', effect: 'require_approval' },
         { principal: 'alice', tool: 'rotate_keys', effect: 'deny', approval: { approverScope: 'keys.approve' } },
-        { principal: 'alice', tool: 'rotate_keys', effect: 'require_approval', approval: { approverScope: 'keys.approve', expiresInSeconds: 5 } },
+        {
+          principal: 'alice',
+          tool: 'rotate_keys',
+          effect: 'require_approval',
+          approval: { approverScope: 'keys.approve', expiresInSeconds: 5 },
+        },
       ]) {
-        assert.equal((await refusal(sharedApi.call('GrantAdmin', 'SetRow', { row: bad }, admin))).code, status.INVALID_ARGUMENT, JSON.stringify(bad));
+        assert.equal(
+          (await refusal(sharedApi.call('GrantAdmin', 'SetRow', { row: bad }, admin))).code,
+          status.INVALID_ARGUMENT,
+          JSON.stringify(bad),
+        );
       }
       const gone = await sharedApi.call<{ changed: boolean }>('GrantAdmin', 'DeleteRow', { row }, admin);
       assert.equal(gone.changed, true);
@@ -227,25 +389,55 @@ describe('gRPC API', () => {
 
     it('with Redis grants: set, list, delete and revision as the CLI does, and the change is in force', async () => {
       const before = await sharedApi.call<{ revision: number }>('GrantAdmin', 'GetRevision', {}, admin);
-      const set = await sharedApi.call<{ revision: number; changed: boolean }>('GrantAdmin', 'SetRow', { row: { principal: 'alice', tool: 'search_docs', effect: 'allow' } }, admin);
+      const set = await sharedApi.call<{ revision: number; changed: boolean }>(
+        'GrantAdmin',
+        'SetRow',
+        { row: { principal: 'alice', tool: 'search_docs', effect: 'allow' } },
+        admin,
+      );
       assert.equal(set.revision, before.revision + 1);
-      const list = await sharedApi.call<ListRowsResponse__Output>('GrantAdmin', 'ListRows', { tool: 'search_docs' }, admin);
-      assert.deepEqual(list.rows.map((r) => [r.principal, r.effect, r.revision]), [['alice', 'allow', set.revision]]);
+      const list = await sharedApi.call<ListRowsResponse__Output>(
+        'GrantAdmin',
+        'ListRows',
+        { tool: 'search_docs' },
+        admin,
+      );
+      assert.deepEqual(
+        list.rows.map((r) => [r.principal, r.effect, r.revision]),
+        [['alice', 'allow', set.revision]],
+      );
       let explained: ExplainResponse__Output | undefined;
       for (let i = 0; i < 50; i++) {
-        explained = await sharedApi.call<ExplainResponse__Output>('PolicyService', 'Explain', { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"q"}' }, alice);
+        explained = await sharedApi.call<ExplainResponse__Output>(
+          'PolicyService',
+          'Explain',
+          { method: 'tools/call', tool: 'search_docs', argumentsJson: '{"query":"q"}' },
+          alice,
+        );
         if (explained.decision === 'allow') break;
         await new Promise((r) => setTimeout(r, 20));
       }
       assert.equal(explained?.decision, 'allow');
       assert.equal(explained?.revision, set.revision);
-      const gone = await sharedApi.call<{ revision: number; changed: boolean }>('GrantAdmin', 'DeleteRow', { row: { principal: 'alice', tool: 'search_docs', effect: 'allow' } }, admin);
+      const gone = await sharedApi.call<{ revision: number; changed: boolean }>(
+        'GrantAdmin',
+        'DeleteRow',
+        { row: { principal: 'alice', tool: 'search_docs', effect: 'allow' } },
+        admin,
+      );
       assert.deepEqual(gone, { revision: set.revision + 1, changed: true });
-      const again = await sharedApi.call<{ revision: number; changed: boolean }>('GrantAdmin', 'DeleteRow', { row: { principal: 'alice', tool: 'search_docs', effect: 'allow' } }, admin);
+      const again = await sharedApi.call<{ revision: number; changed: boolean }>(
+        'GrantAdmin',
+        'DeleteRow',
+        { row: { principal: 'alice', tool: 'search_docs', effect: 'allow' } },
+        admin,
+      );
       assert.deepEqual(again, { revision: set.revision + 1, changed: false });
       const bumped = await sharedApi.call<{ revision: number }>('GrantAdmin', 'GetRevision', { bump: true }, admin);
       assert.equal(bumped.revision, set.revision + 2);
-      const bad = await refusal(sharedApi.call('GrantAdmin', 'SetRow', { row: { principal: 'alice', tool: '*', effect: 'allow' } }, admin));
+      const bad = await refusal(
+        sharedApi.call('GrantAdmin', 'SetRow', { row: { principal: 'alice', tool: '*', effect: 'allow' } }, admin),
+      );
       assert.equal(bad.code, status.INVALID_ARGUMENT);
     });
   });

@@ -19,7 +19,12 @@ describe('a policy sidecar left idle after start-up gives its spare heap back', 
     await writeFile(join(dir, 'keys.yaml'), KEYS_YAML);
     await writeFile(join(dir, 'policy.yaml'), executionPolicy(''));
     upstream = await startCountingUpstream();
-    gate = await startToolgateProcess(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--heap-trim-idle-ms', '1000']);
+    gate = await startToolgateProcess(upstream.origin, [
+      '--policy-file',
+      join(dir, 'policy.yaml'),
+      '--heap-trim-idle-ms',
+      '1000',
+    ]);
   });
   after(async () => {
     await gate?.close();

@@ -31,7 +31,10 @@ describe('the idempotency journal', () => {
     const first = await openIdempotencyJournal(path, RETENTION_MS, () => now);
     const done = await first.claim('done', 'd1', 5_000);
     assert.equal(done.kind, 'acquired');
-    await first.settle('done', (done as { token: string }).token, { kind: 'completed', response: { status: 200, message: { jsonrpc: '2.0', id: 1, result: {} } } });
+    await first.settle('done', (done as { token: string }).token, {
+      kind: 'completed',
+      response: { status: 200, message: { jsonrpc: '2.0', id: 1, result: {} } },
+    });
     const running = await first.claim('running', 'd2', 5_000);
     assert.equal(running.kind, 'acquired');
     const freed = await first.claim('freed', 'd3', 5_000);
@@ -72,8 +75,14 @@ describe('the idempotency journal', () => {
   it('refuses to start when the journal cannot be read or written, naming the setting', async () => {
     const notAFile = join(dir, 'a-directory');
     await mkdir(notAFile);
-    await assert.rejects(openIdempotencyJournal(notAFile, RETENTION_MS), (e: unknown) => e instanceof StartupError && /TOOLGATE_IDEMPOTENCY_FILE/.test(e.message));
-    await assert.rejects(openIdempotencyJournal(join(dir, 'missing-dir', 'x.journal'), RETENTION_MS), (e: unknown) => e instanceof StartupError && /TOOLGATE_IDEMPOTENCY_FILE/.test(e.message));
+    await assert.rejects(
+      openIdempotencyJournal(notAFile, RETENTION_MS),
+      (e: unknown) => e instanceof StartupError && /TOOLGATE_IDEMPOTENCY_FILE/.test(e.message),
+    );
+    await assert.rejects(
+      openIdempotencyJournal(join(dir, 'missing-dir', 'x.journal'), RETENTION_MS),
+      (e: unknown) => e instanceof StartupError && /TOOLGATE_IDEMPOTENCY_FILE/.test(e.message),
+    );
   });
 });
 
@@ -97,35 +106,60 @@ describe('one toolgate process without Redis, its records in a journal file: the
   it(`never runs a keyed non_idempotent_write twice across ${KILLS} SIGKILLs and restarts (${KILLS * CALLS} calls)`, async () => {
     const flags = ['--policy-file', join(dir, 'policy.yaml'), '--idempotency-file', join(dir, 'idempotency.journal')];
     const result = await runKillTrials({
-      kills: KILLS, callsPerKill: CALLS, upstream, headers: { authorization: `Bearer ${AGENT_KEY}` }, callMs: 200,
+      kills: KILLS,
+      callsPerKill: CALLS,
+      upstream,
+      headers: { authorization: `Bearer ${AGENT_KEY}` },
+      callMs: 200,
       respawn: (): Promise<ToolgateProcess> => startToolgateProcess(upstream.origin, flags),
     });
     assert.equal(result.doubleExecutions, 0, JSON.stringify(result));
-    for (const answer of Object.keys(result.answers)) assert.ok(SAFE_ANSWERS.has(answer), JSON.stringify(result.answers));
-    console.log(`kill loop without Redis: ${result.trials} keyed calls, ${result.kills} SIGKILLs, ${result.doubleExecutions} double executions, answers ${JSON.stringify(result.answers)}`);
+    for (const answer of Object.keys(result.answers))
+      assert.ok(SAFE_ANSWERS.has(answer), JSON.stringify(result.answers));
+    console.log(
+      `kill loop without Redis: ${result.trials} keyed calls, ${result.kills} SIGKILLs, ${result.doubleExecutions} double executions, answers ${JSON.stringify(result.answers)}`,
+    );
   });
 
   it('without a journal (and without Redis) every keyed non_idempotent_write is refused, none run, across SIGKILLs; other tools keep their records', async () => {
     const flags = ['--policy-file', join(dir, 'policy.yaml')];
     const executions = upstream.executions();
     const result = await runKillTrials({
-      kills: 3, callsPerKill: CALLS, upstream, headers: { authorization: `Bearer ${AGENT_KEY}` }, callMs: 200,
+      kills: 3,
+      callsPerKill: CALLS,
+      upstream,
+      headers: { authorization: `Bearer ${AGENT_KEY}` },
+      callMs: 200,
       respawn: (): Promise<ToolgateProcess> => startToolgateProcess(upstream.origin, flags),
     });
-    assert.deepEqual(result.answers, { idempotency_not_durable: 3 * CALLS }, 'every repeat refused with the documented code');
+    assert.deepEqual(
+      result.answers,
+      { idempotency_not_durable: 3 * CALLS },
+      'every repeat refused with the documented code',
+    );
     assert.equal(upstream.executions(), executions, 'and nothing ran, first calls included');
     upstream.behaviour.delayMs = 0;
     const gate = await startToolgateProcess(upstream.origin, flags);
     try {
       const canary = 'canary-not-durable-5e1a';
-      const refused = await post(gate.url, toolCall(1, 'refund_payment', { note: canary }), { authorization: `Bearer ${AGENT_KEY}`, 'idempotency-key': 'nd-1' });
+      const refused = await post(gate.url, toolCall(1, 'refund_payment', { note: canary }), {
+        authorization: `Bearer ${AGENT_KEY}`,
+        'idempotency-key': 'nd-1',
+      });
       refusedCall(refused, 'idempotency_not_durable');
       assert.match(refusalOf(refused)?.text ?? '', /operator must give toolgate a journal file or Redis/);
       assert.ok(!refused.text.includes(canary) && !refused.text.includes('nd-1'), 'nothing echoed');
       const read = { authorization: `Bearer ${AGENT_KEY}`, 'idempotency-key': 'nd-2' };
       assert.ok(passed(await post(gate.url, toolCall(2, 'read_status', {}), read)));
-      assert.equal((await post(gate.url, toolCall(3, 'read_status', {}), read)).headers['idempotent-replayed'], 'true', 'a read keeps its in-process record');
-      assert.ok(passed(await post(gate.url, toolCall(4, 'refund_payment', {}), { authorization: `Bearer ${AGENT_KEY}` })), 'an unkeyed call runs as before');
+      assert.equal(
+        (await post(gate.url, toolCall(3, 'read_status', {}), read)).headers['idempotent-replayed'],
+        'true',
+        'a read keeps its in-process record',
+      );
+      assert.ok(
+        passed(await post(gate.url, toolCall(4, 'refund_payment', {}), { authorization: `Bearer ${AGENT_KEY}` })),
+        'an unkeyed call runs as before',
+      );
     } finally {
       await gate.close();
     }

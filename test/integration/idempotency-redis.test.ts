@@ -53,13 +53,19 @@ describe('RedisIdempotencyStore under faults', () => {
       for (const s of [a, b]) {
         let answer: unknown;
         for (let i = 0; i < 40 && !(answer instanceof IdempotencyUnavailable); i++) {
-          answer = await s.claim('scope-done', 'digest', LEASE_MS).then((c) => c.kind, (e: unknown) => e);
+          answer = await s.claim('scope-done', 'digest', LEASE_MS).then(
+            (c) => c.kind,
+            (e: unknown) => e,
+          );
           assert.notEqual(answer, 'acquired', 'never a second run');
           if (!(answer instanceof IdempotencyUnavailable)) await new Promise((r) => setTimeout(r, 50));
         }
         assert.ok(answer instanceof IdempotencyUnavailable, 'the repeat is refused');
       }
-      assert.ok(log.lines.some((l) => l.includes('the idempotency records in Redis were lost')), 'and the loss is logged');
+      assert.ok(
+        log.lines.some((l) => l.includes('the idempotency records in Redis were lost')),
+        'and the loss is logged',
+      );
     } finally {
       log.restore();
     }
@@ -74,10 +80,15 @@ describe('RedisIdempotencyStore under faults', () => {
     try {
       await redis.restart();
       await new Promise((r) => setTimeout(r, 300));
-      await s.settle('scope-running', (claim as { token: string }).token, { kind: 'completed', response: undefined }).catch(() => {});
+      await s
+        .settle('scope-running', (claim as { token: string }).token, { kind: 'completed', response: undefined })
+        .catch(() => {});
       let err: unknown;
       for (let i = 0; i < 40 && !(err instanceof IdempotencyUnavailable); i++) {
-        err = await s.claim('scope-running', 'digest', LEASE_MS).then((c) => c.kind, (e: unknown) => e);
+        err = await s.claim('scope-running', 'digest', LEASE_MS).then(
+          (c) => c.kind,
+          (e: unknown) => e,
+        );
         assert.notEqual(err, 'acquired', 'never a second run');
         if (!(err instanceof IdempotencyUnavailable)) await new Promise((r) => setTimeout(r, 50));
       }
@@ -90,12 +101,20 @@ describe('RedisIdempotencyStore under faults', () => {
   it('a claim stalled past its deadline is taken back when it runs late: the key is free, not call_in_progress then outcome_unknown', async () => {
     const domain = `stall${++n}`;
     const s = store(await connect(200), domain, 0, 200);
-    assert.equal((await s.claim('warm', 'digest', LEASE_MS)).kind, 'acquired', 'learns the marker; the script is loaded');
+    assert.equal(
+      (await s.claim('warm', 'digest', LEASE_MS)).kind,
+      'acquired',
+      'learns the marker; the script is loaded',
+    );
     assert.match(await redis.command('CLIENT', 'PAUSE', '600', 'WRITE'), /^\+OK/);
     await assert.rejects(s.claim('scope-stalled', 'digest', LEASE_MS), IdempotencyUnavailable);
     // Past the pause, and past the second in which the client's breaker refuses without sending.
     await new Promise((r) => setTimeout(r, 1100));
-    assert.match(await redis.command('EXISTS', idempotencyKeys(domain).record('scope-stalled')), /^:0/, 'the late claim was taken back');
+    assert.match(
+      await redis.command('EXISTS', idempotencyKeys(domain).record('scope-stalled')),
+      /^:0/,
+      'the late claim was taken back',
+    );
     assert.equal((await s.claim('scope-stalled', 'digest', LEASE_MS)).kind, 'acquired', 'so the retry runs it, once');
   });
 
@@ -111,12 +130,20 @@ describe('RedisIdempotencyStore under faults', () => {
       replica.freeze();
       try {
         await assert.rejects(s.claim('scope-unacked', 'digest', LEASE_MS), IdempotencyUnavailable);
-        assert.match(await redis.command('EXISTS', idempotencyKeys(domain).record('scope-unacked')), /^:0/, 'a failover to that replica would not know it: taken back');
+        assert.match(
+          await redis.command('EXISTS', idempotencyKeys(domain).record('scope-unacked')),
+          /^:0/,
+          'a failover to that replica would not know it: taken back',
+        );
       } finally {
         replica.thaw();
       }
       let kind: string | undefined;
-      for (let i = 0; i < 100 && kind === undefined; i++) kind = await s.claim('scope-unacked', 'digest', LEASE_MS).then((c) => c.kind, () => undefined);
+      for (let i = 0; i < 100 && kind === undefined; i++)
+        kind = await s.claim('scope-unacked', 'digest', LEASE_MS).then(
+          (c) => c.kind,
+          () => undefined,
+        );
       assert.equal(kind, 'acquired');
     } finally {
       await replica.close();

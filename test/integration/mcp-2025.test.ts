@@ -63,20 +63,36 @@ describe('2025-11-25 sessions through toolgate (v1 SDK client and server)', () =
   });
 
   it('resumes a GET stream with Last-Event-ID, replaying what was missed', { timeout: 10_000 }, async () => {
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    };
     const init = await fetch(gate.url, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
     });
     const sid = init.headers.get('mcp-session-id') as string;
     await init.text();
-    await fetch(gate.url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+    await fetch(gate.url, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-session-id': sid },
+      body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    });
     const server = upstream.sessions.get(sid);
     assert.ok(server);
 
     const first = new AbortController();
-    const stream = await fetch(gate.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, signal: first.signal });
+    const stream = await fetch(gate.url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+      signal: first.signal,
+    });
     assert.equal(stream.headers.get('content-type'), 'text/event-stream');
     const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
     server.sendToolListChanged();
@@ -89,13 +105,22 @@ describe('2025-11-25 sessions through toolgate (v1 SDK client and server)', () =
     const lastId = [...text.matchAll(/^id: (.+)$/gm)].at(-1)?.[1];
     assert.ok(lastId, `the event carries an id: ${text}`);
     first.abort();
-    await waitFor(() => upstream.seen.filter((r) => r.method === 'GET' && r.headers['mcp-session-id'] === sid).length === 1);
+    await waitFor(
+      () => upstream.seen.filter((r) => r.method === 'GET' && r.headers['mcp-session-id'] === sid).length === 1,
+    );
     await new Promise((r) => setTimeout(r, 50));
 
     server.sendLoggingMessage({ level: 'info', data: 'missed while away' }).catch(() => {});
     server.sendToolListChanged();
     await new Promise((r) => setTimeout(r, 50));
-    const resumed = await fetch(gate.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25', 'last-event-id': lastId } });
+    const resumed = await fetch(gate.url, {
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': sid,
+        'mcp-protocol-version': '2025-11-25',
+        'last-event-id': lastId,
+      },
+    });
     assert.equal(resumed.status, 200);
     const replay = (resumed.body as ReadableStream<Uint8Array>).getReader();
     let replayed = '';
@@ -108,7 +133,11 @@ describe('2025-11-25 sessions through toolgate (v1 SDK client and server)', () =
     assert.match(replayed, /notifications\/tools\/list_changed/, 'the missed notification was replayed');
     const get = upstream.seen.findLast((r) => r.method === 'GET' && r.headers['mcp-session-id'] === sid);
     assert.equal(get?.headers['last-event-id'], lastId, 'Last-Event-ID reached the server untouched');
-    assert.doesNotMatch(replayed, new RegExp(`^id: ${lastId}$`, 'm'), 'nothing before the resumption point is replayed');
+    assert.doesNotMatch(
+      replayed,
+      new RegExp(`^id: ${lastId}$`, 'm'),
+      'nothing before the resumption point is replayed',
+    );
   });
 
   it('terminates the session with DELETE', async () => {

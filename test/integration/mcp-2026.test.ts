@@ -52,7 +52,8 @@ describe('results toolgate answers itself, to a 2026-07-28 client (v2 SDK)', () 
   let client: Client;
 
   before(async () => {
-    const policy = 'version: 1\nauthentication:\n  anonymous: { enabled: true }\ngrants:\n  - { principal: anonymous, tool: echo, effect: allow }\n';
+    const policy =
+      'version: 1\nauthentication:\n  anonymous: { enabled: true }\ngrants:\n  - { principal: anonymous, tool: echo, effect: allow }\n';
     setup = await startGateWith(startV2Server, { 'policy.yaml': policy }, ['--deferred-tools', 'true']);
     ({ gate } = setup);
     client = await connectModernClient(gate.url);
@@ -64,10 +65,18 @@ describe('results toolgate answers itself, to a 2026-07-28 client (v2 SDK)', () 
 
   it('carry resultType, which 2026-07-28 clients require: search_tools and toolgate/discover', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['search_tools']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['search_tools'],
+    );
     const found = await client.callTool({ name: 'search_tools', arguments: { query: 'echo text back' } });
     assert.equal((found.structuredContent as { tools: { name: string }[] }).tools[0]?.name, 'echo');
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'toolgate/discover', params: { query: 'echo', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'toolgate/discover',
+      params: { query: 'echo', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    });
     const res = await post(gate.url, body, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'toolgate/discover' });
     assert.equal(res.status, 200, res.text);
     assert.equal((res.json().result as { resultType?: string }).resultType, 'complete');

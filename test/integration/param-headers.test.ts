@@ -22,11 +22,19 @@ describe('Mcp-Param headers of 2026-07-28 tools (v2 SDK client and server)', () 
   let gate: RunningToolgate;
   let client: Client;
   const modern = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'execute_sql' };
-  const body = (region: string, version = '2026-07-28') => JSON.stringify({
-    jsonrpc: '2.0', id: 5, method: 'tools/call',
-    params: { name: 'execute_sql', arguments: { region, query: 'SELECT 1' }, _meta: { 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientCapabilities': {} } },
-  });
-  const calls = () => upstream.seen.filter((r) => r.headers['mcp-method'] === 'tools/call' || r.method === 'POST').length;
+  const body = (region: string, version = '2026-07-28') =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: {
+        name: 'execute_sql',
+        arguments: { region, query: 'SELECT 1' },
+        _meta: { 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientCapabilities': {} },
+      },
+    });
+  const calls = () =>
+    upstream.seen.filter((r) => r.headers['mcp-method'] === 'tools/call' || r.method === 'POST').length;
 
   before(async () => {
     setup = await startGateWith(startV2Server, { 'policy.yaml': policy });
@@ -40,7 +48,10 @@ describe('Mcp-Param headers of 2026-07-28 tools (v2 SDK client and server)', () 
 
   it('enforces a schema that carries x-mcp-header, and forwards the mirrored header the client sent', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['execute_sql']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['execute_sql'],
+    );
     const result = await client.callTool({ name: 'execute_sql', arguments: { region: 'us-west1', query: 'SELECT 1' } });
     assert.deepEqual(result.content, [{ type: 'text', text: 'us-west1: SELECT 1' }]);
     assert.equal(upstream.seen.at(-1)?.headers['mcp-param-region'], 'us-west1');
@@ -62,12 +73,18 @@ describe('Mcp-Param headers of 2026-07-28 tools (v2 SDK client and server)', () 
       assert.ok(!res.text.includes(CANARY));
     }
     assert.equal(calls(), before, 'nothing was forwarded');
-    const encoded = await post(gate.url, body('zürich'), { ...modern, 'mcp-param-region': `=?base64?${Buffer.from('zürich').toString('base64')}?=` });
+    const encoded = await post(gate.url, body('zürich'), {
+      ...modern,
+      'mcp-param-region': `=?base64?${Buffer.from('zürich').toString('base64')}?=`,
+    });
     assert.equal(encoded.status, 200, encoded.text);
   });
 
   it('does not forward Mcp-Param headers it ignored on a request without the 2026-07-28 version', async () => {
-    await post(gate.url, body('us-west1', '2025-11-25'), { 'mcp-protocol-version': '2025-11-25', 'mcp-param-region': CANARY });
+    await post(gate.url, body('us-west1', '2025-11-25'), {
+      'mcp-protocol-version': '2025-11-25',
+      'mcp-param-region': CANARY,
+    });
     const last = upstream.seen.at(-1);
     assert.equal(last?.headers['mcp-protocol-version'], '2025-11-25');
     assert.equal(last?.headers['mcp-param-region'], undefined);

@@ -10,7 +10,12 @@ import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 
 const KEY = 'alice-paths-5e2b9c7d1a3f';
 const CANARY = 'canary-path-0b7e4d';
-const call = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'delete_repo', arguments: {} } });
+const call = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 3,
+  method: 'tools/call',
+  params: { name: 'delete_repo', arguments: {} },
+});
 
 /**
  * The policy must hold whatever spelling of the MCP path a client sends: a
@@ -33,15 +38,29 @@ describe('request targets under a policy', () => {
         res.writeHead(202).end();
         return;
       }
-      const result = message.method === 'initialize'
-        ? { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'paths', version: '1' } }
-        : { tools: [{ name: 'delete_repo', inputSchema: { type: 'object' } }] };
+      const result =
+        message.method === 'initialize'
+          ? { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'paths', version: '1' } }
+          : { tools: [{ name: 'delete_repo', inputSchema: { type: 'object' } }] };
       if (message.method !== 'initialize' && message.method !== 'tools/list') seen.push(`${req.method} ${req.url}`);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
     });
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${createHash('sha256').update(KEY).digest('hex')}, principal: alice, scopes: [] }\n`);
-    await writeFile(join(dir, 'policy.yaml'), 'version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\ngrants: []\n');
-    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--passthrough-paths', '/.well-known/,/status']);
+    await writeFile(
+      join(dir, 'keys.yaml'),
+      `keys:\n  - { sha256: ${createHash('sha256').update(KEY).digest('hex')}, principal: alice, scopes: [] }\n`,
+    );
+    await writeFile(
+      join(dir, 'policy.yaml'),
+      'version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\ngrants: []\n',
+    );
+    gate = await startToolgate(upstream.origin, [
+      '--policy-file',
+      join(dir, 'policy.yaml'),
+      '--passthrough-paths',
+      '/.well-known/,/status',
+    ]);
     transparent = await startToolgate(upstream.origin);
     await Promise.all([gate.ready, transparent.ready]);
   });
@@ -52,7 +71,9 @@ describe('request targets under a policy', () => {
   });
 
   const send = (port: number, target: string, headers = '', body = call) =>
-    rawExchange(port, [`POST ${target} HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n${headers}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`]);
+    rawExchange(port, [
+      `POST ${target} HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n${headers}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    ]);
   const status = (text: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
   const code = (text: string) => /"code":"([a-z_]+)"/.exec(text)?.[1];
 

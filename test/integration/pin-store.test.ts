@@ -42,8 +42,16 @@ describe('RedisPinStore under faults', () => {
     await redis.restart();
     await new Promise((r) => setTimeout(r, 300));
     let answer: Pin | 'failed' | 'failed-once' = 'failed';
-    for (let i = 0; i < 50 && answer === 'failed'; i++) answer = await store.pinFirst('a', pin('b')).then((p) => p ?? 'failed-once', () => 'failed');
-    assert.equal(answer, 'failed-once', 'a store that lost its pins takes no first-seen pin before the caller has read and written back what it holds');
+    for (let i = 0; i < 50 && answer === 'failed'; i++)
+      answer = await store.pinFirst('a', pin('b')).then(
+        (p) => p ?? 'failed-once',
+        () => 'failed',
+      );
+    assert.equal(
+      answer,
+      'failed-once',
+      'a store that lost its pins takes no first-seen pin before the caller has read and written back what it holds',
+    );
     assert.match(await redis.command('HEXISTS', domainKeys(domain).contractPins, 'a'), /^:0/);
     await store.all();
     assert.deepEqual(await store.pinFirst('c', pin('c')), pin('c'), 'once read again, pins are taken');
@@ -58,11 +66,19 @@ describe('RedisPinStore under faults', () => {
     assert.match(await redis.command('CLIENT', 'PAUSE', '600', 'WRITE'), /^\+OK/);
     assert.equal(await store.pinFirst('late', pin('b')), undefined);
     await new Promise((r) => setTimeout(r, 800));
-    assert.match(await redis.command('HEXISTS', domainKeys(domain).contractPins, 'late'), /^:0/, 'the late first-seen pin was taken back');
+    assert.match(
+      await redis.command('HEXISTS', domainKeys(domain).contractPins, 'late'),
+      /^:0/,
+      'the late first-seen pin was taken back',
+    );
     assert.match(await redis.command('CLIENT', 'PAUSE', '600', 'WRITE'), /^\+OK/);
     assert.equal(await store.approve('held', { ...pin('c'), by: 'operator' }), false);
     await new Promise((r) => setTimeout(r, 800));
-    assert.deepEqual((await store.all())?.get('held'), pin('a'), 'the late approval was taken back: the pin it replaced stands');
+    assert.deepEqual(
+      (await store.all())?.get('held'),
+      pin('a'),
+      'the late approval was taken back: the pin it replaced stands',
+    );
   });
 
   it('with a replica to wait for that does not acknowledge: no pin, taken back, pinned once it does', async () => {
@@ -77,7 +93,11 @@ describe('RedisPinStore under faults', () => {
       replica.freeze();
       try {
         assert.equal(await store.pinFirst('unacked', pin('b')), undefined);
-        assert.match(await redis.command('HEXISTS', domainKeys(domain).contractPins, 'unacked'), /^:0/, 'a failover to that replica would not know it: taken back');
+        assert.match(
+          await redis.command('HEXISTS', domainKeys(domain).contractPins, 'unacked'),
+          /^:0/,
+          'a failover to that replica would not know it: taken back',
+        );
       } finally {
         replica.thaw();
       }

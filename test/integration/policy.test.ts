@@ -89,10 +89,15 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     const body = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_docs","arguments":{ "query" : "héllo",\n"filters":{"lang":"en"}}}}`;
     const res = await post(gate.url, body, alice);
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual((res.json().result as { content: unknown }).content, [{ type: 'text', text: 'called search_docs' }]);
+    assert.deepEqual((res.json().result as { content: unknown }).content, [
+      { type: 'text', text: 'called search_docs' },
+    ]);
     const seen = upstream.calls.at(-1);
     assert.equal(seen?.body, body, 'defaults were not applied, nothing was re-serialised');
-    assert.ok(upstream.allHeaders.every((h) => h.authorization === undefined), 'no credential reached the upstream');
+    assert.ok(
+      upstream.allHeaders.every((h) => h.authorization === undefined),
+      'no credential reached the upstream',
+    );
   });
 
   it('denies an explicit deny even though a wildcard row would allow', async () => {
@@ -104,7 +109,15 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
 
   it('refuses a tools/call sent as a notification (no id), which a generic JSON-RPC server would run unchecked', async () => {
     const before = upstream.calls.length;
-    const res = await post(gate.url, JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'delete_repo', arguments: { repo: CANARY } } }), alice);
+    const res = await post(
+      gate.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'tools/call',
+        params: { name: 'delete_repo', arguments: { repo: CANARY } },
+      }),
+      alice,
+    );
     assert.equal(res.status, 400);
     assert.equal(res.json().error?.data?.code, 'invalid_request');
     assert.ok(!res.text.includes(CANARY));
@@ -122,11 +135,16 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
   });
 
   it('challenges a bearer token for the scopes that would grant a tool', async () => {
-    const res = await post(gate.url, call(6, 'search_docs', { query: CANARY }), { authorization: `Bearer ${daveToken}` });
+    const res = await post(gate.url, call(6, 'search_docs', { query: CANARY }), {
+      authorization: `Bearer ${daveToken}`,
+    });
     assert.equal(res.status, 403);
     assert.equal(res.json().error?.code, -31403);
     assert.deepEqual(res.json().error?.data?.requiredScopes, ['docs:read']);
-    assert.equal(res.headers['www-authenticate'], `Bearer error="insufficient_scope", scope="docs:read", resource_metadata="${RESOURCE_METADATA}"`);
+    assert.equal(
+      res.headers['www-authenticate'],
+      `Bearer error="insufficient_scope", scope="docs:read", resource_metadata="${RESOURCE_METADATA}"`,
+    );
     assert.ok(!res.text.includes(CANARY));
   });
 
@@ -141,40 +159,71 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     const key = await keyPair('k2');
     // Signed by a key the gate does not trust: only to prove a bad token is still a 401, not a listing.
     const stranger = await sign({ key, subject: 'dave', claims: { scope: 'profile' } });
-    assert.equal((await post(gate.url, '{"jsonrpc":"2.0","id":7,"method":"tools/list"}', { authorization: `Bearer ${stranger}` })).status, 401);
-    const res = await post(gate.url, '{"jsonrpc":"2.0","id":7,"method":"tools/list"}', { authorization: `Bearer ${daveToken}` });
+    assert.equal(
+      (await post(gate.url, '{"jsonrpc":"2.0","id":7,"method":"tools/list"}', { authorization: `Bearer ${stranger}` }))
+        .status,
+      401,
+    );
+    const res = await post(gate.url, '{"jsonrpc":"2.0","id":7,"method":"tools/list"}', {
+      authorization: `Bearer ${daveToken}`,
+    });
     assert.equal(res.status, 403);
     assert.equal(res.json().error?.data?.code, 'no_tool_granted');
     assert.match(String(res.json().error?.message), /No tool is granted/);
     assert.match(String(res.headers['www-authenticate']), /error="insufficient_scope", scope="docs:read"/);
-    for (const tool of ['search_docs', 'rotate_keys', 'delete_repo', 'weird_schema']) assert.ok(!res.text.includes(tool));
+    for (const tool of ['search_docs', 'rotate_keys', 'delete_repo', 'weird_schema'])
+      assert.ok(!res.text.includes(tool));
   });
 
   it('refuses invalid arguments with pointers and keywords, never values', async () => {
-    const res = await post(gate.url, call(8, 'search_docs', { query: CANARY, limit: 500, filters: { lang: CANARY }, extra: CANARY }), alice);
+    const res = await post(
+      gate.url,
+      call(8, 'search_docs', { query: CANARY, limit: 500, filters: { lang: CANARY }, extra: CANARY }),
+      alice,
+    );
     // Before 2025-11-25 (no version header means 2025-03-26) argument errors stay JSON-RPC errors, at HTTP 200.
     assert.equal(res.status, 200);
     const err = res.json().error;
     assert.equal(err?.code, -32602);
     assert.equal(err?.data?.code, 'invalid_arguments');
     const errors = err?.data?.errors as { instancePath: string; keyword: string }[];
-    assert.ok(errors.some((e) => e.instancePath === '/limit' && e.keyword === 'maximum'), JSON.stringify(errors));
-    assert.ok(errors.some((e) => e.instancePath === '/filters/lang' && e.keyword === 'pattern'), JSON.stringify(errors));
-    assert.ok(errors.some((e) => e.keyword === 'additionalProperties'), JSON.stringify(errors));
+    assert.ok(
+      errors.some((e) => e.instancePath === '/limit' && e.keyword === 'maximum'),
+      JSON.stringify(errors),
+    );
+    assert.ok(
+      errors.some((e) => e.instancePath === '/filters/lang' && e.keyword === 'pattern'),
+      JSON.stringify(errors),
+    );
+    assert.ok(
+      errors.some((e) => e.keyword === 'additionalProperties'),
+      JSON.stringify(errors),
+    );
     assert.ok(!res.text.includes(CANARY));
   });
 
   it('on 2025-11-25 answers invalid arguments as a tool result the model reads, counted as a refusal', async () => {
     const before = upstream.calls.length;
-    const res = await post(gate.url, call(22, 'search_docs', { limit: 500, extra: CANARY }), { ...alice, 'mcp-protocol-version': '2025-11-25' });
+    const res = await post(gate.url, call(22, 'search_docs', { limit: 500, extra: CANARY }), {
+      ...alice,
+      'mcp-protocol-version': '2025-11-25',
+    });
     assert.equal(res.status, 200);
-    const result = res.json().result as { isError: boolean; content: { text: string }[]; structuredContent: { code: string; errors: unknown[] }; _meta: Record<string, { code: string }> };
+    const result = res.json().result as {
+      isError: boolean;
+      content: { text: string }[];
+      structuredContent: { code: string; errors: unknown[] };
+      _meta: Record<string, { code: string }>;
+    };
     assert.equal(result.isError, true);
     assert.match(result.content[0]?.text ?? '', /missing the required property "query"/);
     assert.match(result.content[0]?.text ?? '', /argument \/limit is above the allowed range/);
     assert.match(result.content[0]?.text ?? '', /has 1 property the schema does not allow/);
     assert.equal(result.structuredContent.code, 'invalid_arguments');
-    assert.deepEqual(result.structuredContent.errors.find((e) => (e as { keyword: string }).keyword === 'required'), { instancePath: '', keyword: 'required', missing: ['query'] });
+    assert.deepEqual(
+      result.structuredContent.errors.find((e) => (e as { keyword: string }).keyword === 'required'),
+      { instancePath: '', keyword: 'required', missing: ['query'] },
+    );
     assert.equal(result._meta['io.toolgate/error']?.code, 'invalid_arguments');
     assert.ok(!res.text.includes(CANARY) && !res.text.includes('"extra"'));
     assert.equal(upstream.calls.length, before);
@@ -218,7 +267,10 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
     const weak = await post(gate.url, call(9, 'rotate_keys', {}), alice);
     assert.equal(weak.status, 403);
     assert.equal(weak.json().error?.data?.code, 'credential_too_weak');
-    assert.equal(weak.headers['www-authenticate'], `Bearer error="insufficient_user_authentication", error_description="A stronger authentication is required for this tool", resource_metadata="${RESOURCE_METADATA}"`);
+    assert.equal(
+      weak.headers['www-authenticate'],
+      `Bearer error="insufficient_user_authentication", error_description="A stronger authentication is required for this tool", resource_metadata="${RESOURCE_METADATA}"`,
+    );
     const strong = await post(gate.url, call(10, 'rotate_keys', {}), bob());
     assert.equal(strong.status, 200, strong.text);
   });
@@ -243,7 +295,10 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
   });
 
   it('checks a tool the caller never saw listed: refreshes the catalogue once, then knows it', async () => {
-    upstream.extraTools.push({ name: 'late_tool', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false } });
+    upstream.extraTools.push({
+      name: 'late_tool',
+      inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false },
+    });
     const ok = await post(gate.url, call(12, 'late_tool', { n: 1 }), alice);
     assert.equal(ok.status, 200, ok.text);
     const bad = await post(gate.url, call(13, 'late_tool', { n: 'one' }), alice);
@@ -278,9 +333,10 @@ describe('policy enforcement with a real MCP server, static keys and JWTs', () =
 describe('TOOLGATE_HIDE_UNGRANTED: an ungranted tool is answered as one that does not exist', () => {
   let setup: PolicyGate;
   before(async () => {
-    setup = await startPolicyGate({
-      'keys.yaml': `keys:\n  - { sha256: ${sha256(ALICE_KEY)}, principal: alice, scopes: ["docs:read"] }\n`,
-      'policy.yaml': `
+    setup = await startPolicyGate(
+      {
+        'keys.yaml': `keys:\n  - { sha256: ${sha256(ALICE_KEY)}, principal: alice, scopes: ["docs:read"] }\n`,
+        'policy.yaml': `
 version: 1
 authentication:
   staticKeys: { file: keys.yaml }
@@ -288,7 +344,9 @@ grants:
   - { principal: "*", tool: search_docs, scopes: ["docs:read"], effect: allow }
   - { principal: alice, tool: delete_repo, effect: deny }
 `,
-    }, ['--hide-ungranted', 'true']);
+      },
+      ['--hide-ungranted', 'true'],
+    );
   });
   after(() => setup.close());
 

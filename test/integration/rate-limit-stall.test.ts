@@ -31,12 +31,14 @@ async function replica(domain: string): Promise<SharedBuckets> {
 async function hammer(replicas: readonly SharedBuckets[], ms: number): Promise<number> {
   let admitted = 0;
   const until = Date.now() + ms;
-  await Promise.all(replicas.map(async (r) => {
-    while (Date.now() < until) {
-      if ((await r.take([RULE], 'agent', true)).ok) admitted++;
-      await new Promise((res) => setTimeout(res, 20));
-    }
-  }));
+  await Promise.all(
+    replicas.map(async (r) => {
+      while (Date.now() < until) {
+        if ((await r.take([RULE], 'agent', true)).ok) admitted++;
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    }),
+  );
   return admitted;
 }
 
@@ -69,6 +71,9 @@ describe('shared rate limits through a Redis stall and an empty restart', () => 
     const elapsedMs = Date.now() - began;
     const allowed = RULE.burst + Math.floor(elapsedMs / RULE.msPerCall);
     assert.ok(admitted <= 1.5 * allowed, `${admitted} calls admitted in ${elapsedMs} ms; the rule allows ${allowed}`);
-    assert.ok(log.lines.some((l) => l.includes('shared rate limits unavailable')), 'the outage is logged');
+    assert.ok(
+      log.lines.some((l) => l.includes('shared rate limits unavailable')),
+      'the outage is logged',
+    );
   });
 });

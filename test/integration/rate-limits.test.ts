@@ -35,7 +35,8 @@ describe('rate limits from the policy, in front of a real MCP server', () => {
   let gate: RunningToolgate;
   const alice = { authorization: `Bearer ${ALICE}` };
   const bob = { authorization: `Bearer ${BOB}` };
-  const del = (id: number, repo = 'a/b') => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'delete_repo', arguments: { repo } } });
+  const del = (id: number, repo = 'a/b') =>
+    JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'delete_repo', arguments: { repo } } });
 
   before(async () => {
     setup = await startPolicyGate({ 'keys.yaml': KEYS, 'policy.yaml': policy(TWO_DELETES_AN_HOUR) });
@@ -57,12 +58,20 @@ describe('rate limits from the policy, in front of a real MCP server', () => {
     assert.match(refusalOf(res)?.text ?? '', new RegExp(`Wait ${Math.ceil(retryAfterMs / 1000)} s`));
     assert.ok(!res.text.includes(CANARY));
     assert.equal(upstream.calls.length, before + 2);
-    assert.equal(await metricValue(gate.adminUrl, 'toolgate_requests_total', { method: 'tools/call', outcome: 'rate_limited' }), 1);
+    assert.equal(
+      await metricValue(gate.adminUrl, 'toolgate_requests_total', { method: 'tools/call', outcome: 'rate_limited' }),
+      1,
+    );
   });
 
   it('counts per principal and per rule: bob and other tools are not held back by alice', async () => {
     assert.ok(passed(await post(gate.url, del(4), bob)));
-    const search = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'search_docs', arguments: { query: 'q' } } });
+    const search = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'search_docs', arguments: { query: 'q' } },
+    });
     assert.ok(passed(await post(gate.url, search, alice)));
   });
 
@@ -88,7 +97,11 @@ describe('rate limits from the policy, in front of a real MCP server', () => {
       await waitFor(async () => (await reloads()) > seen, 'the policy reload');
     };
     await replace(`${policy(TWO_DELETES_AN_HOUR)}# the same rules, saved again\n`);
-    assert.equal(refusalOf(await post(gate.url, del(6), alice))?.code, 'rate_limited', 'the unchanged rule still holds alice back');
+    assert.equal(
+      refusalOf(await post(gate.url, del(6), alice))?.code,
+      'rate_limited',
+      'the unchanged rule still holds alice back',
+    );
     await replace(policy('  - { principal: "*", tool: delete_repo, requests: 3, per: hour }'));
     assert.ok(passed(await post(gate.url, del(7), alice)), 'a new rule, a new bucket');
   });
@@ -107,20 +120,43 @@ describe('rate limits on discovery, which toolgate answers itself', () => {
   after(() => setup.close());
 
   it('counts toolgate/discover and search_tools calls as one tool, search_tools', async () => {
-    const discover = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'toolgate/discover', params: { query: `delete a repository ${CANARY}` } });
-    const search = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_tools', arguments: { query: 'delete a repository' } } });
+    const discover = (id: number) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'toolgate/discover',
+        params: { query: `delete a repository ${CANARY}` },
+      });
+    const search = (id: number) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'search_tools', arguments: { query: 'delete a repository' } },
+      });
     assert.ok(passed(await post(gate.url, discover(1), alice)));
     assert.ok(passed(await post(gate.url, search(2), alice)));
     // toolgate/discover is not a tool call: a JSON-RPC error at 200; search_tools is: a tool result.
-    for (const [body, form] of [[discover(3), 'error'], [search(4), 'tool_result']] as const) {
+    for (const [body, form] of [
+      [discover(3), 'error'],
+      [search(4), 'tool_result'],
+    ] as const) {
       const res = await post(gate.url, body, alice);
       assert.equal(res.status, 200, res.text);
       assert.deepEqual([refusalOf(res)?.form, refusalOf(res)?.code], [form, 'rate_limited']);
       assert.ok(!res.text.includes(CANARY));
     }
-    assert.equal(await metricValue(gate.adminUrl, 'toolgate_decisions_total', { stage: 'rate_limit', outcome: 'rate_limited' }), 2);
+    assert.equal(
+      await metricValue(gate.adminUrl, 'toolgate_decisions_total', { stage: 'rate_limit', outcome: 'rate_limited' }),
+      2,
+    );
     // The limit is on discovery only: calls of other tools pass.
-    const del = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'delete_repo', arguments: { repo: 'a/b' } } });
+    const del = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'delete_repo', arguments: { repo: 'a/b' } },
+    });
     assert.ok(passed(await post(gate.url, del, alice)));
   });
 });

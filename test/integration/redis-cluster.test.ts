@@ -28,11 +28,39 @@ describe('Redis Cluster: a dead slot owner', () => {
   before(async () => {
     cluster = await startCluster(3, 0);
     let err = '';
-    const io: GrantsIo = { env: {}, stdout: { write: () => true }, stderr: { write: (s: string) => ((err += s), true) } };
-    assert.equal(await grantsCli(['set', '--redis-url', cluster.url, '--domain', 'it', '--principal', '*', '--tool', 'search', '--effect', 'allow'], io), 0, err);
+    const io: GrantsIo = {
+      env: {},
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => ((err += s), true) },
+    };
+    assert.equal(
+      await grantsCli(
+        [
+          'set',
+          '--redis-url',
+          cluster.url,
+          '--domain',
+          'it',
+          '--principal',
+          '*',
+          '--tool',
+          'search',
+          '--effect',
+          'allow',
+        ],
+        io,
+      ),
+      0,
+      err,
+    );
     const config = parseRedisConfig({ url: cluster.url, commandTimeoutMs: COMMAND_TIMEOUT_MS, connectTimeoutMs: 1000 });
     assert.ok(config.ok);
-    const opened = await createRedisGrantStore({ redis: config.config, domain: 'it', stalenessMs: 5000, checkIntervalMs: 200 });
+    const opened = await createRedisGrantStore({
+      redis: config.config,
+      domain: 'it',
+      stalenessMs: 5000,
+      checkIntervalMs: 200,
+    });
     assert.ok(opened.ok);
     store = opened.store;
     client = createRedisClient(config.config);
@@ -46,7 +74,7 @@ describe('Redis Cluster: a dead slot owner', () => {
 
   it('grant lookups and one-time-token claims fail within the command timeout', async () => {
     const agent = (id: string): Principal => ({ id, scopes: new Set(), credentialStrength: 'static' });
-    assert.equal((await store.snapshot(agent('first')) as { ok: boolean }).ok, true);
+    assert.equal(((await store.snapshot(agent('first'))) as { ok: boolean }).ok, true);
     const replay = new RedisReplayStore({ client, domain: 'it', timeoutMs: COMMAND_TIMEOUT_MS });
     assert.equal(await replay.claim('warm', Date.now() + 60_000, Date.now()), 'claimed');
 
@@ -72,7 +100,11 @@ describe('Redis Cluster: a dead slot owner', () => {
       assert.ok(rows === undefined || Array.isArray(rows));
       assert.equal((snap as { ok: boolean }).ok, false);
       assert.equal(claim, 'unavailable');
-      for (const [what, ms] of [['rowsForTool', rowsMs], ['snapshot', snapMs], ['claim', claimMs]] as const) {
+      for (const [what, ms] of [
+        ['rowsForTool', rowsMs],
+        ['snapshot', snapMs],
+        ['claim', claimMs],
+      ] as const) {
         assert.ok(ms <= COMMAND_TIMEOUT_MS + SLACK_MS, `${what} took ${Math.round(ms)} ms in round ${round}`);
       }
     }

@@ -34,15 +34,25 @@ const CHANGED = 'notifications/tools/list_changed';
 /** Well below the 30 s check interval: only the subscriber delivers this fast. */
 const HEARD_WITHIN_MS = 3000;
 
-interface Client { readonly id: string; readonly name: string; readonly cmd: string }
+interface Client {
+  readonly id: string;
+  readonly name: string;
+  readonly cmd: string;
+}
 
 /** The sidecars' connections on one node: CLIENT LIST without the asking connection and the CLI's short-lived ones. */
 async function clients(port: number): Promise<Client[]> {
   const list = await cli(port, 'CLIENT', 'LIST');
-  return list.split('\n').filter((l) => l.trim() !== '').map((line) => {
-    const field = (k: string) => new RegExp(`(?:^| )${k}=(\\S*)`).exec(line)?.[1] ?? '';
-    return { id: field('id'), name: field('name'), cmd: field('cmd') };
-  }).filter((c) => c.cmd !== 'client|list' && !c.name.endsWith('-cli') && !c.name.startsWith('ioredis-cluster(refresher)'));
+  return list
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((line) => {
+      const field = (k: string) => new RegExp(`(?:^| )${k}=(\\S*)`).exec(line)?.[1] ?? '';
+      return { id: field('id'), name: field('name'), cmd: field('cmd') };
+    })
+    .filter(
+      (c) => c.cmd !== 'client|list' && !c.name.endsWith('-cli') && !c.name.startsWith('ioredis-cluster(refresher)'),
+    );
 }
 
 async function grants(url: string, action: string, ...argv: string[]): Promise<void> {
@@ -52,13 +62,20 @@ async function grants(url: string, action: string, ...argv: string[]): Promise<v
 }
 
 const searchBody = (id: number, query: string) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_tools', arguments: { query, limit: 1 }, _meta: MODERN_META } });
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'search_tools', arguments: { query, limit: 1 }, _meta: MODERN_META },
+  });
 
 /** The tools a search through `gate` finds for `key`: filtered by the grants that replica trusts now. */
 async function found(gate: RunningToolgate, key: string, query: string): Promise<string[]> {
   const res = await post(gate.url, searchBody(1, query), modernHeaders('tools/call', key, 'search_tools'));
   assert.equal(res.status, 200, res.text);
-  return (res.json().result as { structuredContent: { tools: { name: string }[] } }).structuredContent.tools.map((t) => t.name);
+  return (res.json().result as { structuredContent: { tools: { name: string }[] } }).structuredContent.tools.map(
+    (t) => t.name,
+  );
 }
 
 /** Resolves once `stream` has had more than `before` list_changed notifications; fails after `ms`. */
@@ -78,7 +95,11 @@ interface Topology {
  * replica `a` is the other replica of the domain, whose discoveries reach `b`
  * only through the relay. `perNode(n)` asserts the connections of `n` sidecars.
  */
-function connectionSuite(name: string, open: () => Promise<Topology>, perNode: (topology: Topology, sidecars: number) => Promise<void>): void {
+function connectionSuite(
+  name: string,
+  open: () => Promise<Topology>,
+  perNode: (topology: Topology, sidecars: number) => Promise<void>,
+): void {
   describe(name, () => {
     let dir: string;
     let topology: Topology;
@@ -89,8 +110,20 @@ function connectionSuite(name: string, open: () => Promise<Topology>, perNode: (
 
     const start = async () => {
       const gate = await startToolgate(upstream.url.replace(/\/mcp$/, ''), [
-        '--policy-file', join(dir, 'policy.yaml'), '--redis-url', topology.url, '--grant-source', 'redis', '--policy-domain', DOMAIN,
-        '--deferred-tools', 'true', '--grants-staleness-ms', '60000', '--grants-check-interval-ms', '30000',
+        '--policy-file',
+        join(dir, 'policy.yaml'),
+        '--redis-url',
+        topology.url,
+        '--grant-source',
+        'redis',
+        '--policy-domain',
+        DOMAIN,
+        '--deferred-tools',
+        'true',
+        '--grants-staleness-ms',
+        '60000',
+        '--grants-check-interval-ms',
+        '30000',
       ]);
       await gate.ready;
       return gate;
@@ -98,10 +131,20 @@ function connectionSuite(name: string, open: () => Promise<Topology>, perNode: (
 
     before(async () => {
       dir = await mkdtemp(join(tmpdir(), 'toolgate-connections-'));
-      await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [tools] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [tools] }\n`);
+      await writeFile(
+        join(dir, 'keys.yaml'),
+        `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [tools] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [tools] }\n`,
+      );
       await writeFile(join(dir, 'policy.yaml'), 'version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\n');
-      [topology, upstream] = await Promise.all([open(), startCatalogueServer({ era: '2026', tools: [tool('alpha'), tool('rotate_keys', { description: 'Rotate the signing keys of a repository' })] })]);
-      for (const t of ['alpha', 'rotate_keys']) await grants(topology.url, 'set', '--principal', '*', '--tool', t, '--scopes', 'tools', '--effect', 'allow');
+      [topology, upstream] = await Promise.all([
+        open(),
+        startCatalogueServer({
+          era: '2026',
+          tools: [tool('alpha'), tool('rotate_keys', { description: 'Rotate the signing keys of a repository' })],
+        }),
+      ]);
+      for (const t of ['alpha', 'rotate_keys'])
+        await grants(topology.url, 'set', '--principal', '*', '--tool', t, '--scopes', 'tools', '--effect', 'allow');
     });
     after(async () => {
       stream?.close();
@@ -121,13 +164,35 @@ function connectionSuite(name: string, open: () => Promise<Topology>, perNode: (
       await heard(s, before, 'the relayed list change on the other replica');
 
       before = s.count(CHANGED);
-      await grants(topology.url, 'delete', '--principal', '*', '--tool', 'rotate_keys', '--scopes', 'tools', '--effect', 'allow');
+      await grants(
+        topology.url,
+        'delete',
+        '--principal',
+        '*',
+        '--tool',
+        'rotate_keys',
+        '--scopes',
+        'tools',
+        '--effect',
+        'allow',
+      );
       await heard(s, before, 'the revoke, heard as a revision on the subscriber');
       // Bob searches, so alice's stream hears nothing of it.
       assert.deepEqual(await found(gateB, BOB, 'rotate signing keys'), [], 'the revoked grant is no longer served');
 
       before = s.count(CHANGED);
-      await grants(topology.url, 'set', '--principal', '*', '--tool', 'rotate_keys', '--scopes', 'tools', '--effect', 'allow');
+      await grants(
+        topology.url,
+        'set',
+        '--principal',
+        '*',
+        '--tool',
+        'rotate_keys',
+        '--scopes',
+        'tools',
+        '--effect',
+        'allow',
+      );
       await heard(s, before, 'the restore, heard as a revision on the subscriber');
       assert.deepEqual(await found(gateB, BOB, 'rotate signing keys'), ['rotate_keys']);
     };
@@ -159,42 +224,69 @@ function connectionSuite(name: string, open: () => Promise<Topology>, perNode: (
       await bothChannelsWork();
     });
 
-    it('after CLIENT KILL of every connection, both come back, still two connections per sidecar', { timeout: 60_000 }, async () => {
-      const idsBefore = new Set((await Promise.all(topology.ports.map(clients))).flat().map((c) => c.id));
-      let killed = 0;
-      for (const port of topology.ports) {
-        for (const type of ['normal', 'pubsub']) killed += Number(/\d+/.exec(await cli(port, 'CLIENT', 'KILL', 'TYPE', type, 'SKIPME', 'yes'))?.[0] ?? 0);
-      }
-      assert.ok(killed >= 4, `killed ${killed} connections`);
-      await waitFor(async () => (await subscribed()) === 4, 'both channels subscribed again by both replicas', 15_000);
-      const idsAfter = (await Promise.all(topology.ports.map(clients))).flat().map((c) => c.id);
-      assert.ok(idsAfter.every((id) => !idsBefore.has(id)), 'every connection is a new one');
-      await bothChannelsWork();
-      await perNode(topology, 2);
-    });
+    it(
+      'after CLIENT KILL of every connection, both come back, still two connections per sidecar',
+      { timeout: 60_000 },
+      async () => {
+        const idsBefore = new Set((await Promise.all(topology.ports.map(clients))).flat().map((c) => c.id));
+        let killed = 0;
+        for (const port of topology.ports) {
+          for (const type of ['normal', 'pubsub'])
+            killed += Number(/\d+/.exec(await cli(port, 'CLIENT', 'KILL', 'TYPE', type, 'SKIPME', 'yes'))?.[0] ?? 0);
+        }
+        assert.ok(killed >= 4, `killed ${killed} connections`);
+        await waitFor(
+          async () => (await subscribed()) === 4,
+          'both channels subscribed again by both replicas',
+          15_000,
+        );
+        const idsAfter = (await Promise.all(topology.ports.map(clients))).flat().map((c) => c.id);
+        assert.ok(
+          idsAfter.every((id) => !idsBefore.has(id)),
+          'every connection is a new one',
+        );
+        await bothChannelsWork();
+        await perNode(topology, 2);
+      },
+    );
   });
 }
 
-connectionSuite('policy mode against a standalone Redis', async () => {
-  const redis: RedisServer = await startRedis();
-  return { url: redis.url, ports: [redis.port], close: () => redis.close() };
-}, async (topology, sidecars) => {
-  const names = (await clients(topology.ports[0] as number)).map((c) => c.name).sort();
-  assert.deepEqual(names, [...Array(sidecars).fill('toolgate-shared'), ...Array(sidecars).fill('toolgate-subscriber')], `${sidecars} sidecar(s): ${names.join(', ')}`);
-});
+connectionSuite(
+  'policy mode against a standalone Redis',
+  async () => {
+    const redis: RedisServer = await startRedis();
+    return { url: redis.url, ports: [redis.port], close: () => redis.close() };
+  },
+  async (topology, sidecars) => {
+    const names = (await clients(topology.ports[0] as number)).map((c) => c.name).sort();
+    assert.deepEqual(
+      names,
+      [...Array(sidecars).fill('toolgate-shared'), ...Array(sidecars).fill('toolgate-subscriber')],
+      `${sidecars} sidecar(s): ${names.join(', ')}`,
+    );
+  },
+);
 
-connectionSuite('policy mode against a Redis Cluster (three masters)', async () => {
-  const cluster: RedisCluster = await startCluster(3, 0);
-  return { url: cluster.url, ports: cluster.nodes.map((n) => n.port), close: () => cluster.close() };
-}, async (topology, sidecars) => {
-  const SUBSCRIBER = 'ioredis-cluster(subscriber):toolgate-shared';
-  let subscribers = 0;
-  for (const port of topology.ports) {
-    const names = (await clients(port)).map((c) => c.name);
-    assert.ok(names.every((n) => n === 'toolgate-shared' || n === SUBSCRIBER), `node ${port}: ${names.join(', ')}`);
-    const commands = names.filter((n) => n === 'toolgate-shared').length;
-    assert.ok(commands <= sidecars, `node ${port}: ${commands} command connections for ${sidecars} sidecar(s)`);
-    subscribers += names.filter((n) => n === SUBSCRIBER).length;
-  }
-  assert.equal(subscribers, sidecars, 'one subscriber connection per sidecar, on one node');
-});
+connectionSuite(
+  'policy mode against a Redis Cluster (three masters)',
+  async () => {
+    const cluster: RedisCluster = await startCluster(3, 0);
+    return { url: cluster.url, ports: cluster.nodes.map((n) => n.port), close: () => cluster.close() };
+  },
+  async (topology, sidecars) => {
+    const SUBSCRIBER = 'ioredis-cluster(subscriber):toolgate-shared';
+    let subscribers = 0;
+    for (const port of topology.ports) {
+      const names = (await clients(port)).map((c) => c.name);
+      assert.ok(
+        names.every((n) => n === 'toolgate-shared' || n === SUBSCRIBER),
+        `node ${port}: ${names.join(', ')}`,
+      );
+      const commands = names.filter((n) => n === 'toolgate-shared').length;
+      assert.ok(commands <= sidecars, `node ${port}: ${commands} command connections for ${sidecars} sidecar(s)`);
+      subscribers += names.filter((n) => n === SUBSCRIBER).length;
+    }
+    assert.equal(subscribers, sidecars, 'one subscriber connection per sidecar, on one node');
+  },
+);

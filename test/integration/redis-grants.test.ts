@@ -16,7 +16,11 @@ import type { SnapshotResult } from '../../src/grants/types.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 
 const STALENESS_MS = 5000;
-const principal = (id: string, scopes: string[] = []): Principal => ({ id, scopes: new Set(scopes), credentialStrength: 'static' });
+const principal = (id: string, scopes: string[] = []): Principal => ({
+  id,
+  scopes: new Set(scopes),
+  credentialStrength: 'static',
+});
 
 let redis: RedisServer;
 let config: RedisConfig;
@@ -24,7 +28,13 @@ let admin: RedisClient;
 const stores: GrantStore[] = [];
 
 async function store(domain: string): Promise<GrantStore> {
-  const r = await createRedisGrantStore({ redis: config, domain, stalenessMs: STALENESS_MS, checkIntervalMs: 1000, l2TtlSeconds: 60 });
+  const r = await createRedisGrantStore({
+    redis: config,
+    domain,
+    stalenessMs: STALENESS_MS,
+    checkIntervalMs: 1000,
+    l2TtlSeconds: 60,
+  });
   assert.ok(r.ok);
   stores.push(r.store);
   return r.store;
@@ -76,7 +86,10 @@ describe('grant rows in Redis', () => {
     assert.deepEqual(all.rows, [{ principal: '*', tool: 'search', scopes: ['a', 'b'], effect: 'allow', revision: 2 }]);
     assert.deepEqual(await src.delete({ ...row, revision: 99 }), { ok: true, revision: 3, changed: true });
     assert.deepEqual(await src.delete(row), { ok: true, revision: 3, changed: false });
-    assert.deepEqual(await src.set({ principal: 'bob', tool: 'x', effect: 'allow', scopes: ['s'] }), { ok: false, code: 'invalid_row' });
+    assert.deepEqual(await src.set({ principal: 'bob', tool: 'x', effect: 'allow', scopes: ['s'] }), {
+      ok: false,
+      code: 'invalid_row',
+    });
     assert.deepEqual(await src.readRevision(), { ok: true, revision: 3 });
   });
 
@@ -94,7 +107,10 @@ describe('grant rows in Redis', () => {
     await src.delete({ principal: 'bob', tool: 'echo', effect: 'deny' });
     const again = await src.readForTool('echo');
     assert.ok(again.ok);
-    assert.deepEqual(again.rows.map((r) => r.principal), ['alice']);
+    assert.deepEqual(
+      again.rows.map((r) => r.principal),
+      ['alice'],
+    );
     assert.equal(await admin.exists(src.keys.principal('bob')), 0);
   });
 });
@@ -109,12 +125,18 @@ describe('two replicas sharing one Redis', () => {
     const alice = principal('alice');
     assert.equal(await effect(a, alice, 'echo'), 'allow');
     assert.equal(await effect(b, alice, 'echo'), 'allow');
-    assert.equal(b.stats().l2Hits, 1, 'the second replica reads the first one\'s L2 entry');
+    assert.equal(b.stats().l2Hits, 1, "the second replica reads the first one's L2 entry");
     assert.ok(!(a.snapshot(alice) instanceof Promise), 'warm L1 answers synchronously');
 
     const t0 = performance.now();
-    assert.equal(await run(['delete', ...cli, '--principal', 'alice', '--tool', 'echo', '--effect', 'allow'], quiet), 0);
-    await until(async () => (await effect(a, alice, 'echo')) === 'deny' && (await effect(b, alice, 'echo')) === 'deny', STALENESS_MS);
+    assert.equal(
+      await run(['delete', ...cli, '--principal', 'alice', '--tool', 'echo', '--effect', 'allow'], quiet),
+      0,
+    );
+    await until(
+      async () => (await effect(a, alice, 'echo')) === 'deny' && (await effect(b, alice, 'echo')) === 'deny',
+      STALENESS_MS,
+    );
     const elapsed = performance.now() - t0;
     assert.ok(elapsed < STALENESS_MS / 5, `revocation took ${elapsed} ms`);
     assert.equal(a.revision(), 2);
@@ -171,15 +193,44 @@ describe('malformed or oversized grant data fails closed', () => {
   const cases: [string, (p: Principal, rev: number) => string][] = [
     ['invalid JSON', () => '{"principal":'],
     ['wrong types', (p, rev) => JSON.stringify({ principal: p.id, scopes: 'read', revision: rev, rows: [] })],
-    ['an unknown field', (p, rev) => JSON.stringify({ principal: p.id, scopes: [], revision: rev, rows: [], admin: true })],
-    ['a row for someone else', (p, rev) => JSON.stringify({ principal: p.id, scopes: [], revision: rev, rows: [{ principal: 'mallory', tool: 'echo', scopes: [], effect: 'allow' }] })],
-    ['another principal\'s snapshot', (_p, rev) => JSON.stringify({ principal: 'mallory', scopes: [], revision: rev, rows: [] })],
+    [
+      'an unknown field',
+      (p, rev) => JSON.stringify({ principal: p.id, scopes: [], revision: rev, rows: [], admin: true }),
+    ],
+    [
+      'a row for someone else',
+      (p, rev) =>
+        JSON.stringify({
+          principal: p.id,
+          scopes: [],
+          revision: rev,
+          rows: [{ principal: 'mallory', tool: 'echo', scopes: [], effect: 'allow' }],
+        }),
+    ],
+    [
+      "another principal's snapshot",
+      (_p, rev) => JSON.stringify({ principal: 'mallory', scopes: [], revision: rev, rows: [] }),
+    ],
     ['another revision', (p, rev) => JSON.stringify({ principal: p.id, scopes: [], revision: rev - 1, rows: [] })],
-    ['a digest that does not match', (p, rev) => JSON.stringify({ principal: p.id, scopes: [], revision: rev, rows: [], digest: 'x' })],
-    [`more than ${MAX_SNAPSHOT_ROWS} rows`, (p, rev) => JSON.stringify({
-      principal: p.id, scopes: [], revision: rev,
-      rows: Array.from({ length: MAX_SNAPSHOT_ROWS + 1 }, (_, i) => ({ principal: p.id, tool: `t${i}`, scopes: [], effect: 'allow' })),
-    })],
+    [
+      'a digest that does not match',
+      (p, rev) => JSON.stringify({ principal: p.id, scopes: [], revision: rev, rows: [], digest: 'x' }),
+    ],
+    [
+      `more than ${MAX_SNAPSHOT_ROWS} rows`,
+      (p, rev) =>
+        JSON.stringify({
+          principal: p.id,
+          scopes: [],
+          revision: rev,
+          rows: Array.from({ length: MAX_SNAPSHOT_ROWS + 1 }, (_, i) => ({
+            principal: p.id,
+            tool: `t${i}`,
+            scopes: [],
+            effect: 'allow',
+          })),
+        }),
+    ],
   ];
   for (const [name, value] of cases) {
     it(`an L2 snapshot with ${name}`, async () => {
@@ -200,7 +251,11 @@ describe('malformed or oversized grant data fails closed', () => {
   it(`more than ${MAX_SNAPSHOT_ROWS} applicable rows in the indexes`, async () => {
     const p = principal('grace');
     const fields: string[] = [];
-    for (let i = 0; i <= MAX_SNAPSHOT_ROWS; i++) fields.push(`id${i}`, JSON.stringify({ principal: 'grace', tool: `t${i}`, scopes: [], effect: 'allow', revision: 1 }));
+    for (let i = 0; i <= MAX_SNAPSHOT_ROWS; i++)
+      fields.push(
+        `id${i}`,
+        JSON.stringify({ principal: 'grace', tool: `t${i}`, scopes: [], effect: 'allow', revision: 1 }),
+      );
     await admin.hset(src.keys.principal('grace'), ...fields);
     assert.deepEqual(await s.snapshot(p), { ok: false, code: 'grants_unavailable' });
   });

@@ -16,7 +16,12 @@ import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 import { AUDIENCE, ISSUER, keyPair, sign, type KeyPair } from '../unit/auth/fixtures.ts';
 
-const call = JSON.stringify({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } });
+const call = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 'c1',
+  method: 'tools/call',
+  params: { name: 'echo', arguments: { text: 'x' } },
+});
 
 describe('one-time tokens with the replay store in Redis', () => {
   let dir: string;
@@ -31,12 +36,31 @@ describe('one-time tokens with the replay store in Redis', () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-one-time-'));
     key = await keyPair('k1');
     await writeFile(join(dir, 'jwks.json'), JSON.stringify({ keys: [key.publicJwk] }));
-    await writeFile(join(dir, 'policy.yaml'), [
-      'version: 1', 'authentication:', '  jwt:', `    issuer: ${ISSUER}`, `    audience: ${AUDIENCE}`, '    jwksFile: jwks.json',
-      '    algorithms: [ES256]', '    oneTime: { claim: one_time }', 'grants:', '  - { principal: agent, tool: echo, effect: allow }', '',
-    ].join('\n'));
+    await writeFile(
+      join(dir, 'policy.yaml'),
+      [
+        'version: 1',
+        'authentication:',
+        '  jwt:',
+        `    issuer: ${ISSUER}`,
+        `    audience: ${AUDIENCE}`,
+        '    jwksFile: jwks.json',
+        '    algorithms: [ES256]',
+        '    oneTime: { claim: one_time }',
+        'grants:',
+        '  - { principal: agent, tool: echo, effect: allow }',
+        '',
+      ].join('\n'),
+    );
     [redis, upstream] = await Promise.all([startRedis(), startFaultUpstream()]);
-    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--redis-url', redis.url, '--redis-command-timeout-ms', '300']);
+    gate = await startToolgate(upstream.origin, [
+      '--policy-file',
+      join(dir, 'policy.yaml'),
+      '--redis-url',
+      redis.url,
+      '--redis-command-timeout-ms',
+      '300',
+    ]);
     await gate.ready;
   });
   after(async () => {
@@ -79,7 +103,12 @@ describe('one-time tokens with the replay store in Redis', () => {
     assert.equal(res.headers['retry-after'], '1');
     const body = res.json();
     assert.equal(body.error?.code, -31503);
-    assert.deepEqual(body.error?.data, { code: 'credential_check_unavailable', retryable: true, hint: 'retry_later', retryAfterMs: 1000 });
+    assert.deepEqual(body.error?.data, {
+      code: 'credential_check_unavailable',
+      retryable: true,
+      hint: 'retry_later',
+      retryAfterMs: 1000,
+    });
     assert.ok(!res.text.includes(t.slice(-20)) && !res.text.includes('agent'), 'no token or principal in the answer');
   });
 

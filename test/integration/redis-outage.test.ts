@@ -54,7 +54,11 @@ function load() {
       const at = performance.now();
       try {
         const r = await store.snapshot(who(i));
-        samples.push({ at, ms: performance.now() - at, ok: r.ok && (!allowed || decide(r.snapshot, 'echo').effect === 'allow') });
+        samples.push({
+          at,
+          ms: performance.now() - at,
+          ok: r.ok && (!allowed || decide(r.snapshot, 'echo').effect === 'allow'),
+        });
       } catch (err) {
         thrown = err;
         return;
@@ -64,7 +68,12 @@ function load() {
   };
   const done = Promise.all([
     loop(hotSamples, () => hot, 10, true),
-    loop(coldSamples, (i) => ({ id: `cold-${i}-${Math.random()}`, scopes: new Set(), credentialStrength: 'static' }), 20, false),
+    loop(
+      coldSamples,
+      (i) => ({ id: `cold-${i}-${Math.random()}`, scopes: new Set(), credentialStrength: 'static' }),
+      20,
+      false,
+    ),
   ]);
   return {
     hotSamples,
@@ -106,7 +115,12 @@ before(async () => {
   await new Promise((res) => admin.once('ready', res));
   src = createRedisSource(admin, DOMAIN) as RedisGrantSource;
   await seed();
-  const r = await createRedisGrantStore({ redis: config, domain: DOMAIN, stalenessMs: STALENESS_MS, checkIntervalMs: CHECK_INTERVAL_MS });
+  const r = await createRedisGrantStore({
+    redis: config,
+    domain: DOMAIN,
+    stalenessMs: STALENESS_MS,
+    checkIntervalMs: CHECK_INTERVAL_MS,
+  });
   assert.ok(r.ok);
   store = r.store;
 });
@@ -147,10 +161,15 @@ describe('Redis outages fail closed and recover without a restart', () => {
     await l.stop();
 
     const f = outageFigures(l, killedAt, restartAt);
-    t.diagnostic(`kill: ${f.errors}/${f.requests} requests refused while down; warm principal refused after ${Math.round(f.hotFailsAfterMs ?? -1)} ms; slowest answer ${Math.round(f.slowestMs)} ms; recovered ${Math.round(recoveredAt - restartAt)} ms after restart`);
+    t.diagnostic(
+      `kill: ${f.errors}/${f.requests} requests refused while down; warm principal refused after ${Math.round(f.hotFailsAfterMs ?? -1)} ms; slowest answer ${Math.round(f.slowestMs)} ms; recovered ${Math.round(recoveredAt - restartAt)} ms after restart`,
+    );
     assert.ok(f.slowestMs <= COMMAND_TIMEOUT_MS + SLACK_MS, `an answer took ${f.slowestMs} ms`);
     assert.equal(f.coldOkAfterTimeout, 0, 'nothing is computed while Redis is down');
-    assert.ok(f.hotFailsAfterMs !== undefined && f.hotFailsAfterMs <= STALENESS_MS + CHECK_INTERVAL_MS + SLACK_MS, 'L1 is refused once the revision is stale');
+    assert.ok(
+      f.hotFailsAfterMs !== undefined && f.hotFailsAfterMs <= STALENESS_MS + CHECK_INTERVAL_MS + SLACK_MS,
+      'L1 is refused once the revision is stale',
+    );
     assert.ok(f.errors > 0);
   });
 
@@ -168,9 +187,14 @@ describe('Redis outages fail closed and recover without a restart', () => {
     await l.stop();
 
     const f = outageFigures(l, pausedAt, resumedAt);
-    t.diagnostic(`pause: ${f.errors}/${f.requests} requests refused while paused; warm principal refused after ${Math.round(f.hotFailsAfterMs ?? -1)} ms; slowest answer ${Math.round(f.slowestMs)} ms; recovered ${Math.round(recoveredAt - resumedAt)} ms after the pause ended`);
+    t.diagnostic(
+      `pause: ${f.errors}/${f.requests} requests refused while paused; warm principal refused after ${Math.round(f.hotFailsAfterMs ?? -1)} ms; slowest answer ${Math.round(f.slowestMs)} ms; recovered ${Math.round(recoveredAt - resumedAt)} ms after the pause ended`,
+    );
     assert.ok(f.slowestMs <= COMMAND_TIMEOUT_MS + SLACK_MS, `an answer took ${f.slowestMs} ms`);
     assert.equal(f.coldOkAfterTimeout, 0, 'nothing is computed while Redis hangs');
-    assert.ok(f.hotFailsAfterMs !== undefined && f.hotFailsAfterMs <= STALENESS_MS + CHECK_INTERVAL_MS + SLACK_MS, 'L1 is refused once the revision is stale');
+    assert.ok(
+      f.hotFailsAfterMs !== undefined && f.hotFailsAfterMs <= STALENESS_MS + CHECK_INTERVAL_MS + SLACK_MS,
+      'L1 is refused once the revision is stale',
+    );
   });
 });

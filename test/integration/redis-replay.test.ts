@@ -31,7 +31,8 @@ async function waitUntil(ok: () => Promise<boolean>): Promise<void> {
   assert.fail('timed out');
 }
 
-const store = (client: RedisClient, waitReplicas = 0, timeoutMs = COMMAND_TIMEOUT_MS) => new RedisReplayStore({ client, domain: 'replay', timeoutMs, waitReplicas });
+const store = (client: RedisClient, waitReplicas = 0, timeoutMs = COMMAND_TIMEOUT_MS) =>
+  new RedisReplayStore({ client, domain: 'replay', timeoutMs, waitReplicas });
 
 before(async () => {
   redis = await startRedis();
@@ -65,7 +66,14 @@ describe('RedisReplayStore', () => {
     assert.equal(await s.claim('nan', Number.NaN, now), 'refused');
     assert.equal(await s.claim('', Date.now() + 1000, now), 'refused');
     assert.equal(await s.claim('x'.repeat(513), Date.now() + 1000, now), 'refused');
-    assert.equal(await new RedisReplayStore({ client: a, domain: 'bad}domain', timeoutMs: COMMAND_TIMEOUT_MS }).claim('ok', Date.now() + 1000, now), 'refused');
+    assert.equal(
+      await new RedisReplayStore({ client: a, domain: 'bad}domain', timeoutMs: COMMAND_TIMEOUT_MS }).claim(
+        'ok',
+        Date.now() + 1000,
+        now,
+      ),
+      'refused',
+    );
   });
 
   it('with replicas to wait for, an id no replica acknowledged is not accepted, and is forgotten so a retry can claim it', async () => {
@@ -81,11 +89,15 @@ describe('RedisReplayStore', () => {
     assert.equal(await patient.claim('unacked', Date.now() + 60_000, issued), 'claimed');
     assert.equal(await patient.claim('unacked', Date.now() + 60_000, issued), 'refused');
     const onReplica = await connect(replica.url);
-    assert.equal(await store(onReplica).claim('on-replica', Date.now() + 60_000, issued), 'unavailable', 'a replica cannot record an id');
+    assert.equal(
+      await store(onReplica).claim('on-replica', Date.now() + 60_000, issued),
+      'unavailable',
+      'a replica cannot record an id',
+    );
     await replica.close();
   });
 
-  it('WAIT never outlasts the client\'s own command timeout: a slow acknowledgement is unavailable and forgotten, never a failed WAIT left recorded', async () => {
+  it("WAIT never outlasts the client's own command timeout: a slow acknowledgement is unavailable and forgotten, never a failed WAIT left recorded", async () => {
     const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
     servers.push(replica);
     await replicaCaughtUp(redis.port);
@@ -95,13 +107,17 @@ describe('RedisReplayStore', () => {
     try {
       const began = Date.now();
       assert.equal(await s.claim('slow-ack', Date.now() + 60_000, Date.now()), 'unavailable');
-      assert.ok(Date.now() - began < 5_000, 'answered within the client\'s bound, not the store\'s');
+      assert.ok(Date.now() - began < 5_000, "answered within the client's bound, not the store's");
       await waitUntil(async () => (await a.exists(replayKeys('replay', 'slow-ack').record)) === 0);
     } finally {
       replica.thaw();
     }
     await replicaCaughtUp(redis.port);
-    assert.equal(await store(await connect(redis.url, 10_000), 1, 5_000).claim('slow-ack', Date.now() + 60_000, Date.now()), 'claimed', 'a retry once the replica answers is a first use');
+    assert.equal(
+      await store(await connect(redis.url, 10_000), 1, 5_000).claim('slow-ack', Date.now() + 60_000, Date.now()),
+      'claimed',
+      'a retry once the replica answers is a first use',
+    );
     await replica.close();
   });
 
@@ -113,10 +129,18 @@ describe('RedisReplayStore', () => {
     assert.equal(await other.claim('pre-loss-other', Date.now() + 60_000, before), 'claimed');
     await redis.restart();
     await new Promise((res) => a.once('ready', res));
-    assert.equal(await s.claim('pre-loss', Date.now() + 60_000, before), 'unavailable', 'the record of its use is gone: not a first use');
+    assert.equal(
+      await s.claim('pre-loss', Date.now() + 60_000, before),
+      'unavailable',
+      'the record of its use is gone: not a first use',
+    );
     await sleep(5);
     assert.equal(await s.claim('post-loss', Date.now() + 60_000, Date.now()), 'claimed');
-    assert.equal(await other.claim('pre-loss-other', Date.now() + 60_000, before), 'unavailable', 'another replica notices the new epoch too');
+    assert.equal(
+      await other.claim('pre-loss-other', Date.now() + 60_000, before),
+      'unavailable',
+      'another replica notices the new epoch too',
+    );
   });
 
   it('a claim that reaches Redis after it lost its data records nothing, even when no reconnection told the replica', async () => {
@@ -125,7 +149,11 @@ describe('RedisReplayStore', () => {
     assert.equal(await s.claim('flushed', Date.now() + 60_000, before), 'claimed');
     // FLUSHALL loses the records without closing any connection: no 'ready' event, nothing re-read.
     await cli(redis.port, 'FLUSHALL');
-    assert.equal(await s.claim('flushed', Date.now() + 60_000, before), 'unavailable', 'a replay after the loss is not a first use');
+    assert.equal(
+      await s.claim('flushed', Date.now() + 60_000, before),
+      'unavailable',
+      'a replay after the loss is not a first use',
+    );
     assert.equal(await s.claim('flushed', Date.now() + 60_000, before), 'unavailable', 'nor is its retry');
     await sleep(5);
     assert.equal(await s.claim('after-flush', Date.now() + 60_000, Date.now()), 'claimed');
@@ -182,11 +210,19 @@ describe('RedisReplayStore', () => {
       await waitUntil(async () => seen.some((c) => c.includes(replayKeys('replay', 'breaker-stalled').record)));
       // Past the breaker's second: the next claim is its probe, and the probe itself reaches Redis.
       await sleep(1100);
-      assert.equal(await s.claim('breaker-refused', Date.now() + 60_000, Date.now()), 'claimed', 'the probe after the stall closes the breaker');
+      assert.equal(
+        await s.claim('breaker-refused', Date.now() + 60_000, Date.now()),
+        'claimed',
+        'the probe after the stall closes the breaker',
+      );
       assert.equal(breakerOf(client).open, false);
       const refused = replayKeys('replay', 'breaker-refused').record;
       await waitUntil(async () => seen.some((c) => c.includes(refused)));
-      assert.equal(seen.filter((c) => /^evalsha /i.test(c) && c.includes(refused)).length, 1, 'only the claim after the stall was sent');
+      assert.equal(
+        seen.filter((c) => /^evalsha /i.test(c) && c.includes(refused)).length,
+        1,
+        'only the claim after the stall was sent',
+      );
     } finally {
       monitor.disconnect();
     }

@@ -23,7 +23,13 @@ import { sha256 } from '../helpers/static-keys.ts';
 const KEY = 'agent-5d7f9b1c3e5a7c9e1b3d';
 const auth = { authorization: `Bearer ${KEY}` };
 const STALENESS_MS = 1000;
-const call = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_docs', arguments: { query: 'x' } } });
+const call = (id: number) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'search_docs', arguments: { query: 'x' } },
+  });
 
 async function grants(url: string, action: string, ...argv: string[]): Promise<void> {
   let err = '';
@@ -39,13 +45,28 @@ describe('grants through Redis Sentinel', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-sentinel-'));
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(KEY)}, principal: agent, scopes: [docs] }\n`);
+    await writeFile(
+      join(dir, 'keys.yaml'),
+      `keys:\n  - { sha256: ${sha256(KEY)}, principal: agent, scopes: [docs] }\n`,
+    );
     await writeFile(join(dir, 'policy.yaml'), 'version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\n');
     [set, upstream] = await Promise.all([startSentinelSet(), startPolicyServer()]);
     await grants(set.url, 'set', '--principal', '*', '--tool', 'search_docs', '--scopes', 'docs', '--effect', 'allow');
     gate = await startToolgate(upstream.origin, [
-      '--policy-file', join(dir, 'policy.yaml'), '--redis-url', set.url, '--grant-source', 'redis', '--policy-domain', 'it',
-      '--grants-staleness-ms', String(STALENESS_MS), '--grants-check-interval-ms', '200', '--redis-command-timeout-ms', '300',
+      '--policy-file',
+      join(dir, 'policy.yaml'),
+      '--redis-url',
+      set.url,
+      '--grant-source',
+      'redis',
+      '--policy-domain',
+      'it',
+      '--grants-staleness-ms',
+      String(STALENESS_MS),
+      '--grants-check-interval-ms',
+      '200',
+      '--redis-command-timeout-ms',
+      '300',
     ]);
     await gate.ready;
   });
@@ -59,7 +80,12 @@ describe('grants through Redis Sentinel', () => {
   it('a revision read from a replica confirms nothing', async () => {
     const config = parseRedisConfig({ url: set.replica.url, commandTimeoutMs: 300, connectTimeoutMs: 500 });
     assert.ok(config.ok);
-    const opened = await createRedisGrantStore({ redis: config.config, domain: 'it', stalenessMs: 5000, checkIntervalMs: 100 });
+    const opened = await createRedisGrantStore({
+      redis: config.config,
+      domain: 'it',
+      stalenessMs: 5000,
+      checkIntervalMs: 100,
+    });
     assert.ok(opened.ok);
     try {
       const agent: Principal = { id: 'agent', scopes: new Set(['docs']), credentialStrength: 'static' };

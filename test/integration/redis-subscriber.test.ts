@@ -14,7 +14,8 @@ import { cli } from '../helpers/redis-topologies.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 async function names(redis: RedisServer): Promise<string[]> {
-  return (await cli(redis.port, 'CLIENT', 'LIST')).split('\n')
+  return (await cli(redis.port, 'CLIENT', 'LIST'))
+    .split('\n')
     .map((l) => /(?:^| )name=(\S*)/.exec(l)?.[1] ?? '')
     .filter((n) => n.startsWith('hub-'))
     .sort();
@@ -43,10 +44,18 @@ describe('one subscriber connection for every channel', () => {
   it('carries several channels on one connection, each message to its own handlers', async () => {
     const seen: string[] = [];
     const stopA = connections.subscriber.listen('one', { message: (t) => seen.push(`a:${t}`) });
-    const stopB = connections.subscriber.listen('one', { message: (t) => { seen.push(`b:${t}`); throw new Error('a failing handler'); } });
+    const stopB = connections.subscriber.listen('one', {
+      message: (t) => {
+        seen.push(`b:${t}`);
+        throw new Error('a failing handler');
+      },
+    });
     const stopC = connections.subscriber.listen('two', { message: (t) => seen.push(`c:${t}`) });
     try {
-      await waitFor(async () => (await subscribers(redis, 'one')) === 1 && (await subscribers(redis, 'two')) === 1, 'both channels subscribed');
+      await waitFor(
+        async () => (await subscribers(redis, 'one')) === 1 && (await subscribers(redis, 'two')) === 1,
+        'both channels subscribed',
+      );
       assert.deepEqual(await names(redis), ['hub-shared', 'hub-subscriber']);
       await connections.client.publish('one', '1');
       await connections.client.publish('two', '2');
@@ -68,11 +77,19 @@ describe('one subscriber connection for every channel', () => {
   it('subscribes every channel again after CLIENT KILL, then reports the gap', async () => {
     const seen: string[] = [];
     let resumed = 0;
-    const stops = ['x', 'y'].map((ch) => connections.subscriber.listen(ch, { message: (t) => seen.push(`${ch}:${t}`), resumed: () => void resumed++ }));
+    const stops = ['x', 'y'].map((ch) =>
+      connections.subscriber.listen(ch, { message: (t) => seen.push(`${ch}:${t}`), resumed: () => void resumed++ }),
+    );
     try {
-      await waitFor(async () => (await subscribers(redis, 'x')) === 1 && (await subscribers(redis, 'y')) === 1, 'subscribed');
+      await waitFor(
+        async () => (await subscribers(redis, 'x')) === 1 && (await subscribers(redis, 'y')) === 1,
+        'subscribed',
+      );
       assert.match(await cli(redis.port, 'CLIENT', 'KILL', 'TYPE', 'pubsub'), /^[1-9]/);
-      await waitFor(async () => (await subscribers(redis, 'x')) === 1 && (await subscribers(redis, 'y')) === 1, 'subscribed again');
+      await waitFor(
+        async () => (await subscribers(redis, 'x')) === 1 && (await subscribers(redis, 'y')) === 1,
+        'subscribed again',
+      );
       // Reported once the subscription is back: whatever a handler reads then comes after anything it would be told.
       await waitFor(() => resumed === 2, 'each handler told of the gap');
       await connections.client.publish('x', 'after');

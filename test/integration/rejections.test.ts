@@ -8,7 +8,13 @@ import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 /** A value that must never appear in an error body or log line. */
 const CANARY = 'canary-7f3a9c-secret';
 
-function expectError(res: { status: number; text: string; json: () => any }, status: number, rpcCode: number, code: string, id: unknown) {
+function expectError(
+  res: { status: number; text: string; json: () => any },
+  status: number,
+  rpcCode: number,
+  code: string,
+  id: unknown,
+) {
   assert.equal(res.status, status, res.text);
   const body = res.json();
   assert.equal(body.jsonrpc, '2.0');
@@ -35,7 +41,14 @@ describe('bad input is refused with a registry error and nothing reaches upstrea
       res.writeHead(200, { 'content-type': 'application/json', 'x-upstream': 'yes' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { path: req.url, method: req.method } }));
     });
-    gate = await startToolgate(upstream.origin, ['--max-body-bytes', '4096', '--max-headers', '20', '--max-header-bytes', '2048']);
+    gate = await startToolgate(upstream.origin, [
+      '--max-body-bytes',
+      '4096',
+      '--max-headers',
+      '20',
+      '--max-header-bytes',
+      '2048',
+    ]);
     await gate.ready;
   });
   after(async () => {
@@ -45,34 +58,231 @@ describe('bad input is refused with a registry error and nothing reaches upstrea
 
   const modern = { 'mcp-protocol-version': '2026-07-28' };
   const call = (name: string, extra: object = {}) =>
-    JSON.stringify({ jsonrpc: '2.0', id: 42, method: 'tools/call', params: { name, arguments: { secret: CANARY }, ...extra } });
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 42,
+      method: 'tools/call',
+      params: { name, arguments: { secret: CANARY }, ...extra },
+    });
 
-  const cases: { name: string; body: string | Buffer; headers?: Record<string, string>; status: number; rpc: number; code: string; id: unknown }[] = [
-    { name: 'malformed JSON', body: `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"${CANARY}"`, status: 400, rpc: -32700, code: 'parse_error', id: null },
-    { name: 'invalid UTF-8', body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]), status: 400, rpc: -32700, code: 'parse_error', id: null },
-    { name: 'a JSON-RPC batch', body: `[{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${CANARY}"}}]`, status: 400, rpc: -32600, code: 'invalid_request', id: null },
+  const cases: {
+    name: string;
+    body: string | Buffer;
+    headers?: Record<string, string>;
+    status: number;
+    rpc: number;
+    code: string;
+    id: unknown;
+  }[] = [
+    {
+      name: 'malformed JSON',
+      body: `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"${CANARY}"`,
+      status: 400,
+      rpc: -32700,
+      code: 'parse_error',
+      id: null,
+    },
+    {
+      name: 'invalid UTF-8',
+      body: Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","x":"'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('"}'),
+      ]),
+      status: 400,
+      rpc: -32700,
+      code: 'parse_error',
+      id: null,
+    },
+    {
+      name: 'a JSON-RPC batch',
+      body: `[{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${CANARY}"}}]`,
+      status: 400,
+      rpc: -32600,
+      code: 'invalid_request',
+      id: null,
+    },
     { name: 'a JSON scalar', body: '"hello"', status: 400, rpc: -32600, code: 'invalid_request', id: null },
-    { name: 'a wrong jsonrpc version', body: `{"jsonrpc":"1.0","id":5,"method":"ping","params":{"x":"${CANARY}"}}`, status: 400, rpc: -32600, code: 'invalid_request', id: 5 },
-    { name: 'an object id', body: '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', status: 400, rpc: -32600, code: 'invalid_request', id: null },
-    { name: 'a null request id', body: '{"jsonrpc":"2.0","id":null,"method":"ping"}', status: 400, rpc: -32600, code: 'invalid_request', id: null },
-    { name: 'scalar params', body: '{"jsonrpc":"2.0","id":"s","method":"ping","params":3}', status: 400, rpc: -32600, code: 'invalid_request', id: 's' },
-    { name: 'Mcp-Method that disagrees with the body', body: call('echo'), headers: { ...modern, 'mcp-method': 'tools/list', 'mcp-name': 'echo' }, status: 400, rpc: -32020, code: 'header_mismatch', id: 42 },
-    { name: 'Mcp-Name that disagrees with the body', body: call('delete_everything'), headers: { ...modern, 'mcp-method': 'tools/call', 'mcp-name': 'echo' }, status: 400, rpc: -32020, code: 'header_mismatch', id: 42 },
-    { name: 'a base64 Mcp-Name that decodes to another name', body: call('delete_everything'), headers: { ...modern, 'mcp-method': 'tools/call', 'mcp-name': `=?base64?${Buffer.from('echo').toString('base64')}?=` }, status: 400, rpc: -32020, code: 'header_mismatch', id: 42 },
-    { name: 'a malformed base64 Mcp-Name', body: call('echo'), headers: { ...modern, 'mcp-method': 'tools/call', 'mcp-name': '=?base64?%%%?=' }, status: 400, rpc: -32020, code: 'header_mismatch', id: 42 },
-    { name: 'a 2026-07-28 request without Mcp-Method', body: call('echo'), headers: { ...modern, 'mcp-name': 'echo' }, status: 400, rpc: -32020, code: 'header_mismatch', id: 42 },
-    { name: 'a 2026-07-28 tools/call without Mcp-Name', body: call('echo'), headers: { ...modern, 'mcp-method': 'tools/call' }, status: 400, rpc: -32020, code: 'header_mismatch', id: 42 },
-    { name: 'an envelope version that disagrees with MCP-Protocol-Version', body: call('echo', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }), headers: { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/call', 'mcp-name': 'echo' }, status: 400, rpc: -32020, code: 'header_mismatch', id: 42 },
-    { name: 'a body claiming 2026-07-28 with no MCP-Protocol-Version header', body: call('echo', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }), headers: { 'mcp-method': 'tools/call', 'mcp-name': 'echo' }, status: 400, rpc: -32020, code: 'header_mismatch', id: 42 },
-    { name: 'a method name given twice', body: `{"jsonrpc":"2.0","id":9,"method":"ping","method":"tools/call","params":{"name":"x","arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
-    { name: 'an argument given twice', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"path":"${CANARY}","\\u0070ath":"/safe"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
-    { name: 'a method name given again in another letter case', body: `{"jsonrpc":"2.0","id":9,"method":"ping","Method":"tools/call","params":{"name":"x","arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
-    { name: 'a tool name given again as "Name"', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","Name":"delete_everything","arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
-    { name: 'an argument given again with a long s (U+017F)', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"pass":"${CANARY}","pa\u017f\u017f":"x"}}}`, status: 400, rpc: -32600, code: 'duplicate_key', id: null },
-    { name: 'arguments sent only as "Arguments"', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","Arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'case_variant_key', id: 9 },
-    { name: 'params sent only as "paramſ"', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","param\u017f":{"name":"echo","arguments":{"a":"${CANARY}"}}}`, status: 400, rpc: -32600, code: 'case_variant_key', id: 9 },
-    { name: 'a body nested 600 levels deep', body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":{"a":${'['.repeat(600)}"${CANARY}"${']'.repeat(600)}}}}`, status: 400, rpc: -32600, code: 'nesting_too_deep', id: null },
-    { name: 'a body over the limit', body: `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"${CANARY}${'x'.repeat(5000)}"}}`, status: 413, rpc: -31413, code: 'payload_too_large', id: null },
+    {
+      name: 'a wrong jsonrpc version',
+      body: `{"jsonrpc":"1.0","id":5,"method":"ping","params":{"x":"${CANARY}"}}`,
+      status: 400,
+      rpc: -32600,
+      code: 'invalid_request',
+      id: 5,
+    },
+    {
+      name: 'an object id',
+      body: '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}',
+      status: 400,
+      rpc: -32600,
+      code: 'invalid_request',
+      id: null,
+    },
+    {
+      name: 'a null request id',
+      body: '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+      status: 400,
+      rpc: -32600,
+      code: 'invalid_request',
+      id: null,
+    },
+    {
+      name: 'scalar params',
+      body: '{"jsonrpc":"2.0","id":"s","method":"ping","params":3}',
+      status: 400,
+      rpc: -32600,
+      code: 'invalid_request',
+      id: 's',
+    },
+    {
+      name: 'Mcp-Method that disagrees with the body',
+      body: call('echo'),
+      headers: { ...modern, 'mcp-method': 'tools/list', 'mcp-name': 'echo' },
+      status: 400,
+      rpc: -32020,
+      code: 'header_mismatch',
+      id: 42,
+    },
+    {
+      name: 'Mcp-Name that disagrees with the body',
+      body: call('delete_everything'),
+      headers: { ...modern, 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
+      status: 400,
+      rpc: -32020,
+      code: 'header_mismatch',
+      id: 42,
+    },
+    {
+      name: 'a base64 Mcp-Name that decodes to another name',
+      body: call('delete_everything'),
+      headers: {
+        ...modern,
+        'mcp-method': 'tools/call',
+        'mcp-name': `=?base64?${Buffer.from('echo').toString('base64')}?=`,
+      },
+      status: 400,
+      rpc: -32020,
+      code: 'header_mismatch',
+      id: 42,
+    },
+    {
+      name: 'a malformed base64 Mcp-Name',
+      body: call('echo'),
+      headers: { ...modern, 'mcp-method': 'tools/call', 'mcp-name': '=?base64?%%%?=' },
+      status: 400,
+      rpc: -32020,
+      code: 'header_mismatch',
+      id: 42,
+    },
+    {
+      name: 'a 2026-07-28 request without Mcp-Method',
+      body: call('echo'),
+      headers: { ...modern, 'mcp-name': 'echo' },
+      status: 400,
+      rpc: -32020,
+      code: 'header_mismatch',
+      id: 42,
+    },
+    {
+      name: 'a 2026-07-28 tools/call without Mcp-Name',
+      body: call('echo'),
+      headers: { ...modern, 'mcp-method': 'tools/call' },
+      status: 400,
+      rpc: -32020,
+      code: 'header_mismatch',
+      id: 42,
+    },
+    {
+      name: 'an envelope version that disagrees with MCP-Protocol-Version',
+      body: call('echo', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }),
+      headers: { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
+      status: 400,
+      rpc: -32020,
+      code: 'header_mismatch',
+      id: 42,
+    },
+    {
+      name: 'a body claiming 2026-07-28 with no MCP-Protocol-Version header',
+      body: call('echo', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }),
+      headers: { 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
+      status: 400,
+      rpc: -32020,
+      code: 'header_mismatch',
+      id: 42,
+    },
+    {
+      name: 'a method name given twice',
+      body: `{"jsonrpc":"2.0","id":9,"method":"ping","method":"tools/call","params":{"name":"x","arguments":{"a":"${CANARY}"}}}`,
+      status: 400,
+      rpc: -32600,
+      code: 'duplicate_key',
+      id: null,
+    },
+    {
+      name: 'an argument given twice',
+      body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"path":"${CANARY}","\\u0070ath":"/safe"}}}`,
+      status: 400,
+      rpc: -32600,
+      code: 'duplicate_key',
+      id: null,
+    },
+    {
+      name: 'a method name given again in another letter case',
+      body: `{"jsonrpc":"2.0","id":9,"method":"ping","Method":"tools/call","params":{"name":"x","arguments":{"a":"${CANARY}"}}}`,
+      status: 400,
+      rpc: -32600,
+      code: 'duplicate_key',
+      id: null,
+    },
+    {
+      name: 'a tool name given again as "Name"',
+      body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","Name":"delete_everything","arguments":{"a":"${CANARY}"}}}`,
+      status: 400,
+      rpc: -32600,
+      code: 'duplicate_key',
+      id: null,
+    },
+    {
+      name: 'an argument given again with a long s (U+017F)',
+      body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"pass":"${CANARY}","pa\u017f\u017f":"x"}}}`,
+      status: 400,
+      rpc: -32600,
+      code: 'duplicate_key',
+      id: null,
+    },
+    {
+      name: 'arguments sent only as "Arguments"',
+      body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","Arguments":{"a":"${CANARY}"}}}`,
+      status: 400,
+      rpc: -32600,
+      code: 'case_variant_key',
+      id: 9,
+    },
+    {
+      name: 'params sent only as "paramſ"',
+      body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","param\u017f":{"name":"echo","arguments":{"a":"${CANARY}"}}}`,
+      status: 400,
+      rpc: -32600,
+      code: 'case_variant_key',
+      id: 9,
+    },
+    {
+      name: 'a body nested 600 levels deep',
+      body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":{"a":${'['.repeat(600)}"${CANARY}"${']'.repeat(600)}}}}`,
+      status: 400,
+      rpc: -32600,
+      code: 'nesting_too_deep',
+      id: null,
+    },
+    {
+      name: 'a body over the limit',
+      body: `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"${CANARY}${'x'.repeat(5000)}"}}`,
+      status: 413,
+      rpc: -31413,
+      code: 'payload_too_large',
+      id: null,
+    },
   ];
 
   for (const c of cases) {
@@ -85,7 +295,11 @@ describe('bad input is refused with a registry error and nothing reaches upstrea
   }
 
   it('ignores Mcp-* headers that arrive without a 2026-07-28 protocol version: the body decides', async () => {
-    const res = await post(gate.url, call('echo'), { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/list', 'mcp-name': 'other' });
+    const res = await post(gate.url, call('echo'), {
+      'mcp-protocol-version': '2025-11-25',
+      'mcp-method': 'tools/list',
+      'mcp-name': 'other',
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers['x-upstream'], 'yes');
   });
@@ -106,7 +320,9 @@ describe('bad input is refused with a registry error and nothing reaches upstrea
 
   it('refuses a chunked body as soon as it crosses the limit', async () => {
     const chunk = (s: string) => `${Buffer.byteLength(s).toString(16)}\r\n${s}\r\n`;
-    const parts = ['POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n'];
+    const parts = [
+      'POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n',
+    ];
     for (let i = 0; i < 10; i++) parts.push(chunk('x'.repeat(1000)));
     const text = await rawExchange(gate.port, parts, 3000, 20);
     assert.match(text, /^HTTP\/1\.1 413 /);
@@ -121,14 +337,18 @@ describe('bad input is refused with a registry error and nothing reaches upstrea
   });
 
   it('refuses an oversized request head with 431 and a JSON body', async () => {
-    const text = await rawExchange(gate.port, [`GET /mcp HTTP/1.1\r\nhost: x\r\nx-big: ${CANARY}${'a'.repeat(4000)}\r\n\r\n`]);
+    const text = await rawExchange(gate.port, [
+      `GET /mcp HTTP/1.1\r\nhost: x\r\nx-big: ${CANARY}${'a'.repeat(4000)}\r\n\r\n`,
+    ]);
     assert.match(text, /^HTTP\/1\.1 431 /);
     assert.match(text, /"code":"headers_too_large"/);
     assert.ok(!text.includes(CANARY));
   });
 
   it('answers other HTTP methods on the MCP path with 405 and Allow', async () => {
-    const text = await rawExchange(gate.port, ['PUT /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\nconnection: close\r\n\r\n']);
+    const text = await rawExchange(gate.port, [
+      'PUT /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\nconnection: close\r\n\r\n',
+    ]);
     assert.match(text, /^HTTP\/1\.1 405 /);
     assert.match(text, /allow: POST, GET, DELETE/i);
     assert.match(text, /"code":"method_not_allowed"/);
@@ -138,7 +358,10 @@ describe('bad input is refused with a registry error and nothing reaches upstrea
     const res = await fetch(`http://127.0.0.1:${gate.port}/.well-known/oauth-protected-resource?x=1`);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-upstream'), 'yes');
-    assert.deepEqual(((await res.json()) as { result: unknown }).result, { path: '/.well-known/oauth-protected-resource?x=1', method: 'GET' });
+    assert.deepEqual(((await res.json()) as { result: unknown }).result, {
+      path: '/.well-known/oauth-protected-resource?x=1',
+      method: 'GET',
+    });
   });
 });
 
@@ -149,7 +372,10 @@ describe('upstream failures become upstream_unavailable carrying the request id'
     await dead.close();
     const gate = await startToolgate(origin);
     try {
-      const res = await post(gate.url, `{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{"name":"x","arguments":{"s":"${CANARY}"}}}`);
+      const res = await post(
+        gate.url,
+        `{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{"name":"x","arguments":{"s":"${CANARY}"}}}`,
+      );
       expectError(res, 502, -31502, 'upstream_unavailable', 'r1');
     } finally {
       await gate.close();

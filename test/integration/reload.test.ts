@@ -18,7 +18,8 @@ const OLD_KEY = 'old-key-5c0e1d7a9b3f';
 const NEW_KEY = 'new-key-a81f2c6e4d90';
 const CANARY = 'canary-77d2-policy-value';
 
-const keys = (secret: string) => `keys:\n  - { sha256: ${sha256(secret)}, principal: agent-a, scopes: ["docs:read"] }\n`;
+const keys = (secret: string) =>
+  `keys:\n  - { sha256: ${sha256(secret)}, principal: agent-a, scopes: ["docs:read"] }\n`;
 const policy = (tools: readonly string[]) => `version: 1
 authentication:
   staticKeys: { file: keys.yaml }
@@ -29,7 +30,6 @@ const invalidPolicy = `version: 1
 grants:
   - { principal: "${CANARY}", tool: search_docs, effect: perhaps }
 `;
-
 
 function bounded<T>(p: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -56,16 +56,20 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
   let restoreStderr: () => void;
 
   /** The first `outcome` at or after index `from` (taken before the change). */
-  const until = (outcome: ReloadOutcome, from: number) => bounded(new Promise<PolicyReload>((resolve) => {
-    const check = () => {
-      const hit = seen.slice(from).find((m) => m.outcome === outcome);
-      if (hit === undefined) return;
-      wakeups.delete(check);
-      resolve(hit);
-    };
-    wakeups.add(check);
-    check();
-  }), `a reload ${outcome}`);
+  const until = (outcome: ReloadOutcome, from: number) =>
+    bounded(
+      new Promise<PolicyReload>((resolve) => {
+        const check = () => {
+          const hit = seen.slice(from).find((m) => m.outcome === outcome);
+          if (hit === undefined) return;
+          wakeups.delete(check);
+          resolve(hit);
+        };
+        wakeups.add(check);
+        check();
+      }),
+      `a reload ${outcome}`,
+    );
 
   const principalFor = async (secret: string) => {
     const r = await authenticate(current.verifiers, { headers: { authorization: `Bearer ${secret}` } });
@@ -80,10 +84,11 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
     seen.length = 0;
     logLines = [];
     const original = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string | Uint8Array) => {
-      for (const line of String(chunk).split('\n')) if (line !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
+    process.stderr.write = (chunk: string | Uint8Array) => {
+      for (const line of String(chunk).split('\n'))
+        if (line !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
       return true;
-    });
+    };
     restoreStderr = () => {
       process.stderr.write = original;
     };
@@ -175,7 +180,8 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
   });
 
   it('loads once for a burst of updates, and applies the last', async () => {
-    for (let i = 1; i <= 6; i++) await mount.publish({ 'policy.yaml': policy([`tool_${i}`]), 'keys.yaml': keys(OLD_KEY) });
+    for (let i = 1; i <= 6; i++)
+      await mount.publish({ 'policy.yaml': policy([`tool_${i}`]), 'keys.yaml': keys(OLD_KEY) });
     await until('applied', 0);
     assert.equal(loads, 2);
     assert.deepEqual(grantedTools(), ['tool_6']);
@@ -187,7 +193,10 @@ describe('policy hot reload through a kubelet-style ConfigMap mount, with the re
     await mount.remove();
     await until('rejected', 0);
     assert.equal(current, before);
-    assert.match(String(logLines.find((l) => l.level === 'warn')?.error_rule), /read: cannot read the policy file \(ENOENT\)/);
+    assert.match(
+      String(logLines.find((l) => l.level === 'warn')?.error_rule),
+      /read: cannot read the policy file \(ENOENT\)/,
+    );
 
     const from = seen.length;
     await mount.publish({ 'policy.yaml': policy(['search_docs', 'after_return']), 'keys.yaml': keys(OLD_KEY) });

@@ -23,7 +23,8 @@ const POLICY = [
   '  - { principal: anonymous, tool: stall_body, effect: allow }',
   '',
 ].join('\n');
-const call = (id: number, name: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { text: 'x' } } });
+const call = (id: number, name: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { text: 'x' } } });
 /** Far below the 30 s the built-in per-tool default used to impose, far above the 300 ms configured. */
 const PATIENCE_MS = 10_000;
 
@@ -63,8 +64,16 @@ describe('timeouts and limits', () => {
     await writeFile(join(dir, 'policy.yaml'), POLICY);
     upstream = await startFaultUpstream();
     gate = await startToolgate(upstream.origin, [
-      '--policy-file', join(dir, 'policy.yaml'), '--upstream-timeout-ms', '300', '--upstream-body-idle-ms', '300',
-      '--client-headers-timeout-ms', '1000', '--max-connections', '8',
+      '--policy-file',
+      join(dir, 'policy.yaml'),
+      '--upstream-timeout-ms',
+      '300',
+      '--upstream-body-idle-ms',
+      '300',
+      '--client-headers-timeout-ms',
+      '1000',
+      '--max-connections',
+      '8',
     ]);
     await gate.ready;
   });
@@ -77,7 +86,9 @@ describe('timeouts and limits', () => {
   it('TOOLGATE_UPSTREAM_TIMEOUT_MS bounds tools/call of a tool whose policy sets no timeout', async () => {
     const res = await Promise.race([
       post(gate.url, call(1, 'stall_head')),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still waiting: the process setting was ignored')), PATIENCE_MS)),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('still waiting: the process setting was ignored')), PATIENCE_MS),
+      ),
     ]);
     // The setting is the call's deadline, over the whole exchange (issue 21).
     refusedCall(res, 'deadline_exceeded');
@@ -85,13 +96,20 @@ describe('timeouts and limits', () => {
 
   it('an upstream that sends its head and then stalls is cut, and its connection released', async () => {
     const outcome = await new Promise<string>((resolve) => {
-      const req = request(gate.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-        assert.equal(res.statusCode, 200);
-        res.on('data', () => {});
-        res.once('end', () => resolve('ended'));
-        res.once('aborted', () => resolve('aborted'));
-        res.once('error', () => resolve('aborted'));
-      });
+      const req = request(
+        gate.url,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        },
+        (res) => {
+          assert.equal(res.statusCode, 200);
+          res.on('data', () => {});
+          res.once('end', () => resolve('ended'));
+          res.once('aborted', () => resolve('aborted'));
+          res.once('error', () => resolve('aborted'));
+        },
+      );
       req.once('error', () => resolve('aborted'));
       req.setTimeout(PATIENCE_MS, () => {
         resolve('hung');

@@ -8,7 +8,14 @@ import type { Listening } from '../helpers/http-server.ts';
 import { connectModernClient } from '../helpers/mcp-v2-server.ts';
 import { metricValue } from '../helpers/metrics.ts';
 import { startGateWith, type PolicyGate } from '../helpers/policy-gate.ts';
-import { HUGE_BYTES, INJECTION, LEAKS, startDrippingUpstream, startResultV1Server, startResultV2Server } from '../helpers/result-guard-server.ts';
+import {
+  HUGE_BYTES,
+  INJECTION,
+  LEAKS,
+  startDrippingUpstream,
+  startResultV1Server,
+  startResultV2Server,
+} from '../helpers/result-guard-server.ts';
 import { post } from '../helpers/raw.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -49,7 +56,10 @@ function leaksNothing(r: CallResult, ...secrets: string[]): void {
 }
 
 /** The same cases against each upstream and client: the guard must not depend on the wire. */
-function guardCases(label: string, open: () => Promise<{ gate: PolicyGate<Listening>; call: Call; close(): Promise<void> }>): void {
+function guardCases(
+  label: string,
+  open: () => Promise<{ gate: PolicyGate<Listening>; call: Call; close(): Promise<void> }>,
+): void {
   describe(`result guard: ${label}`, () => {
     let setup: Awaited<ReturnType<typeof open>>;
     before(async () => {
@@ -63,7 +73,9 @@ function guardCases(label: string, open: () => Promise<{ gate: PolicyGate<Listen
       const r = await setup.call('leaky');
       assert.equal(r.isError ?? false, false);
       assert.equal(texts(r), 'key [redacted: aws_access_key], owner [redacted: email], card [redacted: payment_card]');
-      assert.deepEqual(r._meta?.['io.toolgate/result-guard'], { redacted: { aws_access_key: 1, email: 1, payment_card: 1 } });
+      assert.deepEqual(r._meta?.['io.toolgate/result-guard'], {
+        redacted: { aws_access_key: 1, email: 1, payment_card: 1 },
+      });
       leaksNothing(r, LEAKS.aws, LEAKS.email, LEAKS.card);
     });
 
@@ -71,7 +83,10 @@ function guardCases(label: string, open: () => Promise<{ gate: PolicyGate<Listen
       const r = await setup.call('poisoned_mark');
       assert.equal(r.isError ?? false, false);
       const [first, second] = r.content.map((c) => c.text ?? '');
-      assert.match(first ?? '', /^\[toolgate ([0-9a-f]{8}): untrusted tool output follows\. .*\(instruction-override[^)]*\).*\]\n/);
+      assert.match(
+        first ?? '',
+        /^\[toolgate ([0-9a-f]{8}): untrusted tool output follows\. .*\(instruction-override[^)]*\).*\]\n/,
+      );
       const nonce = /^\[toolgate ([0-9a-f]{8}):/.exec(first ?? '')?.[1];
       assert.ok((first ?? '').endsWith(`\n[toolgate ${nonce}: end of untrusted tool output]`));
       assert.ok((first ?? '').includes(INJECTION), 'mark keeps the text, wrapped');
@@ -84,7 +99,10 @@ function guardCases(label: string, open: () => Promise<{ gate: PolicyGate<Listen
       const r = await setup.call('poisoned_block');
       assert.equal(r.isError, true);
       assert.equal(errorCode(r), 'result_blocked');
-      assert.match(texts(r), /withheld the tool's result: it contains text that reads as instructions to you \(.*instruction-override/);
+      assert.match(
+        texts(r),
+        /withheld the tool's result: it contains text that reads as instructions to you \(.*instruction-override/,
+      );
       leaksNothing(r, INJECTION, 'id_rsa');
     });
 
@@ -111,7 +129,7 @@ function guardCases(label: string, open: () => Promise<{ gate: PolicyGate<Listen
       leaksNothing(r, LEAKS.email);
     });
 
-    it('judges an idempotent replay again: the stored result is the upstream\'s', async () => {
+    it("judges an idempotent replay again: the stored result is the upstream's", async () => {
       const key = { 'io.toolgate/idempotencyKey': `replay-${label.length}` };
       const first = await setup.call('leaky', key);
       const again = await setup.call('leaky', key);
@@ -123,7 +141,14 @@ function guardCases(label: string, open: () => Promise<{ gate: PolicyGate<Listen
     it('under enforcement: audit, records what it would redact and passes the result unchanged', async () => {
       const r = await setup.call('leaky_audit');
       assert.equal(texts(r), `owner ${LEAKS.email}`);
-      assert.equal(await metricValue(setup.gate.gate.adminUrl, 'toolgate_result_guard_total', { tool: 'leaky_audit', detector: 'email', action: 'would_redact' }), 1);
+      assert.equal(
+        await metricValue(setup.gate.gate.adminUrl, 'toolgate_result_guard_total', {
+          tool: 'leaky_audit',
+          detector: 'email',
+          action: 'would_redact',
+        }),
+        1,
+      );
     });
 
     it('passes a clean result untouched', async () => {
@@ -134,12 +159,34 @@ function guardCases(label: string, open: () => Promise<{ gate: PolicyGate<Listen
 
     it('counts and audits each action by detector, without content', async () => {
       const { gate } = setup;
-      assert.ok(await metricValue(gate.gate.adminUrl, 'toolgate_result_guard_total', { tool: 'leaky', detector: 'aws_access_key', action: 'redact' }) >= 1);
-      assert.ok(await metricValue(gate.gate.adminUrl, 'toolgate_result_guard_total', { tool: 'huge', detector: 'max_bytes', action: 'cut' }) >= 1);
-      assert.ok(await metricValue(gate.gate.adminUrl, 'toolgate_result_guard_total', { tool: 'poisoned_block', detector: 'instruction-override', action: 'block' }) >= 1);
+      assert.ok(
+        (await metricValue(gate.gate.adminUrl, 'toolgate_result_guard_total', {
+          tool: 'leaky',
+          detector: 'aws_access_key',
+          action: 'redact',
+        })) >= 1,
+      );
+      assert.ok(
+        (await metricValue(gate.gate.adminUrl, 'toolgate_result_guard_total', {
+          tool: 'huge',
+          detector: 'max_bytes',
+          action: 'cut',
+        })) >= 1,
+      );
+      assert.ok(
+        (await metricValue(gate.gate.adminUrl, 'toolgate_result_guard_total', {
+          tool: 'poisoned_block',
+          detector: 'instruction-override',
+          action: 'block',
+        })) >= 1,
+      );
       // A withheld result is that request's outcome, as any refusal is; a redacted one was forwarded.
       for (const outcome of ['result_blocked', 'result_too_large', 'result_not_guardable']) {
-        assert.equal(await metricValue(gate.gate.adminUrl, 'toolgate_requests_total', { method: 'tools/call', outcome }), 1, outcome);
+        assert.equal(
+          await metricValue(gate.gate.adminUrl, 'toolgate_requests_total', { method: 'tools/call', outcome }),
+          1,
+          outcome,
+        );
       }
       const audit = join(gate.dir, 'audit.log');
       let lines: string[] = [];
@@ -149,10 +196,20 @@ function guardCases(label: string, open: () => Promise<{ gate: PolicyGate<Listen
         return lines.length >= 5;
       }, 'five audit events with result_guard');
       for (const line of lines) {
-        for (const secret of [LEAKS.aws, LEAKS.email, LEAKS.card, INJECTION.slice(0, 30), 'x'.repeat(100)]) assert.ok(!line.includes(secret), 'an audit line carries content');
+        for (const secret of [LEAKS.aws, LEAKS.email, LEAKS.card, INJECTION.slice(0, 30), 'x'.repeat(100)])
+          assert.ok(!line.includes(secret), 'an audit line carries content');
       }
-      const leaky = lines.map((l) => JSON.parse(l) as { resources?: { name?: string }[]; unmapped?: { result_guard?: unknown } }).find((e) => e.resources?.some((r) => r.name === 'leaky'));
-      assert.deepEqual(leaky?.unmapped?.result_guard, { mode: 'enforce', hits: [{ detector: 'aws_access_key', action: 'redact', count: 1 }, { detector: 'email', action: 'redact', count: 1 }, { detector: 'payment_card', action: 'redact', count: 1 }] });
+      const leaky = lines
+        .map((l) => JSON.parse(l) as { resources?: { name?: string }[]; unmapped?: { result_guard?: unknown } })
+        .find((e) => e.resources?.some((r) => r.name === 'leaky'));
+      assert.deepEqual(leaky?.unmapped?.result_guard, {
+        mode: 'enforce',
+        hits: [
+          { detector: 'aws_access_key', action: 'redact', count: 1 },
+          { detector: 'email', action: 'redact', count: 1 },
+          { detector: 'payment_card', action: 'redact', count: 1 },
+        ],
+      });
     });
   });
 }
@@ -160,10 +217,21 @@ function guardCases(label: string, open: () => Promise<{ gate: PolicyGate<Listen
 const auditLog = (dir: string) => ['--audit-log', join(dir, 'audit.log')];
 
 /** Either SDK's client calls a tool the same way; what the cases use of it. */
-function calling(gate: PolicyGate<Listening>, client: { callTool(params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> }): Promise<unknown>; close(): Promise<void> }) {
+function calling(
+  gate: PolicyGate<Listening>,
+  client: {
+    callTool(params: {
+      name: string;
+      arguments: Record<string, unknown>;
+      _meta?: Record<string, unknown>;
+    }): Promise<unknown>;
+    close(): Promise<void>;
+  },
+) {
   return {
     gate,
-    call: async (name: string, meta?: Record<string, unknown>) => (await client.callTool({ name, arguments: {}, ...(meta !== undefined && { _meta: meta }) })) as CallResult,
+    call: async (name: string, meta?: Record<string, unknown>) =>
+      (await client.callTool({ name, arguments: {}, ...(meta !== undefined && { _meta: meta }) })) as CallResult,
     async close() {
       await client.close();
       await gate.close();
@@ -195,14 +263,26 @@ guardCases('v2 SDK server, v2 client pinned to 2026-07-28', async () => {
 
 describe('result guard: a streamed answer over the bound', () => {
   it('passes the events before it, ends the stream with the refusal, and hangs up on the upstream', async () => {
-    const policy = 'version: 1\nauthentication:\n  anonymous: { enabled: true }\ngrants:\n  - { principal: anonymous, tool: drip, effect: allow }\ntools:\n  drip: { results: { maxBytes: 16384 } }\n';
+    const policy =
+      'version: 1\nauthentication:\n  anonymous: { enabled: true }\ngrants:\n  - { principal: anonymous, tool: drip, effect: allow }\ntools:\n  drip: { results: { maxBytes: 16384 } }\n';
     const setup = await startGateWith(startDrippingUpstream, { 'policy.yaml': policy });
     try {
-      const call = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'drip', arguments: {} } });
+      const call = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'drip', arguments: {} },
+      });
       const r = await post(setup.gate.url, call, { 'mcp-protocol-version': '2025-11-25' });
       assert.equal(r.status, 200);
-      const events = r.text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => JSON.parse(e.slice(6)) as { id?: number; method?: string; result?: CallResult });
-      assert.deepEqual(events.map((e) => e.method ?? e.id), ['notifications/message', 7]);
+      const events = r.text
+        .split('\n\n')
+        .filter((e) => e.startsWith('data: '))
+        .map((e) => JSON.parse(e.slice(6)) as { id?: number; method?: string; result?: CallResult });
+      assert.deepEqual(
+        events.map((e) => e.method ?? e.id),
+        ['notifications/message', 7],
+      );
       const last = events.at(-1)?.result;
       assert.equal(last?.isError, true);
       assert.equal(last === undefined ? undefined : errorCode(last), 'result_too_large');

@@ -28,13 +28,21 @@ describe('MCP sessions are bound to the principal that opened them', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-sessions-'));
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [tools] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [tools] }\n`);
-    await writeFile(join(dir, 'policy.yaml'), 'version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\ngrants:\n  - { principal: "*", tool: echo, scopes: [tools], effect: allow }\n');
+    await writeFile(
+      join(dir, 'keys.yaml'),
+      `keys:\n  - { sha256: ${sha256(ALICE)}, principal: alice, scopes: [tools] }\n  - { sha256: ${sha256(BOB)}, principal: bob, scopes: [tools] }\n`,
+    );
+    await writeFile(
+      join(dir, 'policy.yaml'),
+      'version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\ngrants:\n  - { principal: "*", tool: echo, scopes: [tools], effect: allow }\n',
+    );
     upstream = await startV1Server();
     gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml')]);
     await gate.ready;
     alice = new Client({ name: 'alice', version: '1' });
-    aliceTransport = new StreamableHTTPClientTransport(new URL(gate.url), { requestInit: { headers: { authorization: `Bearer ${ALICE}` } } });
+    aliceTransport = new StreamableHTTPClientTransport(new URL(gate.url), {
+      requestInit: { headers: { authorization: `Bearer ${ALICE}` } },
+    });
     await alice.connect(aliceTransport);
     session = aliceTransport.sessionId as string;
   });
@@ -55,7 +63,14 @@ describe('MCP sessions are bound to the principal that opened them', () => {
         accept: 'application/json, text/event-stream',
         'content-type': 'application/json',
       },
-      ...(method === 'POST' && { body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }) }),
+      ...(method === 'POST' && {
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 5,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: 'hi' } },
+        }),
+      }),
     });
 
   const expectRefused = async (res: Awaited<ReturnType<typeof as>>, id: unknown, sessionId: string) => {
@@ -90,7 +105,9 @@ describe('MCP sessions are bound to the principal that opened them', () => {
 
   it('lets a new client of another principal open its own session', async () => {
     const bob = new Client({ name: 'bob', version: '1' });
-    const transport = new StreamableHTTPClientTransport(new URL(gate.url), { requestInit: { headers: { authorization: `Bearer ${BOB}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(gate.url), {
+      requestInit: { headers: { authorization: `Bearer ${BOB}` } },
+    });
     await bob.connect(transport);
     try {
       assert.notEqual(transport.sessionId, session);
@@ -102,7 +119,9 @@ describe('MCP sessions are bound to the principal that opened them', () => {
   });
 
   it('forgets a session its owner ended with DELETE', async () => {
-    const owner = new StreamableHTTPClientTransport(new URL(gate.url), { requestInit: { headers: { authorization: `Bearer ${ALICE}` } } });
+    const owner = new StreamableHTTPClientTransport(new URL(gate.url), {
+      requestInit: { headers: { authorization: `Bearer ${ALICE}` } },
+    });
     const client = new Client({ name: 'alice-2', version: '1' });
     await client.connect(owner);
     const ended = owner.sessionId as string;

@@ -38,17 +38,23 @@ const KEYS = `keys:
 
 async function connect(url: string, key: string): Promise<Client> {
   const client = new Client({ name: 'surfaces-it', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
   return client;
 }
 
 /** The McpError a call was refused with; it must carry nothing of the resource or prompt, nor the URI asked for. */
 async function refusedWith(p: Promise<unknown>, code: string, asked: string): Promise<McpError> {
-  const err = await p.then(() => assert.fail(`expected ${code}`), (e: unknown) => e);
+  const err = await p.then(
+    () => assert.fail(`expected ${code}`),
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof McpError, `a JSON-RPC error the client can read, not ${String(err)}`);
   assert.equal((err.data as { code?: string } | undefined)?.code, code);
   const text = JSON.stringify({ message: err.message, data: err.data });
-  for (const secret of [RESOURCE_SECRET, PROMPT_SECRET, asked]) assert.ok(!text.includes(secret), `the refusal echoes ${secret}`);
+  for (const secret of [RESOURCE_SECRET, PROMPT_SECRET, asked])
+    assert.ok(!text.includes(secret), `the refusal echoes ${secret}`);
   return err;
 }
 
@@ -73,7 +79,11 @@ describe('resources, prompts and completions under policy (v1 SDK client and ser
     assert.match(JSON.stringify(read.contents), new RegExp(RESOURCE_SECRET));
     const mine = await alice.readResource({ uri: 'docs://private/payroll' });
     assert.match(JSON.stringify(mine.contents), new RegExp(RESOURCE_SECRET));
-    const err = await refusedWith(bob.readResource({ uri: 'docs://private/payroll' }), 'resource_not_granted', 'payroll');
+    const err = await refusedWith(
+      bob.readResource({ uri: 'docs://private/payroll' }),
+      'resource_not_granted',
+      'payroll',
+    );
     assert.equal(err.code, -31403);
   });
 
@@ -89,7 +99,13 @@ describe('resources, prompts and completions under policy (v1 SDK client and ser
   });
 
   it('refuses a URI outside the normal form before any row is read', async () => {
-    for (const uri of ['docs://public/%2E%2E/private/payroll', 'docs://public/../private/payroll', 'DOCS://public/readme', 'docs://public/%72eadme', 'docs://public/a%2F..%2F..%2Fprivate']) {
+    for (const uri of [
+      'docs://public/%2E%2E/private/payroll',
+      'docs://public/../private/payroll',
+      'DOCS://public/readme',
+      'docs://public/%72eadme',
+      'docs://public/a%2F..%2F..%2Fprivate',
+    ]) {
       await refusedWith(alice.readResource({ uri }), 'invalid_resource_uri', 'private');
     }
   });
@@ -98,36 +114,74 @@ describe('resources, prompts and completions under policy (v1 SDK client and ser
     const bobs = await bob.listResources();
     assert.deepEqual(bobs.resources.map((r) => r.uri).sort(), ['docs://public/readme']);
     const alices = await alice.listResources();
-    assert.deepEqual(alices.resources.map((r) => r.uri).sort(), ['docs://private/payroll', 'docs://public/guide', 'docs://public/readme']);
+    assert.deepEqual(alices.resources.map((r) => r.uri).sort(), [
+      'docs://private/payroll',
+      'docs://public/guide',
+      'docs://public/readme',
+    ]);
     assert.equal((bobs as { cacheScope?: string }).cacheScope, 'private');
     const templates = await bob.listResourceTemplates();
-    assert.deepEqual(templates.resourceTemplates.map((t) => t.uriTemplate), ['docs://public/{name}']);
+    assert.deepEqual(
+      templates.resourceTemplates.map((t) => t.uriTemplate),
+      ['docs://public/{name}'],
+    );
     const all = await alice.listResourceTemplates();
-    assert.deepEqual(all.resourceTemplates.map((t) => t.uriTemplate).sort(), ['docs://private/{name}', 'docs://public/{name}']);
+    assert.deepEqual(all.resourceTemplates.map((t) => t.uriTemplate).sort(), [
+      'docs://private/{name}',
+      'docs://public/{name}',
+    ]);
   });
 
   it('gets a granted prompt, refuses one not granted, and judges conditions on its arguments', async () => {
     const greet = await bob.getPrompt({ name: 'greet', arguments: { who: 'ada' } });
     assert.match(JSON.stringify(greet.messages), new RegExp(PROMPT_SECRET));
-    await refusedWith(bob.getPrompt({ name: 'payroll_report', arguments: { who: 'ada' } }), 'prompt_not_granted', 'payroll_report');
+    await refusedWith(
+      bob.getPrompt({ name: 'payroll_report', arguments: { who: 'ada' } }),
+      'prompt_not_granted',
+      'payroll_report',
+    );
     const ada = await alice.getPrompt({ name: 'payroll_report', arguments: { who: 'ada' } });
     assert.match(JSON.stringify(ada.messages), new RegExp(PROMPT_SECRET));
-    const err = await refusedWith(alice.getPrompt({ name: 'payroll_report', arguments: { who: 'alan' } }), 'prompt_not_granted', 'alan');
+    const err = await refusedWith(
+      alice.getPrompt({ name: 'payroll_report', arguments: { who: 'alan' } }),
+      'prompt_not_granted',
+      'alan',
+    );
     assert.equal((err.data as { reason?: string }).reason, 'condition');
   });
 
   it('filters prompts/list per caller', async () => {
-    assert.deepEqual((await bob.listPrompts()).prompts.map((p) => p.name), ['greet']);
+    assert.deepEqual(
+      (await bob.listPrompts()).prompts.map((p) => p.name),
+      ['greet'],
+    );
     assert.deepEqual((await alice.listPrompts()).prompts.map((p) => p.name).sort(), ['greet', 'payroll_report']);
   });
 
   it('completes only for prompts and resource templates the caller may get', async () => {
-    const ok = await bob.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'a' } });
+    const ok = await bob.complete({
+      ref: { type: 'ref/prompt', name: 'greet' },
+      argument: { name: 'who', value: 'a' },
+    });
     assert.deepEqual(ok.completion.values.sort(), ['ada', 'alan']);
-    await refusedWith(bob.complete({ ref: { type: 'ref/prompt', name: 'payroll_report' }, argument: { name: 'who', value: 'a' } }), 'prompt_not_granted', 'payroll_report');
-    const mine = await alice.complete({ ref: { type: 'ref/resource', uri: 'docs://private/{name}' }, argument: { name: 'name', value: 'p' } });
+    await refusedWith(
+      bob.complete({ ref: { type: 'ref/prompt', name: 'payroll_report' }, argument: { name: 'who', value: 'a' } }),
+      'prompt_not_granted',
+      'payroll_report',
+    );
+    const mine = await alice.complete({
+      ref: { type: 'ref/resource', uri: 'docs://private/{name}' },
+      argument: { name: 'name', value: 'p' },
+    });
     assert.deepEqual(mine.completion.values, ['payroll']);
-    await refusedWith(bob.complete({ ref: { type: 'ref/resource', uri: 'docs://private/{name}' }, argument: { name: 'name', value: 'p' } }), 'resource_not_granted', 'payroll');
+    await refusedWith(
+      bob.complete({
+        ref: { type: 'ref/resource', uri: 'docs://private/{name}' },
+        argument: { name: 'name', value: 'p' },
+      }),
+      'resource_not_granted',
+      'payroll',
+    );
   });
 
   it('subscribes only to readable resources, and delivers updates only for those', async () => {
@@ -163,21 +217,44 @@ describe('resources, prompts and completions under policy (v1 SDK client and ser
     ];
     for (const c of cases) {
       const client = c.key === ALICE ? alice : bob;
-      const proxied = await (c.resource !== undefined ? client.readResource({ uri: c.resource }) : client.getPrompt({ name: c.prompt as string, arguments: c.args }))
-        .then(() => 'allow', (e: unknown) => `deny ${(e as McpError).data === undefined ? '?' : (e as { data: { code: string } }).data.code}`);
+      const proxied = await (
+        c.resource !== undefined
+          ? client.readResource({ uri: c.resource })
+          : client.getPrompt({ name: c.prompt as string, arguments: c.args })
+      ).then(
+        () => 'allow',
+        (e: unknown) =>
+          `deny ${(e as McpError).data === undefined ? '?' : (e as { data: { code: string } }).data.code}`,
+      );
       let out = '';
-      const target = c.resource !== undefined ? ['--resource', c.resource] : ['--prompt', c.prompt as string, '--args', JSON.stringify(c.args ?? {})];
-      const code = await policyCommand(['explain', join(setup.dir, 'policy.yaml'), '--principal', c.who, '--scopes', 'docs', ...target], { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined } });
+      const target =
+        c.resource !== undefined
+          ? ['--resource', c.resource]
+          : ['--prompt', c.prompt as string, '--args', JSON.stringify(c.args ?? {})];
+      const code = await policyCommand(
+        ['explain', join(setup.dir, 'policy.yaml'), '--principal', c.who, '--scopes', 'docs', ...target],
+        { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined } },
+      );
       assert.equal(code, 0);
       const explained = JSON.parse(out) as { decision: string; reasonCodes: string[] };
-      assert.equal(explained.decision === 'deny' ? `deny ${explained.reasonCodes[0]}` : explained.decision, proxied, JSON.stringify(c));
+      assert.equal(
+        explained.decision === 'deny' ? `deny ${explained.reasonCodes[0]}` : explained.decision,
+        proxied,
+        JSON.stringify(c),
+      );
     }
   });
 
   it('refuses a nameless read or get as a JSON-RPC error at 200', async () => {
-    const r = await post(setup.gate.url, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'resources/read', params: {} }), {
-      authorization: `Bearer ${BOB}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-    });
+    const r = await post(
+      setup.gate.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'resources/read', params: {} }),
+      {
+        authorization: `Bearer ${BOB}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+    );
     assert.equal(r.status, 200);
     const body = JSON.parse(r.text) as { error: { data: { code: string } } };
     assert.equal(body.error.data.code, 'invalid_resource_uri');

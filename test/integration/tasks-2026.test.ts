@@ -108,9 +108,14 @@ describe('2026-07-28 tasks extension: tasks bound to the principal that created 
 
     const seenBefore = upstream.seen.length;
     for (const key of [BOB, NOBODY]) {
-      for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) await assertUnknown(gate.url, key, method, taskId);
+      for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel'])
+        await assertUnknown(gate.url, key, method, taskId);
     }
-    assert.deepEqual(upstream.seen.slice(seenBefore), [], 'no request about another principal\'s task reached the server');
+    assert.deepEqual(
+      upstream.seen.slice(seenBefore),
+      [],
+      "no request about another principal's task reached the server",
+    );
 
     // The extension has no tasks/list: the server's -32601 reaches every caller as it is, naming no task.
     const list = await send(gate.url, BOB, 'tasks/list', {});
@@ -118,7 +123,7 @@ describe('2026-07-28 tasks extension: tasks bound to the principal that created 
     assertNoTaskContent(list, taskId);
   });
 
-  it('guards a finished task\'s result inlined in tasks/get with the tool\'s results section', async () => {
+  it("guards a finished task's result inlined in tasks/get with the tool's results section", async () => {
     const { gate } = h;
     const taskId = await startTask(gate.url, ALICE, 'report', 'ada@example.org');
     const r = await send(gate.url, ALICE, 'tasks/get', { taskId });
@@ -133,7 +138,11 @@ describe('2026-07-28 tasks extension: tasks bound to the principal that created 
     const taskId = await startTask(gate.url, ALICE, 'report');
     const seenBefore = upstream.seen.length;
     // The extension removed tasks/result: -32601 at HTTP 404 (SEP-2575), as the server says it, for every id and every caller.
-    const answers = await Promise.all([ALICE, BOB].flatMap((key) => [taskId, NO_SUCH_TASK].map((id) => send(gate.url, key, 'tasks/result', { taskId: id }, 9))));
+    const answers = await Promise.all(
+      [ALICE, BOB].flatMap((key) =>
+        [taskId, NO_SUCH_TASK].map((id) => send(gate.url, key, 'tasks/result', { taskId: id }, 9)),
+      ),
+    );
     for (const r of answers) {
       assert.equal(r.status, 404, r.text);
       assert.equal(r.json().error?.code, -32601, r.text);
@@ -143,9 +152,16 @@ describe('2026-07-28 tasks extension: tasks bound to the principal that created 
     // A request about a task that does not declare the extension: -32021 naming what to declare, whoever asks.
     for (const key of [ALICE, BOB]) {
       for (const id of [taskId, NO_SUCH_TASK]) {
-        const raw = await post(gate.url, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId: id } }), {
-          authorization: `Bearer ${key}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tasks/get', 'mcp-name': id,
-        });
+        const raw = await post(
+          gate.url,
+          JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId: id } }),
+          {
+            authorization: `Bearer ${key}`,
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tasks/get',
+            'mcp-name': id,
+          },
+        );
         const error = raw.json().error;
         assert.equal(error?.code, -32021, raw.text);
         assert.deepEqual(error?.data?.requiredCapabilities, { extensions: { [TASKS_EXTENSION]: {} } });
@@ -161,8 +177,16 @@ describe('2026-07-28 tasks extension: tasks bound to the principal that created 
     const running = await startTask(gate.url, ALICE, 'slow_report');
     await writeFile(join(dir, 'policy.yaml'), policy(false));
     try {
-      await waitFor(async () => (await send(gate.url, ALICE, 'tasks/get', { taskId: done })).json().error?.data?.code === 'tool_not_granted', 'the reload revokes alice\'s grants', 10_000);
-      for (const [method, params] of [['tasks/get', { taskId: done }], ['tasks/update', { taskId: running, inputResponses: {} }]] as const) {
+      await waitFor(
+        async () =>
+          (await send(gate.url, ALICE, 'tasks/get', { taskId: done })).json().error?.data?.code === 'tool_not_granted',
+        "the reload revokes alice's grants",
+        10_000,
+      );
+      for (const [method, params] of [
+        ['tasks/get', { taskId: done }],
+        ['tasks/update', { taskId: running, inputResponses: {} }],
+      ] as const) {
         const refused = await send(gate.url, ALICE, method, params);
         assert.equal(refused.status, 200, refused.text);
         assert.equal(refused.json().error?.data?.code, 'tool_not_granted', refused.text);
@@ -174,8 +198,16 @@ describe('2026-07-28 tasks extension: tasks bound to the principal that created 
     } finally {
       await writeFile(join(dir, 'policy.yaml'), policy(true));
     }
-    await waitFor(async () => (await send(gate.url, ALICE, 'tasks/get', { taskId: running })).json().result !== undefined, 'the grants are back', 10_000);
-    assert.equal(detailed(await send(gate.url, ALICE, 'tasks/get', { taskId: running })).status, 'cancelled', 'the cancel reached the server');
+    await waitFor(
+      async () => (await send(gate.url, ALICE, 'tasks/get', { taskId: running })).json().result !== undefined,
+      'the grants are back',
+      10_000,
+    );
+    assert.equal(
+      detailed(await send(gate.url, ALICE, 'tasks/get', { taskId: running })).status,
+      'cancelled',
+      'the cancel reached the server',
+    );
   });
 });
 

@@ -34,9 +34,17 @@ ${aliceMayReport ? '  - { principal: alice, tool: report, effect: allow }' : ''}
 `;
 
 let ids = 0;
-const send = (gate: RunningToolgate, key: string, method: string, params: Record<string, unknown>): Promise<RawResponse> =>
+const send = (
+  gate: RunningToolgate,
+  key: string,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<RawResponse> =>
   post(gate.url, JSON.stringify({ jsonrpc: '2.0', id: ++ids, method, params }), {
-    authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25',
+    authorization: `Bearer ${key}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
   });
 
 async function startTask(gate: RunningToolgate, key: string, tool: string, topic = 'q3'): Promise<string> {
@@ -77,7 +85,7 @@ describe('tasks bound to the principal that created them (v1 SDK tasks server, 2
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('guards a task\'s result as its tool\'s own: tasks/result is redacted by the tool\'s results section', async () => {
+  it("guards a task's result as its tool's own: tasks/result is redacted by the tool's results section", async () => {
     const taskId = await startTask(gate, ALICE, 'report', 'ada@example.org');
     const result = await send(gate, ALICE, 'tasks/result', { taskId });
     assert.equal(result.status, 200, result.text);
@@ -94,9 +102,10 @@ describe('tasks bound to the principal that created them (v1 SDK tasks server, 2
 
     const seenBefore = upstream.seen.length;
     for (const key of [BOB, NOBODY]) {
-      for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) notFound(await send(gate, key, method, { taskId }), taskId);
+      for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel'])
+        notFound(await send(gate, key, method, { taskId }), taskId);
     }
-    assert.equal(upstream.seen.length, seenBefore, 'no request about another principal\'s task reached the server');
+    assert.equal(upstream.seen.length, seenBefore, "no request about another principal's task reached the server");
 
     // An id nobody created is answered the same: a caller cannot tell a foreign task from none.
     const foreign = notFound(await send(gate, BOB, 'tasks/get', { taskId }), taskId);
@@ -104,18 +113,25 @@ describe('tasks bound to the principal that created them (v1 SDK tasks server, 2
     assert.deepEqual(foreign, none);
 
     const mine = await send(gate, ALICE, 'tasks/list', {});
-    assert.ok((mine.json().result as { tasks: { taskId: string }[] }).tasks.some((t) => t.taskId === taskId), mine.text);
+    assert.ok(
+      (mine.json().result as { tasks: { taskId: string }[] }).tasks.some((t) => t.taskId === taskId),
+      mine.text,
+    );
     const theirs = await send(gate, BOB, 'tasks/list', {});
     assert.deepEqual((theirs.json().result as { tasks: unknown[] }).tasks, [], theirs.text);
     assert.ok(!theirs.text.includes(taskId));
-    assert.ok(await metricValue(gate.adminUrl, 'toolgate_tasks_total', { event: 'not_found' }) >= 6);
+    assert.ok((await metricValue(gate.adminUrl, 'toolgate_tasks_total', { event: 'not_found' })) >= 6);
   });
 
   it('refuses the result to a creator whose grant for the tool was revoked, and still lets it cancel', async () => {
     const taskId = await startTask(gate, ALICE, 'report');
     const slow = await startTask(gate, ALICE, 'slow_report');
     await writeFile(join(dir, 'policy.yaml'), policy(false));
-    await waitFor(async () => (await send(gate, ALICE, 'tasks/result', { taskId })).json().error?.data?.code === 'tool_not_granted', 'the reload revokes alice\'s report grant', 10_000);
+    await waitFor(
+      async () => (await send(gate, ALICE, 'tasks/result', { taskId })).json().error?.data?.code === 'tool_not_granted',
+      "the reload revokes alice's report grant",
+      10_000,
+    );
     const refused = await send(gate, ALICE, 'tasks/get', { taskId });
     assert.equal(refused.status, 200);
     assert.equal(refused.json().error?.data?.code, 'tool_not_granted');
@@ -123,7 +139,11 @@ describe('tasks bound to the principal that created them (v1 SDK tasks server, 2
     const cancelled = await send(gate, ALICE, 'tasks/cancel', { taskId: slow });
     assert.equal((cancelled.json().result as { status?: string } | undefined)?.status, 'cancelled', cancelled.text);
     await writeFile(join(dir, 'policy.yaml'), policy(true));
-    await waitFor(async () => (await send(gate, ALICE, 'tasks/result', { taskId })).json().result !== undefined, 'the grant is back', 10_000);
+    await waitFor(
+      async () => (await send(gate, ALICE, 'tasks/result', { taskId })).json().result !== undefined,
+      'the grant is back',
+      10_000,
+    );
   });
 });
 
@@ -155,7 +175,8 @@ describe('tasks bound through Redis, across two replicas', () => {
     const taskId = await startTask(one, ALICE, 'report');
     assert.match((await send(two, ALICE, 'tasks/result', { taskId })).text, new RegExp(TASK_SECRET));
     for (const r of [one, two]) {
-      for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) notFound(await send(r, BOB, method, { taskId }), taskId);
+      for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel'])
+        notFound(await send(r, BOB, method, { taskId }), taskId);
     }
   });
 

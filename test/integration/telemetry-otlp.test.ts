@@ -35,12 +35,18 @@ describe('tracing configured by OTEL_* exports over OTLP', () => {
   it('sends the server and client spans with service.name toolgate when toolgate stops', async () => {
     const gate = await startToolgate(upstream.origin);
     await gate.ready;
-    const res = await post(gate.url, '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_docs","arguments":{"query":"x"}}}');
+    const res = await post(
+      gate.url,
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_docs","arguments":{"query":"x"}}}',
+    );
     assert.equal(res.status, 200, res.text);
     const seen = upstream.calls.at(-1);
     assert.match(String(seen?.headers.traceparent), /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     await gate.close();
-    const traces = received.filter((r) => r.path === '/v1/traces').map((r) => r.body).join('\n');
+    const traces = received
+      .filter((r) => r.path === '/v1/traces')
+      .map((r) => r.body)
+      .join('\n');
     assert.match(traces, /"service\.name"[^}]*"stringValue":"toolgate"/);
     assert.ok(traces.includes('"name":"tools/call search_docs"'), traces.slice(0, 500));
     assert.ok(traces.includes('"name":"POST"'));

@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { request } from 'undici';
 import { subscribeTracing, type Tracing } from '../../src/telemetry/tracing.ts';
 import { parsePrometheusText, sampleValue } from '../unit/telemetry/prom-text.ts';
@@ -39,7 +44,12 @@ const META_SPAN = 'b7ad6b7169203331';
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 
 const call = (id: number, name: string, args: unknown, meta?: Record<string, string>) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { ...(meta && { _meta: meta }), name, arguments: args } });
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { ...(meta && { _meta: meta }), name, arguments: args },
+  });
 
 describe('telemetry: spans, propagation, metrics and audit through a real MCP server', () => {
   let dir: string;
@@ -53,12 +63,26 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-telemetry-'));
-    await writeFile(join(dir, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(ALICE_KEY)}, principal: alice, scopes: ["docs:read"] }\n  - { sha256: ${sha256(CAROL_KEY)}, principal: carol, scopes: ["docs:read"] }\n`);
+    await writeFile(
+      join(dir, 'keys.yaml'),
+      `keys:\n  - { sha256: ${sha256(ALICE_KEY)}, principal: alice, scopes: ["docs:read"] }\n  - { sha256: ${sha256(CAROL_KEY)}, principal: carol, scopes: ["docs:read"] }\n`,
+    );
     await writeFile(join(dir, 'policy.yaml'), policy);
     upstream = await startPolicyServer();
-    gate = await startToolgate(upstream.origin, ['--policy-file', join(dir, 'policy.yaml'), '--deferred-tools', 'true', '--audit-log', join(dir, 'audit.log')]);
+    gate = await startToolgate(upstream.origin, [
+      '--policy-file',
+      join(dir, 'policy.yaml'),
+      '--deferred-tools',
+      'true',
+      '--audit-log',
+      join(dir, 'audit.log'),
+    ]);
     await gate.ready;
-    tracing = subscribeTracing({ tracer: provider.getTracer('test'), upstream: new URL(upstream.origin), mcpPath: '/mcp' });
+    tracing = subscribeTracing({
+      tracer: provider.getTracer('test'),
+      upstream: new URL(upstream.origin),
+      mcpPath: '/mcp',
+    });
   });
   after(async () => {
     tracing.dispose();
@@ -75,13 +99,21 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
     assert.equal(s.length, 1, s.map((x) => x.name).join(','));
     return s[0] as ReadableSpan;
   };
-  const childrenOf = (parent: ReadableSpan) => spans().filter((s) => s.parentSpanContext?.spanId === parent.spanContext().spanId);
-  const auditLines = async () => (await readFile(join(dir, 'audit.log'), 'utf8')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  const childrenOf = (parent: ReadableSpan) =>
+    spans().filter((s) => s.parentSpanContext?.spanId === parent.spanContext().spanId);
+  const auditLines = async () =>
+    (await readFile(join(dir, 'audit.log'), 'utf8'))
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l));
   /** Audit events are written a turn after the response. */
   const settle = () => new Promise((r) => setTimeout(r, 20));
 
   it('traces an allowed call: server span after the MCP conventions, one child per decision, the upstream call', async () => {
-    const res = await post(gate.url, call(11, 'delete_repo', { repo: 'a/b' }), { ...alice, traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` });
+    const res = await post(gate.url, call(11, 'delete_repo', { repo: 'a/b' }), {
+      ...alice,
+      traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`,
+    });
     assert.equal(res.status, 200, res.text);
     const s = server();
     assert.equal(s.name, 'tools/call delete_repo');
@@ -98,8 +130,17 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
     assert.equal(s.attributes['http.response.status_code'], 200);
     assert.equal(s.status.code, SpanStatusCode.UNSET);
     const children = childrenOf(s);
-    assert.deepEqual(children.map((c) => c.name).sort(), ['POST', 'policy arguments', 'policy authentication', 'policy grants', 'policy idempotency', 'policy known_tool', 'policy security_level']);
-    for (const c of children.filter((x) => x.name.startsWith('policy '))) assert.equal(c.attributes['toolgate.policy.decision'], 'allow');
+    assert.deepEqual(children.map((c) => c.name).sort(), [
+      'POST',
+      'policy arguments',
+      'policy authentication',
+      'policy grants',
+      'policy idempotency',
+      'policy known_tool',
+      'policy security_level',
+    ]);
+    for (const c of children.filter((x) => x.name.startsWith('policy ')))
+      assert.equal(c.attributes['toolgate.policy.decision'], 'allow');
     const up = children.find((c) => c.name === 'POST') as ReadableSpan;
     assert.equal(up.kind, SpanKind.CLIENT);
     assert.equal(up.attributes['http.response.status_code'], 200);
@@ -109,7 +150,11 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
   it('propagates the trace upstream in the traceparent header and in params._meta, arguments untouched', async () => {
     const args = '{ "repo" : "a/b" ,\n "x":[1,2.50]}';
     const body = `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"delete_repo","arguments":${args}}}`;
-    const res = await post(gate.url, body, { ...alice, traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`, tracestate: 'vendor=x' });
+    const res = await post(gate.url, body, {
+      ...alice,
+      traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`,
+      tracestate: 'vendor=x',
+    });
     assert.equal(res.status, 200, res.text);
     const up = spans().find((x) => x.kind === SpanKind.CLIENT) as ReadableSpan;
     const seen = upstream.calls.at(-1) as { body: string; headers: Record<string, unknown> };
@@ -129,7 +174,13 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
     // The test provider samples parent-based: a caller's unsampled parent makes toolgate's span unsampled too.
     const res = await post(gate.url, body, { ...alice, traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-00` });
     assert.equal(res.status, 200, res.text);
-    assert.equal(spans().length, 0, spans().map((x) => x.name).join(','));
+    assert.equal(
+      spans().length,
+      0,
+      spans()
+        .map((x) => x.name)
+        .join(','),
+    );
     const seen = upstream.calls.at(-1) as { body: string; headers: Record<string, unknown> };
     const header = /^00-([0-9a-f]{32})-([0-9a-f]{16})-00$/.exec(String(seen.headers.traceparent));
     assert.ok(header, `an unsampled traceparent: ${String(seen.headers.traceparent)}`);
@@ -139,7 +190,11 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
   });
 
   it('prefers the trace context in _meta over the header', async () => {
-    const res = await post(gate.url, call(13, 'delete_repo', { repo: 'a/b' }, { traceparent: `00-${META_TRACE}-${META_SPAN}-01` }), { ...alice, traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` });
+    const res = await post(
+      gate.url,
+      call(13, 'delete_repo', { repo: 'a/b' }, { traceparent: `00-${META_TRACE}-${META_SPAN}-01` }),
+      { ...alice, traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` },
+    );
     assert.equal(res.status, 200, res.text);
     const s = server();
     assert.equal(s.spanContext().traceId, META_TRACE);
@@ -148,11 +203,18 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
     const seen = upstream.calls.at(-1) as { body: string; headers: Record<string, unknown> };
     const meta = JSON.parse(seen.body).params._meta;
     assert.equal(TRACEPARENT.exec(meta.traceparent)?.[1], META_TRACE);
-    assert.notEqual(TRACEPARENT.exec(meta.traceparent)?.[2], META_SPAN, 'the upstream continues from toolgate, not from the client');
+    assert.notEqual(
+      TRACEPARENT.exec(meta.traceparent)?.[2],
+      META_SPAN,
+      'the upstream continues from toolgate, not from the client',
+    );
   });
 
   it('traces a denial: error.type on the server span and the deciding stage, nothing upstream, one audit event', async () => {
-    const res = await post(gate.url, call(14, 'delete_repo', { repo: 'a/b' }), { ...carol, traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` });
+    const res = await post(gate.url, call(14, 'delete_repo', { repo: 'a/b' }), {
+      ...carol,
+      traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`,
+    });
     refusedCall(res, 'tool_not_granted');
     const s = server();
     assert.equal(s.attributes['error.type'], 'tool_not_granted');
@@ -161,7 +223,10 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
     const grants = childrenOf(s).find((c) => c.name === 'policy grants') as ReadableSpan;
     assert.equal(grants.attributes['toolgate.policy.decision'], 'deny');
     assert.equal(grants.attributes['error.type'], 'tool_not_granted');
-    assert.equal(spans().some((x) => x.kind === SpanKind.CLIENT), false);
+    assert.equal(
+      spans().some((x) => x.kind === SpanKind.CLIENT),
+      false,
+    );
     await settle();
     const e = (await auditLines()).find((l) => l.api.request?.uid === '14');
     assert.equal(e?.status_code, 'tool_not_granted');
@@ -183,16 +248,30 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
     s = server();
     assert.equal(s.name, 'POST /mcp');
     assert.equal(s.attributes['error.type'], 'unauthenticated');
-    assert.deepEqual(childrenOf(s).map((c) => c.name), ['policy authentication']);
+    assert.deepEqual(
+      childrenOf(s).map((c) => c.name),
+      ['policy authentication'],
+    );
   });
 
   it('traces discovery as a child span with counts only', async () => {
-    const res = await post(gate.url, JSON.stringify({ jsonrpc: '2.0', id: 17, method: 'toolgate/discover', params: { query: 'rotate signing keys', limit: 2 } }), alice);
+    const res = await post(
+      gate.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 17,
+        method: 'toolgate/discover',
+        params: { query: 'rotate signing keys', limit: 2 },
+      }),
+      alice,
+    );
     assert.equal(res.status, 200, res.text);
     const s = server();
     assert.equal(s.name, 'toolgate/discover');
     const d = childrenOf(s).find((c) => c.name === 'discover') as ReadableSpan;
-    assert.ok(typeof d.attributes['toolgate.discovery.results'] === 'number' && d.attributes['toolgate.discovery.results'] >= 1);
+    assert.ok(
+      typeof d.attributes['toolgate.discovery.results'] === 'number' && d.attributes['toolgate.discovery.results'] >= 1,
+    );
   });
 
   it('audits calls of tools that are not read-only (with a digest), not allowed read-only ones', async () => {
@@ -214,12 +293,34 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
     const [a, b, c, d] = SECRETS as [string, string, string, string];
     await post(`${gate.url}?access_token=${a}`, call(20, 'delete_repo', { repo: b, note: c }), alice);
     await post(gate.url, call(21, 'search_docs', { query: d, limit: 900, filters: { lang: a } }), alice);
-    await post(gate.url, JSON.stringify({ jsonrpc: '2.0', id: 22, method: 'toolgate/discover', params: { query: `${d} ${b}` } }), alice);
-    await post(gate.url, JSON.stringify({ jsonrpc: '2.0', id: 23, method: 'resources/read', params: { uri: `https://x.example/${a}?k=${c}` } }), alice);
+    await post(
+      gate.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 22, method: 'toolgate/discover', params: { query: `${d} ${b}` } }),
+      alice,
+    );
+    await post(
+      gate.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 23,
+        method: 'resources/read',
+        params: { uri: `https://x.example/${a}?k=${c}` },
+      }),
+      alice,
+    );
     await post(gate.url, call(24, 'delete_repo', { repo: b }), { authorization: `Bearer ${a}` });
     await post(gate.url, call(25, 'delete_repo', { repo: b }), carol);
     await settle();
-    const exported = spans().map((s) => JSON.stringify({ name: s.name, attributes: s.attributes, events: s.events, status: s.status, links: s.links, resource: s.resource.attributes }));
+    const exported = spans().map((s) =>
+      JSON.stringify({
+        name: s.name,
+        attributes: s.attributes,
+        events: s.events,
+        status: s.status,
+        links: s.links,
+        resource: s.resource.attributes,
+      }),
+    );
     assert.ok(exported.length >= 6);
     const metrics = await (await request(`${gate.adminUrl}/metrics`)).body.text();
     const audit = await readFile(join(dir, 'audit.log'), 'utf8');
@@ -234,7 +335,9 @@ describe('telemetry: spans, propagation, metrics and audit through a real MCP se
     const text = await (await request(`${gate.adminUrl}/metrics`)).body.text();
     const f = parsePrometheusText(text);
     assert.ok((sampleValue(f, 'toolgate_decisions_total', { stage: 'grants', outcome: 'tool_not_granted' }) ?? 0) >= 1);
-    assert.ok((sampleValue(f, 'toolgate_decisions_total', { stage: 'authentication', outcome: 'unauthenticated' }) ?? 0) >= 1);
+    assert.ok(
+      (sampleValue(f, 'toolgate_decisions_total', { stage: 'authentication', outcome: 'unauthenticated' }) ?? 0) >= 1,
+    );
     assert.ok((sampleValue(f, 'toolgate_validation_failures_total', { keyword: 'maximum' }) ?? 0) >= 1);
     assert.ok((sampleValue(f, 'toolgate_upstream_duration_seconds_count', { http_method: 'POST' }) ?? 0) >= 1);
     assert.ok((sampleValue(f, 'toolgate_discovery_duration_seconds_count') ?? 0) >= 1);

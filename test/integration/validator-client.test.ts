@@ -32,19 +32,52 @@ const seen: { path: string; timeout: string | undefined; validator: string }[] =
 function answer(stream: ServerHttp2Stream, validator: string): void {
   const ok = { ':status': 200, 'content-type': 'application/grpc' };
   switch (validator) {
-    case 'valid': stream.respond(ok, { waitForTrailers: true }); stream.end(encode({ valid: true })); break;
-    case 'block': stream.respond(ok, { waitForTrailers: true }); stream.end(encode({ valid: false, severity: 'SEVERITY_ERROR', code: 'secret_found', message: 'never read' })); break;
-    case 'no_severity': stream.respond(ok, { waitForTrailers: true }); stream.end(encode({ valid: false })); break;
-    case 'http_503': stream.respond({ ':status': 503, 'content-type': 'text/plain' }); stream.end('busy'); return;
-    case 'not_grpc': stream.respond({ ':status': 200, 'content-type': 'application/json' }); stream.end('{"valid":true}'); return;
-    case 'status_only': stream.respond({ ...ok, 'grpc-status': '7', 'grpc-message': 'denied' }, { endStream: true }); return;
-    case 'deadline': stream.respond({ ...ok, 'grpc-status': '4' }, { endStream: true }); return;
-    case 'garbage': stream.respond(ok, { waitForTrailers: true }); stream.end(frame(Buffer.from([0xff, 0xff, 0xff]))); break;
-    case 'compressed': stream.respond(ok, { waitForTrailers: true }); stream.end(frame(method!.responseSerialize({ valid: true }), 1)); break;
-    case 'two_messages': stream.respond(ok, { waitForTrailers: true }); stream.end(Buffer.concat([encode({ valid: true }), encode({ valid: true })])); break;
-    case 'oversized': stream.respond(ok, { waitForTrailers: true }); stream.end(encode({ valid: true, message: 'x'.repeat(70 * 1024) })); break;
-    case 'silent': return;
-    default: throw new Error(`no case ${validator}`);
+    case 'valid':
+      stream.respond(ok, { waitForTrailers: true });
+      stream.end(encode({ valid: true }));
+      break;
+    case 'block':
+      stream.respond(ok, { waitForTrailers: true });
+      stream.end(encode({ valid: false, severity: 'SEVERITY_ERROR', code: 'secret_found', message: 'never read' }));
+      break;
+    case 'no_severity':
+      stream.respond(ok, { waitForTrailers: true });
+      stream.end(encode({ valid: false }));
+      break;
+    case 'http_503':
+      stream.respond({ ':status': 503, 'content-type': 'text/plain' });
+      stream.end('busy');
+      return;
+    case 'not_grpc':
+      stream.respond({ ':status': 200, 'content-type': 'application/json' });
+      stream.end('{"valid":true}');
+      return;
+    case 'status_only':
+      stream.respond({ ...ok, 'grpc-status': '7', 'grpc-message': 'denied' }, { endStream: true });
+      return;
+    case 'deadline':
+      stream.respond({ ...ok, 'grpc-status': '4' }, { endStream: true });
+      return;
+    case 'garbage':
+      stream.respond(ok, { waitForTrailers: true });
+      stream.end(frame(Buffer.from([0xff, 0xff, 0xff])));
+      break;
+    case 'compressed':
+      stream.respond(ok, { waitForTrailers: true });
+      stream.end(frame(method!.responseSerialize({ valid: true }), 1));
+      break;
+    case 'two_messages':
+      stream.respond(ok, { waitForTrailers: true });
+      stream.end(Buffer.concat([encode({ valid: true }), encode({ valid: true })]));
+      break;
+    case 'oversized':
+      stream.respond(ok, { waitForTrailers: true });
+      stream.end(encode({ valid: true, message: 'x'.repeat(70 * 1024) }));
+      break;
+    case 'silent':
+      return;
+    default:
+      throw new Error(`no case ${validator}`);
   }
   stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
 }
@@ -57,7 +90,11 @@ function validatorServer(): Http2Server {
     stream.on('end', () => {
       const body = Buffer.concat(chunks);
       const request = method!.requestDeserialize(body.subarray(5)) as { validator: string };
-      seen.push({ path: String(headers[':path']), timeout: headers['grpc-timeout'] as string | undefined, validator: request.validator });
+      seen.push({
+        path: String(headers[':path']),
+        timeout: headers['grpc-timeout'] as string | undefined,
+        validator: request.validator,
+      });
       answer(stream, request.validator);
     });
     stream.on('error', () => undefined);
@@ -65,7 +102,12 @@ function validatorServer(): Http2Server {
   return server;
 }
 
-const request = (validator: string) => ({ event: 'tools/call', phase: 'request', payloadJson: '{"name":"t"}', validator });
+const request = (validator: string) => ({
+  event: 'tools/call',
+  phase: 'request',
+  payloadJson: '{"name":"t"}',
+  validator,
+});
 
 describe('the gRPC validator client', () => {
   const server = validatorServer();
@@ -90,7 +132,11 @@ describe('the gRPC validator client', () => {
 
   it('sends one gRPC unary call with its deadline, and reads valid and invalid answers', async () => {
     assert.deepEqual(await clients.validate(target, request('valid'), 1500), { kind: 'valid' });
-    assert.deepEqual(await clients.validate(target, request('block'), 1500), { kind: 'invalid', severity: 'error', code: 'secret_found' });
+    assert.deepEqual(await clients.validate(target, request('block'), 1500), {
+      kind: 'invalid',
+      severity: 'error',
+      code: 'secret_found',
+    });
     const call = seen.find((s) => s.validator === 'valid');
     assert.equal(call?.path, '/toolgate.v1.Validator/Validate');
     assert.equal(call?.timeout, '1500m');
@@ -98,8 +144,15 @@ describe('the gRPC validator client', () => {
 
   it('reads every broken answer as a failure, never as a verdict', async () => {
     const cases: [string, string][] = [
-      ['no_severity', 'malformed'], ['garbage', 'malformed'], ['compressed', 'malformed'], ['two_messages', 'malformed'], ['oversized', 'malformed'],
-      ['http_503', 'unavailable'], ['not_grpc', 'unavailable'], ['status_only', 'unavailable'], ['deadline', 'timeout'],
+      ['no_severity', 'malformed'],
+      ['garbage', 'malformed'],
+      ['compressed', 'malformed'],
+      ['two_messages', 'malformed'],
+      ['oversized', 'malformed'],
+      ['http_503', 'unavailable'],
+      ['not_grpc', 'unavailable'],
+      ['status_only', 'unavailable'],
+      ['deadline', 'timeout'],
     ];
     for (const [validator, reason] of cases) {
       assert.deepEqual(await clients.validate(target, request(validator), 1500), { kind: 'failed', reason }, validator);

@@ -37,7 +37,9 @@ const DECODE_ERRORS = new Set(['containers that are not a list']);
  * The API server decodes and defaults a Pod before webhooks see it, so a Pod without a spec
  * arrives with an empty one: the injector then refuses the containers it cannot read.
  */
-const AS_DECODED: Readonly<Record<string, readonly [string, RegExp]>> = { 'no spec': ['spec.containers', /cannot read spec\.containers/] };
+const AS_DECODED: Readonly<Record<string, readonly [string, RegExp]>> = {
+  'no spec': ['spec.containers', /cannot read spec\.containers/],
+};
 
 /** A fixture's Pod as a user would create it: named, in the test namespace, owned by nobody. */
 function fixturePod(fixture: string, name: string): { pod: any; request: any } {
@@ -54,15 +56,24 @@ describe('admission through a real API server', { skip: kubeSkip(), timeout: 600
   let cp: ControlPlane;
   let injector: HostInjector;
   let seq = 0;
-  const uniqueName = (what: string) => `${what.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40)}-${seq++}`;
+  const uniqueName = (what: string) =>
+    `${what
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 40)}-${seq++}`;
   const create = (pod: unknown) => kubectl(cp, ['create', '-f', '-', '-o', 'json'], JSON.stringify(pod));
-  const storedPod = (name: string, ns = NS) => JSON.parse(ok(kubectl(cp, ['-n', ns, 'get', 'pod', name, '-o', 'json']), `get pod ${name}`));
+  const storedPod = (name: string, ns = NS) =>
+    JSON.parse(ok(kubectl(cp, ['-n', ns, 'get', 'pod', name, '-o', 'json']), `get pod ${name}`));
 
   before(async () => {
     cp = await startControlPlane();
     injector = await installWithHostInjector(cp);
     ok(kubectl(cp, ['create', 'namespace', NS]), 'create namespace');
-    ok(kubectl(cp, ['-n', NS, 'create', 'configmap', 'tickets-policy', '--from-literal=policy.yaml=grants: []']), 'create policy');
+    ok(
+      kubectl(cp, ['-n', NS, 'create', 'configmap', 'tickets-policy', '--from-literal=policy.yaml=grants: []']),
+      'create policy',
+    );
   });
   after(async () => {
     await injector?.close();
@@ -76,7 +87,11 @@ describe('admission through a real API server', { skip: kubeSkip(), timeout: 600
     const stored = storedPod('tickets');
     assert.deepEqual(frontProblems(stored, 'mcp'), []);
     const sidecar = sidecarOf(stored);
-    assert.equal(stored.spec.initContainers.at(-1).name, 'toolgate', 'a native sidecar, last among the init containers');
+    assert.equal(
+      stored.spec.initContainers.at(-1).name,
+      'toolgate',
+      'a native sidecar, last among the init containers',
+    );
     assert.equal(sidecar.restartPolicy, 'Always');
     assert.equal(stored.metadata.labels['toolgate.dev/injected'], 'true');
     assert.equal(stored.metadata.annotations['toolgate.dev/status'], 'injected');
@@ -88,15 +103,32 @@ describe('admission through a real API server', { skip: kubeSkip(), timeout: 600
   it('injects the generateName Pods a Deployment’s ReplicaSet creates', async () => {
     const { pod } = fixturePod('deployment-pod', 'unused');
     const labels = { 'app.kubernetes.io/name': 'tickets-deploy', 'toolgate.dev/inject': 'true' };
-    const template = { metadata: { labels, annotations: pod.metadata.annotations }, spec: { ...pod.spec, volumes: undefined } };
+    const template = {
+      metadata: { labels, annotations: pod.metadata.annotations },
+      spec: { ...pod.spec, volumes: undefined },
+    };
     template.spec.containers = template.spec.containers.map((c: any) => ({ ...c, volumeMounts: undefined }));
-    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'tickets-deploy', namespace: NS }, spec: { replicas: 2, selector: { matchLabels: { 'app.kubernetes.io/name': 'tickets-deploy' } }, template } };
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'tickets-deploy', namespace: NS },
+      spec: { replicas: 2, selector: { matchLabels: { 'app.kubernetes.io/name': 'tickets-deploy' } }, template },
+    };
     ok(kubectl(cp, ['create', '-f', '-'], JSON.stringify(deployment)), 'create deployment');
     let pods: any[] = [];
-    await waitFor(() => {
-      pods = JSON.parse(ok(kubectl(cp, ['-n', NS, 'get', 'pods', '-l', 'app.kubernetes.io/name=tickets-deploy', '-o', 'json']), 'list pods')).items;
-      return pods.length === 2;
-    }, 'two pods from the ReplicaSet', 60_000);
+    await waitFor(
+      () => {
+        pods = JSON.parse(
+          ok(
+            kubectl(cp, ['-n', NS, 'get', 'pods', '-l', 'app.kubernetes.io/name=tickets-deploy', '-o', 'json']),
+            'list pods',
+          ),
+        ).items;
+        return pods.length === 2;
+      },
+      'two pods from the ReplicaSet',
+      60_000,
+    );
     for (const p of pods) {
       assert.match(p.metadata.name, /^tickets-deploy-[a-z0-9]+-[a-z0-9]{5}$/, 'named by generateName');
       assert.equal(p.metadata.ownerReferences[0].kind, 'ReplicaSet');
@@ -113,13 +145,27 @@ describe('admission through a real API server', { skip: kubeSkip(), timeout: 600
       const created = await cp.api('POST', `/api/v1/namespaces/${NS}/pods`, pod);
       assert.equal(created.status, 201, created.body.message);
       const stored = storedPod('with-mesh');
-      assert.deepEqual(stored.spec.containers.map((c: any) => c.name), ['server', MESH_CONTAINER]);
+      assert.deepEqual(
+        stored.spec.containers.map((c: any) => c.name),
+        ['server', MESH_CONTAINER],
+      );
       assert.deepEqual(frontProblems(stored, 'mcp'), []);
-      const event = readFileSync(cp.auditLog, 'utf8').split('\n').filter((l) => l.includes('"with-mesh"') && l.includes('ResponseComplete')).map((l) => JSON.parse(l))[0];
-      const rounds = Object.keys(event.annotations).filter((k) => k.startsWith('mutation.webhook.admission.k8s.io/round_'));
-      const calls = rounds.map((k) => JSON.parse(event.annotations[k])).filter((a) => a.webhook === 'inject.toolgate.dev');
+      const event = readFileSync(cp.auditLog, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"with-mesh"') && l.includes('ResponseComplete'))
+        .map((l) => JSON.parse(l))[0];
+      const rounds = Object.keys(event.annotations).filter((k) =>
+        k.startsWith('mutation.webhook.admission.k8s.io/round_'),
+      );
+      const calls = rounds
+        .map((k) => JSON.parse(event.annotations[k]))
+        .filter((a) => a.webhook === 'inject.toolgate.dev');
       assert.equal(calls.length, 2, 'the injector was called twice');
-      assert.deepEqual(calls.map((a) => a.mutated), [true, false], 'and the second call changed nothing');
+      assert.deepEqual(
+        calls.map((a) => a.mutated),
+        [true, false],
+        'and the second call changed nothing',
+      );
     } finally {
       kubectl(cp, ['delete', 'mutatingwebhookconfiguration', 'zz-mesh']);
       await mesh.close();
@@ -162,52 +208,87 @@ describe('admission through a real API server', { skip: kubeSkip(), timeout: 600
       rows.push(`| ${what} | \`${printed.replaceAll('|', '\\|')}\` |`);
       const expected = DECODE_ERRORS.has(what)
         ? ran.code !== 0 && !printed.includes('inject.toolgate.dev')
-        : ran.code !== 0 && printed.startsWith(printedRefusal(name, field)) && message.test(printed)
-          && readFileSync(cp.auditLog, 'utf8').split('\n').some((l) => l.includes(name) && l.includes(`"inject.toolgate.dev/injection":${JSON.stringify(`denied: ${field}`)}`));
+        : ran.code !== 0 &&
+          printed.startsWith(printedRefusal(name, field)) &&
+          message.test(printed) &&
+          readFileSync(cp.auditLog, 'utf8')
+            .split('\n')
+            .some(
+              (l) =>
+                l.includes(name) && l.includes(`"inject.toolgate.dev/injection":${JSON.stringify(`denied: ${field}`)}`),
+            );
       if (!expected) wrong.push(`${what}: ${printed}`);
-      assert.doesNotMatch(printed, /rm -rf|Tickets_Policy|UPPER|MCP_PORT|lots/, `${what}: annotation values are never echoed`);
+      assert.doesNotMatch(
+        printed,
+        /rm -rf|Tickets_Policy|UPPER|MCP_PORT|lots/,
+        `${what}: annotation values are never echoed`,
+      );
     }
     mkdirSync(join(import.meta.dirname, '../../test-output'), { recursive: true });
     writeFileSync(join(import.meta.dirname, '../../test-output/kube-refusals.md'), `${rows.join('\n')}\n`);
-    assert.deepEqual(wrong, [], 'each refusal reaches kubectl as the injector’s message, with its field, and is audited');
+    assert.deepEqual(
+      wrong,
+      [],
+      'each refusal reaches kubectl as the injector’s message, with its field, and is audited',
+    );
   });
 
   it('over generated opted-in Pods, stores none without toolgate in front and accepts every valid Pod it patches', async () => {
     const parsed = parseInjectorConfig(readFileSync(injector.configFile, 'utf8'));
     assert.ok(parsed.ok);
     const counts = { stored: 0, denied: 0, invalid: 0 };
-    await fc.assert(fc.asyncProperty(generatedPod, async (generated) => {
-      const name = uniqueName('generated');
-      const local = respond(review(generated), parsed.config);
-      const res = await cp.api('POST', `/api/v1/namespaces/${NS}/pods`, { apiVersion: 'v1', kind: 'Pod', ...generated, metadata: { ...generated.metadata, name } });
-      const named = generated.metadata.annotations['toolgate.dev/port-name'];
-      const portName = named !== undefined && isPortName(named) ? named : 'mcp';
-      if (res.status === 201) {
-        counts.stored++;
-        assert.ok(local.allowed, 'the injector on the host decides as the one in the tests');
-        assert.deepEqual(frontProblems(res.body, portName), [], 'stored only with toolgate in front');
-        return;
-      }
-      const message: string = res.body.message ?? '';
-      if (message.includes('denied the request: toolgate: ')) {
-        counts.denied++;
-        assert.equal(local.allowed, false);
-        assert.ok(message.endsWith(local.status?.message ?? '\0'), 'the injector’s message reaches the client whole');
-        return;
-      }
-      counts.invalid++;
-      assert.equal(res.status, 422, message);
-      // The API server itself is the oracle: the same Pod not opted in (so no webhook is called) must be refused too.
-      const bare = { apiVersion: 'v1', kind: 'Pod', ...generated, metadata: { ...generated.metadata, name, labels: { 'toolgate.dev/inject': 'false' } } };
-      const dryRun = await cp.api('POST', `/api/v1/namespaces/${NS}/pods?dryRun=All`, bare);
-      assert.notEqual(dryRun.status, 201, `the API server refused the patched Pod but accepts it unpatched: ${message}`);
-    }), { numRuns: 120 });
+    await fc.assert(
+      fc.asyncProperty(generatedPod, async (generated) => {
+        const name = uniqueName('generated');
+        const local = respond(review(generated), parsed.config);
+        const res = await cp.api('POST', `/api/v1/namespaces/${NS}/pods`, {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          ...generated,
+          metadata: { ...generated.metadata, name },
+        });
+        const named = generated.metadata.annotations['toolgate.dev/port-name'];
+        const portName = named !== undefined && isPortName(named) ? named : 'mcp';
+        if (res.status === 201) {
+          counts.stored++;
+          assert.ok(local.allowed, 'the injector on the host decides as the one in the tests');
+          assert.deepEqual(frontProblems(res.body, portName), [], 'stored only with toolgate in front');
+          return;
+        }
+        const message: string = res.body.message ?? '';
+        if (message.includes('denied the request: toolgate: ')) {
+          counts.denied++;
+          assert.equal(local.allowed, false);
+          assert.ok(message.endsWith(local.status?.message ?? '\0'), 'the injector’s message reaches the client whole');
+          return;
+        }
+        counts.invalid++;
+        assert.equal(res.status, 422, message);
+        // The API server itself is the oracle: the same Pod not opted in (so no webhook is called) must be refused too.
+        const bare = {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          ...generated,
+          metadata: { ...generated.metadata, name, labels: { 'toolgate.dev/inject': 'false' } },
+        };
+        const dryRun = await cp.api('POST', `/api/v1/namespaces/${NS}/pods?dryRun=All`, bare);
+        assert.notEqual(
+          dryRun.status,
+          201,
+          `the API server refused the patched Pod but accepts it unpatched: ${message}`,
+        );
+      }),
+      { numRuns: 120 },
+    );
     assert.ok(counts.stored > 10 && counts.denied > 10, `both answers reached (${JSON.stringify(counts)})`);
   });
 
   it('patches plain sidecars into Pods the API server accepts', async () => {
     const plain = join(cp.dir, 'injector-plain.yaml');
-    writeFileSync(plain, readFileSync(injector.configFile, 'utf8').replace(/^sidecarMode: native$/m, 'sidecarMode: plain'));
+    writeFileSync(
+      plain,
+      readFileSync(injector.configFile, 'utf8').replace(/^sidecarMode: native$/m, 'sidecarMode: plain'),
+    );
     assert.notEqual(readFileSync(plain, 'utf8'), readFileSync(injector.configFile, 'utf8'));
     await injector.start(plain);
     try {
@@ -238,23 +319,62 @@ describe('admission through a real API server', { skip: kubeSkip(), timeout: 600
     assert.equal(create(other).code, 0, 'pods that did not opt in never wait on the webhook');
 
     // A webhook that takes the connection and never answers: the API server gives up after timeoutSeconds.
-    ok(helm(cp, ['upgrade', 'toolgate', CHART, '-n', RELEASE_NAMESPACE, '--reuse-values', '--set', 'webhook.timeoutSeconds=1']), 'helm upgrade');
+    ok(
+      helm(cp, [
+        'upgrade',
+        'toolgate',
+        CHART,
+        '-n',
+        RELEASE_NAMESPACE,
+        '--reuse-values',
+        '--set',
+        'webhook.timeoutSeconds=1',
+      ]),
+      'helm upgrade',
+    );
     const silent = createServer(() => {}).listen(injector.port, '127.0.0.1');
     await once(silent, 'listening');
     try {
       const timedOut = create(fixturePod('deployment-pod', 'while-silent').pod);
       assert.notEqual(timedOut.code, 0);
-      assert.match(timedOut.stderr, /failed calling webhook "inject\.toolgate\.dev".*\/mutate\?timeout=1s".*(context deadline exceeded|Client\.Timeout)/,
-        'the API server asks with the chart’s timeoutSeconds and gives up after it');
+      assert.match(
+        timedOut.stderr,
+        /failed calling webhook "inject\.toolgate\.dev".*\/mutate\?timeout=1s".*(context deadline exceeded|Client\.Timeout)/,
+        'the API server asks with the chart’s timeoutSeconds and gives up after it',
+      );
     } finally {
       silent.close();
     }
 
-    ok(helm(cp, ['upgrade', 'toolgate', CHART, '-n', RELEASE_NAMESPACE, '--reuse-values', '--set', 'webhook.failurePolicy=Ignore']), 'helm upgrade');
+    ok(
+      helm(cp, [
+        'upgrade',
+        'toolgate',
+        CHART,
+        '-n',
+        RELEASE_NAMESPACE,
+        '--reuse-values',
+        '--set',
+        'webhook.failurePolicy=Ignore',
+      ]),
+      'helm upgrade',
+    );
     const admitted = create(pod);
     assert.equal(admitted.code, 0, admitted.stderr);
     assert.equal(sidecarOf(storedPod('while-down')), undefined, 'Ignore: created without toolgate, as the docs warn');
-    ok(helm(cp, ['upgrade', 'toolgate', CHART, '-n', RELEASE_NAMESPACE, '--reuse-values', '--set', 'webhook.failurePolicy=Fail']), 'helm upgrade');
+    ok(
+      helm(cp, [
+        'upgrade',
+        'toolgate',
+        CHART,
+        '-n',
+        RELEASE_NAMESPACE,
+        '--reuse-values',
+        '--set',
+        'webhook.failurePolicy=Fail',
+      ]),
+      'helm upgrade',
+    );
     await injector.start();
   });
 });

@@ -39,15 +39,18 @@ export function kubernetesVersion(): string {
 }
 
 function moduleFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? moduleFiles(path) : [path];
-  }).sort();
+  return readdirSync(dir)
+    .flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? moduleFiles(path) : [path];
+    })
+    .sort();
 }
 
 function moduleDigest(): string {
   const hash = createHash('sha256').update(readFileSync(import.meta.filename));
-  for (const file of moduleFiles(MODULE)) hash.update(relative(MODULE, file)).update('\0').update(readFileSync(file)).update('\0');
+  for (const file of moduleFiles(MODULE))
+    hash.update(relative(MODULE, file)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex').slice(0, 12);
 }
 
@@ -76,9 +79,16 @@ export function builtBinaries(env: NodeJS.ProcessEnv = process.env): Binaries | 
  */
 function versionFlags(version: string): string {
   const [major, minor] = version.slice(1).split('.');
-  return ['-s', '-w', ...['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'].flatMap((pkg) => [
-    `-X ${pkg}.gitVersion=${version}`, `-X ${pkg}.gitMajor=${major}`, `-X ${pkg}.gitMinor=${minor}`, `-X ${pkg}.gitTreeState=clean`,
-  ])].join(' ');
+  return [
+    '-s',
+    '-w',
+    ...['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'].flatMap((pkg) => [
+      `-X ${pkg}.gitVersion=${version}`,
+      `-X ${pkg}.gitMajor=${major}`,
+      `-X ${pkg}.gitMinor=${minor}`,
+      `-X ${pkg}.gitTreeState=clean`,
+    ]),
+  ].join(' ');
 }
 
 /**
@@ -95,9 +105,22 @@ export function buildBinaries(env: NodeJS.ProcessEnv = process.env): Binaries {
   mkdirSync(join(dir, '..'), { recursive: true });
   const staging = mkdtempSync(`${dir}.build-`);
   try {
-    execFileSync('go', ['build', '-trimpath', `-ldflags=${versionFlags(kubernetesVersion())}`, '-o', `${staging}/`, ...Object.values(COMMANDS)], {
-      cwd: MODULE, stdio: ['ignore', 'inherit', 'inherit'], env: { ...env, GOFLAGS: '-buildvcs=false' },
-    });
+    execFileSync(
+      'go',
+      [
+        'build',
+        '-trimpath',
+        `-ldflags=${versionFlags(kubernetesVersion())}`,
+        '-o',
+        `${staging}/`,
+        ...Object.values(COMMANDS),
+      ],
+      {
+        cwd: MODULE,
+        stdio: ['ignore', 'inherit', 'inherit'],
+        env: { ...env, GOFLAGS: '-buildvcs=false' },
+      },
+    );
     if (!complete(dir)) renameSync(staging, dir);
   } finally {
     rmSync(staging, { recursive: true, force: true });
@@ -109,5 +132,7 @@ if (import.meta.main) {
   const started = Date.now();
   const built = buildBinaries();
   const crds = allCrdFiles();
-  process.stdout.write(`${built.dir} (Kubernetes ${built.version}, ${((Date.now() - started) / 1000).toFixed(0)} s), ${crds.length} operator CRDs\n`);
+  process.stdout.write(
+    `${built.dir} (Kubernetes ${built.version}, ${((Date.now() - started) / 1000).toFixed(0)} s), ${crds.length} operator CRDs\n`,
+  );
 }

@@ -32,15 +32,19 @@ export function kubeSkip(): false | string {
 function run(binary: string | undefined, cp: ControlPlane, args: readonly string[], input?: string): Ran {
   if (binary === undefined) throw new Error('kubectl or helm not found (see test/helpers/helm.ts)');
   const env = {
-    ...process.env, KUBECONFIG: cp.kubeconfig,
-    HELM_CACHE_HOME: join(cp.dir, 'helm/cache'), HELM_CONFIG_HOME: join(cp.dir, 'helm/config'), HELM_DATA_HOME: join(cp.dir, 'helm/data'),
+    ...process.env,
+    KUBECONFIG: cp.kubeconfig,
+    HELM_CACHE_HOME: join(cp.dir, 'helm/cache'),
+    HELM_CONFIG_HOME: join(cp.dir, 'helm/config'),
+    HELM_DATA_HOME: join(cp.dir, 'helm/data'),
   };
   const r = spawnSync(binary, args, { env, input, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.error !== undefined) throw r.error;
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 
-export const kubectl = (cp: ControlPlane, args: readonly string[], input?: string): Ran => run(KUBECTL, cp, args, input);
+export const kubectl = (cp: ControlPlane, args: readonly string[], input?: string): Ran =>
+  run(KUBECTL, cp, args, input);
 export const helm = (cp: ControlPlane, args: readonly string[]): Ran => run(HELM, cp, args);
 
 /** Runs and insists on exit 0, with both streams in the failure message. */

@@ -26,7 +26,12 @@ function validate(file: string): { code: number; out: string } {
 /** `kubectl auth can-i --list` as a table: one `verbs resources nonResourceURLs resourceNames` row per rule. */
 function canI(cp: ControlPlane, user: string, ns: string): string[] {
   const out = ok(kubectl(cp, ['auth', 'can-i', '--list', `--as=${user}`, '-n', ns]), `can-i for ${user}`);
-  return out.trim().split('\n').slice(1).map((l) => l.trim().split(/\s+/).join(' ')).sort();
+  return out
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim().split(/\s+/).join(' '))
+    .sort();
 }
 
 describe('cluster objects through a real API server', { skip: kubeSkip(), timeout: 600_000 }, () => {
@@ -39,10 +44,24 @@ describe('cluster objects through a real API server', { skip: kubeSkip(), timeou
   });
 
   it('validates a policy ConfigMap as the API server stored it, after create and after update', () => {
-    const stored = () => ok(kubectl(cp, ['-n', 'default', 'get', 'configmap', 'tickets-policy', '-o', 'jsonpath={.data.policy\\.yaml}']), 'read ConfigMap');
+    const stored = () =>
+      ok(
+        kubectl(cp, ['-n', 'default', 'get', 'configmap', 'tickets-policy', '-o', 'jsonpath={.data.policy\\.yaml}']),
+        'read ConfigMap',
+      );
     const file = join(cp.dir, 'stored-policy.yaml');
     const original = readFileSync(join(REPO, 'examples/policy.yaml'), 'utf8');
-    ok(kubectl(cp, ['-n', 'default', 'create', 'configmap', 'tickets-policy', `--from-file=policy.yaml=${join(REPO, 'examples/policy.yaml')}`]), 'create ConfigMap');
+    ok(
+      kubectl(cp, [
+        '-n',
+        'default',
+        'create',
+        'configmap',
+        'tickets-policy',
+        `--from-file=policy.yaml=${join(REPO, 'examples/policy.yaml')}`,
+      ]),
+      'create ConfigMap',
+    );
     writeFileSync(file, stored());
     assert.equal(readFileSync(file, 'utf8'), original, 'the API server stores the file byte for byte');
     const good = validate(file);
@@ -51,8 +70,16 @@ describe('cluster objects through a real API server', { skip: kubeSkip(), timeou
     // An update through the API server that breaks the policy: what the server now holds fails validation.
     const broken = original.replace(/^grants:/m, 'grantz:');
     assert.notEqual(broken, original);
-    const manifest = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tickets-policy', namespace: 'default' }, data: { 'policy.yaml': broken } };
-    ok(kubectl(cp, ['apply', '--server-side', '--force-conflicts', '-f', '-'], JSON.stringify(manifest)), 'update ConfigMap');
+    const manifest = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'tickets-policy', namespace: 'default' },
+      data: { 'policy.yaml': broken },
+    };
+    ok(
+      kubectl(cp, ['apply', '--server-side', '--force-conflicts', '-f', '-'], JSON.stringify(manifest)),
+      'update ConfigMap',
+    );
     writeFileSync(file, stored());
     assert.equal(readFileSync(file, 'utf8'), broken);
     const bad = validate(file);
@@ -61,47 +88,97 @@ describe('cluster objects through a real API server', { skip: kubeSkip(), timeou
   });
 
   it('gives every ServiceAccount the chart creates no permission beyond a fresh ServiceAccount’s', () => {
-    ok(helm(cp, ['install', 'toolgate', CHART, '--namespace', 'toolgate-system', '--create-namespace',
-      '--set', 'approvals.enabled=true', '--set', 'networkPolicy.webhook.enabled=true']), 'helm install');
+    ok(
+      helm(cp, [
+        'install',
+        'toolgate',
+        CHART,
+        '--namespace',
+        'toolgate-system',
+        '--create-namespace',
+        '--set',
+        'approvals.enabled=true',
+        '--set',
+        'networkPolicy.webhook.enabled=true',
+      ]),
+      'helm install',
+    );
     const manifest = ok(helm(cp, ['get', 'manifest', 'toolgate', '-n', 'toolgate-system']), 'helm get manifest');
     const accounts = [...manifest.matchAll(/^kind: ServiceAccount\nmetadata:\n {2}name: (\S+)/gm)].map((m) => m[1]);
     assert.deepEqual(accounts, ['toolgate-injector']);
     assert.doesNotMatch(manifest, /^kind: (Cluster)?Role(Binding)?$/m, 'the chart grants no role');
     ok(kubectl(cp, ['-n', 'toolgate-system', 'create', 'serviceaccount', 'baseline']), 'baseline ServiceAccount');
     const baseline = canI(cp, 'system:serviceaccount:toolgate-system:baseline', 'toolgate-system');
-    assert.ok(baseline.some((r) => r.startsWith('selfsubjectaccessreviews.authorization.k8s.io')), 'the list is the real one');
+    assert.ok(
+      baseline.some((r) => r.startsWith('selfsubjectaccessreviews.authorization.k8s.io')),
+      'the list is the real one',
+    );
     for (const account of accounts) {
-      assert.deepEqual(canI(cp, `system:serviceaccount:toolgate-system:${account}`, 'toolgate-system'), baseline, account);
+      assert.deepEqual(
+        canI(cp, `system:serviceaccount:toolgate-system:${account}`, 'toolgate-system'),
+        baseline,
+        account,
+      );
     }
     // The injector needs none: it answers from what each AdmissionReview carries (test/kube/admission.test.ts runs it with no credential at all).
     const pods = JSON.parse(ok(kubectl(cp, ['-n', 'toolgate-system', 'get', 'pods', '-o', 'json']), 'pods')).items;
     assert.ok(pods.length > 0);
     for (const pod of pods) {
       assert.equal(pod.spec.automountServiceAccountToken, false);
-      assert.ok(!pod.spec.volumes.some((v: any) => v.projected?.sources?.some((s: any) => s.serviceAccountToken)), 'no token is mounted');
+      assert.ok(
+        !pod.spec.volumes.some((v: any) => v.projected?.sources?.some((s: any) => s.serviceAccountToken)),
+        'no token is mounted',
+      );
     }
     // With TokenReview on, the named ServiceAccount gains exactly tokenreviews create.
     ok(kubectl(cp, ['create', 'namespace', 'tickets']), 'namespace');
     ok(kubectl(cp, ['-n', 'tickets', 'create', 'serviceaccount', 'tickets-mcp']), 'ServiceAccount');
-    ok(helm(cp, ['upgrade', 'toolgate', CHART, '-n', 'toolgate-system', '--reuse-values', '-f', join(CHART, 'examples/serviceaccount-tokens.yaml')]), 'helm upgrade');
+    ok(
+      helm(cp, [
+        'upgrade',
+        'toolgate',
+        CHART,
+        '-n',
+        'toolgate-system',
+        '--reuse-values',
+        '-f',
+        join(CHART, 'examples/serviceaccount-tokens.yaml'),
+      ]),
+      'helm upgrade',
+    );
     const reviewer = canI(cp, 'system:serviceaccount:tickets:tickets-mcp', 'tickets');
-    assert.deepEqual(reviewer.filter((r) => !baseline.includes(r)), ['tokenreviews.authentication.k8s.io [] [] [create]']);
-    assert.deepEqual(canI(cp, 'system:serviceaccount:toolgate-system:toolgate-injector', 'toolgate-system'), baseline, 'the injector still holds nothing');
+    assert.deepEqual(
+      reviewer.filter((r) => !baseline.includes(r)),
+      ['tokenreviews.authentication.k8s.io [] [] [create]'],
+    );
+    assert.deepEqual(
+      canI(cp, 'system:serviceaccount:toolgate-system:toolgate-injector', 'toolgate-system'),
+      baseline,
+      'the injector still holds nothing',
+    );
     ok(helm(cp, ['uninstall', 'toolgate', '-n', 'toolgate-system', '--wait']), 'helm uninstall');
   });
 
   it('applies every kustomization under deploy/ with a server-side dry run', () => {
-    for (const file of crdFiles('cert-manager')) ok(kubectl(cp, ['apply', '--server-side', '-f', file]), `apply ${file}`);
+    for (const file of crdFiles('cert-manager'))
+      ok(kubectl(cp, ['apply', '--server-side', '-f', file]), `apply ${file}`);
     ok(kubectl(cp, ['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']), 'CRDs established');
     for (const dir of deployKustomizations()) {
       // A dry run creates no namespace, so the objects inside one need it to exist first.
       const rendered = ok(kubectl(cp, ['kustomize', dir]), `kustomize ${dir}`);
-      for (const ns of new Set([...rendered.matchAll(/^kind: Namespace\nmetadata:\n(?: {2}\S.*\n)*? {2}name: (\S+)/gm)].map((m) => m[1] as string))) {
+      for (const ns of new Set(
+        [...rendered.matchAll(/^kind: Namespace\nmetadata:\n(?: {2}\S.*\n)*? {2}name: (\S+)/gm)].map(
+          (m) => m[1] as string,
+        ),
+      )) {
         kubectl(cp, ['create', 'namespace', ns]);
       }
       const ran = kubectl(cp, ['apply', '--server-side', '--dry-run=server', '-k', dir]);
       assert.equal(ran.code, 0, `${relative(REPO, dir)}: ${ran.stderr}`);
-      assert.match(ran.stdout, /mutatingwebhookconfiguration\.admissionregistration\.k8s\.io\/toolgate-injector serverside-applied \(server dry run\)/);
+      assert.match(
+        ran.stdout,
+        /mutatingwebhookconfiguration\.admissionregistration\.k8s\.io\/toolgate-injector serverside-applied \(server dry run\)/,
+      );
       assert.match(ran.stdout, /networkpolicy\.networking\.k8s\.io\/toolgate-injector serverside-applied/);
     }
   });

@@ -62,7 +62,9 @@ async function stopChild(child: ChildProcess): Promise<void> {
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
 const AUDIT_POLICY = JSON.stringify({
-  apiVersion: 'audit.k8s.io/v1', kind: 'Policy', omitStages: ['RequestReceived'],
+  apiVersion: 'audit.k8s.io/v1',
+  kind: 'Policy',
+  omitStages: ['RequestReceived'],
   rules: [{ level: 'Metadata', resources: [{ group: '', resources: ['pods'] }] }, { level: 'None' }],
 });
 
@@ -91,7 +93,9 @@ export async function startControlPlane(binaries: Binaries = buildBinaries()): P
   mkdirSync(join(dir, 'etcd'));
 
   const processes: ChildProcess[] = [];
-  const agent = new Agent({ connect: { ca: readFileSync(pki.ca.cert), cert: readFileSync(pki.admin.cert), key: readFileSync(pki.admin.key) } });
+  const agent = new Agent({
+    connect: { ca: readFileSync(pki.ca.cert), cert: readFileSync(pki.admin.cert), key: readFileSync(pki.admin.key) },
+  });
   const stop = async () => {
     for (const child of processes.toReversed()) await stopChild(child);
     await agent.close();
@@ -99,60 +103,155 @@ export async function startControlPlane(binaries: Binaries = buildBinaries()): P
   };
   const api = async (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => {
     const res = await request(`${server}${path}`, {
-      method, dispatcher: agent,
+      method,
+      dispatcher: agent,
       ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
     });
     const text = await res.body.text();
     let parsed: unknown = text;
-    try { parsed = JSON.parse(text); } catch { /* plain-text endpoints such as /readyz */ }
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* plain-text endpoints such as /readyz */
+    }
     return { status: res.statusCode, body: parsed };
   };
   const exitedEarly = (child: ChildProcess, name: string) => {
     if (child.exitCode === null && child.signalCode === null) return;
-    const tail = readFileSync(join(dir, `${name}.log`), 'utf8').trimEnd().split('\n').slice(-15).join('\n');
+    const tail = readFileSync(join(dir, `${name}.log`), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-15)
+      .join('\n');
     throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}); the end of its log:\n${tail}`);
   };
 
   try {
-    const etcd = start(binaries.path('etcd'), [
-      '--name', 'default', '--data-dir', join(dir, 'etcd'),
-      '--listen-client-urls', `http://127.0.0.1:${etcdPort}`, '--advertise-client-urls', `http://127.0.0.1:${etcdPort}`,
-      '--listen-peer-urls', `http://127.0.0.1:${peerPort}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`,
-      '--initial-cluster', `default=http://127.0.0.1:${peerPort}`, '--unsafe-no-fsync', '--log-level', 'warn',
-    ], join(dir, 'etcd.log'));
+    const etcd = start(
+      binaries.path('etcd'),
+      [
+        '--name',
+        'default',
+        '--data-dir',
+        join(dir, 'etcd'),
+        '--listen-client-urls',
+        `http://127.0.0.1:${etcdPort}`,
+        '--advertise-client-urls',
+        `http://127.0.0.1:${etcdPort}`,
+        '--listen-peer-urls',
+        `http://127.0.0.1:${peerPort}`,
+        '--initial-advertise-peer-urls',
+        `http://127.0.0.1:${peerPort}`,
+        '--initial-cluster',
+        `default=http://127.0.0.1:${peerPort}`,
+        '--unsafe-no-fsync',
+        '--log-level',
+        'warn',
+      ],
+      join(dir, 'etcd.log'),
+    );
     processes.push(etcd);
-    const apiserver = start(binaries.path('kube-apiserver'), [
-      '--etcd-servers', `http://127.0.0.1:${etcdPort}`,
-      '--bind-address', '127.0.0.1', '--advertise-address', '127.0.0.1', '--secure-port', String(apiPort),
-      '--tls-cert-file', pki.serving.cert, '--tls-private-key-file', pki.serving.key, '--client-ca-file', pki.ca.cert,
-      '--authorization-mode', 'RBAC', '--service-cluster-ip-range', '10.96.0.0/16',
-      '--service-account-issuer', ISSUER,
-      '--service-account-key-file', pki.serviceAccount.publicKey, '--service-account-signing-key-file', pki.serviceAccount.privateKey,
-      '--audit-policy-file', join(dir, 'audit-policy.json'), '--audit-log-path', auditLog, '--audit-log-format', 'json',
-      '--profiling=false', '--v', '1',
-    ], join(dir, 'kube-apiserver.log'));
+    const apiserver = start(
+      binaries.path('kube-apiserver'),
+      [
+        '--etcd-servers',
+        `http://127.0.0.1:${etcdPort}`,
+        '--bind-address',
+        '127.0.0.1',
+        '--advertise-address',
+        '127.0.0.1',
+        '--secure-port',
+        String(apiPort),
+        '--tls-cert-file',
+        pki.serving.cert,
+        '--tls-private-key-file',
+        pki.serving.key,
+        '--client-ca-file',
+        pki.ca.cert,
+        '--authorization-mode',
+        'RBAC',
+        '--service-cluster-ip-range',
+        '10.96.0.0/16',
+        '--service-account-issuer',
+        ISSUER,
+        '--service-account-key-file',
+        pki.serviceAccount.publicKey,
+        '--service-account-signing-key-file',
+        pki.serviceAccount.privateKey,
+        '--audit-policy-file',
+        join(dir, 'audit-policy.json'),
+        '--audit-log-path',
+        auditLog,
+        '--audit-log-format',
+        'json',
+        '--profiling=false',
+        '--v',
+        '1',
+      ],
+      join(dir, 'kube-apiserver.log'),
+    );
     processes.push(apiserver);
-    await waitFor(async () => {
-      exitedEarly(etcd, 'etcd');
-      exitedEarly(apiserver, 'kube-apiserver');
-      return (await api('GET', '/readyz').catch(() => ({ status: 0 }))).status === 200;
-    }, 'kube-apiserver /readyz', 120_000);
-    const controllerManager = start(binaries.path('kube-controller-manager'), [
-      '--kubeconfig', kcmKubeconfig, '--authentication-kubeconfig', kcmKubeconfig, '--authorization-kubeconfig', kcmKubeconfig,
-      '--bind-address', '127.0.0.1', '--secure-port', String(await freePort()), '--leader-elect=false',
-      '--use-service-account-credentials', '--service-account-private-key-file', pki.serviceAccount.privateKey,
-      '--root-ca-file', pki.ca.cert, '--cluster-signing-cert-file', pki.ca.cert, '--cluster-signing-key-file', pki.ca.key,
-      '--controllers', '*,-nodeipam,-nodelifecycle,-cloud-node-lifecycle,-service-lb-controller,-route,-persistentvolume-binder,-attachdetach',
-      '--v', '1',
-    ], join(dir, 'kube-controller-manager.log'));
+    await waitFor(
+      async () => {
+        exitedEarly(etcd, 'etcd');
+        exitedEarly(apiserver, 'kube-apiserver');
+        return (await api('GET', '/readyz').catch(() => ({ status: 0 }))).status === 200;
+      },
+      'kube-apiserver /readyz',
+      120_000,
+    );
+    const controllerManager = start(
+      binaries.path('kube-controller-manager'),
+      [
+        '--kubeconfig',
+        kcmKubeconfig,
+        '--authentication-kubeconfig',
+        kcmKubeconfig,
+        '--authorization-kubeconfig',
+        kcmKubeconfig,
+        '--bind-address',
+        '127.0.0.1',
+        '--secure-port',
+        String(await freePort()),
+        '--leader-elect=false',
+        '--use-service-account-credentials',
+        '--service-account-private-key-file',
+        pki.serviceAccount.privateKey,
+        '--root-ca-file',
+        pki.ca.cert,
+        '--cluster-signing-cert-file',
+        pki.ca.cert,
+        '--cluster-signing-key-file',
+        pki.ca.key,
+        '--controllers',
+        '*,-nodeipam,-nodelifecycle,-cloud-node-lifecycle,-service-lb-controller,-route,-persistentvolume-binder,-attachdetach',
+        '--v',
+        '1',
+      ],
+      join(dir, 'kube-controller-manager.log'),
+    );
     processes.push(controllerManager);
-    await waitFor(async () => {
-      exitedEarly(controllerManager, 'kube-controller-manager');
-      return (await api('GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200;
-    }, 'the default ServiceAccount', 120_000);
+    await waitFor(
+      async () => {
+        exitedEarly(controllerManager, 'kube-controller-manager');
+        return (await api('GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200;
+      },
+      'the default ServiceAccount',
+      120_000,
+    );
   } catch (err) {
     await stop();
     throw err;
   }
-  return { server, kubeconfig, version: binaries.version, caFile: pki.ca.cert, issuer: ISSUER, dir, auditLog, api, stop };
+  return {
+    server,
+    kubeconfig,
+    version: binaries.version,
+    caFile: pki.ca.cert,
+    issuer: ISSUER,
+    dir,
+    auditLog,
+    api,
+    stop,
+  };
 }

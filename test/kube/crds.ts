@@ -12,7 +12,9 @@ import { join } from 'node:path';
 const OPERATORS = {
   'prometheus-operator': {
     module: 'github.com/prometheus-operator/prometheus-operator@v0.85.0',
-    files: ['podmonitors', 'servicemonitors', 'prometheusrules'].map((k) => `example/prometheus-operator-crd/monitoring.coreos.com_${k}.yaml`),
+    files: ['podmonitors', 'servicemonitors', 'prometheusrules'].map(
+      (k) => `example/prometheus-operator-crd/monitoring.coreos.com_${k}.yaml`,
+    ),
   },
   'cert-manager': {
     module: 'github.com/cert-manager/cert-manager@v1.21.2',
@@ -24,7 +26,11 @@ export type Operator = keyof typeof OPERATORS;
 /** Paths of one operator's CRD files, downloaded into the Go module cache once. */
 export function crdFiles(operator: Operator): string[] {
   const { module, files } = OPERATORS[operator];
-  const dir = (JSON.parse(execFileSync('go', ['mod', 'download', '-json', module], { encoding: 'utf8', cwd: import.meta.dirname })) as { Dir: string }).Dir;
+  const dir = (
+    JSON.parse(
+      execFileSync('go', ['mod', 'download', '-json', module], { encoding: 'utf8', cwd: import.meta.dirname }),
+    ) as { Dir: string }
+  ).Dir;
   return files.map((f) => join(dir, f));
 }
 

@@ -19,7 +19,8 @@ describe('helm against a real API server', { skip: kubeSkip(), timeout: 600_000 
     helm(cp, ['install', release, CHART, '--namespace', ns, '--create-namespace', ...values]);
   const json = (args: readonly string[]) => JSON.parse(ok(kubectl(cp, [...args, '-o', 'json']), args.join(' ')));
   const webhooks = () => json(['get', 'mutatingwebhookconfigurations']).items.map((w: any) => w.metadata.name);
-  const caBundle = (name = WEBHOOK) => json(['get', 'mutatingwebhookconfiguration', name]).webhooks[0].clientConfig.caBundle;
+  const caBundle = (name = WEBHOOK) =>
+    json(['get', 'mutatingwebhookconfiguration', name]).webhooks[0].clientConfig.caBundle;
   const installCrds = (operator: Operator) => {
     for (const file of crdFiles(operator)) ok(kubectl(cp, ['apply', '--server-side', '-f', file]), `apply ${file}`);
     ok(kubectl(cp, ['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']), 'CRDs established');
@@ -38,48 +39,99 @@ describe('helm against a real API server', { skip: kubeSkip(), timeout: 600_000 
     assert.ok(webhooks().includes(WEBHOOK));
     const deployment = json(['-n', 'toolgate-system', 'get', 'deployment', WEBHOOK]);
     assert.equal(deployment.spec.template.spec.automountServiceAccountToken, false);
-    assert.ok(json(['-n', 'toolgate-system', 'get', 'replicasets']).items.some((rs: any) => rs.metadata.ownerReferences?.[0].name === WEBHOOK),
-      'the Deployment was accepted and rolled out as a ReplicaSet');
-    assert.equal(json(['-n', 'toolgate-system', 'get', 'networkpolicies']).items.length, 2, 'the injected pods’ policies, on by default');
+    assert.ok(
+      json(['-n', 'toolgate-system', 'get', 'replicasets']).items.some(
+        (rs: any) => rs.metadata.ownerReferences?.[0].name === WEBHOOK,
+      ),
+      'the Deployment was accepted and rolled out as a ReplicaSet',
+    );
+    assert.equal(
+      json(['-n', 'toolgate-system', 'get', 'networkpolicies']).items.length,
+      2,
+      'the injected pods’ policies, on by default',
+    );
   });
 
   it('keeps the generated CA and serving certificate across upgrades', () => {
     const before = { ca: caBundle(), secret: json(['-n', 'toolgate-system', 'get', 'secret', `${WEBHOOK}-tls`]).data };
-    ok(helm(cp, ['upgrade', 'toolgate', CHART, '-n', 'toolgate-system', '--set', 'webhook.logLevel=debug']), 'helm upgrade');
+    ok(
+      helm(cp, ['upgrade', 'toolgate', CHART, '-n', 'toolgate-system', '--set', 'webhook.logLevel=debug']),
+      'helm upgrade',
+    );
     assert.equal(caBundle(), before.ca);
     assert.deepEqual(json(['-n', 'toolgate-system', 'get', 'secret', `${WEBHOOK}-tls`]).data, before.secret);
   });
 
   it('rolls back to an earlier revision', () => {
-    ok(helm(cp, ['upgrade', 'toolgate', CHART, '-n', 'toolgate-system', '--set', 'webhook.replicas=3']), 'helm upgrade');
+    ok(
+      helm(cp, ['upgrade', 'toolgate', CHART, '-n', 'toolgate-system', '--set', 'webhook.replicas=3']),
+      'helm upgrade',
+    );
     assert.equal(json(['-n', 'toolgate-system', 'get', 'deployment', WEBHOOK]).spec.replicas, 3);
     ok(helm(cp, ['rollback', 'toolgate', '1', '-n', 'toolgate-system']), 'helm rollback');
     assert.equal(json(['-n', 'toolgate-system', 'get', 'deployment', WEBHOOK]).spec.replicas, 2);
-    const history = JSON.parse(ok(helm(cp, ['history', 'toolgate', '-n', 'toolgate-system', '-o', 'json']), 'helm history'));
+    const history = JSON.parse(
+      ok(helm(cp, ['history', 'toolgate', '-n', 'toolgate-system', '-o', 'json']), 'helm history'),
+    );
     assert.equal(history.at(-1).status, 'deployed');
     assert.match(history.at(-1).description, /Rollback to 1/);
   });
 
   it('installs with the options users turn on: approvals with a Service and Ingress, the webhook’s NetworkPolicy, dashboards', () => {
-    ok(install('options', 'options-system', [
-      '--set', 'approvals.enabled=true', '--set', 'approvals.publicUrl=https://approve.example.com',
-      '--set', 'approvals.service.enabled=true', '--set', 'approvals.service.selector.app=tickets',
-      '--set', 'approvals.ingress.enabled=true', '--set', 'approvals.ingress.host=approve.example.com',
-      '--set', 'networkPolicy.webhook.enabled=true', '--set', 'metrics.dashboards.enabled=true',
-      '--set', 'webhook.failurePolicy=Ignore',
-    ]), 'helm install with options');
-    assert.equal(json(['-n', 'options-system', 'get', 'ingress', 'options-toolgate-approvals']).spec.rules[0].host, 'approve.example.com');
+    ok(
+      install('options', 'options-system', [
+        '--set',
+        'approvals.enabled=true',
+        '--set',
+        'approvals.publicUrl=https://approve.example.com',
+        '--set',
+        'approvals.service.enabled=true',
+        '--set',
+        'approvals.service.selector.app=tickets',
+        '--set',
+        'approvals.ingress.enabled=true',
+        '--set',
+        'approvals.ingress.host=approve.example.com',
+        '--set',
+        'networkPolicy.webhook.enabled=true',
+        '--set',
+        'metrics.dashboards.enabled=true',
+        '--set',
+        'webhook.failurePolicy=Ignore',
+      ]),
+      'helm install with options',
+    );
+    assert.equal(
+      json(['-n', 'options-system', 'get', 'ingress', 'options-toolgate-approvals']).spec.rules[0].host,
+      'approve.example.com',
+    );
     assert.equal(json(['-n', 'options-system', 'get', 'networkpolicies']).items.length, 3);
-    assert.ok(json(['-n', 'options-system', 'get', 'configmaps']).items.some((c: any) => c.metadata.labels?.grafana_dashboard === '1'));
+    assert.ok(
+      json(['-n', 'options-system', 'get', 'configmaps']).items.some(
+        (c: any) => c.metadata.labels?.grafana_dashboard === '1',
+      ),
+    );
     ok(helm(cp, ['uninstall', 'options', '-n', 'options-system', '--wait']), 'helm uninstall');
   });
 
   it('without the operators’ CRDs, fails before it changes anything and names the value to change', () => {
     const cases: [string[], RegExp][] = [
-      [['--set', 'metrics.podMonitor.enabled=true'], /does not serve monitoring\.coreos\.com\/v1\/PodMonitor: install the prometheus-operator CRDs first, or set metrics\.podMonitor\.enabled=false/],
-      [['--set', 'metrics.serviceMonitor.enabled=true'], /ServiceMonitor: .* or set metrics\.serviceMonitor\.enabled=false/],
-      [['--set', 'metrics.prometheusRule.enabled=true'], /PrometheusRule: .* or set metrics\.prometheusRule\.enabled=false/],
-      [['--set', 'certificates.mode=certManager'], /does not serve cert-manager\.io\/v1\/Certificate: install the cert-manager CRDs first, or set certificates\.mode=helm/],
+      [
+        ['--set', 'metrics.podMonitor.enabled=true'],
+        /does not serve monitoring\.coreos\.com\/v1\/PodMonitor: install the prometheus-operator CRDs first, or set metrics\.podMonitor\.enabled=false/,
+      ],
+      [
+        ['--set', 'metrics.serviceMonitor.enabled=true'],
+        /ServiceMonitor: .* or set metrics\.serviceMonitor\.enabled=false/,
+      ],
+      [
+        ['--set', 'metrics.prometheusRule.enabled=true'],
+        /PrometheusRule: .* or set metrics\.prometheusRule\.enabled=false/,
+      ],
+      [
+        ['--set', 'certificates.mode=certManager'],
+        /does not serve cert-manager\.io\/v1\/Certificate: install the cert-manager CRDs first, or set certificates\.mode=helm/,
+      ],
     ];
     for (const [values, message] of cases) {
       const before = caBundle();
@@ -99,8 +151,24 @@ describe('helm against a real API server', { skip: kubeSkip(), timeout: 600_000 
     installCrds('cert-manager');
     ok(kubectl(cp, ['create', 'namespace', 'tickets']), 'namespace');
     ok(kubectl(cp, ['create', 'namespace', 'search']), 'namespace');
-    ok(helm(cp, ['upgrade', 'toolgate', CHART, '-n', 'toolgate-system', '-f', `${CHART}/examples/cert-manager-sentinel.yaml`,
-      '--set', 'metrics.podMonitor.enabled=true', '--set', 'metrics.serviceMonitor.enabled=true', '--set', 'metrics.prometheusRule.enabled=true']), 'helm upgrade');
+    ok(
+      helm(cp, [
+        'upgrade',
+        'toolgate',
+        CHART,
+        '-n',
+        'toolgate-system',
+        '-f',
+        `${CHART}/examples/cert-manager-sentinel.yaml`,
+        '--set',
+        'metrics.podMonitor.enabled=true',
+        '--set',
+        'metrics.serviceMonitor.enabled=true',
+        '--set',
+        'metrics.prometheusRule.enabled=true',
+      ]),
+      'helm upgrade',
+    );
     assert.equal(json(['-n', 'toolgate-system', 'get', 'podmonitors']).items.length, 2);
     assert.equal(json(['-n', 'toolgate-system', 'get', 'prometheusrules']).items.length, 1);
     const certificate = json(['-n', 'toolgate-system', 'get', 'certificate', WEBHOOK]);
@@ -111,8 +179,16 @@ describe('helm against a real API server', { skip: kubeSkip(), timeout: 600_000 
 
   it('uninstalls without leaving a webhook that would block Pod creation', () => {
     ok(helm(cp, ['uninstall', 'toolgate', '-n', 'toolgate-system', '--wait']), 'helm uninstall');
-    assert.deepEqual(webhooks().filter((w: string) => w.includes('toolgate')), []);
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'after-uninstall', namespace: 'default', labels: { 'toolgate.dev/inject': 'true' } }, spec: { containers: [{ name: 'app', image: 'x', ports: [{ name: 'mcp', containerPort: 3000 }] }] } };
+    assert.deepEqual(
+      webhooks().filter((w: string) => w.includes('toolgate')),
+      [],
+    );
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'after-uninstall', namespace: 'default', labels: { 'toolgate.dev/inject': 'true' } },
+      spec: { containers: [{ name: 'app', image: 'x', ports: [{ name: 'mcp', containerPort: 3000 }] }] },
+    };
     const created = kubectl(cp, ['create', '-f', '-'], JSON.stringify(pod));
     assert.equal(created.code, 0, created.stderr);
   });

@@ -31,18 +31,34 @@ export interface HostInjector {
 }
 
 const stored = (cp: ControlPlane, kind: string, name: string, key: string): string =>
-  ok(kubectl(cp, ['-n', RELEASE_NAMESPACE, 'get', kind, name, '-o', `jsonpath={.data.${key.replaceAll('.', '\\.')}}`]), `read ${kind}/${name}`);
+  ok(
+    kubectl(cp, ['-n', RELEASE_NAMESPACE, 'get', kind, name, '-o', `jsonpath={.data.${key.replaceAll('.', '\\.')}}`]),
+    `read ${kind}/${name}`,
+  );
 
 export async function installWithHostInjector(cp: ControlPlane, values: readonly string[] = []): Promise<HostInjector> {
   const port = await freePort();
-  ok(helm(cp, ['install', 'toolgate', CHART, '--namespace', RELEASE_NAMESPACE, '--create-namespace',
-    '--set', `webhook.url=https://127.0.0.1:${port}/mutate`, ...values]), 'helm install');
+  ok(
+    helm(cp, [
+      'install',
+      'toolgate',
+      CHART,
+      '--namespace',
+      RELEASE_NAMESPACE,
+      '--create-namespace',
+      '--set',
+      `webhook.url=https://127.0.0.1:${port}/mutate`,
+      ...values,
+    ]),
+    'helm install',
+  );
   const file = (name: string, text: string) => {
     const path = join(cp.dir, `injector-${name}`);
     writeFileSync(path, text, { mode: 0o600 });
     return path;
   };
-  const secret = (key: string) => Buffer.from(stored(cp, 'secret', 'toolgate-injector-tls', key), 'base64').toString('utf8');
+  const secret = (key: string) =>
+    Buffer.from(stored(cp, 'secret', 'toolgate-injector-tls', key), 'base64').toString('utf8');
   const cert = file('tls.crt', secret('tls.crt'));
   const key = file('tls.key', secret('tls.key'));
   const ca = secret('ca.crt');
@@ -58,15 +74,51 @@ export async function installWithHostInjector(cp: ControlPlane, values: readonly
   };
   const start = async (config = configFile) => {
     await stop();
-    const started = spawn(process.execPath, [CLI, 'inject-webhook', '--host', '127.0.0.1', '--port', String(port), '--metrics-port', '0',
-      '--tls-cert-file', cert, '--tls-key-file', key, '--config', config, '--log-level', 'error'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const started = spawn(
+      process.execPath,
+      [
+        CLI,
+        'inject-webhook',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--metrics-port',
+        '0',
+        '--tls-cert-file',
+        cert,
+        '--tls-key-file',
+        key,
+        '--config',
+        config,
+        '--log-level',
+        'error',
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     child = started;
     process.once('exit', () => started.kill('SIGKILL'));
-    await waitFor(async () => {
-      if (started.exitCode !== null) throw new Error(`toolgate inject-webhook exited ${started.exitCode}`);
-      return request(`https://127.0.0.1:${port}/healthz`, { dispatcher: agent }).then((r) => r.body.text().then(() => r.statusCode === 200), () => false);
-    }, 'the injector on the host', 30_000);
+    await waitFor(
+      async () => {
+        if (started.exitCode !== null) throw new Error(`toolgate inject-webhook exited ${started.exitCode}`);
+        return request(`https://127.0.0.1:${port}/healthz`, { dispatcher: agent }).then(
+          (r) => r.body.text().then(() => r.statusCode === 200),
+          () => false,
+        );
+      },
+      'the injector on the host',
+      30_000,
+    );
   };
   await start();
-  return { port, configFile, start, stop, close: async () => { await stop(); await agent.close(); } };
+  return {
+    port,
+    configFile,
+    start,
+    stop,
+    close: async () => {
+      await stop();
+      await agent.close();
+    },
+  };
 }

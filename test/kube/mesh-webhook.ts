@@ -23,29 +23,57 @@ export async function startMeshWebhook(): Promise<MeshWebhook> {
   const server = createServer({ cert: tls.cert, key: readFileSync(tls.keyFile) }, (req, res) => {
     let body = '';
     req.setEncoding('utf8');
-    req.on('data', (chunk: string) => { body += chunk; });
+    req.on('data', (chunk: string) => {
+      body += chunk;
+    });
     req.on('end', () => {
       const review = JSON.parse(body);
       const containers: { name: string }[] = review.request.object.spec.containers;
-      const patch = containers.some((c) => c.name === MESH_CONTAINER) ? [] : [{ op: 'add', path: '/spec/containers/-', value: { name: MESH_CONTAINER, image: 'registry.example.com/mesh:1' } }];
+      const patch = containers.some((c) => c.name === MESH_CONTAINER)
+        ? []
+        : [
+            {
+              op: 'add',
+              path: '/spec/containers/-',
+              value: { name: MESH_CONTAINER, image: 'registry.example.com/mesh:1' },
+            },
+          ];
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({
-        apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
-        response: { uid: review.request.uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') },
-      }));
+      res.end(
+        JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          response: {
+            uid: review.request.uid,
+            allowed: true,
+            patchType: 'JSONPatch',
+            patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
+          },
+        }),
+      );
     });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const configuration = {
-    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'zz-mesh' },
-    webhooks: [{
-      name: 'inject.mesh.example.com', admissionReviewVersions: ['v1'], sideEffects: 'None', failurePolicy: 'Fail', reinvocationPolicy: 'Never',
-      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Namespaced' }],
-      objectSelector: { matchLabels: { 'toolgate.dev/inject': 'true' } },
-      clientConfig: { url: `https://127.0.0.1:${port}/mutate`, caBundle: tls.cert.toString('base64') },
-    }],
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: { name: 'zz-mesh' },
+    webhooks: [
+      {
+        name: 'inject.mesh.example.com',
+        admissionReviewVersions: ['v1'],
+        sideEffects: 'None',
+        failurePolicy: 'Fail',
+        reinvocationPolicy: 'Never',
+        rules: [
+          { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Namespaced' },
+        ],
+        objectSelector: { matchLabels: { 'toolgate.dev/inject': 'true' } },
+        clientConfig: { url: `https://127.0.0.1:${port}/mutate`, caBundle: tls.cert.toString('base64') },
+      },
+    ],
   };
   return { configuration, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }

@@ -31,19 +31,62 @@ const openssl = (args: readonly string[]): void => {
 function leaf(dir: string, name: string, ca: Pair, subject: string, extensions: readonly string[]): Pair {
   const pair = { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
   const csr = join(dir, `${name}.csr`);
-  openssl(['req', '-new', ...EC, '-subj', subject, ...extensions.flatMap((e) => ['-addext', e]), '-keyout', pair.key, '-out', csr]);
-  openssl(['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-days', '2', '-copy_extensions', 'copy', '-out', pair.cert]);
+  openssl([
+    'req',
+    '-new',
+    ...EC,
+    '-subj',
+    subject,
+    ...extensions.flatMap((e) => ['-addext', e]),
+    '-keyout',
+    pair.key,
+    '-out',
+    csr,
+  ]);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    ca.cert,
+    '-CAkey',
+    ca.key,
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-copy_extensions',
+    'copy',
+    '-out',
+    pair.cert,
+  ]);
   return pair;
 }
 
 export function makePki(dir: string): Pki {
   const ca = { cert: join(dir, 'ca.crt'), key: join(dir, 'ca.key') };
-  openssl(['req', '-x509', ...EC, '-days', '2', '-subj', '/CN=toolgate-test-ca',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-keyout', ca.key, '-out', ca.cert]);
+  openssl([
+    'req',
+    '-x509',
+    ...EC,
+    '-days',
+    '2',
+    '-subj',
+    '/CN=toolgate-test-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+    '-keyout',
+    ca.key,
+    '-out',
+    ca.cert,
+  ]);
   const client = ['extendedKeyUsage=clientAuth', 'keyUsage=critical,digitalSignature'];
   const serving = leaf(dir, 'apiserver', ca, '/CN=kube-apiserver', [
     'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc',
-    'extendedKeyUsage=serverAuth', 'keyUsage=critical,digitalSignature',
+    'extendedKeyUsage=serverAuth',
+    'keyUsage=critical,digitalSignature',
   ]);
   const admin = leaf(dir, 'admin', ca, '/O=system:masters/CN=toolgate-test-admin', client);
   const controllerManager = leaf(dir, 'controller-manager', ca, '/CN=system:kube-controller-manager', client);
@@ -57,7 +100,9 @@ export function makePki(dir: string): Pki {
 /** A kubeconfig for one client certificate; it names the certificate files, which live as long as the control plane. */
 export function writeKubeconfig(path: string, server: string, ca: string, user: Pair): void {
   const config = {
-    apiVersion: 'v1', kind: 'Config', 'current-context': 'toolgate-test',
+    apiVersion: 'v1',
+    kind: 'Config',
+    'current-context': 'toolgate-test',
     clusters: [{ name: 'toolgate-test', cluster: { server, 'certificate-authority': ca } }],
     users: [{ name: 'user', user: { 'client-certificate': user.cert, 'client-key': user.key } }],
     contexts: [{ name: 'toolgate-test', context: { cluster: 'toolgate-test', user: 'user' } }],

@@ -25,8 +25,18 @@ const AUDIENCE = 'toolgate.test/tickets';
 const CACHE_SECONDS = 2;
 /** kube-apiserver keeps successful token authentications for 10 s (its token cache), TokenReviews included. */
 const API_SERVER_TOKEN_CACHE_SECONDS = 10;
-const search = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_docs', arguments: { query: 'q' } } });
-const rotate = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'rotate_keys', arguments: {} } });
+const search = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'search_docs', arguments: { query: 'q' } },
+});
+const rotate = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 2,
+  method: 'tools/call',
+  params: { name: 'rotate_keys', arguments: {} },
+});
 
 function policy(cp: ControlPlane, apiServer: string, tokenFile: string, jwksFile?: string): string {
   return [
@@ -54,39 +64,85 @@ function policy(cp: ControlPlane, apiServer: string, tokenFile: string, jwksFile
 describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), timeout: 600_000 }, () => {
   let cp: ControlPlane;
   let setup: PolicyGate;
-  const token = (ns: string, sa: string, ...extra: string[]) => ok(kubectl(cp, ['-n', ns, 'create', 'token', sa, ...extra]), `token for ${ns}/${sa}`).trim();
-  const bound = (ns: string, sa: string, pod: string) => token(ns, sa, '--audience', AUDIENCE, '--bound-object-kind', 'Pod', '--bound-object-name', pod);
+  const token = (ns: string, sa: string, ...extra: string[]) =>
+    ok(kubectl(cp, ['-n', ns, 'create', 'token', sa, ...extra]), `token for ${ns}/${sa}`).trim();
+  const bound = (ns: string, sa: string, pod: string) =>
+    token(ns, sa, '--audience', AUDIENCE, '--bound-object-kind', 'Pod', '--bound-object-name', pod);
   const as = (url: string, bearer: string, body = search) => post(url, body, { authorization: `Bearer ${bearer}` });
-  const pod = (ns: string, name: string, sa: string) => ok(kubectl(cp, ['create', '-f', '-'], JSON.stringify({
-    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: { serviceAccountName: sa, containers: [{ name: 'agent', image: 'registry.example.com/agent:1' }] },
-  })), `pod ${name}`);
+  const pod = (ns: string, name: string, sa: string) =>
+    ok(
+      kubectl(
+        cp,
+        ['create', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name, namespace: ns },
+          spec: { serviceAccountName: sa, containers: [{ name: 'agent', image: 'registry.example.com/agent:1' }] },
+        }),
+      ),
+      `pod ${name}`,
+    );
   const table: string[] = ['| case | status | code | error.data.reason | WWW-Authenticate |', '|---|---|---|---|---|'];
   const unauthenticated = (r: RawResponse, reason: string, secret: string, what = reason) => {
-    table.push(`| ${what} | ${r.status} | ${refusalOf(r)?.code} | ${String(refusalOf(r)?.data.reason)} | \`${String(r.headers['www-authenticate'])}\` |`);
+    table.push(
+      `| ${what} | ${r.status} | ${refusalOf(r)?.code} | ${String(refusalOf(r)?.data.reason)} | \`${String(r.headers['www-authenticate'])}\` |`,
+    );
     assert.equal(r.status, 401, r.text);
     const refused = refusalOf(r);
     assert.equal(refused?.code, 'unauthenticated');
     assert.equal(refused?.data.reason, reason);
     assert.match(r.headers['www-authenticate'] as string, /^Bearer error="invalid_token", error_description="[^"]+"/);
-    for (const part of secret.split('.')) assert.ok(!r.text.includes(part) && !String(r.headers['www-authenticate']).includes(part), 'nothing of the token is echoed');
+    for (const part of secret.split('.'))
+      assert.ok(
+        !r.text.includes(part) && !String(r.headers['www-authenticate']).includes(part),
+        'nothing of the token is echoed',
+      );
     assert.ok(!r.text.includes('system:serviceaccount'), 'nor its subject');
   };
 
   before(async () => {
     cp = await startControlPlane();
     for (const ns of ['agents', 'other', 'toolgate']) ok(kubectl(cp, ['create', 'namespace', ns]), `namespace ${ns}`);
-    for (const [ns, sa] of [['agents', 'reader'], ['agents', 'writer'], ['agents', 'blocked'], ['other', 'intruder'], ['toolgate', 'toolgate']]) {
+    for (const [ns, sa] of [
+      ['agents', 'reader'],
+      ['agents', 'writer'],
+      ['agents', 'blocked'],
+      ['other', 'intruder'],
+      ['toolgate', 'toolgate'],
+    ]) {
       ok(kubectl(cp, ['-n', ns as string, 'create', 'serviceaccount', sa as string]), `serviceaccount ${sa}`);
     }
     // The sidecar's ServiceAccount gets its TokenReview permission from the chart, as in production.
-    ok(helm(cp, ['install', 'toolgate', CHART, '--namespace', 'toolgate-system', '--create-namespace',
-      '--set', 'kubernetesAuth.tokenReview.serviceAccounts[0].namespace=toolgate', '--set', 'kubernetesAuth.tokenReview.serviceAccounts[0].name=toolgate']), 'helm install');
-    for (const [ns, name, sa] of [['agents', 'reader-pod', 'reader'], ['agents', 'writer-pod', 'writer'], ['agents', 'blocked-pod', 'blocked'], ['other', 'intruder-pod', 'intruder']]) {
+    ok(
+      helm(cp, [
+        'install',
+        'toolgate',
+        CHART,
+        '--namespace',
+        'toolgate-system',
+        '--create-namespace',
+        '--set',
+        'kubernetesAuth.tokenReview.serviceAccounts[0].namespace=toolgate',
+        '--set',
+        'kubernetesAuth.tokenReview.serviceAccounts[0].name=toolgate',
+      ]),
+      'helm install',
+    );
+    for (const [ns, name, sa] of [
+      ['agents', 'reader-pod', 'reader'],
+      ['agents', 'writer-pod', 'writer'],
+      ['agents', 'blocked-pod', 'blocked'],
+      ['other', 'intruder-pod', 'intruder'],
+    ]) {
       pod(ns as string, name as string, sa as string);
     }
     const sidecarToken = join(cp.dir, 'sidecar-token');
     writeFileSync(sidecarToken, token('toolgate', 'toolgate', '--duration', '2h'));
-    setup = await startPolicyGate({ 'policy.yaml': policy(cp, cp.server, sidecarToken) }, ['--principal-header', 'X-Toolgate-Principal']);
+    setup = await startPolicyGate({ 'policy.yaml': policy(cp, cp.server, sidecarToken) }, [
+      '--principal-header',
+      'X-Toolgate-Principal',
+    ]);
   });
   after(async () => {
     mkdirSync(join(import.meta.dirname, '../../test-output'), { recursive: true });
@@ -99,13 +155,24 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
     const r = await as(setup.gate.url, bound('agents', 'reader', 'reader-pod'));
     assert.ok(passed(r), r.text);
     assert.equal(setup.upstream.calls.at(-1)?.headers['x-toolgate-principal'], 'system:serviceaccount:agents:reader');
-    const list = await post(setup.gate.url, '{"jsonrpc":"2.0","id":3,"method":"tools/list"}', { authorization: `Bearer ${bound('agents', 'reader', 'reader-pod')}` });
-    assert.deepEqual((list.json() as { result: { tools: { name: string }[] } }).result.tools.map((t: { name: string }) => t.name), ['search_docs'], 'tools/list shows what the namespace grant allows');
+    const list = await post(setup.gate.url, '{"jsonrpc":"2.0","id":3,"method":"tools/list"}', {
+      authorization: `Bearer ${bound('agents', 'reader', 'reader-pod')}`,
+    });
+    assert.deepEqual(
+      (list.json() as { result: { tools: { name: string }[] } }).result.tools.map((t: { name: string }) => t.name),
+      ['search_docs'],
+      'tools/list shows what the namespace grant allows',
+    );
   });
 
   it('refuses a token with the API server’s default audience, or another audience', async () => {
     const apiServerToken = token('agents', 'reader');
-    unauthenticated(await as(setup.gate.url, apiServerToken), 'wrong_audience', apiServerToken, 'the API server’s default audience');
+    unauthenticated(
+      await as(setup.gate.url, apiServerToken),
+      'wrong_audience',
+      apiServerToken,
+      'the API server’s default audience',
+    );
     const other = token('agents', 'reader', '--audience', 'someone-else');
     unauthenticated(await as(setup.gate.url, other), 'wrong_audience', other, 'another audience');
     const both = token('agents', 'reader', '--audience', AUDIENCE, '--audience', cp.issuer);
@@ -114,9 +181,16 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
 
   it('refuses a token from another cluster that uses the same issuer name', async () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const forged = await new SignJWT({ 'kubernetes.io': { namespace: 'agents', serviceaccount: { name: 'reader', uid: 'x' } } })
-      .setProtectedHeader({ alg: 'RS256', kid: 'other-cluster' }).setIssuer(cp.issuer).setAudience(AUDIENCE)
-      .setSubject('system:serviceaccount:agents:reader').setIssuedAt().setExpirationTime('10m').sign(privateKey);
+    const forged = await new SignJWT({
+      'kubernetes.io': { namespace: 'agents', serviceaccount: { name: 'reader', uid: 'x' } },
+    })
+      .setProtectedHeader({ alg: 'RS256', kid: 'other-cluster' })
+      .setIssuer(cp.issuer)
+      .setAudience(AUDIENCE)
+      .setSubject('system:serviceaccount:agents:reader')
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(privateKey);
     unauthenticated(await as(setup.gate.url, forged), 'untrusted_signer', forged, 'another cluster, same issuer name');
   });
 
@@ -128,12 +202,19 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
     let last: RawResponse | undefined;
     // The documented bound: tokenReview.cacheSeconds here, plus the 10 s the API server caches its own
     // token authentications (measured: a TokenReview of a deleted Pod's token still succeeds for 10 s).
-    await waitFor(async () => (last = await as(setup.gate.url, t)).status === 401, 'the deleted Pod’s token refused', (CACHE_SECONDS + API_SERVER_TOKEN_CACHE_SECONDS) * 1000 + 3000);
+    await waitFor(
+      async () => (last = await as(setup.gate.url, t)).status === 401,
+      'the deleted Pod’s token refused',
+      (CACHE_SECONDS + API_SERVER_TOKEN_CACHE_SECONDS) * 1000 + 3000,
+    );
     unauthenticated(last as RawResponse, 'revoked', t, 'its Pod deleted (TokenReview on)');
   });
 
   it('lets a namespace-wide grant in every ServiceAccount of that namespace and no other, exact rows first', async () => {
-    assert.ok(passed(await as(setup.gate.url, bound('agents', 'writer', 'writer-pod'))), 'another ServiceAccount of agents');
+    assert.ok(
+      passed(await as(setup.gate.url, bound('agents', 'writer', 'writer-pod'))),
+      'another ServiceAccount of agents',
+    );
     const intruder = await as(setup.gate.url, bound('other', 'intruder', 'intruder-pod'));
     assert.equal(refusalOf(intruder)?.code, 'tool_not_granted', 'a ServiceAccount of another namespace');
     const blocked = await as(setup.gate.url, bound('agents', 'blocked', 'blocked-pod'));
@@ -145,7 +226,10 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
     assert.ok(passed(await as(setup.gate.url, writer)), 'the second call of two an hour');
     const limited = await as(setup.gate.url, writer);
     assert.equal(refusalOf(limited)?.code, 'rate_limited');
-    assert.ok(passed(await as(setup.gate.url, bound('agents', 'reader', 'reader-pod'))), 'another ServiceAccount has its own quota');
+    assert.ok(
+      passed(await as(setup.gate.url, bound('agents', 'reader', 'reader-pod'))),
+      'another ServiceAccount has its own quota',
+    );
   });
 
   it('gives conditions the token’s namespace, ServiceAccount and Pod', async () => {
@@ -161,17 +245,25 @@ describe('ServiceAccount tokens from a real API server', { skip: kubeSkip(), tim
       ok(kubectl(cp, ['create', 'namespace', ns as string]), 'namespace');
       ok(kubectl(cp, ['-n', ns as string, 'create', 'serviceaccount', sa as string]), 'serviceaccount');
     }
-    const approvals = policy(cp, cp.server, join(cp.dir, 'sidecar-token')).replace(/grants:[\s\S]*$/, [
-      'tools:',
-      '  refund_payment: { sideEffect: non_idempotent_write }',
-      'grants:',
-      '  - { principal: "*", scopes: ["system:serviceaccounts:agents"], tool: refund_payment, effect: require_approval, name: refunds,',
-      '      approval: { approverScope: "system:serviceaccounts:approvers" } }',
-      '',
-    ].join('\n'));
+    const approvals = policy(cp, cp.server, join(cp.dir, 'sidecar-token')).replace(
+      /grants:[\s\S]*$/,
+      [
+        'tools:',
+        '  refund_payment: { sideEffect: non_idempotent_write }',
+        'grants:',
+        '  - { principal: "*", scopes: ["system:serviceaccounts:agents"], tool: refund_payment, effect: require_approval, name: refunds,',
+        '      approval: { approverScope: "system:serviceaccounts:approvers" } }',
+        '',
+      ].join('\n'),
+    );
     const gate = await startGateWith(startApprovalUpstream, { 'policy.yaml': approvals }, ['--approval-port', '0']);
     try {
-      const refund = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'refund_payment', arguments: { amount: 500, currency: 'EUR' } } });
+      const refund = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'refund_payment', arguments: { amount: 500, currency: 'EUR' } },
+      });
       const asked = await as(gate.gate.url, bound('agents', 'reader', 'reader-pod'), refund);
       const url = refusedCall(asked, 'approval_required').url as string;
       const colleague = new ApproverClient();

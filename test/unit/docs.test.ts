@@ -3,7 +3,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { errors } from '../../src/errors.ts';
-import { conditionsTable, errorTable, injectorMetricsTable, metricsTable, policyCommandsTable, section, settingsTable, wireTable } from '../helpers/doc-tables.ts';
+import {
+  conditionsTable,
+  errorTable,
+  injectorMetricsTable,
+  metricsTable,
+  policyCommandsTable,
+  section,
+  settingsTable,
+  wireTable,
+} from '../helpers/doc-tables.ts';
 import { CONDITION_VARIABLES } from '../../src/config/policy/condition-variables.ts';
 import { declaredVariables } from '../../src/config/policy/conditions.ts';
 
@@ -20,7 +29,7 @@ describe('the README is kept equal to the code', () => {
   it('lists every metric', async () => {
     assert.equal(section(readme, 'metrics'), await metricsTable());
   });
-  it("lists every metric of the sidecar injector", () => {
+  it('lists every metric of the sidecar injector', () => {
     assert.equal(section(readme, 'injector-metrics'), injectorMetricsTable());
   });
   it('lists the variables of conditions and the offline policy commands', () => {
@@ -33,7 +42,9 @@ describe('the documented condition variables', () => {
   it('are the ones CEL is told about, on the same rows, with the same fields', () => {
     const declared = declaredVariables();
     for (const surface of ['tool', 'resource', 'prompt'] as const) {
-      const documented = Object.fromEntries(CONDITION_VARIABLES.filter((v) => v.surfaces.includes(surface)).map((v) => [v.name, v.fields]));
+      const documented = Object.fromEntries(
+        CONDITION_VARIABLES.filter((v) => v.surfaces.includes(surface)).map((v) => [v.name, v.fields]),
+      );
       assert.deepEqual(documented, declared[surface], surface);
     }
   });
@@ -41,12 +52,28 @@ describe('the documented condition variables', () => {
 
 describe('the error registry', () => {
   it('marks outsideMcp only codes that no part of the MCP request path sends', () => {
-    const mcpPath = ['pipeline', 'interceptors', 'upstream', 'execution', 'mcp', 'discovery', 'auth', 'grants', 'catalogue'];
-    const sources = mcpPath.flatMap((dir) => readdirSync(join(import.meta.dirname, '../../src', dir), { recursive: true, encoding: 'utf8' })
-      .filter((f) => f.endsWith('.ts')).map((f) => readFileSync(join(import.meta.dirname, '../../src', dir, f), 'utf8')));
-    const marked = Object.entries(errors).filter(([, e]) => e.outsideMcp === true).map(([id]) => id);
+    const mcpPath = [
+      'pipeline',
+      'interceptors',
+      'upstream',
+      'execution',
+      'mcp',
+      'discovery',
+      'auth',
+      'grants',
+      'catalogue',
+    ];
+    const sources = mcpPath.flatMap((dir) =>
+      readdirSync(join(import.meta.dirname, '../../src', dir), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => readFileSync(join(import.meta.dirname, '../../src', dir, f), 'utf8')),
+    );
+    const marked = Object.entries(errors)
+      .filter(([, e]) => e.outsideMcp === true)
+      .map(([id]) => id);
     assert.ok(marked.length > 0);
-    for (const id of marked) assert.ok(!sources.some((text) => text.includes(`'${id}'`)), `${id} is sent on the MCP path`);
+    for (const id of marked)
+      assert.ok(!sources.some((text) => text.includes(`'${id}'`)), `${id} is sent on the MCP path`);
   });
 
   it('uses stable snake_case codes, -31xxx numbers that repeat the status, and content-free messages', () => {

@@ -12,7 +12,10 @@ after(() => rmSync(root, { recursive: true, force: true }));
 test('the corpora are found where TOOLGATE_TESTDATA says, else beside the checkout', () => {
   assert.equal(testdataRoot({ [TESTDATA_ENV]: root }), root);
   assert.equal(testdataRoot({ [TESTDATA_ENV]: '' }), join(import.meta.dirname, '../../../shared/testdata'));
-  assert.deepEqual(corpus('json-parsing', { [TESTDATA_ENV]: root }), { path: join(root, 'json-parsing/test_parsing'), skip: false });
+  assert.deepEqual(corpus('json-parsing', { [TESTDATA_ENV]: root }), {
+    path: join(root, 'json-parsing/test_parsing'),
+    skip: false,
+  });
 });
 
 test('an absent corpus skips with a message naming the variable, and fails in CI', () => {
@@ -20,5 +23,8 @@ test('an absent corpus skips with a message naming the variable, and fails in CI
   assert.equal(absent.path, join(root, 'redos/regexlib-attacks.json'));
   assert.match(String(absent.skip), new RegExp(`corpus redos not found at .*; set ${TESTDATA_ENV} `));
   assert.equal(corpus('redos', { [TESTDATA_ENV]: root, CI: 'false' }).skip, absent.skip);
-  assert.throws(() => corpus('redos', { [TESTDATA_ENV]: root, CI: 'true' }), /corpus redos not found .*CI runs every corpus test/);
+  assert.throws(
+    () => corpus('redos', { [TESTDATA_ENV]: root, CI: 'true' }),
+    /corpus redos not found .*CI runs every corpus test/,
+  );
 });

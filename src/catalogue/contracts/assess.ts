@@ -45,12 +45,14 @@ export function assess(input: AssessInput): Map<string, Assessment> {
     const approved = pin === undefined || fromPolicy.includes(pin.digest) ? fromPolicy : [...fromPolicy, pin.digest];
     const status = approved.length === 0 ? 'unknown' : approved.includes(tool.digest) ? 'approved' : 'drifted';
     const findings = config.lint === 'off' ? [] : input.lint(tool);
-    const reference = pin?.digest !== tool.digest && pin?.contract !== undefined ? pin.contract : lastApproved.get(tool.name);
+    const reference =
+      pin?.digest !== tool.digest && pin?.contract !== undefined ? pin.contract : lastApproved.get(tool.name);
     const changes = status === 'drifted' && reference !== undefined ? changedFields(reference, tool.tool) : undefined;
     const vouched = fromPolicy.includes(tool.digest) || (pin?.by === 'operator' && pin.digest === tool.digest);
     let quarantine: QuarantineReason | undefined;
     if (config.mode === 'enforce' && status === 'drifted') quarantine = 'drift';
-    else if (config.mode === 'enforce' && status === 'unknown' && config.unknownTools === 'quarantine') quarantine = 'unknown';
+    else if (config.mode === 'enforce' && status === 'unknown' && config.unknownTools === 'quarantine')
+      quarantine = 'unknown';
     else if (config.lint === 'enforce' && !vouched && hasHigh(findings)) quarantine = 'lint';
     out.set(tool.name, {
       name: tool.name,

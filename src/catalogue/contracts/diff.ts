@@ -40,7 +40,9 @@ export function contractChanges(before: unknown, after: unknown): Change[] {
   while (stack.length > 0 && out.length < MAX_CHANGES) {
     const [pointer, a, b, hadA, hasB] = stack.pop() as [string, unknown, unknown, boolean, boolean];
     if (hadA && hasB && sameShape(a, b)) {
-      const keys = Array.isArray(a) ? unionIndexes(a, b as unknown[]) : unionKeys(a as Record<string, unknown>, b as Record<string, unknown>);
+      const keys = Array.isArray(a)
+        ? unionIndexes(a, b as unknown[])
+        : unionKeys(a as Record<string, unknown>, b as Record<string, unknown>);
       for (const k of keys.reverse()) {
         const ao = a as Record<string, unknown>;
         const bo = b as Record<string, unknown>;
@@ -55,7 +57,10 @@ export function contractChanges(before: unknown, after: unknown): Change[] {
 }
 
 /** Changes grouped by contract field; pointers only inside the structured fields. */
-export function changedFields(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): FieldChange[] {
+export function changedFields(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+): FieldChange[] {
   const byField = new Map<string, string[]>();
   for (const c of contractChanges(contractOf(before), contractOf(after))) {
     const [, field = '', ...rest] = c.pointer.split('/');

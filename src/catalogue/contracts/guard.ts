@@ -133,7 +133,12 @@ export class ContractGuard {
     const chosen = digest ?? current?.digest;
     if (chosen === undefined) return { ok: false, reason: 'unknown_tool' };
     const contract = current !== undefined && current.digest === chosen ? contractOf(current.tool) : undefined;
-    const ok = await this.#opts.store.approve(tool, { digest: chosen, by: 'operator', at: Date.now(), ...(contract !== undefined && { contract }) });
+    const ok = await this.#opts.store.approve(tool, {
+      digest: chosen,
+      by: 'operator',
+      at: Date.now(),
+      ...(contract !== undefined && { contract }),
+    });
     if (!ok) return { ok: false, reason: 'store_unavailable' };
     await this.evaluate();
     return { ok: true, digest: chosen };
@@ -155,7 +160,8 @@ export class ContractGuard {
     const lint = this.#linter();
     const next = assess({ catalogue, config, pins, lastApproved: this.#lastApproved, lint });
     for (const a of next.values()) {
-      if (a.status === 'approved') this.#lastApproved.set(a.name, contractOf((catalogue.tools.get(a.name) as CatalogueTool).tool));
+      if (a.status === 'approved')
+        this.#lastApproved.set(a.name, contractOf((catalogue.tools.get(a.name) as CatalogueTool).tool));
     }
     this.#install(next, config);
   }
@@ -174,7 +180,10 @@ export class ContractGuard {
       if (r.kept) kept.push(tool);
     }
     if (kept.length === 0) return pins;
-    log.error('the contract pin store lost pins this replica held: they are kept and written back', { count: kept.length, tools: kept.slice(0, 20).join(',') });
+    log.error('the contract pin store lost pins this replica held: they are kept and written back', {
+      count: kept.length,
+      tools: kept.slice(0, 20).join(','),
+    });
     if (contractPinsLost.hasSubscribers) contractPinsLost.publish({ count: kept.length });
     // HSET, not HSETNX: a first-seen pin written since the loss must not stand.
     await Promise.all(kept.map((tool) => this.#opts.store.approve(tool, pins.get(tool) as Pin)));
@@ -186,7 +195,12 @@ export class ContractGuard {
       if (pins.has(tool.name) || Object.hasOwn(config.tools, tool.name)) continue;
       // A tool quarantined now has lost its pin somewhere between; its contract is the suspect one.
       if (this.#quarantined.has(tool.name)) continue;
-      const held = await this.#opts.store.pinFirst(tool.name, { digest: tool.digest, contract: contractOf(tool.tool), by: 'first-seen', at: Date.now() });
+      const held = await this.#opts.store.pinFirst(tool.name, {
+        digest: tool.digest,
+        contract: contractOf(tool.tool),
+        by: 'first-seen',
+        at: Date.now(),
+      });
       if (held !== undefined) pins.set(tool.name, held);
     }
   }
@@ -209,9 +223,14 @@ export class ContractGuard {
     const approved = new Map<string, ReadonlySet<string>>();
     for (const a of next.values()) {
       if (a.approved.length > 0) approved.set(a.name, new Set(a.approved));
-      if (a.quarantine !== undefined) quarantined.set(a.name, { reason: a.quarantine, ...(a.approved[0] !== undefined && { approvedDigest: a.approved[0] }) });
+      if (a.quarantine !== undefined)
+        quarantined.set(a.name, {
+          reason: a.quarantine,
+          ...(a.approved[0] !== undefined && { approvedDigest: a.approved[0] }),
+        });
     }
-    const changed = quarantined.size !== this.#quarantined.size || [...quarantined.keys()].some((n) => !this.#quarantined.has(n));
+    const changed =
+      quarantined.size !== this.#quarantined.size || [...quarantined.keys()].some((n) => !this.#quarantined.has(n));
     this.#assessments = next;
     this.#approved = approved;
     this.#quarantined = quarantined.size === 0 ? NONE : quarantined;
@@ -225,17 +244,32 @@ export class ContractGuard {
 function report(before: Assessment | undefined, a: Assessment, config: ContractsConfig): void {
   const sameContract = before?.digest === a.digest;
   const events: ContractEvent[] = [];
-  const base = { tool: a.name, digest: a.digest, ...(a.approved[0] !== undefined && { approvedDigest: a.approved[0] }) };
+  const base = {
+    tool: a.name,
+    digest: a.digest,
+    ...(a.approved[0] !== undefined && { approvedDigest: a.approved[0] }),
+  };
   if (config.mode !== 'off' && a.status === 'drifted' && !(sameContract && before?.status === 'drifted')) {
-    events.push({ kind: 'drift', action: a.quarantine === 'drift' ? 'quarantine' : 'alert', ...base, ...(a.changes !== undefined && { fields: a.changes }) });
+    events.push({
+      kind: 'drift',
+      action: a.quarantine === 'drift' ? 'quarantine' : 'alert',
+      ...base,
+      ...(a.changes !== undefined && { fields: a.changes }),
+    });
   }
   if (config.mode !== 'off' && a.status === 'unknown' && !(sameContract && before?.status === 'unknown')) {
     events.push({ kind: 'unknown', action: a.quarantine === 'unknown' ? 'quarantine' : 'alert', ...base });
   }
   if (a.findings.length > 0 && !(sameContract && before.findings.length > 0)) {
-    events.push({ kind: 'lint', action: a.quarantine === 'lint' ? 'quarantine' : 'alert', ...base, findings: a.findings });
+    events.push({
+      kind: 'lint',
+      action: a.quarantine === 'lint' ? 'quarantine' : 'alert',
+      ...base,
+      findings: a.findings,
+    });
   }
-  if (before?.quarantine !== undefined && a.quarantine === undefined) events.push({ kind: 'release', action: 'release', ...base });
+  if (before?.quarantine !== undefined && a.quarantine === undefined)
+    events.push({ kind: 'release', action: 'release', ...base });
   for (const e of events) {
     log.warn(`tool contract ${e.kind}`, {
       tool: e.tool,

@@ -123,13 +123,17 @@ export class RedisPinStore implements PinStore {
   async pinFirst(tool: string, pin: Pin): Promise<Pin | undefined> {
     const text = JSON.stringify(pin);
     for (let pass = 0; pass < 2; pass++) {
-      const written = await guardedWrite(this.#client, {
-        script: PIN_FIRST,
-        keys: [this.#keys.epoch, this.#keys.pins],
-        args: [this.#epoch ?? '', freshMarker(Date.now()), tool, text],
-        undo: { lua: RESTORE_PIN, keys: [this.#keys.pins], args: [tool, text, ''] },
-        wrote: (reply) => Array.isArray(reply) && reply[0] === 1,
-      }, this.#guard);
+      const written = await guardedWrite(
+        this.#client,
+        {
+          script: PIN_FIRST,
+          keys: [this.#keys.epoch, this.#keys.pins],
+          args: [this.#epoch ?? '', freshMarker(Date.now()), tool, text],
+          undo: { lua: RESTORE_PIN, keys: [this.#keys.pins], args: [tool, text, ''] },
+          wrote: (reply) => Array.isArray(reply) && reply[0] === 1,
+        },
+        this.#guard,
+      );
       if (!written.ok) return undefined;
       const reply = written.reply as [number, unknown];
       if (reply[0] === 1) return pin;
@@ -146,13 +150,17 @@ export class RedisPinStore implements PinStore {
     const text = JSON.stringify(pin);
     try {
       const previous = await this.#client.hget(this.#keys.pins, tool);
-      const written = await guardedWrite(this.#client, {
-        script: SET_PIN,
-        keys: [this.#keys.pins],
-        args: [tool, text],
-        undo: { lua: RESTORE_PIN, keys: [this.#keys.pins], args: [tool, text, previous ?? ''] },
-        wrote: () => true,
-      }, this.#guard);
+      const written = await guardedWrite(
+        this.#client,
+        {
+          script: SET_PIN,
+          keys: [this.#keys.pins],
+          args: [tool, text],
+          undo: { lua: RESTORE_PIN, keys: [this.#keys.pins], args: [tool, text, previous ?? ''] },
+          wrote: () => true,
+        },
+        this.#guard,
+      );
       return written.ok;
     } catch {
       return false;
@@ -170,7 +178,12 @@ function parsePin(text: string): Pin | undefined {
   if (!isRecord(v) || !isDigest(v.digest) || (v.by !== 'first-seen' && v.by !== 'operator')) return undefined;
   if (v.contract !== undefined && !isRecord(v.contract)) return undefined;
   if (v.at !== undefined && !(Number.isSafeInteger(v.at) && (v.at as number) > 0)) return undefined;
-  return { digest: v.digest, by: v.by, ...(v.contract !== undefined && { contract: v.contract }), ...(v.at !== undefined && { at: v.at as number }) };
+  return {
+    digest: v.digest,
+    by: v.by,
+    ...(v.contract !== undefined && { contract: v.contract }),
+    ...(v.at !== undefined && { at: v.at as number }),
+  };
 }
 
 /**
@@ -183,8 +196,17 @@ function parsePin(text: string): Pin | undefined {
  * pin of another digest can only have been written after the held one was
  * lost, and is not trusted over it.
  */
-export function reconcilePin(stored: Pin | undefined, held: Pin | undefined): { readonly pin: Pin | undefined; readonly kept: boolean } {
-  if (held === undefined || (stored !== undefined && stored.digest === held.digest)) return { pin: stored ?? held, kept: false };
-  if (stored !== undefined && stored.by === 'operator' && (stored.at === undefined || held.at === undefined || stored.at >= held.at)) return { pin: stored, kept: false };
+export function reconcilePin(
+  stored: Pin | undefined,
+  held: Pin | undefined,
+): { readonly pin: Pin | undefined; readonly kept: boolean } {
+  if (held === undefined || (stored !== undefined && stored.digest === held.digest))
+    return { pin: stored ?? held, kept: false };
+  if (
+    stored !== undefined &&
+    stored.by === 'operator' &&
+    (stored.at === undefined || held.at === undefined || stored.at >= held.at)
+  )
+    return { pin: stored, kept: false };
   return { pin: held, kept: true };
 }

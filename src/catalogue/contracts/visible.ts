@@ -5,7 +5,10 @@ import { withoutTools, type Catalogue } from '../catalogue.ts';
  * quarantined now. Rebuilt only when either changes, so the request path
  * pays one comparison per read.
  */
-export function visibleCatalogue(source: () => Catalogue | undefined, hidden: () => ReadonlyMap<string, unknown>): () => Catalogue | undefined {
+export function visibleCatalogue(
+  source: () => Catalogue | undefined,
+  hidden: () => ReadonlyMap<string, unknown>,
+): () => Catalogue | undefined {
   let lastSource: Catalogue | undefined;
   let lastHidden: ReadonlyMap<string, unknown> | undefined;
   let last: Catalogue | undefined;

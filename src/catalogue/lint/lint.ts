@@ -11,8 +11,9 @@ export interface Finding {
 export const RULE_IDS: readonly string[] = Object.freeze(RULES.map((r) => r.id));
 
 /** Removed before the word rules read a text, so `ig\u200Bnore` still reads as `ignore`. */
-// oxlint-disable-next-line no-misleading-character-class -- the class lists invisible characters one by one, on purpose
-const STRIP = /[\u00AD\u200B-\u200F\u2060-\u2064\uFEFF\u180E\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
+const STRIP =
+  // oxlint-disable-next-line no-misleading-character-class -- the class lists invisible characters one by one, on purpose
+  /[\u00AD\u200B-\u200F\u2060-\u2064\uFEFF\u180E\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
 const TAGGED_ASCII = /[\u{E0020}-\u{E007E}]+/gu;
 
 /**
@@ -85,12 +86,17 @@ function readings(text: string): Prepared[] {
 function prepare(text: string): Prepared {
   const lines = text.normalize('NFKC').replace(STRIP, '').toLowerCase();
   const flat = lines.replaceAll(/\s+/g, ' ');
-  const sentences = lines.split(/(?<=[.!?])\s+|\n+/).map((s) => s.replaceAll(/\s+/g, ' ').trim()).filter((s) => s.length > 0);
+  const sentences = lines
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.replaceAll(/\s+/g, ' ').trim())
+    .filter((s) => s.length > 0);
   return { raw: text, lines, flat, sentences };
 }
 
 function decodeTagged(text: string): string | undefined {
   const runs = text.match(TAGGED_ASCII);
   if (runs === null) return undefined;
-  return runs.map((run) => String.fromCodePoint(...Array.from(run, (c) => (c.codePointAt(0) as number) - 0xe0000))).join(' ');
+  return runs
+    .map((run) => String.fromCodePoint(...Array.from(run, (c) => (c.codePointAt(0) as number) - 0xe0000)))
+    .join(' ');
 }

@@ -23,7 +23,8 @@ export function lintTexts(tool: Readonly<Record<string, unknown>>): LintText[] {
   const out: LintText[] = [];
   for (const f of ['name', 'title', 'description'] as const) {
     const v = tool[f];
-    if (typeof v === 'string') out.push({ pointer: `/${f}`, text: v, place: f === 'description' ? 'description' : 'prose' });
+    if (typeof v === 'string')
+      out.push({ pointer: `/${f}`, text: v, place: f === 'description' ? 'description' : 'prose' });
   }
   for (const f of ['inputSchema', 'outputSchema', 'annotations'] as const) collect(tool[f], `/${f}`, out);
   return out;

@@ -63,7 +63,8 @@ export function checkCondition(env: CelEnv, expr: Expr, variables: Readonly<Reco
   const state = { nodes: 0, cost: 0, iterates: false };
   try {
     const t = infer(env, expr, new Map(Object.entries(variables)), 1, state);
-    if (!isDyn(t) && typeName(t) !== 'bool') throw new CheckError(`a condition must be a bool, this one is ${typeName(t)}`, expr.id);
+    if (!isDyn(t) && typeName(t) !== 'bool')
+      throw new CheckError(`a condition must be a bool, this one is ${typeName(t)}`, expr.id);
   } catch (e) {
     if (e instanceof CheckError) return { ok: false, message: e.message, exprId: e.exprId };
     throw e;
@@ -73,17 +74,30 @@ export function checkCondition(env: CelEnv, expr: Expr, variables: Readonly<Reco
 
 type Scope = ReadonlyMap<string, CheckType>;
 
-function infer(env: CelEnv, e: Expr, scope: Scope, weight: number, state: { nodes: number; cost: number; iterates: boolean }): CheckType {
+function infer(
+  env: CelEnv,
+  e: Expr,
+  scope: Scope,
+  weight: number,
+  state: { nodes: number; cost: number; iterates: boolean },
+): CheckType {
   state.nodes++;
   state.cost += weight;
-  const sub = (x: Expr | undefined, s: Scope = scope, w = weight): CheckType => (x === undefined ? DYN : infer(env, x, s, w, state));
+  const sub = (x: Expr | undefined, s: Scope = scope, w = weight): CheckType =>
+    x === undefined ? DYN : infer(env, x, s, w, state);
   const k = e.exprKind;
   switch (k.case) {
     case 'constExpr': {
       const c = k.value.constantKind;
       // The parser reads any run of digits; CEL's ints are 64-bit, and a literal beyond is a compile error.
-      if ((c.case === 'int64Value' && (c.value < INT64_MIN || c.value > INT64_MAX)) || (c.case === 'uint64Value' && c.value > UINT64_MAX)) {
-        throw new CheckError(`integer literal out of range: CEL ${c.case === 'int64Value' ? 'int is 64-bit signed' : 'uint is 64-bit'}`, e.id);
+      if (
+        (c.case === 'int64Value' && (c.value < INT64_MIN || c.value > INT64_MAX)) ||
+        (c.case === 'uint64Value' && c.value > UINT64_MAX)
+      ) {
+        throw new CheckError(
+          `integer literal out of range: CEL ${c.case === 'int64Value' ? 'int is 64-bit signed' : 'uint is 64-bit'}`,
+          e.id,
+        );
       }
       return constantType(c.case);
     }
@@ -133,7 +147,14 @@ function infer(env: CelEnv, e: Expr, scope: Scope, weight: number, state: { node
       const call = k.value;
       const target = call.target === undefined ? undefined : sub(call.target);
       const args = call.args.map((x) => sub(x));
-      return callType(env, call.function, target, args, e.id, call.args.map((x) => x.id));
+      return callType(
+        env,
+        call.function,
+        target,
+        args,
+        e.id,
+        call.args.map((x) => x.id),
+      );
     }
     case undefined:
       throw new CheckError('unsupported expression', e.id);
@@ -141,18 +162,27 @@ function infer(env: CelEnv, e: Expr, scope: Scope, weight: number, state: { node
 }
 
 /** `argIds` place an error at the operand it is about, which reads better than the operator's position. */
-function callType(env: CelEnv, name: string, target: CheckType | undefined, args: readonly CheckType[], id: bigint, argIds: readonly bigint[]): CheckType {
+function callType(
+  env: CelEnv,
+  name: string,
+  target: CheckType | undefined,
+  args: readonly CheckType[],
+  id: bigint,
+  argIds: readonly bigint[],
+): CheckType {
   switch (name) {
     case '_&&_':
     case '_||_':
     case '@not_strictly_false':
       args.forEach((a, i) => {
-        if (!isDyn(a) && typeName(a) !== 'bool') throw new CheckError(`'${operator(name)}' needs bool operands, got ${typeName(a)}`, argIds[i] ?? id);
+        if (!isDyn(a) && typeName(a) !== 'bool')
+          throw new CheckError(`'${operator(name)}' needs bool operands, got ${typeName(a)}`, argIds[i] ?? id);
       });
       return BOOL;
     case '_?_:_': {
       const [cond, yes, no] = args as [CheckType, CheckType, CheckType];
-      if (!isDyn(cond) && typeName(cond) !== 'bool') throw new CheckError(`a conditional needs a bool, got ${typeName(cond)}`, argIds[0] ?? id);
+      if (!isDyn(cond) && typeName(cond) !== 'bool')
+        throw new CheckError(`a conditional needs a bool, got ${typeName(cond)}`, argIds[0] ?? id);
       return common([yes, no]);
     }
     case '_==_':
@@ -169,7 +199,8 @@ function callType(env: CelEnv, name: string, target: CheckType | undefined, args
       const [on, index] = args as [CheckType, CheckType];
       if (isDyn(on)) return DYN;
       if (on.kind === 'list') {
-        if (!isDyn(index) && typeName(index) !== 'int' && typeName(index) !== 'uint') throw new CheckError(`a list index must be an int, got ${typeName(index)}`, argIds[1] ?? id);
+        if (!isDyn(index) && typeName(index) !== 'int' && typeName(index) !== 'uint')
+          throw new CheckError(`a list index must be an int, got ${typeName(index)}`, argIds[1] ?? id);
         return on.element;
       }
       if (on.kind === 'map') return on.value;
@@ -215,7 +246,8 @@ function fieldOf(t: CheckType, field: string, id: bigint): CheckType {
   if (isDyn(t)) return DYN;
   if (t.kind === 'record') {
     const f = Object.hasOwn(t.fields, field) ? t.fields[field] : undefined;
-    if (f === undefined) throw new CheckError(`'${t.name}' has no field '${field}' (it has ${Object.keys(t.fields).join(', ')})`, id);
+    if (f === undefined)
+      throw new CheckError(`'${t.name}' has no field '${field}' (it has ${Object.keys(t.fields).join(', ')})`, id);
     return f;
   }
   if (t.kind === 'map') return t.value;
@@ -259,21 +291,44 @@ function typeName(t: CheckType): string {
 
 function constantType(kind: string | undefined): CelType {
   switch (kind) {
-    case 'boolValue': return CelScalar.BOOL;
-    case 'int64Value': return CelScalar.INT;
-    case 'uint64Value': return CelScalar.UINT;
-    case 'doubleValue': return CelScalar.DOUBLE;
-    case 'stringValue': return CelScalar.STRING;
-    case 'bytesValue': return CelScalar.BYTES;
-    case 'nullValue': return CelScalar.NULL;
+    case 'boolValue':
+      return CelScalar.BOOL;
+    case 'int64Value':
+      return CelScalar.INT;
+    case 'uint64Value':
+      return CelScalar.UINT;
+    case 'doubleValue':
+      return CelScalar.DOUBLE;
+    case 'stringValue':
+      return CelScalar.STRING;
+    case 'bytesValue':
+      return CelScalar.BYTES;
+    case 'nullValue':
+      return CelScalar.NULL;
     case undefined:
-    default: return DYN;
+    default:
+      return DYN;
   }
 }
 
 const OPERATORS: Readonly<Record<string, string>> = {
-  '_&&_': '&&', '_||_': '||', '@not_strictly_false': '!', '!_': '!', '-_': '-', '_+_': '+', '_-_': '-', '_*_': '*', '_/_': '/', '_%_': '%',
-  '_==_': '==', '_!=_': '!=', '_<_': '<', '_<=_': '<=', '_>_': '>', '_>=_': '>=', '@in': 'in',
+  '_&&_': '&&',
+  '_||_': '||',
+  '@not_strictly_false': '!',
+  '!_': '!',
+  '-_': '-',
+  '_+_': '+',
+  '_-_': '-',
+  '_*_': '*',
+  '_/_': '/',
+  '_%_': '%',
+  '_==_': '==',
+  '_!=_': '!=',
+  '_<_': '<',
+  '_<=_': '<=',
+  '_>_': '>',
+  '_>=_': '>=',
+  '@in': 'in',
 };
 
 function operator(name: string): string {

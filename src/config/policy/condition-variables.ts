@@ -18,21 +18,39 @@ const EVERY: readonly ConditionSurface[] = ['tool', 'resource', 'prompt'];
  */
 export const CONDITION_VARIABLES: readonly ConditionVariable[] = [
   {
-    name: 'principal', surfaces: EVERY, fields: ['id', 'scopes', 'strength', 'claims'],
+    name: 'principal',
+    surfaces: EVERY,
+    fields: ['id', 'scopes', 'strength', 'claims'],
     doc: '`id`, `scopes` (list, sorted), `strength` (`anonymous`, `static`, `short_lived`, `one_time`), `claims` (the verified JWT payload; empty for other credentials)',
   },
   {
-    name: 'tool', surfaces: ['tool'], fields: ['name', 'metadata', 'annotations'],
+    name: 'tool',
+    surfaces: ['tool'],
+    fields: ['name', 'metadata', 'annotations'],
     doc: "`name`, `metadata` (the policy's tool metadata: `tier`, `sideEffect`, `securityLevel`, `requiredScopes`, …), `annotations` (the server's)",
   },
   {
-    name: 'args', surfaces: ['tool'], fields: undefined,
-    doc: 'the call\'s arguments as parsed, after schema validation; whole numbers are `int`, others `double`. An integer beyond ±2^53 is read with its digits, exactly as the server reads it; one beyond the 64-bit range of a CEL `int` makes any condition that reads `args` fail (a deny row applies, an allow row does not, `condition_error`)',
+    name: 'args',
+    surfaces: ['tool'],
+    fields: undefined,
+    doc: "the call's arguments as parsed, after schema validation; whole numbers are `int`, others `double`. An integer beyond ±2^53 is read with its digits, exactly as the server reads it; one beyond the 64-bit range of a CEL `int` makes any condition that reads `args` fail (a deny row applies, an allow row does not, `condition_error`)",
   },
-  { name: 'resource', surfaces: ['resource'], fields: ['uri'], doc: '`uri`: the resource a `resources/read` or `resources/subscribe` names' },
-  { name: 'prompt', surfaces: ['prompt'], fields: ['name', 'arguments'], doc: '`name`, `arguments` (a map of strings, as `prompts/get` sends them)' },
   {
-    name: 'request', surfaces: EVERY, fields: ['protocolVersion', 'time'],
+    name: 'resource',
+    surfaces: ['resource'],
+    fields: ['uri'],
+    doc: '`uri`: the resource a `resources/read` or `resources/subscribe` names',
+  },
+  {
+    name: 'prompt',
+    surfaces: ['prompt'],
+    fields: ['name', 'arguments'],
+    doc: '`name`, `arguments` (a map of strings, as `prompts/get` sends them)',
+  },
+  {
+    name: 'request',
+    surfaces: EVERY,
+    fields: ['protocolVersion', 'time'],
     doc: '`protocolVersion`, `time` (a `google.protobuf.Timestamp`: compare it with `timestamp("…")`, take `getHours()` and the like)',
   },
 ];

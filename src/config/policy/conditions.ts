@@ -35,16 +35,28 @@ let setup: Setup | undefined;
 
 function celSetup(): Setup {
   if (setup !== undefined) return setup;
-  const { cel: { CelScalar, celEnv, listType, mapType, objectType }, strings } = cel();
+  const {
+    cel: { CelScalar, celEnv, listType, mapType, objectType },
+    strings,
+  } = cel();
   const PRINCIPAL: RecordType = {
     kind: 'record',
     name: 'principal',
-    fields: { id: CelScalar.STRING, scopes: listType(CelScalar.STRING), strength: CelScalar.STRING, claims: mapType(CelScalar.STRING, CelScalar.DYN) },
+    fields: {
+      id: CelScalar.STRING,
+      scopes: listType(CelScalar.STRING),
+      strength: CelScalar.STRING,
+      claims: mapType(CelScalar.STRING, CelScalar.DYN),
+    },
   };
   const TOOL: RecordType = {
     kind: 'record',
     name: 'tool',
-    fields: { name: CelScalar.STRING, metadata: mapType(CelScalar.STRING, CelScalar.DYN), annotations: mapType(CelScalar.STRING, CelScalar.DYN) },
+    fields: {
+      name: CelScalar.STRING,
+      metadata: mapType(CelScalar.STRING, CelScalar.DYN),
+      annotations: mapType(CelScalar.STRING, CelScalar.DYN),
+    },
   };
   const REQUEST: RecordType = {
     kind: 'record',
@@ -54,14 +66,22 @@ function celSetup(): Setup {
   };
   const ANY = mapType(CelScalar.STRING, CelScalar.DYN);
   const RESOURCE: RecordType = { kind: 'record', name: 'resource', fields: { uri: CelScalar.STRING } };
-  const PROMPT: RecordType = { kind: 'record', name: 'prompt', fields: { name: CelScalar.STRING, arguments: mapType(CelScalar.STRING, CelScalar.DYN) } };
+  const PROMPT: RecordType = {
+    kind: 'record',
+    name: 'prompt',
+    fields: { name: CelScalar.STRING, arguments: mapType(CelScalar.STRING, CelScalar.DYN) },
+  };
   setup = {
     variables: {
       tool: { principal: PRINCIPAL, tool: TOOL, args: ANY, request: REQUEST },
       resource: { principal: PRINCIPAL, resource: RESOURCE, request: REQUEST },
       prompt: { principal: PRINCIPAL, prompt: PROMPT, request: REQUEST },
     },
-    env: celEnv({ variables: { principal: ANY, tool: ANY, args: ANY, request: ANY, resource: ANY, prompt: ANY }, funcs: strings, re2 }),
+    env: celEnv({
+      variables: { principal: ANY, tool: ANY, args: ANY, request: ANY, resource: ANY, prompt: ANY },
+      funcs: strings,
+      re2,
+    }),
   };
   return setup;
 }
@@ -126,7 +146,9 @@ export function compileCondition(source: string, surface: ConditionSurface = 'to
 
 function compile(source: string, surface: ConditionSurface): CompiledCondition {
   if (source.length > MAX_CONDITION_LENGTH) return failed(source, `longer than ${MAX_CONDITION_LENGTH} characters`, 0);
-  const { cel: { parse, plan, isCelError } } = cel();
+  const {
+    cel: { parse, plan, isCelError },
+  } = cel();
   const { env, variables } = celSetup();
   let parsed: ReturnType<typeof parse>;
   try {
@@ -134,13 +156,23 @@ function compile(source: string, surface: ConditionSurface): CompiledCondition {
   } catch (e) {
     const at = (e as { location?: { start?: { offset?: unknown } } }).location?.start?.offset;
     const found = (e as { found?: unknown }).found;
-    return failed(source, `syntax error${typeof found === 'string' ? ` near '${found.slice(0, 16)}'` : ''}`, typeof at === 'number' ? at : 0);
+    return failed(
+      source,
+      `syntax error${typeof found === 'string' ? ` near '${found.slice(0, 16)}'` : ''}`,
+      typeof at === 'number' ? at : 0,
+    );
   }
   const checked = checkCondition(env, parsed.expr, variables[surface]);
   const offsetOf = (id: bigint) => parsed.sourceInfo?.positions[id.toString()] ?? 0;
   if (!checked.ok) return failed(source, checked.message, offsetOf(checked.exprId));
-  if (checked.nodes > MAX_CONDITION_NODES) return failed(source, `more than ${MAX_CONDITION_NODES} expression nodes`, 0);
-  if (checked.cost > MAX_CONDITION_COST) return failed(source, `estimated cost ${checked.cost} is over the limit of ${MAX_CONDITION_COST} (iterations nest too deep or loop bodies are too large)`, 0);
+  if (checked.nodes > MAX_CONDITION_NODES)
+    return failed(source, `more than ${MAX_CONDITION_NODES} expression nodes`, 0);
+  if (checked.cost > MAX_CONDITION_COST)
+    return failed(
+      source,
+      `estimated cost ${checked.cost} is over the limit of ${MAX_CONDITION_COST} (iterations nest too deep or loop bodies are too large)`,
+      0,
+    );
   const run = plan(env, parsed);
   const iterates = checked.iterates;
   return {
@@ -175,11 +207,19 @@ function failed(source: string, message: string, offset: number): CompiledCondit
 /** What each surface's conditions may read: the variables, and each one's fields (undefined for a map of anything). */
 export function declaredVariables(): Record<ConditionSurface, Record<string, readonly string[] | undefined>> {
   const { variables } = celSetup();
-  return { tool: fieldNames(variables.tool), resource: fieldNames(variables.resource), prompt: fieldNames(variables.prompt) };
+  return {
+    tool: fieldNames(variables.tool),
+    resource: fieldNames(variables.resource),
+    prompt: fieldNames(variables.prompt),
+  };
 }
 
-function fieldNames(declared: Readonly<Record<string, RecordType | CelType>>): Record<string, readonly string[] | undefined> {
-  return Object.fromEntries(Object.entries(declared).map(([name, t]) => [name, isRecordType(t) ? Object.keys(t.fields) : undefined]));
+function fieldNames(
+  declared: Readonly<Record<string, RecordType | CelType>>,
+): Record<string, readonly string[] | undefined> {
+  return Object.fromEntries(
+    Object.entries(declared).map(([name, t]) => [name, isRecordType(t) ? Object.keys(t.fields) : undefined]),
+  );
 }
 
 function isRecordType(t: RecordType | CelType): t is RecordType {
@@ -229,21 +269,28 @@ class LazyBindings implements ConditionBindings {
 
   get principal(): CelInput {
     const p = this.#input.principal;
-    return (this.#principal ??= cel().cel.celMap(new Map<string, CelInput>([
-      ['id', p.id],
-      ['scopes', [...p.scopes].sort()],
-      ['strength', p.credentialStrength],
-      ['claims', toCel(p.claims ?? EMPTY_OBJECT, this.#state)],
-    ])));
+    return (this.#principal ??= cel().cel.celMap(
+      new Map<string, CelInput>([
+        ['id', p.id],
+        ['scopes', [...p.scopes].sort()],
+        ['strength', p.credentialStrength],
+        ['claims', toCel(p.claims ?? EMPTY_OBJECT, this.#state)],
+      ]),
+    ));
   }
 
   get tool(): CelInput {
     const t = this.#input.tool;
-    return (this.#tool ??= t === undefined ? toCel(EMPTY_OBJECT, this.#state) : cel().cel.celMap(new Map<string, CelInput>([
-      ['name', t.name],
-      ['metadata', frozenToCel(t.metadata, this.#state)],
-      ['annotations', frozenToCel(t.annotations ?? EMPTY_OBJECT, this.#state)],
-    ])));
+    return (this.#tool ??=
+      t === undefined
+        ? toCel(EMPTY_OBJECT, this.#state)
+        : cel().cel.celMap(
+            new Map<string, CelInput>([
+              ['name', t.name],
+              ['metadata', frozenToCel(t.metadata, this.#state)],
+              ['annotations', frozenToCel(t.annotations ?? EMPTY_OBJECT, this.#state)],
+            ]),
+          ));
   }
 
   get resource(): CelInput {
@@ -252,10 +299,15 @@ class LazyBindings implements ConditionBindings {
 
   get prompt(): CelInput {
     const p = this.#input.prompt;
-    return (this.#prompt ??= p === undefined ? toCel(EMPTY_OBJECT, this.#state) : cel().cel.celMap(new Map<string, CelInput>([
-      ['name', p.name],
-      ['arguments', toCel(p.arguments ?? EMPTY_OBJECT, this.#state)],
-    ])));
+    return (this.#prompt ??=
+      p === undefined
+        ? toCel(EMPTY_OBJECT, this.#state)
+        : cel().cel.celMap(
+            new Map<string, CelInput>([
+              ['name', p.name],
+              ['arguments', toCel(p.arguments ?? EMPTY_OBJECT, this.#state)],
+            ]),
+          ));
   }
 
   get args(): CelInput {
@@ -264,10 +316,12 @@ class LazyBindings implements ConditionBindings {
 
   get request(): CelInput {
     const r = this.#input.request;
-    return (this.#request ??= cel().cel.celMap(new Map<string, CelInput>([
-      ['protocolVersion', r.protocolVersion ?? ''],
-      ['time', cel().timestampFromMs(r.timeMs)],
-    ])));
+    return (this.#request ??= cel().cel.celMap(
+      new Map<string, CelInput>([
+        ['protocolVersion', r.protocolVersion ?? ''],
+        ['time', cel().timestampFromMs(r.timeMs)],
+      ]),
+    ));
   }
 }
 

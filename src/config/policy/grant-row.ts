@@ -32,7 +32,9 @@ const DEFAULT_APPROVAL_SECONDS = 900;
  */
 export function approvalMember(row: { readonly approval?: ApprovalRule | undefined }): string {
   const a = row.approval;
-  return a === undefined ? '' : `"approval":{"approverScope":${JSON.stringify(a.approverScope)},"expiresIn":${a.expiresIn},"selfApproval":${a.selfApproval}},`;
+  return a === undefined
+    ? ''
+    : `"approval":{"approverScope":${JSON.stringify(a.approverScope)},"expiresIn":${a.expiresIn},"selfApproval":${a.selfApproval}},`;
 }
 
 export const MIN_APPROVAL_SECONDS = 10;
@@ -50,7 +52,8 @@ export const WILDCARD = '*';
  * `kubernetes` verifier, so a `*` row naming one means those ServiceAccounts.
  */
 export const SERVICE_ACCOUNTS_SCOPE = 'system:serviceaccounts';
-export const isServiceAccountScope = (scope: string): boolean => scope === SERVICE_ACCOUNTS_SCOPE || scope.startsWith(`${SERVICE_ACCOUNTS_SCOPE}:`);
+export const isServiceAccountScope = (scope: string): boolean =>
+  scope === SERVICE_ACCOUNTS_SCOPE || scope.startsWith(`${SERVICE_ACCOUNTS_SCOPE}:`);
 
 export interface GrantRow {
   /** An exact principal id, or `*`. */
@@ -100,7 +103,17 @@ const principalRe = new RegExp(PRINCIPAL_PATTERN, 'u');
 const toolRe = new RegExp(TOOL_PATTERN, 'u');
 const scopeRe = new RegExp(SCOPE_PATTERN, 'u');
 const rowNameRe = new RegExp(ROW_NAME_PATTERN, 'u');
-const ROW_KEYS = new Set(['principal', 'tool', 'scopes', 'effect', 'revision', 'when', 'enforcement', 'name', 'approval']);
+const ROW_KEYS = new Set([
+  'principal',
+  'tool',
+  'scopes',
+  'effect',
+  'revision',
+  'when',
+  'enforcement',
+  'name',
+  'approval',
+]);
 const APPROVAL_KEYS = new Set(['approverScope', 'expiresIn', 'selfApproval']);
 
 export function isPrincipalId(v: unknown): v is string {
@@ -154,7 +167,11 @@ export function normalizeRow(v: unknown): GrantRow | undefined {
   const asked = r.effect === 'require_approval';
   const effect = asked ? 'allow' : r.effect;
   const approval = r.approval === undefined ? undefined : normalizeApproval(r.approval);
-  if ((asked && r.approval === undefined) || (r.approval !== undefined && (approval === undefined || effect !== 'allow'))) return undefined;
+  if (
+    (asked && r.approval === undefined) ||
+    (r.approval !== undefined && (approval === undefined || effect !== 'allow'))
+  )
+    return undefined;
   const rawScopes = r.scopes ?? [];
   if (!isPrincipalId(principal) || !isToolName(tool)) return undefined;
   if (effect !== 'allow' && effect !== 'deny') return undefined;

@@ -11,14 +11,26 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { normalizeRow } from './grant-row.ts';
 import type { Enforcement, GrantRow } from './grant-row.ts';
 import { policySchema } from './schema.ts';
-import type { ContractMode, Idempotency, InjectionMode, PinMode, RawMetadata, RawPolicy, RawResults, RawSurfaceRow, RawTool, SecurityLevel, SideEffect, Tier } from './raw.ts';
+import type {
+  ContractMode,
+  Idempotency,
+  InjectionMode,
+  PinMode,
+  RawMetadata,
+  RawPolicy,
+  RawResults,
+  RawSurfaceRow,
+  RawTool,
+  SecurityLevel,
+  SideEffect,
+  Tier,
+} from './raw.ts';
 import type { PromptRow, ResourceRow, Surface } from './surface-row.ts';
 import { checkSemantics } from './semantics.ts';
 import { compileSchema, parseYaml, validateWith } from './validate.ts';
 import type { ConfigError } from './validate.ts';
 
 export type { ConfigError } from './validate.ts';
-
 
 /** Metadata every tool has once defaults are applied. */
 export interface ToolDefaults {
@@ -91,7 +103,12 @@ export interface KubernetesAuthConfig {
   /** Keys from this file; otherwise from the API server's /openid/v1/jwks. */
   readonly jwksFile: string | undefined;
   /** Where the JWKS and TokenReviews go, as the sidecar's own ServiceAccount. */
-  readonly apiServer: { readonly url: string; readonly caFile: string; readonly tokenFile: string; readonly timeoutMs: number };
+  readonly apiServer: {
+    readonly url: string;
+    readonly caFile: string;
+    readonly tokenFile: string;
+    readonly timeoutMs: number;
+  };
   readonly clockSkewSeconds: number;
   readonly jwksCooldownMs: number;
   readonly jwksCacheMaxAgeMs: number;
@@ -145,7 +162,6 @@ export interface RateLimitRule {
   /** The rule's identity across reloads: an unchanged rule keeps its buckets. */
   readonly key: string;
 }
-
 
 /** Tool contract pinning: which contract digests are approved, and what drift and lint findings do. */
 export interface ContractsConfig {
@@ -206,7 +222,17 @@ export const BUILTIN_DEFAULTS: ToolDefaults = Object.freeze({
 
 /** Asymmetric algorithms only: HS* must be listed explicitly, `none` never. */
 export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze([
-  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
 ]);
 
 const validatePolicy = compileSchema(policySchema);
@@ -235,7 +261,12 @@ export async function loadPolicyFile(path: string): Promise<PolicyResult> {
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, errors: [{ path: '', message: `read: cannot read the policy file${typeof code === 'string' ? ` (${code})` : ''}` }] };
+    return {
+      ok: false,
+      errors: [
+        { path: '', message: `read: cannot read the policy file${typeof code === 'string' ? ` (${code})` : ''}` },
+      ],
+    };
   }
   return parsePolicy(text, { baseDir: dirname(resolve(path)) });
 }
@@ -253,14 +284,19 @@ export interface ReferencedFile {
 export function referencedFiles(policy: Policy): ReferencedFile[] {
   const auth = policy.authentication;
   const out: ReferencedFile[] = [];
-  if (auth.staticKeys !== undefined) out.push({ pointer: '/authentication/staticKeys/file', path: auth.staticKeys.file });
+  if (auth.staticKeys !== undefined)
+    out.push({ pointer: '/authentication/staticKeys/file', path: auth.staticKeys.file });
   if (auth.jwt?.jwksFile !== undefined) out.push({ pointer: '/authentication/jwt/jwksFile', path: auth.jwt.jwksFile });
-  if (auth.kubernetes?.jwksFile !== undefined) out.push({ pointer: '/authentication/kubernetes/jwksFile', path: auth.kubernetes.jwksFile });
+  if (auth.kubernetes?.jwksFile !== undefined)
+    out.push({ pointer: '/authentication/kubernetes/jwksFile', path: auth.kubernetes.jwksFile });
   return out;
 }
 
 export function enforcementFor(policy: Policy, tool: string | undefined): Enforcement {
-  const own = tool !== undefined && Object.hasOwn(policy.tools, tool) ? (policy.tools[tool] as ToolMetadata).enforcement : undefined;
+  const own =
+    tool !== undefined && Object.hasOwn(policy.tools, tool)
+      ? (policy.tools[tool] as ToolMetadata).enforcement
+      : undefined;
   return own ?? policy.enforcement;
 }
 
@@ -298,7 +334,16 @@ function build(raw: RawPolicy, text: string, baseDir: string | undefined): Polic
     // The schema and semantic checks admit only rows normalizeRow accepts.
     if (row === undefined) continue;
     // The approval rule is part of what a row is: an allow row must never absorb the require_approval row beside it.
-    const key = JSON.stringify([row.principal, row.tool, row.effect, row.scopes, row.revision ?? null, row.when ?? null, row.enforcement ?? null, row.approval ?? null]);
+    const key = JSON.stringify([
+      row.principal,
+      row.tool,
+      row.effect,
+      row.scopes,
+      row.revision ?? null,
+      row.when ?? null,
+      row.enforcement ?? null,
+      row.approval ?? null,
+    ]);
     if (seen.has(key)) continue;
     seen.add(key);
     grants.push(row);
@@ -315,14 +360,25 @@ function build(raw: RawPolicy, text: string, baseDir: string | undefined): Polic
     rateLimits: resolveRateLimits(raw.rateLimits ?? []),
     schemas: raw.schemas ?? {},
     contracts: resolveContracts(raw.contracts ?? {}),
-    resources: raw.resources === undefined ? undefined : resolveSurface(raw.resources, 'resources', (g) => ({ match: g.uri === undefined ? 'prefix' as const : 'exact' as const, uri: g.uri ?? g.uriPrefix ?? '' })),
-    prompts: raw.prompts === undefined ? undefined : resolveSurface(raw.prompts, 'prompts', (g) => ({ prompt: g.prompt })),
+    resources:
+      raw.resources === undefined
+        ? undefined
+        : resolveSurface(raw.resources, 'resources', (g) => ({
+            match: g.uri === undefined ? ('prefix' as const) : ('exact' as const),
+            uri: g.uri ?? g.uriPrefix ?? '',
+          })),
+    prompts:
+      raw.prompts === undefined ? undefined : resolveSurface(raw.prompts, 'prompts', (g) => ({ prompt: g.prompt })),
     sourceDigest: createHash('sha256').update(text).digest('hex'),
   });
 }
 
 /** A surface section in canonical form: scopes sorted and unique, unnamed rows named by their pointer, repeats combined. */
-function resolveSurface<G extends RawSurfaceRow, T extends object>(raw: { enforcement?: Enforcement; grants: G[] }, section: string, target: (g: G) => T): Surface<SurfaceRowOf<T>> {
+function resolveSurface<G extends RawSurfaceRow, T extends object>(
+  raw: { enforcement?: Enforcement; grants: G[] },
+  section: string,
+  target: (g: G) => T,
+): Surface<SurfaceRowOf<T>> {
   const seen = new Set<string>();
   const grants: SurfaceRowOf<T>[] = [];
   for (const [i, g] of raw.grants.entries()) {
@@ -363,7 +419,13 @@ function resolveValidators(raw: NonNullable<RawPolicy['validators']>): Validator
 function resolveContracts(raw: NonNullable<RawPolicy['contracts']>): ContractsConfig {
   const tools: Record<string, readonly string[]> = Object.create(null) as Record<string, readonly string[]>;
   for (const [name, digests] of Object.entries(raw.tools ?? {})) tools[name] = digests;
-  return { mode: raw.mode ?? 'off', pin: raw.pin ?? 'explicit', unknownTools: raw.unknownTools ?? 'allow', lint: raw.lint ?? 'off', tools };
+  return {
+    mode: raw.mode ?? 'off',
+    pin: raw.pin ?? 'explicit',
+    unknownTools: raw.unknownTools ?? 'allow',
+    lint: raw.lint ?? 'off',
+    tools,
+  };
 }
 
 const PERIOD_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as const;
@@ -374,7 +436,15 @@ function resolveRateLimits(raw: NonNullable<RawPolicy['rateLimits']>): RateLimit
     const burst = r.burst ?? r.requests;
     const key = JSON.stringify([r.principal, r.tool, r.requests, r.per, burst]);
     if (!byKey.has(key)) {
-      byKey.set(key, { principal: r.principal, tool: r.tool, requests: r.requests, per: r.per, burst, msPerCall: PERIOD_MS[r.per] / r.requests, key });
+      byKey.set(key, {
+        principal: r.principal,
+        tool: r.tool,
+        requests: r.requests,
+        per: r.per,
+        burst,
+        msPerCall: PERIOD_MS[r.per] / r.requests,
+        key,
+      });
     }
   }
   return [...byKey.values()];
@@ -408,53 +478,76 @@ function resolveResults(r: RawResults, base: ResultGuards | undefined): ResultGu
 }
 
 function resolveTool(t: RawTool, defaults: ToolDefaults): ToolMetadata {
-  return { ...resolveMetadata(t, defaults), ...(t.enforcement !== undefined && { enforcement: t.enforcement }), aliases: t.aliases ?? EMPTY, examples: t.examples ?? EMPTY };
+  return {
+    ...resolveMetadata(t, defaults),
+    ...(t.enforcement !== undefined && { enforcement: t.enforcement }),
+    aliases: t.aliases ?? EMPTY,
+    examples: t.examples ?? EMPTY,
+  };
 }
 
 function list(v: string | string[]): string[] {
   return typeof v === 'string' ? [v] : v;
 }
 
-function resolveAuthentication(a: NonNullable<RawPolicy['authentication']>, baseDir: string | undefined): AuthenticationConfig {
+function resolveAuthentication(
+  a: NonNullable<RawPolicy['authentication']>,
+  baseDir: string | undefined,
+): AuthenticationConfig {
   const path = (p: string) => (baseDir === undefined || isAbsolute(p) ? p : resolve(baseDir, p));
   const jwt = a.jwt;
   const oneTime = jwt?.oneTime;
   const k8s = a.kubernetes;
   return {
     resourceMetadataUrl: a.resourceMetadataUrl,
-    staticKeys: a.staticKeys === undefined ? undefined : { file: path(a.staticKeys.file), apiKeyHeader: a.staticKeys.apiKeyHeader ?? false },
-    jwt: jwt === undefined ? undefined : {
-      issuer: list(jwt.issuer),
-      audience: list(jwt.audience),
-      jwksFile: jwt.jwksFile === undefined ? undefined : path(jwt.jwksFile),
-      jwksUrl: jwt.jwksUrl,
-      algorithms: jwt.algorithms ?? DEFAULT_JWT_ALGORITHMS,
-      clockSkewSeconds: jwt.clockSkewSeconds ?? 30,
-      jwksTimeoutMs: jwt.jwksTimeoutMs ?? 5000,
-      jwksCooldownMs: jwt.jwksCooldownMs ?? 30_000,
-      jwksCacheMaxAgeMs: jwt.jwksCacheMaxAgeMs ?? 600_000,
-      oneTime: oneTime === undefined ? undefined : {
-        issuers: oneTime.issuers ?? EMPTY,
-        claim: oneTime.claim,
-        maxLifetimeSeconds: oneTime.maxLifetimeSeconds ?? 3600,
-        maxEntries: oneTime.maxEntries ?? 100_000,
-      },
-    },
-    kubernetes: k8s === undefined ? undefined : {
-      issuer: k8s.issuer,
-      audience: list(k8s.audience),
-      jwksFile: k8s.jwksFile === undefined ? undefined : path(k8s.jwksFile),
-      apiServer: {
-        url: k8s.apiServer?.url ?? IN_CLUSTER.url,
-        caFile: path(k8s.apiServer?.caFile ?? IN_CLUSTER.caFile),
-        tokenFile: path(k8s.apiServer?.tokenFile ?? IN_CLUSTER.tokenFile),
-        timeoutMs: k8s.apiServer?.timeoutMs ?? 5000,
-      },
-      clockSkewSeconds: k8s.clockSkewSeconds ?? 30,
-      jwksCooldownMs: k8s.jwksCooldownMs ?? 30_000,
-      jwksCacheMaxAgeMs: k8s.jwksCacheMaxAgeMs ?? 600_000,
-      tokenReview: { enabled: k8s.tokenReview?.enabled ?? false, cacheSeconds: k8s.tokenReview?.cacheSeconds ?? 10 },
-    },
+    staticKeys:
+      a.staticKeys === undefined
+        ? undefined
+        : { file: path(a.staticKeys.file), apiKeyHeader: a.staticKeys.apiKeyHeader ?? false },
+    jwt:
+      jwt === undefined
+        ? undefined
+        : {
+            issuer: list(jwt.issuer),
+            audience: list(jwt.audience),
+            jwksFile: jwt.jwksFile === undefined ? undefined : path(jwt.jwksFile),
+            jwksUrl: jwt.jwksUrl,
+            algorithms: jwt.algorithms ?? DEFAULT_JWT_ALGORITHMS,
+            clockSkewSeconds: jwt.clockSkewSeconds ?? 30,
+            jwksTimeoutMs: jwt.jwksTimeoutMs ?? 5000,
+            jwksCooldownMs: jwt.jwksCooldownMs ?? 30_000,
+            jwksCacheMaxAgeMs: jwt.jwksCacheMaxAgeMs ?? 600_000,
+            oneTime:
+              oneTime === undefined
+                ? undefined
+                : {
+                    issuers: oneTime.issuers ?? EMPTY,
+                    claim: oneTime.claim,
+                    maxLifetimeSeconds: oneTime.maxLifetimeSeconds ?? 3600,
+                    maxEntries: oneTime.maxEntries ?? 100_000,
+                  },
+          },
+    kubernetes:
+      k8s === undefined
+        ? undefined
+        : {
+            issuer: k8s.issuer,
+            audience: list(k8s.audience),
+            jwksFile: k8s.jwksFile === undefined ? undefined : path(k8s.jwksFile),
+            apiServer: {
+              url: k8s.apiServer?.url ?? IN_CLUSTER.url,
+              caFile: path(k8s.apiServer?.caFile ?? IN_CLUSTER.caFile),
+              tokenFile: path(k8s.apiServer?.tokenFile ?? IN_CLUSTER.tokenFile),
+              timeoutMs: k8s.apiServer?.timeoutMs ?? 5000,
+            },
+            clockSkewSeconds: k8s.clockSkewSeconds ?? 30,
+            jwksCooldownMs: k8s.jwksCooldownMs ?? 30_000,
+            jwksCacheMaxAgeMs: k8s.jwksCacheMaxAgeMs ?? 600_000,
+            tokenReview: {
+              enabled: k8s.tokenReview?.enabled ?? false,
+              cacheSeconds: k8s.tokenReview?.cacheSeconds ?? 10,
+            },
+          },
     anonymous: { enabled: a.anonymous?.enabled ?? false, scopes: a.anonymous?.scopes ?? EMPTY },
   };
 }
@@ -466,4 +559,3 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
-

@@ -94,7 +94,13 @@ export interface RawPolicy {
     failOpen?: boolean;
     timeoutMs?: number;
   }[];
-  rateLimits?: { principal: string; tool: string; requests: number; per: 'second' | 'minute' | 'hour'; burst?: number }[];
+  rateLimits?: {
+    principal: string;
+    tool: string;
+    requests: number;
+    per: 'second' | 'minute' | 'hour';
+    burst?: number;
+  }[];
   grants?: {
     principal: string;
     tool: string;

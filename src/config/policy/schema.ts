@@ -5,7 +5,14 @@
  * live in `policy/semantics.ts`. Exported as data so the Helm chart and editors
  * can use the same schema.
  */
-import { DURATION_PATTERN, MAX_ROW_SCOPES, PRINCIPAL_PATTERN, ROW_NAME_PATTERN, SCOPE_PATTERN, TOOL_PATTERN } from './grant-row.ts';
+import {
+  DURATION_PATTERN,
+  MAX_ROW_SCOPES,
+  PRINCIPAL_PATTERN,
+  ROW_NAME_PATTERN,
+  SCOPE_PATTERN,
+  TOOL_PATTERN,
+} from './grant-row.ts';
 import { MAX_CONDITION_LENGTH } from './conditions.ts';
 import { MAX_URI_LENGTH } from '../../mcp/resource-uri.ts';
 import { DETECTOR_IDS } from '../../detectors/detectors.ts';
@@ -30,8 +37,20 @@ const PIN_MODES = ['explicit', 'first-seen'] as const;
 /** A contract digest as toolgate prints it: SHA-256, lower-case hex. */
 const DIGEST_PATTERN = '^[0-9a-f]{64}$';
 const JWT_ALGORITHMS = [
-  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
-  'HS256', 'HS384', 'HS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+  'HS256',
+  'HS384',
+  'HS512',
 ] as const;
 
 const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
@@ -77,8 +96,13 @@ const tokenTiming = {
 } as const;
 const timeoutMs = { type: 'integer', minimum: 100, maximum: 60_000 } as const;
 const oneOrMany = {
-  type: ['string', 'array'], minLength: 1, maxLength: 2048, pattern: NO_CONTROL,
-  minItems: 1, maxItems: 16, uniqueItems: true,
+  type: ['string', 'array'],
+  minLength: 1,
+  maxLength: 2048,
+  pattern: NO_CONTROL,
+  minItems: 1,
+  maxItems: 16,
+  uniqueItems: true,
   items: { type: 'string', minLength: 1, maxLength: 2048, pattern: NO_CONTROL },
 };
 
@@ -212,7 +236,12 @@ export const policySchema = {
         properties: {
           ...metadataFields,
           enforcement: { enum: ENFORCEMENT_MODES },
-          aliases: { type: 'array', maxItems: 32, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 128, pattern: NO_CONTROL } },
+          aliases: {
+            type: 'array',
+            maxItems: 32,
+            uniqueItems: true,
+            items: { type: 'string', minLength: 1, maxLength: 128, pattern: NO_CONTROL },
+          },
           examples: { type: 'array', maxItems: 32, items: phrase },
         },
       },
@@ -284,14 +313,23 @@ export const policySchema = {
           type: 'object',
           maxProperties: 20_000,
           propertyNames: { pattern: TOOL_PATTERN, not: { const: '*' } },
-          additionalProperties: { type: 'array', minItems: 1, maxItems: 16, uniqueItems: true, items: { type: 'string', pattern: DIGEST_PATTERN } },
+          additionalProperties: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 16,
+            uniqueItems: true,
+            items: { type: 'string', pattern: DIGEST_PATTERN },
+          },
         },
       },
     },
-    resources: surfaceSection({
-      uri: { type: 'string', minLength: 1, maxLength: MAX_URI_LENGTH },
-      uriPrefix: { type: 'string', minLength: 1, maxLength: MAX_URI_LENGTH },
-    }, []),
+    resources: surfaceSection(
+      {
+        uri: { type: 'string', minLength: 1, maxLength: MAX_URI_LENGTH },
+        uriPrefix: { type: 'string', minLength: 1, maxLength: MAX_URI_LENGTH },
+      },
+      [],
+    ),
     prompts: surfaceSection({ prompt: { type: 'string', pattern: TOOL_PATTERN, not: { const: '*' } } }, ['prompt']),
     grants: {
       type: 'array',

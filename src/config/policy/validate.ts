@@ -33,12 +33,22 @@ export function compileSchema(schema: object): ValidateFunction {
  * With `exactIntegers`, an integer a double cannot hold is read as a `bigint`
  * with its digits (as json/exact.ts reads JSON); every other number as usual.
  */
-export function parseYaml(text: string, maxBytes: number, options: { readonly exactIntegers?: boolean } = {}): Parsed<unknown> {
+export function parseYaml(
+  text: string,
+  maxBytes: number,
+  options: { readonly exactIntegers?: boolean } = {},
+): Parsed<unknown> {
   if (Buffer.byteLength(text, 'utf8') > maxBytes) {
     return { ok: false, errors: [{ path: '', message: `file is larger than ${maxBytes} bytes` }] };
   }
   const exact = options.exactIntegers === true;
-  const doc = parseDocument(text, { uniqueKeys: true, strict: true, prettyErrors: true, version: '1.2', intAsBigInt: exact });
+  const doc = parseDocument(text, {
+    uniqueKeys: true,
+    strict: true,
+    prettyErrors: true,
+    version: '1.2',
+    intAsBigInt: exact,
+  });
   if (doc.errors.length > 0) {
     return {
       ok: false,
@@ -105,12 +115,19 @@ export function pointer(...segments: (string | number)[]): string {
 function describe(e: ErrorObject): string {
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
-    case 'additionalProperties': return 'unknown property';
-    case 'required': return 'missing required property';
-    case 'propertyNames': return 'invalid property name';
-    case 'pattern': return 'contains characters, or has a length, that are not allowed here';
-    case 'not': return 'this value is not allowed here';
-    case 'enum': return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-    default: return e.message ?? 'invalid';
+    case 'additionalProperties':
+      return 'unknown property';
+    case 'required':
+      return 'missing required property';
+    case 'propertyNames':
+      return 'invalid property name';
+    case 'pattern':
+      return 'contains characters, or has a length, that are not allowed here';
+    case 'not':
+      return 'this value is not allowed here';
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return e.message ?? 'invalid';
   }
 }

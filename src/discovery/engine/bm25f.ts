@@ -37,7 +37,14 @@ export function normsFor(avgLength: Float64Array, params: RankParams): Norms {
  * `(k1 + 1) · tf / (k1 + tf)`. Only the fields in `bits` hold the term, so
  * only those are visited.
  */
-export function saturatedTf(tf: Uint16Array, at: number, bits: number, lengths: readonly Float64Array[], d: number, norms: Norms): number {
+export function saturatedTf(
+  tf: Uint16Array,
+  at: number,
+  bits: number,
+  lengths: readonly Float64Array[],
+  d: number,
+  norms: Norms,
+): number {
   let sum = 0;
   for (let rest = bits; rest !== 0; rest &= rest - 1) {
     const f = 31 - Math.clz32(rest & -rest);

@@ -87,7 +87,8 @@ export function buildIndexData(tools: readonly ToolDoc[], params: RankParams): I
       }
     }
     let weighted = 0;
-    for (let f = 0; f < FIELD_COUNT; f++) weighted += (params.weights[f] as number) * ((lengths[f] as Float64Array)[d] as number);
+    for (let f = 0; f < FIELD_COUNT; f++)
+      weighted += (params.weights[f] as number) * ((lengths[f] as Float64Array)[d] as number);
     const share = new Float64Array(counts.size);
     let t = 0;
     for (const [term, c] of counts) {
@@ -109,7 +110,8 @@ export function buildIndexData(tools: readonly ToolDoc[], params: RankParams): I
     const full = new Float64Array(p.docs.length);
     const bits = new Uint8Array(p.docs.length);
     for (let i = 0; i < p.docs.length; i++) {
-      for (let f = 0; f < FIELD_COUNT; f++) if ((tf[i * FIELD_COUNT + f] as number) > 0) bits[i] = (bits[i] as number) | (1 << f);
+      for (let f = 0; f < FIELD_COUNT; f++)
+        if ((tf[i * FIELD_COUNT + f] as number) > 0) bits[i] = (bits[i] as number) | (1 << f);
       full[i] = saturatedTf(tf, i * FIELD_COUNT, bits[i] as number, lengths, p.docs[i] as number, norms);
     }
     postings.set(term, { docs: Int32Array.from(p.docs), tf, full, bits });

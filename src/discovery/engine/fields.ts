@@ -109,12 +109,17 @@ export function fieldTerms(texts: FieldTexts, glossary: Glossary, sink?: WordSin
     sink?.(field, w);
     return w;
   };
-  const prose = (field: number) => (text: string): string[] => {
-    const terms = stems(words(field, text));
-    if (glossary.size > 0) terms.push(...stems(words(field, gloss(text, glossary))));
-    return terms;
-  };
-  const name = (field: number) => (text: string): string[] => nameTerms(text, words(field, text));
+  const prose =
+    (field: number) =>
+    (text: string): string[] => {
+      const terms = stems(words(field, text));
+      if (glossary.size > 0) terms.push(...stems(words(field, gloss(text, glossary))));
+      return terms;
+    };
+  const name =
+    (field: number) =>
+    (text: string): string[] =>
+      nameTerms(text, words(field, text));
   return [
     name(0)(texts.name),
     prose(1)(texts.title),

@@ -54,7 +54,13 @@ function allowedDf(grams: GramIndex, g: number, audience: Audience): number {
  * (dev splits: MetaTool single R@5 65.6 against 65.5, multi R@5 66.3 both,
  * LiveMCPBench R@16 58.8 against 56.3).
  */
-export function gramCosines(grams: GramIndex, query: string, leaders: readonly number[], audience: Audience, scratch: GramScratch): Float64Array | undefined {
+export function gramCosines(
+  grams: GramIndex,
+  query: string,
+  leaders: readonly number[],
+  audience: Audience,
+  scratch: GramScratch,
+): Float64Array | undefined {
   const { leaderDf, queryWeight } = scratch;
   const { toolStart, grams: held, tf } = grams;
   const touched: number[] = [];
@@ -95,7 +101,8 @@ export function gramCosines(grams: GramIndex, query: string, leaders: readonly n
     }
     return cosine;
   } finally {
-    for (const d of leaders) for (let i = toolStart[d] as number; i < (toolStart[d + 1] as number); i++) leaderDf[held[i] as number] = 0;
+    for (const d of leaders)
+      for (let i = toolStart[d] as number; i < (toolStart[d + 1] as number); i++) leaderDf[held[i] as number] = 0;
     for (const g of touched) queryWeight[g] = 0;
   }
 }

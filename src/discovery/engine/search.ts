@@ -96,7 +96,8 @@ interface Pass {
  */
 function allowedEntries(pass: Pass, posting: Posting): Slice {
   const { data, mask, norms } = pass;
-  if (norms === undefined) return { docs: posting.docs, sat: posting.full, bits: posting.bits, length: posting.docs.length };
+  if (norms === undefined)
+    return { docs: posting.docs, sat: posting.full, bits: posting.bits, length: posting.docs.length };
   const slice = pass.scratch.slice;
   let n = 0;
   for (let i = 0; i < posting.docs.length; i++) {
@@ -173,8 +174,24 @@ export function searchIndex(
   }
 }
 
-function permitted(data: IndexData, params: RankParams, query: string, terms: readonly string[], limit: number, offset: number, allowed: Allowed | undefined, scratch: Scratch): SearchResult {
-  if (allowed === undefined) return rank({ data, params, mask: data.everyone.mask, stats: data.everyone.stats, norms: undefined, scratch }, query, terms, limit, offset);
+function permitted(
+  data: IndexData,
+  params: RankParams,
+  query: string,
+  terms: readonly string[],
+  limit: number,
+  offset: number,
+  allowed: Allowed | undefined,
+  scratch: Scratch,
+): SearchResult {
+  if (allowed === undefined)
+    return rank(
+      { data, params, mask: data.everyone.mask, stats: data.everyone.stats, norms: undefined, scratch },
+      query,
+      terms,
+      limit,
+      offset,
+    );
   const view = permit(data, allowed, scratch.permit);
   try {
     if (view.stats.count === 0) return EMPTY;
@@ -223,7 +240,15 @@ function rank(pass: Pass, query: string, terms: readonly string[], limit: number
   for (const term of terms) addTerm(pass, variants(data, term, params), 1);
   if (params.fbDocs > 0 && params.fbWeight > 0 && scratch.hits.length > 0) {
     const top = topPage(scratch.hits, scores, 0, params.fbDocs);
-    const expansion = feedbackTerms(data, params, top, top.map((d) => scores[d] as number), new Set(terms), pass.mask, pass.stats);
+    const expansion = feedbackTerms(
+      data,
+      params,
+      top,
+      top.map((d) => scores[d] as number),
+      new Set(terms),
+      pass.mask,
+      pass.stats,
+    );
     const mass = params.fbWeight * terms.length;
     // The feedback tools already hold these terms; crediting them again would
     // only entrench the first-pass order, so expansion can lift others alone.

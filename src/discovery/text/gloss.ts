@@ -82,7 +82,7 @@ export function glossaryFor(texts: Iterable<string>): Glossary {
   const heads = new Set<number>();
   for (const w of wanted) heads.add(w.charCodeAt(0));
   const out = new Map<string, string>();
-  for (let start = 0; start < dict.length; ) {
+  for (let start = 0; start < dict.length;) {
     let end = dict.indexOf('\n', start);
     if (end < 0) end = dict.length;
     const a = dict.indexOf(' ', start);

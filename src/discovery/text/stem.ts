@@ -54,21 +54,59 @@ function sortedRules(rules: readonly Rule[]): readonly Rule[] {
 }
 
 const STEP2 = sortedRules([
-  ['ational', 'ate'], ['tional', 'tion'], ['enci', 'ence'], ['anci', 'ance'], ['izer', 'ize'],
-  ['bli', 'ble'], ['alli', 'al'], ['entli', 'ent'], ['eli', 'e'], ['ousli', 'ous'],
-  ['ization', 'ize'], ['ation', 'ate'], ['ator', 'ate'], ['alism', 'al'], ['iveness', 'ive'],
-  ['fulness', 'ful'], ['ousness', 'ous'], ['aliti', 'al'], ['iviti', 'ive'], ['biliti', 'ble'],
+  ['ational', 'ate'],
+  ['tional', 'tion'],
+  ['enci', 'ence'],
+  ['anci', 'ance'],
+  ['izer', 'ize'],
+  ['bli', 'ble'],
+  ['alli', 'al'],
+  ['entli', 'ent'],
+  ['eli', 'e'],
+  ['ousli', 'ous'],
+  ['ization', 'ize'],
+  ['ation', 'ate'],
+  ['ator', 'ate'],
+  ['alism', 'al'],
+  ['iveness', 'ive'],
+  ['fulness', 'ful'],
+  ['ousness', 'ous'],
+  ['aliti', 'al'],
+  ['iviti', 'ive'],
+  ['biliti', 'ble'],
   ['logi', 'log'],
 ]);
 
 const STEP3 = sortedRules([
-  ['icate', 'ic'], ['ative', ''], ['alize', 'al'], ['iciti', 'ic'], ['ical', 'ic'], ['ful', ''], ['ness', ''],
+  ['icate', 'ic'],
+  ['ative', ''],
+  ['alize', 'al'],
+  ['iciti', 'ic'],
+  ['ical', 'ic'],
+  ['ful', ''],
+  ['ness', ''],
 ]);
 
 const STEP4 = sortedRules([
-  ['al', ''], ['ance', ''], ['ence', ''], ['er', ''], ['ic', ''], ['able', ''], ['ible', ''], ['ant', ''],
-  ['ement', ''], ['ment', ''], ['ent', ''], ['ion', ''], ['ou', ''], ['ism', ''], ['ate', ''], ['iti', ''],
-  ['ous', ''], ['ive', ''], ['ize', ''],
+  ['al', ''],
+  ['ance', ''],
+  ['ence', ''],
+  ['er', ''],
+  ['ic', ''],
+  ['able', ''],
+  ['ible', ''],
+  ['ant', ''],
+  ['ement', ''],
+  ['ment', ''],
+  ['ent', ''],
+  ['ion', ''],
+  ['ou', ''],
+  ['ism', ''],
+  ['ate', ''],
+  ['iti', ''],
+  ['ous', ''],
+  ['ive', ''],
+  ['ize', ''],
 ]);
 
 /** Only the longest matching suffix is considered; when its condition fails the word stays. */

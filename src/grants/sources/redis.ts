@@ -144,14 +144,20 @@ export function createRedisSource(client: RedisClient, domain: string): RedisGra
       return UNAVAILABLE;
     }
   };
-  const indexes = (r: GrantRow) => [keys.revision, keys.rows, r.principal === WILDCARD ? keys.wildcard : keys.principal(r.principal), keys.tool(r.tool)];
+  const indexes = (r: GrantRow) => [
+    keys.revision,
+    keys.rows,
+    r.principal === WILDCARD ? keys.wildcard : keys.principal(r.principal),
+    keys.tool(r.tool),
+  ];
 
   return {
     kind: 'redis',
     domain,
     keys,
     readAll: () => read([keys.rows], Number.MAX_SAFE_INTEGER),
-    readForPrincipal: (id) => (id === WILDCARD ? Promise.resolve(UNAVAILABLE) : read([keys.principal(id), keys.wildcard], MAX_READ_ROWS)),
+    readForPrincipal: (id) =>
+      id === WILDCARD ? Promise.resolve(UNAVAILABLE) : read([keys.principal(id), keys.wildcard], MAX_READ_ROWS),
     readForTool: (tool) => read([keys.tool(tool)], MAX_READ_ROWS),
     async readRevision(): Promise<RevisionRead> {
       try {
@@ -168,10 +174,11 @@ export function createRedisSource(client: RedisClient, domain: string): RedisGra
         return UNAVAILABLE;
       }
     },
-    set: (row) => change(row, (r, id) => {
-      const [head, tail] = rowJsonAround(r);
-      return runScript(client, SET, indexes(r), [id, head, tail, keys.channel]);
-    }),
+    set: (row) =>
+      change(row, (r, id) => {
+        const [head, tail] = rowJsonAround(r);
+        return runScript(client, SET, indexes(r), [id, head, tail, keys.channel]);
+      }),
     delete: (row) => change(stripRevision(row), (r, id) => runScript(client, DELETE, indexes(r), [id, keys.channel])),
     bump: () => revisionChange(BUMP, [keys.channel]),
     reset: (floor) => revisionChange(RESET, [Math.trunc(floor), keys.channel]),
@@ -180,7 +187,12 @@ export function createRedisSource(client: RedisClient, domain: string): RedisGra
 
 /** The identity a row is upserted and deleted by: everything but its revision. */
 function rowIdentity(row: GrantRow): string {
-  return JSON.stringify([row.principal, row.tool, row.approval === undefined ? row.effect : 'require_approval', row.scopes]);
+  return JSON.stringify([
+    row.principal,
+    row.tool,
+    row.approval === undefined ? row.effect : 'require_approval',
+    row.scopes,
+  ]);
 }
 
 /** Canonical row JSON split where the revision goes, so the script can insert the one it allocates. */

@@ -7,7 +7,13 @@ import { parseExact, stringifyExact } from '../../json/exact.ts';
 import type { ApprovalRecord } from '../../approval/record.ts';
 import { errors, type ErrorId } from '../../errors.ts';
 
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
@@ -21,8 +27,10 @@ button.approve{background:#1f883d;color:#fff}button.deny{background:#cf222e;colo
 input[type=password]{width:100%;font-size:1rem;padding:.4rem}`;
 
 function layout(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/approver.css"></head><body>${body}</body></html>`;
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/approver.css"></head><body>${body}</body></html>`
+  );
 }
 
 export interface ToolFacts {
@@ -43,7 +51,10 @@ export function approvalPage(r: ApprovalRecord, tool: ToolFacts, approver: strin
   const open = r.state === 'pending' && r.expiresAt > now;
   const state = open ? 'pending' : r.expiresAt <= now && r.state === 'pending' ? 'expired' : r.state;
   const row = (k: string, v: string) => `<dt>${escapeHtml(k)}</dt><dd>${v}</dd>`;
-  const annotations = tool.annotations === undefined ? '<em>none</em>' : `<pre><code>${escapeHtml(JSON.stringify(tool.annotations, null, 2))}</code></pre>`;
+  const annotations =
+    tool.annotations === undefined
+      ? '<em>none</em>'
+      : `<pre><code>${escapeHtml(JSON.stringify(tool.annotations, null, 2))}</code></pre>`;
   const decided = r.decidedBy === undefined ? '' : row('Decided by', escapeHtml(r.decidedBy));
   const form = open
     ? `<form class="decide" method="post" action="/approvals/${escapeHtml(r.id)}/decision">` +
@@ -51,26 +62,34 @@ export function approvalPage(r: ApprovalRecord, tool: ToolFacts, approver: strin
       `<button class="approve" type="submit" name="decision" value="approve">Approve</button>` +
       `<button class="deny" type="submit" name="decision" value="deny">Deny</button></form>`
     : '';
-  return layout(`Approve ${r.tool}`, `<h1>Approve a call of <code>${escapeHtml(r.tool)}</code></h1>` +
-    `<p>Signed in as <strong>${escapeHtml(approver)}</strong>. State: <span class="state" id="state">${escapeHtml(state)}</span></p><dl>` +
-    row('Caller (principal)', `<code>${escapeHtml(r.principal)}</code>`) +
-    row('Tool', `<code>${escapeHtml(r.tool)}</code>`) +
-    row('Description', escapeHtml(tool.description ?? '')) +
-    row('Annotations', annotations) +
-    row('Arguments digest', `<code>${escapeHtml(r.argumentsDigest)}</code>`) +
-    row('Policy revision', `<code>${escapeHtml(r.policyRevision)}</code>`) +
-    row('Expires', escapeHtml(new Date(r.expiresAt).toISOString())) +
-    decided +
-    `</dl><h2>Arguments</h2><pre id="arguments"><code>${escapeHtml(pretty(r.arguments))}</code></pre>${form}`);
+  return layout(
+    `Approve ${r.tool}`,
+    `<h1>Approve a call of <code>${escapeHtml(r.tool)}</code></h1>` +
+      `<p>Signed in as <strong>${escapeHtml(approver)}</strong>. State: <span class="state" id="state">${escapeHtml(state)}</span></p><dl>` +
+      row('Caller (principal)', `<code>${escapeHtml(r.principal)}</code>`) +
+      row('Tool', `<code>${escapeHtml(r.tool)}</code>`) +
+      row('Description', escapeHtml(tool.description ?? '')) +
+      row('Annotations', annotations) +
+      row('Arguments digest', `<code>${escapeHtml(r.argumentsDigest)}</code>`) +
+      row('Policy revision', `<code>${escapeHtml(r.policyRevision)}</code>`) +
+      row('Expires', escapeHtml(new Date(r.expiresAt).toISOString())) +
+      decided +
+      `</dl><h2>Arguments</h2><pre id="arguments"><code>${escapeHtml(pretty(r.arguments))}</code></pre>${form}`,
+  );
 }
 
 export function signInPage(next: string, csrf: string, failed: boolean): string {
-  return layout('Sign in to approve', `<h1>Sign in to approve</h1>` +
-    (failed ? `<p class="error">${escapeHtml(errors.approver_unauthenticated.message)}: the credential was not accepted.</p>` : '') +
-    `<form method="post" action="/login"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}">` +
-    `<input type="hidden" name="next" value="${escapeHtml(next)}">` +
-    `<label for="credential">API key or token</label><p><input id="credential" type="password" name="credential" autocomplete="off" required></p>` +
-    `<button type="submit">Sign in</button></form>`);
+  return layout(
+    'Sign in to approve',
+    `<h1>Sign in to approve</h1>` +
+      (failed
+        ? `<p class="error">${escapeHtml(errors.approver_unauthenticated.message)}: the credential was not accepted.</p>`
+        : '') +
+      `<form method="post" action="/login"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}">` +
+      `<input type="hidden" name="next" value="${escapeHtml(next)}">` +
+      `<label for="credential">API key or token</label><p><input id="credential" type="password" name="credential" autocomplete="off" required></p>` +
+      `<button type="submit">Sign in</button></form>`,
+  );
 }
 
 export function errorPage(error: ErrorId): string {

@@ -8,7 +8,18 @@ import type { CatalogueView } from '../../catalogue/view.ts';
 import { isPrincipalId, isScope } from '../../config/policy/grant-row.ts';
 import { errors, type ErrorId } from '../../errors.ts';
 import { approvalPage, errorPage, signInPage, STYLESHEET } from './page.ts';
-import { cookie, csrfToken, csrfValid, issueSession, LOGIN_COOKIE, newLoginNonce, readCookie, readSession, SESSION_COOKIE, SESSION_SECONDS } from './session.ts';
+import {
+  cookie,
+  csrfToken,
+  csrfValid,
+  issueSession,
+  LOGIN_COOKIE,
+  newLoginNonce,
+  readCookie,
+  readSession,
+  SESSION_COOKIE,
+  SESSION_SECONDS,
+} from './session.ts';
 
 /** Forms are a handful of short fields; anything larger is refused unread. */
 const MAX_FORM_BYTES = 16 * 1024;
@@ -18,7 +29,8 @@ const LOGIN_SECONDS = 600;
  * No script may run and nothing may be loaded but our stylesheet; forms post
  * only here; no site may frame the page (clickjacking an Approve button).
  */
-const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const SECURITY_HEADERS = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
@@ -51,7 +63,13 @@ export function createApproverServer(options: ApproverPageOptions): Server {
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?', 1)[0] as string;
     if (path === '/approver.css' && req.method === 'GET') {
-      res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/css; charset=utf-8', 'content-length': Buffer.byteLength(STYLESHEET) }).end(STYLESHEET);
+      res
+        .writeHead(200, {
+          ...SECURITY_HEADERS,
+          'content-type': 'text/css; charset=utf-8',
+          'content-length': Buffer.byteLength(STYLESHEET),
+        })
+        .end(STYLESHEET);
       return;
     }
     if (path === '/login' && req.method === 'POST') return signIn(req, res);
@@ -84,13 +102,25 @@ export function createApproverServer(options: ApproverPageOptions): Server {
     if (record === undefined) return fail(res, 'approval_not_found');
     const entry = options.catalogue.get(record.tool)?.tool;
     const description = typeof entry?.description === 'string' ? entry.description : undefined;
-    html(res, 200, approvalPage(record, { ...(description !== undefined && { description }), annotations: entry?.annotations }, who.approver.id, csrfToken(options.csrfKey, who.bound), now()));
+    html(
+      res,
+      200,
+      approvalPage(
+        record,
+        { ...(description !== undefined && { description }), annotations: entry?.annotations },
+        who.approver.id,
+        csrfToken(options.csrfKey, who.bound),
+        now(),
+      ),
+    );
   };
 
   const askToSignIn = (req: IncomingMessage, res: ServerResponse, next: string, failed: boolean) => {
     if (options.trusted !== undefined) return fail(res, 'approver_unauthenticated');
     const nonce = readCookie(req.headers.cookie, LOGIN_COOKIE) ?? newLoginNonce();
-    html(res, 401, signInPage(next, csrfToken(options.csrfKey, `login\u0000${nonce}`), failed), { 'set-cookie': cookie(LOGIN_COOKIE, nonce, LOGIN_SECONDS) });
+    html(res, 401, signInPage(next, csrfToken(options.csrfKey, `login\u0000${nonce}`), failed), {
+      'set-cookie': cookie(LOGIN_COOKIE, nonce, LOGIN_SECONDS),
+    });
   };
 
   const signIn = async (req: IncomingMessage, res: ServerResponse) => {
@@ -98,32 +128,44 @@ export function createApproverServer(options: ApproverPageOptions): Server {
     const form = await readForm(req);
     if (form === undefined) return fail(res, 'approval_csrf_invalid');
     const nonce = readCookie(req.headers.cookie, LOGIN_COOKIE);
-    if (nonce === undefined || !csrfValid(options.csrfKey, `login\u0000${nonce}`, form.get('csrf') ?? undefined)) return fail(res, 'approval_csrf_invalid');
+    if (nonce === undefined || !csrfValid(options.csrfKey, `login\u0000${nonce}`, form.get('csrf') ?? undefined))
+      return fail(res, 'approval_csrf_invalid');
     const next = form.get('next') ?? '';
     const credential = form.get('credential') ?? '';
     const target = isApprovalId(next) ? next : undefined;
     // The credential goes to the verifiers exactly as a bearer token would; it is never logged or shown.
-    const auth = credential === '' || /[\r\n]/.test(credential) ? undefined : await authenticate(options.verifiers(), { authorization: `Bearer ${credential}`, headers: {} });
+    const auth =
+      credential === '' || /[\r\n]/.test(credential)
+        ? undefined
+        : await authenticate(options.verifiers(), { authorization: `Bearer ${credential}`, headers: {} });
     if (auth === undefined || !auth.ok) {
       if (target === undefined) return fail(res, 'approver_unauthenticated');
       return askToSignIn(req, res, target, true);
     }
     const session = issueSession(options.sessionKey, { id: auth.principal.id, scopes: auth.principal.scopes }, now());
-    res.writeHead(303, {
-      ...SECURITY_HEADERS,
-      location: target === undefined ? '/' : `/approvals/${target}`,
-      'set-cookie': [cookie(SESSION_COOKIE, session, SESSION_SECONDS), cookie(LOGIN_COOKIE, '', 0)],
-    }).end();
+    res
+      .writeHead(303, {
+        ...SECURITY_HEADERS,
+        location: target === undefined ? '/' : `/approvals/${target}`,
+        'set-cookie': [cookie(SESSION_COOKIE, session, SESSION_SECONDS), cookie(LOGIN_COOKIE, '', 0)],
+      })
+      .end();
   };
 
   const decide = async (req: IncomingMessage, res: ServerResponse, id: string) => {
     const who = approverOf(req);
     if (who === undefined) return fail(res, 'approver_unauthenticated');
     const form = await readForm(req);
-    if (form === undefined || !csrfValid(options.csrfKey, who.bound, form.get('csrf') ?? undefined)) return fail(res, 'approval_csrf_invalid');
+    if (form === undefined || !csrfValid(options.csrfKey, who.bound, form.get('csrf') ?? undefined))
+      return fail(res, 'approval_csrf_invalid');
     const choice = form.get('decision');
     if (choice !== 'approve' && choice !== 'deny') return fail(res, 'approval_csrf_invalid');
-    const outcome = await options.approvals.decide(id, who.approver, choice === 'approve' ? 'approved' : 'denied', 'page');
+    const outcome = await options.approvals.decide(
+      id,
+      who.approver,
+      choice === 'approve' ? 'approved' : 'denied',
+      'page',
+    );
     if (!outcome.ok) return fail(res, outcome.error);
     res.writeHead(303, { ...SECURITY_HEADERS, location: `/approvals/${id}` }).end();
   };
@@ -137,7 +179,14 @@ export function createApproverServer(options: ApproverPageOptions): Server {
 }
 
 function html(res: ServerResponse, status: number, body: string, extra: Record<string, string | string[]> = {}): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(body), ...extra }).end(body);
+  res
+    .writeHead(status, {
+      ...SECURITY_HEADERS,
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      ...extra,
+    })
+    .end(body);
 }
 
 /** A refusal: the registry code and message as a page, with the registry status; nothing from the request is echoed. */

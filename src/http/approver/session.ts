@@ -22,14 +22,27 @@ export interface Session extends Approver {
 }
 
 export function issueSession(key: Buffer, approver: Approver, now: number): string {
-  return signPayload(key, { sub: approver.id, sc: [...approver.scopes], exp: now + SESSION_SECONDS * 1000, sid: randomBytes(16).toString('base64url') });
+  return signPayload(key, {
+    sub: approver.id,
+    sc: [...approver.scopes],
+    exp: now + SESSION_SECONDS * 1000,
+    sid: randomBytes(16).toString('base64url'),
+  });
 }
 
 export function readSession(key: Buffer, value: string | undefined, now: number): Session | undefined {
   const v = value === undefined ? undefined : verifiedPayload(key, value);
   if (typeof v !== 'object' || v === null) return undefined;
   const { sub, sc, exp, sid } = v as Record<string, unknown>;
-  if (!isPrincipalId(sub) || !Array.isArray(sc) || !sc.every(isScope) || typeof exp !== 'number' || exp <= now || typeof sid !== 'string') return undefined;
+  if (
+    !isPrincipalId(sub) ||
+    !Array.isArray(sc) ||
+    !sc.every(isScope) ||
+    typeof exp !== 'number' ||
+    exp <= now ||
+    typeof sid !== 'string'
+  )
+    return undefined;
   return { id: sub, scopes: new Set(sc), sid };
 }
 

@@ -30,7 +30,8 @@ export function rateLimitInterceptor(buckets: Limiter = new TokenBuckets(() => p
       const id = ex.principal.id;
       const limits: RateLimitRule[] = [];
       for (const rule of ex.policy.rateLimits) {
-        if ((rule.principal === '*' || rule.principal === id) && (rule.tool === '*' || rule.tool === tool)) limits.push(rule);
+        if ((rule.principal === '*' || rule.principal === id) && (rule.tool === '*' || rule.tool === tool))
+          limits.push(rule);
       }
       if (limits.length === 0) return PASS;
       const admission = buckets.take(limits, id, !isDryRun(ex.request));

@@ -105,7 +105,10 @@ export class SharedBuckets {
       if (!share.ok) return share;
     }
     const who = principalDigest(subject);
-    const keys = [...limits.map((l) => rateLimitKey(this.#domain, this.#ruleId(l), who)), rateLimitReplicasKey(this.#domain)];
+    const keys = [
+      ...limits.map((l) => rateLimitKey(this.#domain, this.#ruleId(l), who)),
+      rateLimitReplicasKey(this.#domain),
+    ];
     const args: (string | number)[] = [consume ? '1' : '0'];
     for (const l of limits) args.push(l.burst, l.msPerCall);
     args.push(this.#replicaId);
@@ -115,7 +118,11 @@ export class SharedBuckets {
     try {
       reply = (await runScript(this.#client, TAKE, keys, args)) as [number, number];
     } catch (err) {
-      if (!this.#degraded) log.warn('shared rate limits unavailable: limits are per replica until Redis answers', { error: (err as { name?: string }).name ?? 'unknown', replicas: this.#replicas });
+      if (!this.#degraded)
+        log.warn('shared rate limits unavailable: limits are per replica until Redis answers', {
+          error: (err as { name?: string }).name ?? 'unknown',
+          replicas: this.#replicas,
+        });
       this.#degraded = true;
       this.#askAfter = this.#now() + PROBE_MS;
       return this.#alone(limits, subject, consume);
@@ -141,7 +148,11 @@ export class SharedBuckets {
   }
 
   #share(limits: readonly BucketLimit[], subject: string, consume: boolean): Admission {
-    return this.#fallback.take(limits.map((l) => this.#shareOf(l)), subject, consume);
+    return this.#fallback.take(
+      limits.map((l) => this.#shareOf(l)),
+      subject,
+      consume,
+    );
   }
 
   /** One limit divided among the replicas last seen: a smaller burst, a slower refill. */
@@ -149,7 +160,14 @@ export class SharedBuckets {
     const n = this.#replicas;
     const known = this.#shares.get(limit);
     if (known !== undefined && known.replicas === n) return known.limit;
-    const share = n === 1 ? limit : { key: `${limit.key}\u0000share/${n}`, burst: Math.max(1, Math.floor(limit.burst / n)), msPerCall: limit.msPerCall * n };
+    const share =
+      n === 1
+        ? limit
+        : {
+            key: `${limit.key}\u0000share/${n}`,
+            burst: Math.max(1, Math.floor(limit.burst / n)),
+            msPerCall: limit.msPerCall * n,
+          };
     this.#shares.set(limit, { replicas: n, limit: share });
     return share;
   }
@@ -157,7 +175,8 @@ export class SharedBuckets {
   /** A short, stable name for a rule in keys: its identity, digested. */
   #ruleId(limit: BucketLimit): string {
     let id = this.#ruleIds.get(limit);
-    if (id === undefined) this.#ruleIds.set(limit, (id = createHash('sha256').update(limit.key).digest('hex').slice(0, 16)));
+    if (id === undefined)
+      this.#ruleIds.set(limit, (id = createHash('sha256').update(limit.key).digest('hex').slice(0, 16)));
     return id;
   }
 }

@@ -8,7 +8,12 @@ import { decision } from '../../telemetry/channels.ts';
 
 export type Authenticated =
   | { readonly ok: true; readonly principal: Principal }
-  | { readonly ok: false; readonly error: 'unauthenticated'; readonly challenge: string; readonly problem?: CredentialProblem }
+  | {
+      readonly ok: false;
+      readonly error: 'unauthenticated';
+      readonly challenge: string;
+      readonly problem?: CredentialProblem;
+    }
   | { readonly ok: false; readonly error: 'credential_check_unavailable' };
 
 /**
@@ -26,7 +31,9 @@ export function authenticator(current: () => PolicyInForce): (req: IncomingMessa
         request: req,
         stage: 'authentication',
         allowed: r.ok,
-        ...(r.ok ? { principal: r.principal } : { error: r.code === 'unavailable' ? 'credential_check_unavailable' : 'unauthenticated' }),
+        ...(r.ok
+          ? { principal: r.principal }
+          : { error: r.code === 'unavailable' ? 'credential_check_unavailable' : 'unauthenticated' }),
         durationSeconds: (performance.now() - began) / 1000,
       });
     }
@@ -34,7 +41,9 @@ export function authenticator(current: () => PolicyInForce): (req: IncomingMessa
     // A credential that verified but whose reuse cannot be ruled out now: retryable, not a bad credential.
     if (r.code === 'unavailable') return { ok: false, error: 'credential_check_unavailable' };
     return {
-      ok: false, error: 'unauthenticated', challenge: unauthorizedChallenge(r.code, inForce.policy.authentication.resourceMetadataUrl, r.problem),
+      ok: false,
+      error: 'unauthenticated',
+      challenge: unauthorizedChallenge(r.code, inForce.policy.authentication.resourceMetadataUrl, r.problem),
       ...(r.problem !== undefined && { problem: r.problem }),
     };
   };

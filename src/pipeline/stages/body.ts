@@ -19,7 +19,8 @@ export function declaredTooLarge(req: IncomingMessage, limit: number): boolean {
  */
 export function continueIfExpected(req: IncomingMessage, res: ServerResponse): void {
   const expect = req.headers.expect;
-  if (typeof expect === 'string' && expect.trim().toLowerCase() === '100-continue' && !res.headersSent) res.writeContinue();
+  if (typeof expect === 'string' && expect.trim().toLowerCase() === '100-continue' && !res.headersSent)
+    res.writeContinue();
 }
 
 /**
@@ -52,7 +53,8 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
       }
       chunks.push(chunk);
     };
-    const onEnd = () => finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
+    const onEnd = () =>
+      finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
     const onAbort = () => finish({ ok: false, code: 'aborted' });
     const onClose = () => {
       if (!req.complete) onAbort();

@@ -23,10 +23,20 @@ export function discoveryStage(discovery: DiscoveryService, chain: Chain, toolEr
   return async (ex, res) => {
     const limited = await chain.run(ex);
     if (limited.kind === 'deny') return refuse(res, ex.message, limited, toolErrors);
-    const door = ex.message.method === DISCOVER_METHOD ? await discovery.discover(ex, ex.message.params) : await discovery.searchTool(ex, ex.message.params?.arguments);
+    const door =
+      ex.message.method === DISCOVER_METHOD
+        ? await discovery.discover(ex, ex.message.params)
+        : await discovery.searchTool(ex, ex.message.params?.arguments);
     if (door.ok) return answer(res, ex.message, door.result);
     const refusal: Refusal = { error: door.error, ...(door.data !== undefined && { data: door.data }) };
-    publishDecision({ request: ex.request, stage: 'discovery', allowed: false, principal: ex.principal, error: door.error, keywords: door.data?.errors?.map((e) => e.keyword) });
+    publishDecision({
+      request: ex.request,
+      stage: 'discovery',
+      allowed: false,
+      principal: ex.principal,
+      error: door.error,
+      keywords: door.data?.errors?.map((e) => e.keyword),
+    });
     // search_tools declares no outputSchema, so the error data may be its structuredContent.
     return refuse(res, ex.message, refusal, toolErrors);
   };

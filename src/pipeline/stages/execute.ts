@@ -40,7 +40,12 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors, results:
     }
     const max = meta.maxConcurrent;
     if (max !== undefined && !concurrency.tryAcquire(call.name, max)) {
-      return refuseCall(ex, res, { error: 'rate_limited', data: { retryAfterMs: 1000 }, headers: { 'retry-after': '1' } }, toolErrors);
+      return refuseCall(
+        ex,
+        res,
+        { error: 'rate_limited', data: { retryAfterMs: 1000 }, headers: { 'retry-after': '1' } },
+        toolErrors,
+      );
     }
     try {
       const key = readKey(req, message);
@@ -54,11 +59,23 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors, results:
       };
       const guardAnswer = answerGuard(ex, call.name, meta.results, results);
       const io = {
-        req, res, headers, body, rpcId: message.id, guardAnswer,
-        holdAnswer: mayCreateTask(message.params) ? taskHold(deps.tasks, { principal: ex.principal.id, tool: call.name }, deps.maxResultBytes) : undefined,
+        req,
+        res,
+        headers,
+        body,
+        rpcId: message.id,
+        guardAnswer,
+        holdAnswer: mayCreateTask(message.params)
+          ? taskHold(deps.tasks, { principal: ex.principal.id, tool: call.name }, deps.maxResultBytes)
+          : undefined,
       };
       const end = keyed
-        ? await runKeyed(deps, { principal: ex.principal.id, call, key: key.key, sideEffect: meta.sideEffect }, plan, io)
+        ? await runKeyed(
+            deps,
+            { principal: ex.principal.id, call, key: key.key, sideEffect: meta.sideEffect },
+            plan,
+            io,
+          )
         : await runCall(deps.upstream, plan, io);
       return concludeCall(ex, res, end, guardAnswer, toolErrors);
     } finally {

@@ -21,8 +21,19 @@ interface Listed {
 
 /** The listings filtered per principal, by method. */
 export const LISTINGS: ReadonlyMap<string, Listed> = new Map<string, Listed>([
-  ['resources/list', { member: 'resources', field: 'uri', policed: (p) => p.resources !== undefined, keep: mayListResource }],
-  ['resources/templates/list', { member: 'resourceTemplates', field: 'uriTemplate', policed: (p) => p.resources !== undefined, keep: mayListTemplate }],
+  [
+    'resources/list',
+    { member: 'resources', field: 'uri', policed: (p) => p.resources !== undefined, keep: mayListResource },
+  ],
+  [
+    'resources/templates/list',
+    {
+      member: 'resourceTemplates',
+      field: 'uriTemplate',
+      policed: (p) => p.resources !== undefined,
+      keep: mayListTemplate,
+    },
+  ],
   ['prompts/list', { member: 'prompts', field: 'name', policed: (p) => p.prompts !== undefined, keep: mayListPrompt }],
 ]);
 
@@ -37,10 +48,12 @@ export const LISTINGS: ReadonlyMap<string, Listed> = new Map<string, Listed>([
 export function listingStage(pool: Pool, maxRewriteBytes: number, toolErrors: ToolErrors): Stage {
   return async (ex, res, headers, body) => {
     const listed = LISTINGS.get(ex.message.method ?? '');
-    if (listed === undefined || !listed.policed(ex.policy)) return forward(pool, { req: ex.request, res, headers, body, rpcId: ex.message.id });
+    if (listed === undefined || !listed.policed(ex.policy))
+      return forward(pool, { req: ex.request, res, headers, body, rpcId: ex.message.id });
     publishDecision({ request: ex.request, stage: 'listing', allowed: true, principal: ex.principal });
     const up = await requestBuffered(pool, ex.request, res, headers, body, maxRewriteBytes);
-    if (!up.ok) return up.error === 'client_closed' ? 'client_closed' : refuse(res, ex.message, { error: up.error }, toolErrors);
+    if (!up.ok)
+      return up.error === 'client_closed' ? 'client_closed' : refuse(res, ex.message, { error: up.error }, toolErrors);
     const contentType = up.headers['content-type'];
     const keep = (entry: unknown) => {
       const value = (entry as Record<string, unknown> | null)?.[listed.field];
@@ -50,7 +63,10 @@ export function listingStage(pool: Pool, maxRewriteBytes: number, toolErrors: To
       const entries = Array.isArray(result[listed.member]) ? (result[listed.member] as unknown[]) : [];
       return { ...result, [listed.member]: entries.filter(keep), cacheScope: 'private' };
     };
-    const rewritten = up.status === 200 ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, edit) : up.body;
+    const rewritten =
+      up.status === 200
+        ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, edit)
+        : up.body;
     if (rewritten === undefined) return refuse(res, ex.message, { error: 'upstream_unavailable' }, toolErrors);
     return sendBuffered(res, up.status, up.headers, rewritten);
   };

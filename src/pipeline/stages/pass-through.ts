@@ -4,7 +4,13 @@ import { sendError, type JsonRpcId } from '../../mcp/jsonrpc.ts';
 import { forward, type ForwardOptions, type ForwardOutcome } from '../../upstream/forward.ts';
 import { BodyLimit, continueIfExpected, declaredTooLarge } from './body.ts';
 
-export type PassThrough = (req: IncomingMessage, res: ServerResponse, rpcId: JsonRpcId, headers: string[], options?: ForwardOptions) => Promise<ForwardOutcome>;
+export type PassThrough = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  rpcId: JsonRpcId,
+  headers: string[],
+  options?: ForwardOptions,
+) => Promise<ForwardOutcome>;
 
 /**
  * Forwards a request whose body toolgate does not read (session operations,

@@ -17,7 +17,8 @@ export type Read =
 export async function readMessage(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number): Promise<Read> {
   const read = await readBody(req, res, maxBodyBytes);
   if (!read.ok) {
-    if (read.code === 'payload_too_large') sendError(res, null, 'payload_too_large', undefined, { connection: 'close' });
+    if (read.code === 'payload_too_large')
+      sendError(res, null, 'payload_too_large', undefined, { connection: 'close' });
     return { ok: false, outcome: read.code };
   }
   const h = req.headers;

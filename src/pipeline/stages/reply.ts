@@ -14,7 +14,12 @@ import type { Outcome } from '../outcome.ts';
 import { judgeWhole } from './result-guard.ts';
 
 /** Sends an upstream response toolgate buffered (and maybe rewrote), with its headers and a length for the new body. */
-export function sendBuffered(res: ServerResponse, status: number, headers: Record<string, string | string[] | undefined>, body: Buffer): Outcome {
+export function sendBuffered(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  body: Buffer,
+): Outcome {
   writeWhole(res, status, headers, body);
   return 'forwarded';
 }
@@ -34,7 +39,13 @@ export function answer(res: ServerResponse, message: Classified, result: unknown
  * `structured` is false when the tool declares an outputSchema the error
  * data would not satisfy.
  */
-export function refuse(res: ServerResponse, message: Classified, refusal: Refusal, toolErrors: ToolErrors, structured = true): Outcome {
+export function refuse(
+  res: ServerResponse,
+  message: Classified,
+  refusal: Refusal,
+  toolErrors: ToolErrors,
+  structured = true,
+): Outcome {
   const wire = wireFor(message, refusal.error, refusal.headers?.['www-authenticate'] !== undefined, toolErrors);
   if (wire.form === 'tool_result') {
     answer(res, message, toolErrorResult(refusal.error, refusal.data, structured));
@@ -52,7 +63,13 @@ export function refuseCall(ex: Exchange, res: ServerResponse, refusal: Refusal, 
 }
 
 /** Answers a tools/call as execution ended it: sent already, a refusal to write, or the stored answer of its key. */
-export function concludeCall(ex: Exchange, res: ServerResponse, end: KeyedEnd, guard: AnswerGuard | undefined, toolErrors: ToolErrors): Outcome {
+export function concludeCall(
+  ex: Exchange,
+  res: ServerResponse,
+  end: KeyedEnd,
+  guard: AnswerGuard | undefined,
+  toolErrors: ToolErrors,
+): Outcome {
   switch (end.kind) {
     case 'sent':
       return end.outcome;
@@ -70,13 +87,25 @@ const REPLAYED_META = 'io.toolgate/replayed';
  * use and in `_meta`. The record holds what the upstream sent, so the result
  * guard judges it again, under the policy in force now.
  */
-function replay(res: ServerResponse, message: Classified, stored: StoredResponse, guard: AnswerGuard | undefined): Outcome {
+function replay(
+  res: ServerResponse,
+  message: Classified,
+  stored: StoredResponse,
+  guard: AnswerGuard | undefined,
+): Outcome {
   const replayed: Record<string, unknown> = { ...stored.message, id: message.id };
   const result = replayed.result;
-  if (isRecord(result)) replayed.result = { ...result, _meta: { ...(isRecord(result._meta) ? result._meta : {}), [REPLAYED_META]: true } };
+  if (isRecord(result))
+    replayed.result = { ...result, _meta: { ...(isRecord(result._meta) ? result._meta : {}), [REPLAYED_META]: true } };
   const text = JSON.stringify(replayed);
   const judged = stored.status === 200 && guard !== undefined ? judgeWhole(guard, text) : undefined;
   const out = judged?.body ?? text;
-  res.writeHead(judged?.status ?? stored.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out), 'idempotent-replayed': 'true' }).end(out);
+  res
+    .writeHead(judged?.status ?? stored.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(out),
+      'idempotent-replayed': 'true',
+    })
+    .end(out);
   return 'answered';
 }

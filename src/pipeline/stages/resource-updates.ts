@@ -14,7 +14,10 @@ const UPDATED = 'notifications/resources/updated';
  * judge is dropped too. Undefined while resources are not policed, so the
  * stream is not parsed at all.
  */
-export function resourceUpdateDropper(current: () => PolicyInForce, principal: Principal): ((data: string) => boolean) | undefined {
+export function resourceUpdateDropper(
+  current: () => PolicyInForce,
+  principal: Principal,
+): ((data: string) => boolean) | undefined {
   if (current().policy.resources === undefined) return undefined;
   return (data) => {
     // Most events are not updates: only those that could be are parsed.

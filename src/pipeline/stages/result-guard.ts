@@ -18,7 +18,9 @@ export interface ResultGuardDeps {
 }
 
 /** What the guard reads of a call: its request (for telemetry; none offline), message, policy and catalogue. */
-export type GuardedCall = Pick<Exchange, 'message' | 'policy' | 'catalogue'> & { readonly request: IncomingMessage | undefined };
+export type GuardedCall = Pick<Exchange, 'message' | 'policy' | 'catalogue'> & {
+  readonly request: IncomingMessage | undefined;
+};
 
 /** Cached beside the tool's inputSchema validator, under the same contract digest. */
 const OUTPUT_KEY = '#outputSchema';
@@ -30,28 +32,43 @@ const OUTPUT_KEY = '#outputSchema';
  * `enforcement: audit` every judgement is made and recorded, and the answer
  * goes on as it came; only the inspection bound still holds.
  */
-export function answerGuard(ex: GuardedCall, tool: string, guards: ResultGuards | undefined, deps: ResultGuardDeps): AnswerGuard | undefined {
+export function answerGuard(
+  ex: GuardedCall,
+  tool: string,
+  guards: ResultGuards | undefined,
+  deps: ResultGuardDeps,
+): AnswerGuard | undefined {
   if (guards === undefined) return undefined;
   const audit = resultsEnforcement(ex.policy, tool, guards) === 'audit';
   const entry = ex.catalogue.get(tool);
   const outputSchema = entry?.tool.outputSchema;
   const structured = outputSchema === undefined;
-  const checkOutput = entry === undefined || outputSchema === undefined ? undefined : (value: unknown): boolean => {
-    const compiled = deps.schemas(ex.policy).get(entry.digest + OUTPUT_KEY, outputSchema);
-    return compiled.ok && compiled.validate(value).ok;
-  };
+  const checkOutput =
+    entry === undefined || outputSchema === undefined
+      ? undefined
+      : (value: unknown): boolean => {
+          const compiled = deps.schemas(ex.policy).get(entry.digest + OUTPUT_KEY, outputSchema);
+          return compiled.ok && compiled.validate(value).ok;
+        };
   const limit = guards.maxBytes;
   const request = ex.request;
   const tell = (hits: readonly GuardHit[]): void => {
-    if (hits.length > 0 && request !== undefined && resultGuard.hasSubscribers) resultGuard.publish({ request, tool, mode: audit ? 'audit' : 'enforce', hits });
+    if (hits.length > 0 && request !== undefined && resultGuard.hasSubscribers)
+      resultGuard.publish({ request, tool, mode: audit ? 'audit' : 'enforce', hits });
   };
-  const refused = (refusal: Refusal): GuardedAnswer => ({ ...refusalBody(ex.message, refusal, deps.toolErrors, structured), refusal: refusal.error });
+  const refused = (refusal: Refusal): GuardedAnswer => ({
+    ...refusalBody(ex.message, refusal, deps.toolErrors, structured),
+    refusal: refusal.error,
+  });
   const tooLarge = (size: number | undefined): GuardedAnswer => {
     tell([{ detector: 'max_bytes', action: 'cut', count: 1 }]);
-    return refused({ error: 'result_too_large', data: { ...(size !== undefined && { size }), limit: limit ?? MAX_GUARDED_RESULT_BYTES } });
+    return refused({
+      error: 'result_too_large',
+      data: { ...(size !== undefined && { size }), limit: limit ?? MAX_GUARDED_RESULT_BYTES },
+    });
   };
   return {
-    maxBytes: audit ? MAX_GUARDED_RESULT_BYTES : limit ?? MAX_GUARDED_RESULT_BYTES,
+    maxBytes: audit ? MAX_GUARDED_RESULT_BYTES : (limit ?? MAX_GUARDED_RESULT_BYTES),
     tooLarge,
     judge(text) {
       // Progress and log events carry no result: they are not parsed.
@@ -60,12 +77,14 @@ export function answerGuard(ex: GuardedCall, tool: string, guards: ResultGuards 
       if (message === undefined || message.id !== ex.message.id || !isRecord(message.result)) return undefined;
       const call = callResultIn(message.result);
       if (call === undefined) return undefined;
-      if (limit !== undefined && audit && Buffer.byteLength(text) > limit) tell([{ detector: 'max_bytes', action: 'cut', count: 1 }]);
+      if (limit !== undefined && audit && Buffer.byteLength(text) > limit)
+        tell([{ detector: 'max_bytes', action: 'cut', count: 1 }]);
       const guarded = guardResult(call.result, { guards, checkOutput });
       if (guarded.kind === 'pass') return undefined;
       tell(guarded.hits);
       if (audit) return undefined;
-      if (guarded.kind === 'edited') return { status: 200, body: JSON.stringify({ ...message, result: call.put(guarded.result) }) };
+      if (guarded.kind === 'edited')
+        return { status: 200, body: JSON.stringify({ ...message, result: call.put(guarded.result) }) };
       return refused({ error: guarded.error, ...(guarded.rules.length > 0 && { data: { rules: guarded.rules } }) });
     },
   };
@@ -77,10 +96,18 @@ export function answerGuard(ex: GuardedCall, tool: string, guards: ResultGuards 
  * status (2026-07-28 tasks/get). A task's creation or a bare status has
  * none, and passes.
  */
-function callResultIn(result: Record<string, unknown>): { readonly result: Record<string, unknown>; readonly put: (edited: Readonly<Record<string, unknown>>) => Record<string, unknown> } | undefined {
-  if (Array.isArray(result.content) || Object.hasOwn(result, 'structuredContent')) return { result, put: (edited) => ({ ...edited }) };
+function callResultIn(result: Record<string, unknown>):
+  | {
+      readonly result: Record<string, unknown>;
+      readonly put: (edited: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+    }
+  | undefined {
+  if (Array.isArray(result.content) || Object.hasOwn(result, 'structuredContent'))
+    return { result, put: (edited) => ({ ...edited }) };
   const inner = result.result;
-  return isRecord(inner) && Array.isArray(inner.content) ? { result: inner, put: (edited) => ({ ...result, result: edited }) } : undefined;
+  return isRecord(inner) && Array.isArray(inner.content)
+    ? { result: inner, put: (edited) => ({ ...result, result: edited }) }
+    : undefined;
 }
 
 /**
@@ -88,9 +115,17 @@ function callResultIn(result: Record<string, unknown>): { readonly result: Recor
  * the offline doors (`policy test`): the JSON-RPC answer toolgate would
  * write, or undefined when the result would go on as it came.
  */
-export function guardOffline(ex: GuardedCall, tool: string, guards: ResultGuards | undefined, deps: ResultGuardDeps, result: Readonly<Record<string, unknown>>): GuardedAnswer | undefined {
+export function guardOffline(
+  ex: GuardedCall,
+  tool: string,
+  guards: ResultGuards | undefined,
+  deps: ResultGuardDeps,
+  result: Readonly<Record<string, unknown>>,
+): GuardedAnswer | undefined {
   const guard = answerGuard(ex, tool, guards, deps);
-  return guard === undefined ? undefined : judgeWhole(guard, JSON.stringify({ jsonrpc: '2.0', id: ex.message.id, result }));
+  return guard === undefined
+    ? undefined
+    : judgeWhole(guard, JSON.stringify({ jsonrpc: '2.0', id: ex.message.id, result }));
 }
 
 /** A whole answer toolgate holds already (a replay, an offline case): measured against the bound, then judged. */

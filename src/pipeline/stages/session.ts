@@ -32,7 +32,13 @@ export function sessionGuard(sessions: SessionBindings): SessionGuard {
       const id = req.headers[SESSION_HEADER];
       if (id === undefined) return true;
       const owned = sessions.owns(id as string, principal.id);
-      publishDecision({ request: req, stage: 'session', allowed: owned, principal, ...(!owned && { error: 'session_not_found' }) });
+      publishDecision({
+        request: req,
+        stage: 'session',
+        allowed: owned,
+        principal,
+        ...(!owned && { error: 'session_not_found' }),
+      });
       return owned;
     },
     bindOnInitialize(principal, message) {

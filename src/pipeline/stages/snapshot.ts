@@ -9,7 +9,9 @@ import { publishDecision, snapshotLookup } from '../../telemetry/channels.ts';
  * holds them, so the common path awaits nothing; undefined when they cannot
  * be confirmed, which the caller answers as grants_unavailable (fail closed).
  */
-export function grantSnapshot(grants: GrantStore): (req: IncomingMessage, principal: Principal) => GrantSnapshot | undefined | Promise<GrantSnapshot | undefined> {
+export function grantSnapshot(
+  grants: GrantStore,
+): (req: IncomingMessage, principal: Principal) => GrantSnapshot | undefined | Promise<GrantSnapshot | undefined> {
   return (req, principal) => {
     const pending = grants.snapshot(principal);
     const held = !(pending instanceof Promise);
@@ -18,7 +20,11 @@ export function grantSnapshot(grants: GrantStore): (req: IncomingMessage, princi
   };
 }
 
-function settle(req: IncomingMessage, principal: Principal, r: Awaited<ReturnType<GrantStore['snapshot']>>): GrantSnapshot | undefined {
+function settle(
+  req: IncomingMessage,
+  principal: Principal,
+  r: Awaited<ReturnType<GrantStore['snapshot']>>,
+): GrantSnapshot | undefined {
   if (r.ok) return r.snapshot;
   publishDecision({ request: req, stage: 'grants', allowed: false, principal, error: 'grants_unavailable' });
   return undefined;

@@ -6,7 +6,12 @@ import type { Chain } from '../compose.ts';
 import { refuse } from './reply.ts';
 
 /** The methods the resource, prompt and completion grants decide. */
-export const SURFACE_METHODS: readonly string[] = ['resources/read', 'resources/subscribe', 'prompts/get', 'completion/complete'];
+export const SURFACE_METHODS: readonly string[] = [
+  'resources/read',
+  'resources/subscribe',
+  'prompts/get',
+  'completion/complete',
+];
 
 /**
  * A read, get, subscription or completion: the chain's surface grants
@@ -17,9 +22,14 @@ export const SURFACE_METHODS: readonly string[] = ['resources/read', 'resources/
 export function surfaceStage(pool: Pool, chain: Chain, toolErrors: ToolErrors): Stage {
   return async (ex, res, headers, body) => {
     // 2026-07-28 has no resources/subscribe (subscriptions/listen replaced it): answered as its servers answer it.
-    if (ex.message.era === 'modern' && ex.message.method === 'resources/subscribe') return refuse(res, ex.message, { error: 'method_not_found' }, toolErrors);
+    if (ex.message.era === 'modern' && ex.message.method === 'resources/subscribe')
+      return refuse(res, ex.message, { error: 'method_not_found' }, toolErrors);
     const verdict = await chain.run(ex);
     if (verdict.kind === 'deny') return refuse(res, ex.message, verdict, toolErrors);
-    return forward(pool, { req: ex.request, res, headers, body, rpcId: ex.message.id }, { refuse: (r) => refuse(res, ex.message, r, toolErrors) });
+    return forward(
+      pool,
+      { req: ex.request, res, headers, body, rpcId: ex.message.id },
+      { refuse: (r) => refuse(res, ex.message, r, toolErrors) },
+    );
   };
 }

@@ -22,20 +22,33 @@ import { toolMetadata } from '../../config/policy/policy.ts';
 import { answerGuard, type ResultGuardDeps } from './result-guard.ts';
 
 /** The tasks requests of 2025-11-25 and of the 2026-07-28 tasks extension. */
-export const TASK_METHODS: readonly string[] = ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update', 'tasks/list'];
+export const TASK_METHODS: readonly string[] = [
+  'tasks/get',
+  'tasks/result',
+  'tasks/cancel',
+  'tasks/update',
+  'tasks/list',
+];
 
 export interface TasksDeps {
   readonly pool: Pool;
   readonly tasks: TaskStore;
   /** The caller's tool grants, to check the task's tool is still granted; undefined when they cannot be confirmed. */
-  readonly snapshot: (req: IncomingMessage, principal: Principal) => GrantSnapshot | undefined | Promise<GrantSnapshot | undefined>;
+  readonly snapshot: (
+    req: IncomingMessage,
+    principal: Principal,
+  ) => GrantSnapshot | undefined | Promise<GrantSnapshot | undefined>;
   readonly maxRewriteBytes: number;
   readonly toolErrors: ToolErrors;
   /** A task's result is its tool's result: the tool's result guard judges it as it would the call's own answer. */
   readonly results: ResultGuardDeps;
 }
 
-const UNAVAILABLE: Refusal = Object.freeze({ error: 'tasks_unavailable', data: Object.freeze({ retryAfterMs: 1000 }), headers: Object.freeze({ 'retry-after': '1' }) });
+const UNAVAILABLE: Refusal = Object.freeze({
+  error: 'tasks_unavailable',
+  data: Object.freeze({ retryAfterMs: 1000 }),
+  headers: Object.freeze({ 'retry-after': '1' }),
+});
 
 /**
  * Tasks belong to the principal whose tools/call created them through
@@ -66,18 +79,25 @@ export function tasksStage(deps: TasksDeps): Stage {
       const held = deps.snapshot(ex.request, ex.principal);
       const snap = held instanceof Promise ? await held : held;
       if (snap === undefined) return refuse(res, ex.message, { error: 'grants_unavailable' }, toolErrors);
-      if (!mayCall(ex.policy, snap, ex.principal, owner.tool)) return refused(ex, res, { error: 'tool_not_granted' }, 'revoked');
+      if (!mayCall(ex.policy, snap, ex.principal, owner.tool))
+        return refused(ex, res, { error: 'tool_not_granted' }, 'revoked');
     }
     tell(ex, 'owner');
-    const guardAnswer = ex.message.method === 'tasks/result' || ex.message.method === 'tasks/get'
-      ? answerGuard(ex, owner.tool, toolMetadata(ex.policy, owner.tool).results, deps.results)
-      : undefined;
-    return forward(pool, { req: ex.request, res, headers, body, rpcId: ex.message.id }, { refuse: (r) => refuse(res, ex.message, r, toolErrors), guardAnswer });
+    const guardAnswer =
+      ex.message.method === 'tasks/result' || ex.message.method === 'tasks/get'
+        ? answerGuard(ex, owner.tool, toolMetadata(ex.policy, owner.tool).results, deps.results)
+        : undefined;
+    return forward(
+      pool,
+      { req: ex.request, res, headers, body, rpcId: ex.message.id },
+      { refuse: (r) => refuse(res, ex.message, r, toolErrors), guardAnswer },
+    );
   }
 
   async function list(ex: Exchange, res: ServerResponse, headers: string[], body: Buffer): Promise<Outcome> {
     const up = await requestBuffered(pool, ex.request, res, headers, body, deps.maxRewriteBytes);
-    if (!up.ok) return up.error === 'client_closed' ? 'client_closed' : refuse(res, ex.message, { error: up.error }, toolErrors);
+    if (!up.ok)
+      return up.error === 'client_closed' ? 'client_closed' : refuse(res, ex.message, { error: up.error }, toolErrors);
     const type = typeof up.headers['content-type'] === 'string' ? up.headers['content-type'] : undefined;
     const ids: string[] = [];
     const read = rewriteResult(type, up.body, ex.message.id, (result) => {
@@ -89,7 +109,11 @@ export function tasksStage(deps: TasksDeps): Stage {
     const owners = await lookup(() => tasks.owners(ids));
     if (owners === undefined) return refused(ex, res, UNAVAILABLE, 'unavailable');
     const mine = new Set(ids.filter((id, i) => id !== '' && owners.value[i]?.principal === ex.principal.id));
-    const rewritten = rewriteResult(type, up.body, ex.message.id, (result) => ({ ...result, tasks: entries(result).filter((t) => mine.has(taskIdOf(t) ?? '')), cacheScope: 'private' }));
+    const rewritten = rewriteResult(type, up.body, ex.message.id, (result) => ({
+      ...result,
+      tasks: entries(result).filter((t) => mine.has(taskIdOf(t) ?? '')),
+      cacheScope: 'private',
+    }));
     if (rewritten === undefined) return refuse(res, ex.message, { error: 'upstream_unavailable' }, toolErrors);
     tell(ex, 'owner');
     return sendBuffered(res, up.status, up.headers, rewritten);
@@ -121,7 +145,9 @@ async function lookup<T>(work: () => Promise<T>): Promise<{ readonly value: T } 
 function modernRefusal(ex: Exchange): Refusal | undefined {
   if (ex.message.era !== 'modern' || ex.message.method === 'tasks/list') return undefined;
   if (ex.message.method === 'tasks/result') return { error: 'method_not_found' };
-  return declaresTasks(ex.message.params) ? undefined : { error: 'missing_client_capability', data: { requiredCapabilities: TASKS_REQUIRED } };
+  return declaresTasks(ex.message.params)
+    ? undefined
+    : { error: 'missing_client_capability', data: { requiredCapabilities: TASKS_REQUIRED } };
 }
 
 function entries(result: Record<string, unknown>): unknown[] {
@@ -134,5 +160,11 @@ function taskIdOf(task: unknown): string | undefined {
 
 function tell(ex: Exchange, event: TaskEvent['event'], error?: ErrorId): void {
   if (taskEvent.hasSubscribers) taskEvent.publish({ event });
-  publishDecision({ request: ex.request, stage: 'tasks', allowed: error === undefined, principal: ex.principal, ...(error !== undefined && { error }) });
+  publishDecision({
+    request: ex.request,
+    stage: 'tasks',
+    allowed: error === undefined,
+    principal: ex.principal,
+    ...(error !== undefined && { error }),
+  });
 }

@@ -33,7 +33,13 @@ export function toolsListStage(deps: ToolsListDeps): Stage {
     const req: IncomingMessage = ex.request;
     const listing = await emptyListing(ex, catalogue);
     const refused = listing.kind === 'refuse' ? listing.refusal : undefined;
-    publishDecision({ request: req, stage: 'tools_list', allowed: refused === undefined, principal: ex.principal, ...(refused !== undefined && { error: refused.error }) });
+    publishDecision({
+      request: req,
+      stage: 'tools_list',
+      allowed: refused === undefined,
+      principal: ex.principal,
+      ...(refused !== undefined && { error: refused.error }),
+    });
     if (refused !== undefined) return refuse(res, ex.message, refused, toolErrors);
     if (listing.kind === 'empty') return answer(res, ex.message, EMPTY_LISTING);
     const up = await requestBuffered(pool, req, res, headers, body, maxRewriteBytes);
@@ -43,8 +49,14 @@ export function toolsListStage(deps: ToolsListDeps): Stage {
     }
     const contentType = up.headers['content-type'];
     const firstPage = (ex.message.params as { cursor?: unknown } | undefined)?.cursor === undefined;
-    const edit = hideUnlisted(discovery === undefined ? toolsListEdit(ex) : await discovery.deferredList(ex, firstPage), mayList);
-    const rewritten = up.status === 200 ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, edit) : up.body;
+    const edit = hideUnlisted(
+      discovery === undefined ? toolsListEdit(ex) : await discovery.deferredList(ex, firstPage),
+      mayList,
+    );
+    const rewritten =
+      up.status === 200
+        ? rewriteResult(typeof contentType === 'string' ? contentType : undefined, up.body, ex.message.id, edit)
+        : up.body;
     if (rewritten === undefined) {
       return refuse(res, ex.message, { error: 'upstream_unavailable' }, toolErrors);
     }

@@ -25,7 +25,10 @@ export interface UpstreamHeaders {
  * credentials toolgate verified; and Mcp-Method, Mcp-Name and Mcp-Param-*
  * that toolgate ignored (no 2026-07-28 version), which a server might act on.
  */
-export function upstreamHeaders(settings: Pick<Settings, 'principalHeader'>, stripCredentials: boolean): UpstreamHeaders {
+export function upstreamHeaders(
+  settings: Pick<Settings, 'principalHeader'>,
+  stripCredentials: boolean,
+): UpstreamHeaders {
   const identity = settings.principalHeader;
   const spoofable: ReadonlySet<string> | undefined = identity === undefined ? undefined : new Set([identity]);
   const dropped = stripCredentials ? new Set([...CREDENTIAL_HEADERS, ...(spoofable ?? [])]) : spoofable;
@@ -39,7 +42,8 @@ export function upstreamHeaders(settings: Pick<Settings, 'principalHeader'>, str
     return headers;
   };
   return {
-    message: (req, message, principal) => withIdentity(upstreamRequestHeaders(req, message.era === 'legacy' ? ignoredFields(req) : dropped), principal),
+    message: (req, message, principal) =>
+      withIdentity(upstreamRequestHeaders(req, message.era === 'legacy' ? ignoredFields(req) : dropped), principal),
     plain: (req, principal) => withIdentity(upstreamRequestHeaders(req, dropped), principal),
     unverified: (req) => upstreamRequestHeaders(req, spoofable),
   };

@@ -14,7 +14,5 @@ export function auditMetrics(registry: Registry): Subscription[] {
     const o = m.outcome;
     if (o === 'queued' || o === 'dropped') auditEvents.labels(o).inc();
   };
-  return [
-    on(auditRecord, onAudit),
-  ];
+  return [on(auditRecord, onAudit)];
 }

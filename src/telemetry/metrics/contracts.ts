@@ -1,5 +1,16 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { catalogueState, contractEvent, contractPinsLost, contractState, on, type CatalogueState, type ContractEvent, type ContractPinsLost, type ContractState, type Subscription } from '../channels.ts';
+import {
+  catalogueState,
+  contractEvent,
+  contractPinsLost,
+  contractState,
+  on,
+  type CatalogueState,
+  type ContractEvent,
+  type ContractPinsLost,
+  type ContractState,
+  type Subscription,
+} from '../channels.ts';
 
 /** toolgate's copy of the upstream catalogue and the contracts pinned over it: tools, unenforceable schemas, drift, quarantine, lost pins, lint findings. */
 export function contractsMetrics(registry: Registry): Subscription[] {

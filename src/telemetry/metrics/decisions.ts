@@ -61,8 +61,5 @@ export function decisionsMetrics(registry: Registry): Subscription[] {
     discoveryDuration.observe(d.durationSeconds);
     discoveryResults.observe(d.results);
   };
-  return [
-    on(decision, onDecision),
-    on(discovery, onDiscovery),
-  ];
+  return [on(decision, onDecision), on(discovery, onDiscovery)];
 }

@@ -1,5 +1,23 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { approvalEvent, breakerChange, deadlinePassed, idempotencyOutcome, on, rateLimitFallback, resultGuard, taskEvent, upstreamRetry, type ApprovalEvent, type BreakerChange, type DeadlinePassed, type IdempotencyOutcome, type ResultGuardEvent, type Subscription, type TaskEvent, type UpstreamRetry } from '../channels.ts';
+import {
+  approvalEvent,
+  breakerChange,
+  deadlinePassed,
+  idempotencyOutcome,
+  on,
+  rateLimitFallback,
+  resultGuard,
+  taskEvent,
+  upstreamRetry,
+  type ApprovalEvent,
+  type BreakerChange,
+  type DeadlinePassed,
+  type IdempotencyOutcome,
+  type ResultGuardEvent,
+  type Subscription,
+  type TaskEvent,
+  type UpstreamRetry,
+} from '../channels.ts';
 import { safeName } from '../span-attributes.ts';
 
 /** How side-effecting calls ran: retries, the retry budget, the breaker, deadlines, idempotency keys, rate-limit fallback. */
@@ -40,7 +58,7 @@ export function executionMetrics(registry: Registry): Subscription[] {
   });
   const tasks = new Counter({
     name: 'toolgate_tasks_total',
-    help: 'Task bindings, by event: bound (a call created a task), unbound (its record could not be written), taken (the id was another principal\'s); and tasks/* requests: owner, not_found (not the creator, or unknown), unavailable (store unreachable), revoked (the creator lost the tool).',
+    help: "Task bindings, by event: bound (a call created a task), unbound (its record could not be written), taken (the id was another principal's); and tasks/* requests: owner, not_found (not the creator, or unknown), unavailable (store unreachable), revoked (the creator lost the tool).",
     labelNames: ['event'] as const,
     registers: [registry],
   });
@@ -60,7 +78,10 @@ export function executionMetrics(registry: Registry): Subscription[] {
     on(approvalEvent, (m: ApprovalEvent) => approvals.labels(m.event).inc()),
     on(taskEvent, (m: TaskEvent) => tasks.labels(m.event).inc()),
     on(resultGuard, (g: ResultGuardEvent) => {
-      for (const h of g.hits) guarded.labels(safeName(g.tool) ?? 'invalid', h.detector, g.mode === 'audit' ? `would_${h.action}` : h.action).inc(h.count);
+      for (const h of g.hits)
+        guarded
+          .labels(safeName(g.tool) ?? 'invalid', h.detector, g.mode === 'audit' ? `would_${h.action}` : h.action)
+          .inc(h.count);
     }),
   ];
 }

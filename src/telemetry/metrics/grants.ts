@@ -1,5 +1,16 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { grantState, grantStoreHealth, on, policyReload, snapshotLookup, type GrantState, type GrantStoreHealth, type PolicyReload, type SnapshotLookup, type Subscription } from '../channels.ts';
+import {
+  grantState,
+  grantStoreHealth,
+  on,
+  policyReload,
+  snapshotLookup,
+  type GrantState,
+  type GrantStoreHealth,
+  type PolicyReload,
+  type SnapshotLookup,
+  type Subscription,
+} from '../channels.ts';
 import { FastCounter } from '../fast-metrics.ts';
 
 /** The grants in force and the policy behind them: snapshot lookups, the control revision and its age, the shared store's health, policy reloads. */
@@ -25,7 +36,8 @@ export function grantsMetrics(registry: Registry): Subscription[] {
     help: 'Seconds since the shared grant store last confirmed the revision, growing from that moment (also past the staleness bound and during outages); 0 with grants from the policy file, which are always current.',
     registers: [registry],
     collect() {
-      if (grantsReported) this.set(grantConfirmedAtMs === undefined ? 0 : Math.max(0, (Date.now() - grantConfirmedAtMs) / 1000));
+      if (grantsReported)
+        this.set(grantConfirmedAtMs === undefined ? 0 : Math.max(0, (Date.now() - grantConfirmedAtMs) / 1000));
     },
   });
 
@@ -47,7 +59,8 @@ export function grantsMetrics(registry: Registry): Subscription[] {
     name: 'toolgate_policy_last_reload_successful',
     help: '1 when the last policy reload attempt was applied or unchanged (or none happened yet), 0 when it was rejected.',
     registers: [registry],
-  });  lastReloadOk.set(1);
+  });
+  lastReloadOk.set(1);
 
   const snapshotHit = snapshots.bind('hit');
   const snapshotMiss = snapshots.bind('miss');
@@ -65,7 +78,8 @@ export function grantsMetrics(registry: Registry): Subscription[] {
 
   const onStoreHealth = (m: GrantStoreHealth) => {
     const state = m.state;
-    if (state === 'ok' || state === 'unreachable' || state === 'not_master' || state === 'fault') storeHealth.labels(state).inc();
+    if (state === 'ok' || state === 'unreachable' || state === 'not_master' || state === 'fault')
+      storeHealth.labels(state).inc();
   };
 
   const onReload = (m: PolicyReload) => {

@@ -13,8 +13,10 @@ export function heapTrimMetrics(registry: Registry): Subscription[] {
     help: 'Heap memory the heap trims gave back to the system.',
     registers: [registry],
   });
-  return [on(heapTrim, (m: HeapTrim) => {
-    trims.inc();
-    trimmed.inc(m.releasedBytes);
-  })];
+  return [
+    on(heapTrim, (m: HeapTrim) => {
+      trims.inc();
+      trimmed.inc(m.releasedBytes);
+    }),
+  ];
 }

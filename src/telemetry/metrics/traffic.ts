@@ -1,5 +1,17 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { clientConnection, connectionRefused, inflight, on, requestEnd, sseStream, upstreamEnd, type RequestEnd, type StreamChange, type Subscription, type UpstreamEnd } from '../channels.ts';
+import {
+  clientConnection,
+  connectionRefused,
+  inflight,
+  on,
+  requestEnd,
+  sseStream,
+  upstreamEnd,
+  type RequestEnd,
+  type StreamChange,
+  type Subscription,
+  type UpstreamEnd,
+} from '../channels.ts';
 import { FastCounter, FastHistogram } from '../fast-metrics.ts';
 
 /** Requests on the traffic port and their upstream exchanges: counts by method and outcome, durations, what is in flight. */

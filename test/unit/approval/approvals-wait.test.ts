@@ -6,7 +6,13 @@ import { MemoryApprovalStore } from '../../../src/approval/store.ts';
 
 const rule = { approverScope: 'approve', expiresIn: 900, selfApproval: false };
 const call = (request?: IncomingMessage): HeldCall => ({
-  principal: 'caller', tool: 'refund', argumentsDigest: 'a'.repeat(64), policyRevision: 'r1', rule, arguments: '{}', ...(request !== undefined && { request }),
+  principal: 'caller',
+  tool: 'refund',
+  argumentsDigest: 'a'.repeat(64),
+  policyRevision: 'r1',
+  rule,
+  arguments: '{}',
+  ...(request !== undefined && { request }),
 });
 
 /** A store that counts how often a held call reads it. */
@@ -28,23 +34,32 @@ describe('Approvals.forCallWaiting', () => {
     const asked = await approvals.forCall(call());
     assert.equal(asked.kind, 'ask');
     const waiting = approvals.forCallWaiting(call(), 60_000);
-    const decided = await approvals.decide(asked.kind === 'ask' ? asked.record.id : '', { id: 'alice', scopes: new Set(['approve']) }, 'approved', 'page');
+    const decided = await approvals.decide(
+      asked.kind === 'ask' ? asked.record.id : '',
+      { id: 'alice', scopes: new Set(['approve']) },
+      'approved',
+      'page',
+    );
     assert.equal(decided.ok, true);
     assert.equal((await waiting).kind, 'run');
   });
 
-  it('stops waiting for a caller whose connection is gone, reading the store no further', { timeout: 20_000 }, async () => {
-    const { store, spends } = counted();
-    const approvals = new Approvals({ store, pageUrl: () => 'http://page' });
-    await approvals.forCall(call());
-    const socket = { destroyed: false };
-    const request = { socket } as unknown as IncomingMessage;
-    const waiting = approvals.forCallWaiting(call(request), 60_000);
-    socket.destroyed = true;
-    const before = spends();
-    assert.equal((await waiting).kind, 'ask');
-    assert.ok(spends() - before <= 1, 'at most the read already under way when the caller left');
-  });
+  it(
+    'stops waiting for a caller whose connection is gone, reading the store no further',
+    { timeout: 20_000 },
+    async () => {
+      const { store, spends } = counted();
+      const approvals = new Approvals({ store, pageUrl: () => 'http://page' });
+      await approvals.forCall(call());
+      const socket = { destroyed: false };
+      const request = { socket } as unknown as IncomingMessage;
+      const waiting = approvals.forCallWaiting(call(request), 60_000);
+      socket.destroyed = true;
+      const before = spends();
+      assert.equal((await waiting).kind, 'ask');
+      assert.ok(spends() - before <= 1, 'at most the read already under way when the caller left');
+    },
+  );
 
   it('with no time to wait, answers as forCall does', async () => {
     const approvals = new Approvals({ store: new MemoryApprovalStore(), pageUrl: () => 'http://page' });

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { isOurState, signState, subkey, verifyState, withoutContinuation } from '../../../src/approval/request-state.ts';
+import {
+  isOurState,
+  signState,
+  subkey,
+  verifyState,
+  withoutContinuation,
+} from '../../../src/approval/request-state.ts';
 import { signature } from '../../../src/approval/webhook.ts';
 
 describe('the 2026-07-28 requestState', () => {
@@ -17,7 +23,9 @@ describe('the 2026-07-28 requestState', () => {
   it('refuses a tampered, expired, foreign-key or other-binding state', () => {
     const text = signState(key, state);
     const [prefix, payload, sig] = [text.slice(0, 15), ...text.slice(15).split('.')] as [string, string, string];
-    const forged = Buffer.from(JSON.stringify({ a: state.approvalId, b: 'c'.repeat(64), e: 2000 })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ a: state.approvalId, b: 'c'.repeat(64), e: 2000 })).toString(
+      'base64url',
+    );
     assert.equal(verifyState(key, `${prefix}${forged}.${sig}`, 'c'.repeat(64), 1), undefined);
     assert.equal(verifyState(key, `${prefix}${payload}.${sig}x`, state.binding, 1), undefined);
     assert.equal(verifyState(key, text, state.binding, 2000), undefined);
@@ -28,9 +36,17 @@ describe('the 2026-07-28 requestState', () => {
 
   it('is stripped with its inputResponses before the call goes upstream, and only when it is ours', () => {
     const ours = signState(key, state);
-    const call = (requestState: string): Buffer => Buffer.from(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"a" : 1},"requestState":${JSON.stringify(requestState)},"inputResponses":{"x":{"action":"accept"}}}}`);
+    const call = (requestState: string): Buffer =>
+      Buffer.from(
+        `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"a" : 1},"requestState":${JSON.stringify(requestState)},"inputResponses":{"x":{"action":"accept"}}}}`,
+      );
     const stripped = withoutContinuation({ requestState: ours }, call(ours));
-    assert.deepEqual(JSON.parse(stripped.toString()), { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 't', arguments: { a: 1 } } });
+    assert.deepEqual(JSON.parse(stripped.toString()), {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 't', arguments: { a: 1 } },
+    });
     // The arguments' bytes are untouched: the upstream reads what the client wrote.
     assert.ok(stripped.includes('"arguments":{"a" : 1}'));
     const foreign = call('upstream-state');

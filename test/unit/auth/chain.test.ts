@@ -14,7 +14,14 @@ const staticKeys = createStaticKeyVerifier(keys.table);
 const anonymous = createAnonymousVerifier(['public.read']);
 
 function spy(name: string, result: Awaited<ReturnType<Verifier['verify']>>): Verifier & { calls: number } {
-  const v = { name, calls: 0, verify: () => { v.calls++; return Promise.resolve(result); } };
+  const v = {
+    name,
+    calls: 0,
+    verify: () => {
+      v.calls++;
+      return Promise.resolve(result);
+    },
+  };
   return v;
 }
 
@@ -35,7 +42,10 @@ test('a recognised but bad credential is final: later verifiers never run', asyn
 });
 
 test('verifiers that do not recognise the credential pass it on', async () => {
-  const jwtLike = spy('jwt', { ok: true, principal: { id: 'j', scopes: new Set(), credentialStrength: 'short_lived' } });
+  const jwtLike = spy('jwt', {
+    ok: true,
+    principal: { id: 'j', scopes: new Set(), credentialStrength: 'short_lived' },
+  });
   const r = await authenticate([staticKeys, jwtLike], bearer('a.b.c'));
   assert.ok(r.ok);
   assert.equal(r.verifier, 'jwt');
@@ -45,9 +55,19 @@ const cases: [string, readonly Verifier[], AuthRequest, string][] = [
   ['no verifiers, no credential', [], { headers: {} }, 'no_credential'],
   ['no verifiers, a credential', [], bearer(KEY), 'bad_credential'],
   ['credential nobody recognises is bad, not absent', [staticKeys, anonymous], bearer('a.b.c'), 'bad_credential'],
-  ['unknown scheme with anonymous on is bad', [staticKeys, anonymous], { headers: { authorization: 'Basic dTpw' } }, 'bad_credential'],
+  [
+    'unknown scheme with anonymous on is bad',
+    [staticKeys, anonymous],
+    { headers: { authorization: 'Basic dTpw' } },
+    'bad_credential',
+  ],
   ['empty Authorization with anonymous on is bad', [anonymous], { headers: { authorization: '' } }, 'bad_credential'],
-  ['X-Api-Key while not enabled is bad, not anonymous', [staticKeys, anonymous], { headers: { 'x-api-key': KEY } }, 'bad_credential'],
+  [
+    'X-Api-Key while not enabled is bad, not anonymous',
+    [staticKeys, anonymous],
+    { headers: { 'x-api-key': KEY } },
+    'bad_credential',
+  ],
   ['no credential and anonymous off', [staticKeys], { headers: {} }, 'no_credential'],
 ];
 for (const [name, verifiers, req, code] of cases) {

@@ -7,13 +7,18 @@ const META = 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp';
 
 test('401 challenges', () => {
   assert.equal(unauthorizedChallenge('no_credential', META), `Bearer resource_metadata="${META}"`);
-  assert.equal(unauthorizedChallenge('bad_credential', META), `Bearer error="invalid_token", resource_metadata="${META}"`);
+  assert.equal(
+    unauthorizedChallenge('bad_credential', META),
+    `Bearer error="invalid_token", resource_metadata="${META}"`,
+  );
   assert.equal(unauthorizedChallenge('no_credential'), 'Bearer');
 });
 
 test('403 step-up challenge', () => {
-  assert.equal(insufficientScopeChallenge(['files.read', 'files.write'], META),
-    `Bearer error="insufficient_scope", scope="files.read files.write", resource_metadata="${META}"`);
+  assert.equal(
+    insufficientScopeChallenge(['files.read', 'files.write'], META),
+    `Bearer error="insufficient_scope", scope="files.read files.write", resource_metadata="${META}"`,
+  );
   assert.equal(insufficientScopeChallenge([]), 'Bearer error="insufficient_scope"');
 });
 
@@ -52,9 +57,17 @@ test('quote escapes and strips', () => {
 
 test('security levels rank credential strength', () => {
   const table: [Parameters<typeof strengthSatisfies>[0], Parameters<typeof strengthSatisfies>[1], boolean][] = [
-    ['standard', 'anonymous', true], ['standard', 'static', true], ['standard', 'one_time', true],
-    ['elevated', 'anonymous', false], ['elevated', 'static', false], ['elevated', 'short_lived', true], ['elevated', 'one_time', true],
-    ['strict', 'static', false], ['strict', 'short_lived', false], ['strict', 'one_time', true],
+    ['standard', 'anonymous', true],
+    ['standard', 'static', true],
+    ['standard', 'one_time', true],
+    ['elevated', 'anonymous', false],
+    ['elevated', 'static', false],
+    ['elevated', 'short_lived', true],
+    ['elevated', 'one_time', true],
+    ['strict', 'static', false],
+    ['strict', 'short_lived', false],
+    ['strict', 'one_time', true],
   ];
-  for (const [level, strength, want] of table) assert.equal(strengthSatisfies(level, strength), want, `${level}/${strength}`);
+  for (const [level, strength, want] of table)
+    assert.equal(strengthSatisfies(level, strength), want, `${level}/${strength}`);
 });

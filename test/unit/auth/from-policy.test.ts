@@ -13,18 +13,27 @@ test('a policy file with every verifier builds a chain that authenticates each c
   const dir = await mkdtemp(join(tmpdir(), 'tg-auth-'));
   const key = await keyPair('k1');
   await writeFile(join(dir, 'jwks.json'), JSON.stringify({ keys: [key.publicJwk] }));
-  await writeFile(join(dir, 'keys.yaml'), `keys: [{sha256: ${createHash('sha256').update('static-secret').digest('hex')}, principal: agent-s}]`);
-  await writeFile(join(dir, 'policy.yaml'), `
+  await writeFile(
+    join(dir, 'keys.yaml'),
+    `keys: [{sha256: ${createHash('sha256').update('static-secret').digest('hex')}, principal: agent-s}]`,
+  );
+  await writeFile(
+    join(dir, 'policy.yaml'),
+    `
 authentication:
   staticKeys: {file: keys.yaml, apiKeyHeader: true}
   jwt: {issuer: "${ISSUER}", audience: "${AUDIENCE}", jwksFile: jwks.json, oneTime: {claim: once}}
   anonymous: {enabled: true, scopes: [public]}
-`);
+`,
+  );
   const policy = await loadPolicyFile(join(dir, 'policy.yaml'));
   assert.ok(policy.ok, JSON.stringify(!policy.ok && policy.errors));
   const built = await buildVerifiers(policy.policy.authentication);
   assert.ok(built.ok, JSON.stringify(!built.ok && built.errors));
-  assert.deepEqual(built.verifiers.map((v) => v.name), ['static_key', 'jwt', 'anonymous']);
+  assert.deepEqual(
+    built.verifiers.map((v) => v.name),
+    ['static_key', 'jwt', 'anonymous'],
+  );
 
   const strength = async (req: Parameters<typeof authenticate>[1]) => {
     const r = await authenticate(built.verifiers, req);
@@ -42,21 +51,37 @@ authentication:
 
 test('missing key and JWKS files are reported under their policy paths', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tg-auth-'));
-  await writeFile(join(dir, 'policy.yaml'), `
+  await writeFile(
+    join(dir, 'policy.yaml'),
+    `
 authentication:
   staticKeys: {file: absent.yaml}
   jwt: {issuer: i, audience: a, jwksFile: absent.json}
-`);
+`,
+  );
   const policy = await loadPolicyFile(join(dir, 'policy.yaml'));
   assert.ok(policy.ok);
   const built = await buildVerifiers(policy.policy.authentication);
   assert.ok(!built.ok);
-  assert.deepEqual(built.errors.map((e) => e.path), ['/authentication/staticKeys/file', '/authentication/jwt/jwksFile']);
+  assert.deepEqual(
+    built.errors.map((e) => e.path),
+    ['/authentication/staticKeys/file', '/authentication/jwt/jwksFile'],
+  );
   assert.ok(built.errors.every((e) => /ENOENT/.test(e.message)));
 });
 
 test('no verifiers configured: nothing authenticates', async () => {
-  const built = await buildVerifiers({ resourceMetadataUrl: undefined, staticKeys: undefined, jwt: undefined, kubernetes: undefined, anonymous: { enabled: false, scopes: [] } });
+  const built = await buildVerifiers({
+    resourceMetadataUrl: undefined,
+    staticKeys: undefined,
+    jwt: undefined,
+    kubernetes: undefined,
+    anonymous: { enabled: false, scopes: [] },
+  });
   assert.ok(built.ok);
-  assert.deepEqual(await authenticate(built.verifiers, { headers: {} }), { ok: false, code: 'no_credential', verifier: undefined });
+  assert.deepEqual(await authenticate(built.verifiers, { headers: {} }), {
+    ok: false,
+    code: 'no_credential',
+    verifier: undefined,
+  });
 });

@@ -32,7 +32,12 @@ before(async () => {
   await writeFile(file, JSON.stringify({ keys: [es.publicJwk, rs.publicJwk] }));
   const keys = await jwksFromFile(file);
   assert.ok(keys.ok);
-  fileVerifier = createJwtVerifier({ issuer: ISSUER, audience: AUDIENCE, keys: keys.keys, algorithms: DEFAULT_JWT_ALGORITHMS });
+  fileVerifier = createJwtVerifier({
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    keys: keys.keys,
+    algorithms: DEFAULT_JWT_ALGORITHMS,
+  });
 
   server = createServer((_req, res) => {
     jwksHits++;
@@ -76,7 +81,12 @@ test('scp as an array and as a string, merged with scope', async () => {
 test('audience may be one of several configured', async () => {
   const keys = jwksFromText(JSON.stringify({ keys: [es.publicJwk] }));
   assert.ok(keys.ok);
-  const v = createJwtVerifier({ issuer: [ISSUER, 'https://other/'], audience: ['x', AUDIENCE], keys: keys.keys, algorithms: ['ES256'] });
+  const v = createJwtVerifier({
+    issuer: [ISSUER, 'https://other/'],
+    audience: ['x', AUDIENCE],
+    keys: keys.keys,
+    algorithms: ['ES256'],
+  });
   await expectOk(v, await sign({ key: es, issuer: 'https://other/' }));
 });
 
@@ -92,16 +102,30 @@ const rejections: [string, () => Promise<string>][] = [
   ['scope not a string', () => sign({ key: es, claims: { scope: ['a'] } })],
   ['scp with a non-string', () => sign({ key: es, claims: { scp: ['a', 1] } })],
   ['signed by an unknown key with a known kid', () => sign({ key: stranger })],
-  ['alg none', async () => new UnsecuredJWT({ sub: 'agent-1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').encode()],
-  ['HS256 when only asymmetric algorithms are allowed', () => new SignJWT({ sub: 'agent-1' })
-    .setProtectedHeader({ alg: 'HS256', kid: 'es-1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m')
-    .sign(new Uint8Array(32).fill(7))],
-  ['signature of another token spliced on', async () => {
-    const good = await sign({ key: es });
-    const other = await sign({ key: es, subject: 'admin' });
-    const [h, , s] = good.split('.');
-    return `${h}.${other.split('.')[1]}.${s}`;
-  }],
+  [
+    'alg none',
+    async () =>
+      new UnsecuredJWT({ sub: 'agent-1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').encode(),
+  ],
+  [
+    'HS256 when only asymmetric algorithms are allowed',
+    () =>
+      new SignJWT({ sub: 'agent-1' })
+        .setProtectedHeader({ alg: 'HS256', kid: 'es-1' })
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .setExpirationTime('5m')
+        .sign(new Uint8Array(32).fill(7)),
+  ],
+  [
+    'signature of another token spliced on',
+    async () => {
+      const good = await sign({ key: es });
+      const other = await sign({ key: es, subject: 'admin' });
+      const [h, , s] = good.split('.');
+      return `${h}.${other.split('.')[1]}.${s}`;
+    },
+  ],
   ['garbage in JWT shape', async () => 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.AAAA'],
 ];
 for (const [name, make] of rejections) {
@@ -113,19 +137,36 @@ test('expired within the clock skew is still accepted; skew is configurable', as
   await expectOk(fileVerifier, token);
   const keys = jwksFromText(JSON.stringify({ keys: [es.publicJwk] }));
   assert.ok(keys.ok);
-  await expectBad(createJwtVerifier({ issuer: ISSUER, audience: AUDIENCE, keys: keys.keys, algorithms: ['ES256'], clockSkewSeconds: 0 }), token);
+  await expectBad(
+    createJwtVerifier({
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      keys: keys.keys,
+      algorithms: ['ES256'],
+      clockSkewSeconds: 0,
+    }),
+    token,
+  );
 });
 
 test('tokens not shaped as a JWT are left to other verifiers', async () => {
   assert.deepEqual(await fileVerifier.verify(bearer('opaque-static-key')), { ok: false, code: 'no_credential' });
   assert.deepEqual(await fileVerifier.verify({ headers: {} }), { ok: false, code: 'no_credential' });
-  assert.deepEqual(await fileVerifier.verify({ headers: { 'x-api-key': 'a.b.c' } }), { ok: false, code: 'no_credential' });
+  assert.deepEqual(await fileVerifier.verify({ headers: { 'x-api-key': 'a.b.c' } }), {
+    ok: false,
+    code: 'no_credential',
+  });
 });
 
 test('JWKS from a URL served on 127.0.0.1: verifies, and caches the set', async () => {
   const keys = jwksFromUrl(jwksUrl, { timeoutMs: 2000, cooldownMs: 30_000, cacheMaxAgeMs: 600_000 });
   assert.ok(keys.ok);
-  const v = createJwtVerifier({ issuer: ISSUER, audience: AUDIENCE, keys: keys.keys, algorithms: DEFAULT_JWT_ALGORITHMS });
+  const v = createJwtVerifier({
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    keys: keys.keys,
+    algorithms: DEFAULT_JWT_ALGORITHMS,
+  });
   const before = jwksHits;
   await expectOk(v, await sign({ key: es, claims: { scope: 'a' } }));
   await expectOk(v, await sign({ key: es }));
@@ -140,27 +181,47 @@ test('an unreachable JWKS URL refuses the token instead of throwing', async () =
   await new Promise<void>((resolve) => closed.close(() => resolve()));
   const keys = jwksFromUrl(`http://127.0.0.1:${port}/jwks`, { timeoutMs: 500, cooldownMs: 0, cacheMaxAgeMs: 1000 });
   assert.ok(keys.ok);
-  await expectBad(createJwtVerifier({ issuer: ISSUER, audience: AUDIENCE, keys: keys.keys, algorithms: ['ES256'] }), await sign({ key: es }));
+  await expectBad(
+    createJwtVerifier({ issuer: ISSUER, audience: AUDIENCE, keys: keys.keys, algorithms: ['ES256'] }),
+    await sign({ key: es }),
+  );
 });
 
 test('HS256 works only when listed explicitly, with an oct key of at least 256 bits', async () => {
   const secret = new Uint8Array(32).fill(9);
   const short = new Uint8Array(16).fill(3);
-  const keys = jwksFromText(JSON.stringify({ keys: [
-    { kty: 'oct', kid: 'hs-1', alg: 'HS256', k: base64url.encode(secret) },
-    { kty: 'oct', kid: 'hs-short', alg: 'HS256', k: base64url.encode(short) },
-    es.publicJwk,
-  ] }));
+  const keys = jwksFromText(
+    JSON.stringify({
+      keys: [
+        { kty: 'oct', kid: 'hs-1', alg: 'HS256', k: base64url.encode(secret) },
+        { kty: 'oct', kid: 'hs-short', alg: 'HS256', k: base64url.encode(short) },
+        es.publicJwk,
+      ],
+    }),
+  );
   assert.ok(keys.ok);
-  const hs = (kid: string, key: Uint8Array) => new SignJWT({ sub: 'agent-hs' }).setProtectedHeader({ alg: 'HS256', kid })
-    .setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').sign(key);
-  const opts: JwtVerifierOptions = { issuer: ISSUER, audience: AUDIENCE, keys: keys.keys, algorithms: ['HS256', 'ES256'] };
+  const hs = (kid: string, key: Uint8Array) =>
+    new SignJWT({ sub: 'agent-hs' })
+      .setProtectedHeader({ alg: 'HS256', kid })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('5m')
+      .sign(key);
+  const opts: JwtVerifierOptions = {
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    keys: keys.keys,
+    algorithms: ['HS256', 'ES256'],
+  };
   const explicit = createJwtVerifier(opts);
   assert.equal((await expectOk(explicit, await hs('hs-1', secret))).id, 'agent-hs');
   await expectOk(explicit, await sign({ key: es }));
   await expectBad(explicit, await hs('hs-short', short));
   await expectBad(createJwtVerifier({ ...opts, algorithms: DEFAULT_JWT_ALGORITHMS }), await hs('hs-1', secret));
-  await expectBad(createJwtVerifier({ ...opts, algorithms: ['none', 'ES256'] }), new UnsecuredJWT({ sub: 'x' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').encode());
+  await expectBad(
+    createJwtVerifier({ ...opts, algorithms: ['none', 'ES256'] }),
+    new UnsecuredJWT({ sub: 'x' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').encode(),
+  );
 });
 
 test('jwksFromText rejects what is not a key set', () => {

@@ -24,7 +24,10 @@ before(async () => {
 
 function verifier(oneTime: Partial<OneTimeOptions> = {}) {
   return createJwtVerifier({
-    issuer: ISSUER, audience: AUDIENCE, keys, algorithms: ['ES256'],
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    keys,
+    algorithms: ['ES256'],
     oneTime: { claim: 'toolgate_one_time', issuers: [ONE_TIME_ISSUER], store: new MemoryReplayStore(), ...oneTime },
   });
 }
@@ -83,7 +86,7 @@ for (const [name, make] of refused) {
   });
 }
 
-test('a forged token does not burn the genuine token\'s jti', async () => {
+test("a forged token does not burn the genuine token's jti", async () => {
   const v = verifier();
   const forged = await sign({ key: forger, claims: { toolgate_one_time: true, jti: 'victim' } });
   assert.equal((await v.verify(bearer(forged))).ok, false);
@@ -92,16 +95,25 @@ test('a forged token does not burn the genuine token\'s jti', async () => {
 
 test('a failing replay store fails closed, as retryable rather than as a bad credential', async () => {
   const broken: ReplayStore = { claim: () => Promise.reject(new Error('store down')) };
-  const r = await verifier({ store: broken }).verify(bearer(await sign({ key, claims: { toolgate_one_time: true, jti: 'x3' } })));
+  const r = await verifier({ store: broken }).verify(
+    bearer(await sign({ key, claims: { toolgate_one_time: true, jti: 'x3' } })),
+  );
   assert.deepEqual(r, { ok: false, code: 'unavailable' });
   const unsure: ReplayStore = { claim: () => Promise.resolve('unavailable') };
-  const u = await verifier({ store: unsure }).verify(bearer(await sign({ key, claims: { toolgate_one_time: true, jti: 'x3b' } })));
+  const u = await verifier({ store: unsure }).verify(
+    bearer(await sign({ key, claims: { toolgate_one_time: true, jti: 'x3b' } })),
+  );
   assert.deepEqual(u, { ok: false, code: 'unavailable' });
 });
 
 test('the store is asked to remember the id until exp plus skew', async () => {
   const calls: [string, number][] = [];
-  const spy: ReplayStore = { claim: (jti, exp) => { calls.push([jti, exp]); return Promise.resolve('claimed'); } };
+  const spy: ReplayStore = {
+    claim: (jti, exp) => {
+      calls.push([jti, exp]);
+      return Promise.resolve('claimed');
+    },
+  };
   const token = await sign({ key, claims: { toolgate_one_time: true, jti: 'x4' }, expiresIn: 60 });
   const exp = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()).exp as number;
   assert.ok((await verifier({ store: spy }).verify(bearer(token))).ok);

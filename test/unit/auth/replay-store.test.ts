@@ -4,7 +4,12 @@ import { MemoryReplayStore } from '../../../src/auth/replay-store.ts';
 
 function clock(start = 1_000_000) {
   let t = start;
-  return { now: () => t, advance: (ms: number) => { t += ms; } };
+  return {
+    now: () => t,
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 test('an id is claimable once while live, and again after it expired', async () => {

@@ -30,7 +30,9 @@ function table(): StaticKeyTable {
 }
 
 test('the documented hash command matches the lookup hash', () => {
-  const out = execFileSync('sh', ['-c', 'printf %s "$KEY" | sha256sum'], { env: { KEY: KEY_A, PATH: process.env.PATH } }).toString();
+  const out = execFileSync('sh', ['-c', 'printf %s "$KEY" | sha256sum'], {
+    env: { KEY: KEY_A, PATH: process.env.PATH },
+  }).toString();
   assert.equal(out.split(' ')[0], sha(KEY_A));
 });
 
@@ -70,8 +72,16 @@ const cases: [string, Parameters<ReturnType<typeof createStaticKeyVerifier>['ver
   ['JWT-shaped bearer is left to the JWT verifier', bearer('aaa.bbb.ccc'), 'no_credential'],
   ['no credential', { headers: {} }, 'no_credential'],
   ['X-Api-Key while the header is off', { headers: { 'x-api-key': KEY_A } }, 'no_credential'],
-  ['Basic scheme', { headers: { authorization: `Basic ${Buffer.from(`u:${KEY_A}`).toString('base64')}` } }, 'no_credential'],
-  ['both Authorization and X-Api-Key', { headers: { authorization: `Bearer ${KEY_A}`, 'x-api-key': KEY_A } }, 'no_credential'],
+  [
+    'Basic scheme',
+    { headers: { authorization: `Basic ${Buffer.from(`u:${KEY_A}`).toString('base64')}` } },
+    'no_credential',
+  ],
+  [
+    'both Authorization and X-Api-Key',
+    { headers: { authorization: `Bearer ${KEY_A}`, 'x-api-key': KEY_A } },
+    'no_credential',
+  ],
 ];
 for (const [name, req, code] of cases) {
   test(`static key: ${name} → ${code}`, async () => {
@@ -95,7 +105,11 @@ const badFiles: [string, string, string][] = [
   ['wildcard principal', `keys: [{sha256: "${sha(KEY_A)}", principal: "*"}]`, '/keys/0/principal'],
   ['unknown field', `keys: [{sha256: "${sha(KEY_A)}", principal: a, key: x}]`, '/keys/0/key'],
   ['bad scope', `keys: [{sha256: "${sha(KEY_A)}", principal: a, scopes: ["a b"]}]`, '/keys/0/scopes/0'],
-  ['duplicate hash', `keys: [{sha256: "${sha(KEY_A)}", principal: a}, {sha256: "${sha(KEY_A)}", principal: b}]`, '/keys/1/sha256'],
+  [
+    'duplicate hash',
+    `keys: [{sha256: "${sha(KEY_A)}", principal: a}, {sha256: "${sha(KEY_A)}", principal: b}]`,
+    '/keys/1/sha256',
+  ],
   ['no keys list', 'entries: []', '/keys'],
 ];
 for (const [name, text, path] of badFiles) {
@@ -123,5 +137,8 @@ test('loadStaticKeys reads JSON files and reports unreadable ones by path and er
   assert.ok(r.ok);
   assert.equal(r.table.get(sha(KEY_A))?.principal.id, 'agent-json');
   const missing = await loadStaticKeys(join(dir, 'absent.yaml'));
-  assert.deepEqual(missing, { ok: false, errors: [{ path: '', message: `read: cannot read the static key file ${join(dir, 'absent.yaml')} (ENOENT)` }] });
+  assert.deepEqual(missing, {
+    ok: false,
+    errors: [{ path: '', message: `read: cannot read the static key file ${join(dir, 'absent.yaml')} (ENOENT)` }],
+  });
 });

@@ -34,7 +34,7 @@ describe('RedisBreaker', () => {
     assert.equal(c.sent(), 1, 'the refused call sent nothing');
   });
 
-  it('lets one call probe while the others keep being refused, and the probe\'s answer closes it', async () => {
+  it("lets one call probe while the others keep being refused, and the probe's answer closes it", async () => {
     const c = clocked();
     await assert.rejects(c.breaker.run(100, c.stall));
     c.at(1000);
@@ -65,7 +65,7 @@ describe('RedisBreaker', () => {
     assert.equal(c.breaker.open, false);
   });
 
-  it('ioredis\' own command timeout counts as a stall', async () => {
+  it("ioredis' own command timeout counts as a stall", async () => {
     const c = clocked();
     await assert.rejects(c.breaker.run(100, () => Promise.reject(new Error('Command timed out'))));
     assert.equal(c.breaker.open, true);

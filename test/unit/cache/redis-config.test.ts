@@ -25,15 +25,24 @@ describe('parseRedisConfig', () => {
     assert.equal(s.config.mode, 'sentinel');
     assert.equal(s.config.tls, true);
     assert.equal(s.config.masterName, 'mymaster');
-    assert.deepEqual(s.config.nodes, [{ host: '10.0.0.1', port: 26379 }, { host: '10.0.0.2', port: 26380 }]);
+    assert.deepEqual(s.config.nodes, [
+      { host: '10.0.0.1', port: 26379 },
+      { host: '10.0.0.2', port: 26380 },
+    ]);
     const c = parseRedisConfig({ url: 'redis+cluster://[::1]:7000,node-b:7001' }, noFiles);
     assert.ok(c.ok);
     assert.equal(c.config.mode, 'cluster');
-    assert.deepEqual(c.config.nodes, [{ host: '::1', port: 7000 }, { host: 'node-b', port: 7001 }]);
+    assert.deepEqual(c.config.nodes, [
+      { host: '::1', port: 7000 },
+      { host: 'node-b', port: 7001 },
+    ]);
   });
 
   it('takes the password from a secret file over the URL, trimming one newline', () => {
-    const r = parseRedisConfig({ url: 'redis://:fromurl@h', passwordFile: '/secret', username: 'svc' }, () => 'fromfile\n');
+    const r = parseRedisConfig(
+      { url: 'redis://:fromurl@h', passwordFile: '/secret', username: 'svc' },
+      () => 'fromfile\n',
+    );
     assert.ok(r.ok);
     assert.equal(r.config.password, 'fromfile');
     assert.equal(r.config.username, 'svc');
@@ -72,7 +81,10 @@ describe('parseRedisConfig', () => {
 
 describe('redisOptions', () => {
   it('fails fast: no offline queue, one retry, command and connect deadlines, TLS when asked', () => {
-    const r = parseRedisConfig({ url: 'rediss://h', commandTimeoutMs: 250, connectTimeoutMs: 900, tlsCaFile: '/ca' }, () => '-----BEGIN CERTIFICATE-----\nx\n');
+    const r = parseRedisConfig(
+      { url: 'rediss://h', commandTimeoutMs: 250, connectTimeoutMs: 900, tlsCaFile: '/ca' },
+      () => '-----BEGIN CERTIFICATE-----\nx\n',
+    );
     assert.ok(r.ok);
     const o = redisOptions(r.config);
     assert.equal(o.enableOfflineQueue, false);

@@ -32,7 +32,16 @@ describe('buildCatalogue', () => {
   });
 
   it('skips and counts entries without a string name, or with an undigestable contract', () => {
-    const entries = [null, 7, 'tool', [], {}, { name: 3 }, { name: 'ok' }, { name: 'inf', inputSchema: { maximum: Infinity } }];
+    const entries = [
+      null,
+      7,
+      'tool',
+      [],
+      {},
+      { name: 3 },
+      { name: 'ok' },
+      { name: 'inf', inputSchema: { maximum: Infinity } },
+    ];
     const { catalogue, stats } = buildCatalogue(entries, 0);
     assert.deepEqual([...catalogue.tools.keys()], ['ok']);
     assert.deepEqual(stats, { listed: 8, kept: 1, malformed: 6, duplicates: 0, undigestable: 1 });
@@ -59,9 +68,18 @@ describe('buildCatalogue', () => {
     assert.equal(catalogue.tools.size, 2);
     assert.ok(catalogue.tools.has('b'));
     assert.ok(!catalogue.tools.has('c'));
-    assert.deepEqual([...catalogue.tools].map(([k]) => k), ['a', 'b']);
-    assert.deepEqual([...catalogue.tools.values()].map((t) => t.name), ['a', 'b']);
-    assert.deepEqual([...catalogue.tools.entries()].map(([k]) => k), ['a', 'b']);
+    assert.deepEqual(
+      [...catalogue.tools].map(([k]) => k),
+      ['a', 'b'],
+    );
+    assert.deepEqual(
+      [...catalogue.tools.values()].map((t) => t.name),
+      ['a', 'b'],
+    );
+    assert.deepEqual(
+      [...catalogue.tools.entries()].map(([k]) => k),
+      ['a', 'b'],
+    );
     const seen: string[] = [];
     catalogue.tools.forEach((v, k, m) => {
       assert.equal(m, catalogue.tools);
@@ -82,11 +100,26 @@ describe('buildCatalogue', () => {
 
 describe('backoffDelay', () => {
   it('doubles from the base and caps, with the jitter bounded to the upper half', () => {
-    assert.equal(backoffDelay(1, 100, 10_000, () => 0), 50);
-    assert.equal(backoffDelay(1, 100, 10_000, () => 0.999999), 100);
-    assert.equal(backoffDelay(4, 100, 10_000, () => 0.5), 600);
-    assert.equal(backoffDelay(50, 100, 10_000, () => 1), 10_000);
-    assert.equal(backoffDelay(0, 100, 10_000, () => 0), 50);
+    assert.equal(
+      backoffDelay(1, 100, 10_000, () => 0),
+      50,
+    );
+    assert.equal(
+      backoffDelay(1, 100, 10_000, () => 0.999999),
+      100,
+    );
+    assert.equal(
+      backoffDelay(4, 100, 10_000, () => 0.5),
+      600,
+    );
+    assert.equal(
+      backoffDelay(50, 100, 10_000, () => 1),
+      10_000,
+    );
+    assert.equal(
+      backoffDelay(0, 100, 10_000, () => 0),
+      50,
+    );
   });
 
   it('stays within [nominal/2, nominal] for any random value', () => {

@@ -80,7 +80,10 @@ describe('canonicalize (RFC 8785)', () => {
   });
 
   it('spells the brief’s examples in ECMAScript form', () => {
-    assert.equal(canon([1e21, 1e20, 0.1, -0, 1e-7, 1e-6, 100, 1.5e300]), '[1e+21,100000000000000000000,0.1,0,1e-7,0.000001,100,1.5e+300]');
+    assert.equal(
+      canon([1e21, 1e20, 0.1, -0, 1e-7, 1e-6, 100, 1.5e300]),
+      '[1e+21,100000000000000000000,0.1,0,1e-7,0.000001,100,1.5e+300]',
+    );
   });
 
   it('refuses NaN and infinities instead of aliasing them to null', () => {
@@ -176,7 +179,10 @@ describe('tool and catalogue digests', () => {
   });
 
   it('reports a contract canonical JSON refuses', () => {
-    assert.deepEqual(toolDigest({ name: 'x', inputSchema: { maximum: Number.POSITIVE_INFINITY } }), { ok: false, code: 'non_finite_number' });
+    assert.deepEqual(toolDigest({ name: 'x', inputSchema: { maximum: Number.POSITIVE_INFINITY } }), {
+      ok: false,
+      code: 'non_finite_number',
+    });
   });
 
   it('the catalogue digest ignores listing order and depends on every tool', () => {
@@ -192,7 +198,10 @@ describe('tool and catalogue digests', () => {
     const catalog = JSON.parse(readFileSync(join(live.path, 'catalog.json'), 'utf8')) as Record<string, unknown>[];
     const digests = catalog.map((t) => toolDigest(t));
     const shuffled = catalog.map((t) => reverseKeys(t) as Record<string, unknown>);
-    assert.deepEqual(shuffled.map((t) => toolDigest(t)), digests);
+    assert.deepEqual(
+      shuffled.map((t) => toolDigest(t)),
+      digests,
+    );
     assert.ok(digests.every((d) => d.ok));
     // Two tools share a digest exactly when their canonical contracts are equal.
     const contracts = catalog.map(({ server: _s, ...t }) => canon(t));
@@ -203,5 +212,9 @@ describe('tool and catalogue digests', () => {
 function reverseKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(reverseKeys);
   if (typeof v !== 'object' || v === null) return v;
-  return Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reverseKeys(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .reverse()
+      .map(([k, x]) => [k, reverseKeys(x)]),
+  );
 }

@@ -61,14 +61,30 @@ describe('walkPages', () => {
 
   it('stops at the entry cap across pages', async () => {
     const { source } = pagesFrom({ '': { tools: [1, 2, 3], nextCursor: 'n' }, n: { tools: [4, 5, 6] } });
-    assert.deepEqual(await walkPages(source, { maxPages: 10, maxEntries: 5 }), { ok: false, code: 'entry_cap', pages: 2 });
+    assert.deepEqual(await walkPages(source, { maxPages: 10, maxEntries: 5 }), {
+      ok: false,
+      code: 'entry_cap',
+      pages: 2,
+    });
     assert.equal((await walkPages(source, { maxPages: 10, maxEntries: 6 })).ok, true);
   });
 
   it('rejects pages of the wrong shape', async () => {
-    const bad: unknown[] = [null, 'x', [], {}, { tools: {} }, { tools: [], nextCursor: 5 }, { tools: [], nextCursor: {} }];
+    const bad: unknown[] = [
+      null,
+      'x',
+      [],
+      {},
+      { tools: {} },
+      { tools: [], nextCursor: 5 },
+      { tools: [], nextCursor: {} },
+    ];
     for (const page of bad) {
-      assert.deepEqual(await walkPages(async () => page, limits), { ok: false, code: 'malformed_page', pages: 1 }, JSON.stringify(page));
+      assert.deepEqual(
+        await walkPages(async () => page, limits),
+        { ok: false, code: 'malformed_page', pages: 1 },
+        JSON.stringify(page),
+      );
     }
   });
 

@@ -14,14 +14,29 @@ describe('CatalogueSync options', () => {
       { refreshIntervalMs: 1000, retryMaxMs: Number.POSITIVE_INFINITY },
       { refreshIntervalMs: 1000, minRefreshGapMs: -5 },
     ];
-    for (const o of bad) assert.throws(() => new CatalogueSync({ url, ...o }), /^TypeError: CatalogueSync: \w+ must be/, JSON.stringify(o));
-    assert.throws(() => new CatalogueSync({ url: new URL('ftp://x/'), refreshIntervalMs: 1000 }), /url must be http or https/);
+    for (const o of bad)
+      assert.throws(
+        () => new CatalogueSync({ url, ...o }),
+        /^TypeError: CatalogueSync: \w+ must be/,
+        JSON.stringify(o),
+      );
+    assert.throws(
+      () => new CatalogueSync({ url: new URL('ftp://x/'), refreshIntervalMs: 1000 }),
+      /url must be http or https/,
+    );
   });
 
   it('does nothing until started, and closes cleanly when never started', async () => {
     const sync = new CatalogueSync({ url, refreshIntervalMs: 1000 });
     assert.equal(sync.current(), undefined);
-    assert.deepEqual(sync.stats(), { syncs: 0, failures: 0, consecutiveFailures: 0, lastFailure: undefined, lastBuild: undefined, era: undefined });
+    assert.deepEqual(sync.stats(), {
+      syncs: 0,
+      failures: 0,
+      consecutiveFailures: 0,
+      lastFailure: undefined,
+      lastBuild: undefined,
+      era: undefined,
+    });
     await sync.close();
     await assert.rejects(sync.start(), /closed before a catalogue was read/);
   });

@@ -9,10 +9,12 @@ export const EXAMPLES = ['cert-manager-sentinel', 'redis-cluster', 'serviceaccou
 
 /** Every folder under deploy/ that holds a kustomization.yaml, sorted. */
 export function deployKustomizations(dir = join(REPO, 'deploy')): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.isDirectory()) return deployKustomizations(join(dir, e.name));
-    return e.name === 'kustomization.yaml' ? [dir] : [];
-  }).sort();
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => {
+      if (e.isDirectory()) return deployKustomizations(join(dir, e.name));
+      return e.name === 'kustomization.yaml' ? [dir] : [];
+    })
+    .sort();
 }
 
 export const readText = (path: string): string => readFileSync(join(CHART, path), 'utf8');
@@ -24,10 +26,16 @@ export const readYaml = (path: string): any => parse(readText(path), { version: 
  * values in their own right.
  */
 export function valuePaths(value: unknown, schema: any, prefix = ''): string[] {
-  const leaf = typeof value !== 'object' || value === null || Array.isArray(value)
-    || schema?.properties === undefined || (prefix !== '' && schema.title !== undefined);
+  const leaf =
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    schema?.properties === undefined ||
+    (prefix !== '' && schema.title !== undefined);
   if (leaf) return [prefix];
-  return Object.entries(value).flatMap(([k, v]) => valuePaths(v, schema.properties[k], prefix === '' ? k : `${prefix}.${k}`));
+  return Object.entries(value).flatMap(([k, v]) =>
+    valuePaths(v, schema.properties[k], prefix === '' ? k : `${prefix}.${k}`),
+  );
 }
 
 /** Metric names an expression uses, with histogram suffixes folded into their family. */

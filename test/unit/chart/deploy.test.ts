@@ -40,32 +40,58 @@ describe('deploy/: the files toolgate itself reads', () => {
     if (plan.kind !== 'patch') return;
     const injected = applied(pod, plan.patch as never);
     const spec = injected.spec;
-    assert.deepEqual(frontProblems(injected, service.spec.ports[0].targetPort), [], "the unchanged Service's targetPort now names toolgate's port");
+    assert.deepEqual(
+      frontProblems(injected, service.spec.ports[0].targetPort),
+      [],
+      "the unchanged Service's targetPort now names toolgate's port",
+    );
     assert.equal(spec.containers[0].readinessProbe.tcpSocket.port, 'mcp-upstream');
   });
 });
 
 const bin = findKubectl();
-describe('kubectl kustomize renders every directory under deploy/', { skip: bin === undefined ? 'no kubectl binary (see test/helpers/helm.ts)' : false }, () => {
-  for (const dir of deployKustomizations()) {
-    it(relative(REPO, dir), () => {
-      const out = execFileSync(bin as string, ['kustomize', dir], { encoding: 'utf8' });
-      const objects = parseAllDocuments(out).map((d) => d.toJS()).filter((o) => o !== null);
-      assert.ok(objects.length > 0);
-      for (const o of objects) assert.ok(o.apiVersion && o.kind && o.metadata?.name, 'every object is named');
-      const webhook = objects.find((o) => o.kind === 'MutatingWebhookConfiguration');
-      assert.deepEqual(webhook.webhooks[0].objectSelector, { matchExpressions: [
-        { key: 'toolgate.dev/inject', operator: 'Exists' }, { key: 'toolgate.dev/inject', operator: 'NotIn', values: ['false'] },
-      ] }, 'every opt-in label but "false" reaches the injector, so a misspelt one is refused');
-      const injector = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'toolgate-injector');
-      const container = injector.spec.template.spec.containers[0];
-      assert.deepEqual(container.ports.find((p: any) => p.name === 'metrics'), { name: 'metrics', containerPort: 9090, protocol: 'TCP' }, 'as the chart has it');
-      assert.ok(container.env.some((e: any) => e.name === 'TOOLGATE_INJECT_METRICS_PORT' && e.value === '9090'));
-      const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'toolgate-injector');
-      assert.deepEqual(policy.spec.egress, [], 'the injector sends nothing');
-      const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('toolgate-injector'));
-      assert.equal(injector.spec.template.spec.volumes.find((v: any) => v.name === 'config').configMap.name, configMap.metadata.name);
-      assert.ok(existsSync(dir));
-    });
-  }
-});
+describe(
+  'kubectl kustomize renders every directory under deploy/',
+  { skip: bin === undefined ? 'no kubectl binary (see test/helpers/helm.ts)' : false },
+  () => {
+    for (const dir of deployKustomizations()) {
+      it(relative(REPO, dir), () => {
+        const out = execFileSync(bin as string, ['kustomize', dir], { encoding: 'utf8' });
+        const objects = parseAllDocuments(out)
+          .map((d) => d.toJS())
+          .filter((o) => o !== null);
+        assert.ok(objects.length > 0);
+        for (const o of objects) assert.ok(o.apiVersion && o.kind && o.metadata?.name, 'every object is named');
+        const webhook = objects.find((o) => o.kind === 'MutatingWebhookConfiguration');
+        assert.deepEqual(
+          webhook.webhooks[0].objectSelector,
+          {
+            matchExpressions: [
+              { key: 'toolgate.dev/inject', operator: 'Exists' },
+              { key: 'toolgate.dev/inject', operator: 'NotIn', values: ['false'] },
+            ],
+          },
+          'every opt-in label but "false" reaches the injector, so a misspelt one is refused',
+        );
+        const injector = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'toolgate-injector');
+        const container = injector.spec.template.spec.containers[0];
+        assert.deepEqual(
+          container.ports.find((p: any) => p.name === 'metrics'),
+          { name: 'metrics', containerPort: 9090, protocol: 'TCP' },
+          'as the chart has it',
+        );
+        assert.ok(container.env.some((e: any) => e.name === 'TOOLGATE_INJECT_METRICS_PORT' && e.value === '9090'));
+        const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'toolgate-injector');
+        assert.deepEqual(policy.spec.egress, [], 'the injector sends nothing');
+        const configMap = objects.find(
+          (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('toolgate-injector'),
+        );
+        assert.equal(
+          injector.spec.template.spec.volumes.find((v: any) => v.name === 'config').configMap.name,
+          configMap.metadata.name,
+        );
+        assert.ok(existsSync(dir));
+      });
+    }
+  },
+);

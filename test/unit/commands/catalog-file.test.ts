@@ -21,7 +21,10 @@ describe('readCatalogFile: the one reader of --catalog', () => {
   });
 
   it('says what is wrong without the path, which each command names itself', async () => {
-    assert.deepEqual(await readCatalogFile(join(dir, 'missing.json')), { ok: false, problem: 'cannot be read (ENOENT)' });
+    assert.deepEqual(await readCatalogFile(join(dir, 'missing.json')), {
+      ok: false,
+      problem: 'cannot be read (ENOENT)',
+    });
     assert.deepEqual(await readCatalogFile(file('bad.json', '{"tools": [')), { ok: false, problem: 'not valid JSON' });
     for (const doc of [{ result: {} }, { tools: {} }, 'tools', null]) {
       const read = await readCatalogFile(file('none.json', JSON.stringify(doc)));

@@ -8,7 +8,11 @@ import { run } from '../../../src/commands/contracts.ts';
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await run(argv, { env: {}, stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } });
+  const code = await run(argv, {
+    env: {},
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+  });
   return { code, out, err };
 }
 
@@ -16,7 +20,10 @@ describe('toolgate contracts refuses bad invocations with one line and status 2'
   let dir: string;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-contracts-cli-'));
-    await writeFile(join(dir, 'tools.json'), JSON.stringify({ tools: [{ name: 'weather', description: 'Forecast', inputSchema: { type: 'object' } }] }));
+    await writeFile(
+      join(dir, 'tools.json'),
+      JSON.stringify({ tools: [{ name: 'weather', description: 'Forecast', inputSchema: { type: 'object' } }] }),
+    );
     await writeFile(join(dir, 'broken.json'), '{"tools": [');
   });
   after(() => rm(dir, { recursive: true, force: true }));
@@ -28,12 +35,32 @@ describe('toolgate contracts refuses bad invocations with one line and status 2'
     ['an unknown flag', ['list', '--catalogue', 'x'], /unknown argument "--catalogue"/],
     ['--format outside lint', ['list', '--format', 'json'], /--format does not apply/],
     ['no catalogue source', ['list'], /give --catalog FILE or --upstream ORIGIN \(or TOOLGATE_UPSTREAM\)/],
-    ['both catalogue sources', ['lint', '--catalog', 'a', '--upstream', 'http://127.0.0.1:1'], /one of --catalog FILE or --upstream ORIGIN, not both/],
-    ['a non-http upstream', ['lint', '--upstream', 'file:///etc/passwd'], /invalid setting --upstream: expected an http:\/\/ or https:\/\/ URL/],
-    ['a path given twice', ['list', '--upstream', 'http://127.0.0.1:1/mcp', '--mcp-path', '/mcp'], /give its path with --mcp-path only/],
-    ['a bad MCP path', ['list', '--upstream', 'http://127.0.0.1:1', '--mcp-path', 'mcp'], /invalid setting --mcp-path: expected an absolute path/],
+    [
+      'both catalogue sources',
+      ['lint', '--catalog', 'a', '--upstream', 'http://127.0.0.1:1'],
+      /one of --catalog FILE or --upstream ORIGIN, not both/,
+    ],
+    [
+      'a non-http upstream',
+      ['lint', '--upstream', 'file:///etc/passwd'],
+      /invalid setting --upstream: expected an http:\/\/ or https:\/\/ URL/,
+    ],
+    [
+      'a path given twice',
+      ['list', '--upstream', 'http://127.0.0.1:1/mcp', '--mcp-path', '/mcp'],
+      /give its path with --mcp-path only/,
+    ],
+    [
+      'a bad MCP path',
+      ['list', '--upstream', 'http://127.0.0.1:1', '--mcp-path', 'mcp'],
+      /invalid setting --mcp-path: expected an absolute path/,
+    ],
     ['an unknown format', ['lint', '--catalog', 'x', '--format', 'yaml'], /--format must be text or json/],
-    ['approve without Redis', ['approve', 'weather', 'a'.repeat(64)], /approve writes the shared pins and needs --redis-url/],
+    [
+      'approve without Redis',
+      ['approve', 'weather', 'a'.repeat(64)],
+      /approve writes the shared pins and needs --redis-url/,
+    ],
   ];
   for (const [what, argv, message] of cases) {
     it(`refuses ${what}`, async () => {
@@ -52,7 +79,19 @@ describe('toolgate contracts refuses bad invocations with one line and status 2'
   });
 
   it('refuses a digest that is not 64 hex digits', async () => {
-    const r = await cli('approve', 'weather', 'XYZ', '--catalog', join(dir, 'tools.json'), '--redis-url', 'redis://127.0.0.1:1', '--domain', 'd', '--redis-connect-timeout-ms', '200');
+    const r = await cli(
+      'approve',
+      'weather',
+      'XYZ',
+      '--catalog',
+      join(dir, 'tools.json'),
+      '--redis-url',
+      'redis://127.0.0.1:1',
+      '--domain',
+      'd',
+      '--redis-connect-timeout-ms',
+      '200',
+    );
     assert.equal(r.code, 2);
     assert.match(r.err, /DIGEST must be 64 lower-case hex digits/);
     assert.ok(!r.err.includes('XYZ'));

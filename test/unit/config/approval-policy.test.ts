@@ -10,7 +10,8 @@ const row = (extra: string) => `version: 1\ngrants:\n  - { principal: "*", tool:
 describe('require_approval rows', () => {
   it('are never absorbed by an allow row that is otherwise the same, in either file order', () => {
     const allow = '  - { principal: "*", tool: refund, scopes: [pay], effect: allow }\n';
-    const ask = '  - { principal: "*", tool: refund, scopes: [pay], effect: require_approval, approval: { approverScope: pay.approve } }\n';
+    const ask =
+      '  - { principal: "*", tool: refund, scopes: [pay], effect: require_approval, approval: { approverScope: pay.approve } }\n';
     for (const grants of [allow + ask, ask + allow]) {
       const r = parsePolicy(`version: 1\ngrants:\n${grants}`);
       assert.ok(r.ok);
@@ -18,7 +19,10 @@ describe('require_approval rows', () => {
       const snap = snapshotFor([...r.policy.grants], { id: 'alice', scopes: ['pay'] }, 1);
       assert.ok(snap.ok);
       assert.equal(snap.snapshot.rows.length, 2);
-      assert.ok(snap.snapshot.decisions.get('refund')?.rows[0]?.approval !== undefined, 'the row asking for approval governs the call');
+      assert.ok(
+        snap.snapshot.decisions.get('refund')?.rows[0]?.approval !== undefined,
+        'the row asking for approval governs the call',
+      );
     }
   });
 
@@ -48,10 +52,19 @@ describe('require_approval rows', () => {
   });
 
   it('round-trip through storage in canonical form (effect allow with approval)', () => {
-    const first = normalizeRow({ principal: '*', tool: 'refund', scopes: ['pay'], effect: 'require_approval', approval: { approverScope: 'a', expiresIn: '1h' } });
+    const first = normalizeRow({
+      principal: '*',
+      tool: 'refund',
+      scopes: ['pay'],
+      effect: 'require_approval',
+      approval: { approverScope: 'a', expiresIn: '1h' },
+    });
     assert.ok(first !== undefined);
     assert.deepEqual(normalizeRow(JSON.parse(JSON.stringify(first))), first);
-    assert.equal(normalizeRow({ principal: '*', tool: 'refund', effect: 'deny', approval: { approverScope: 'a' } }), undefined);
+    assert.equal(
+      normalizeRow({ principal: '*', tool: 'refund', effect: 'deny', approval: { approverScope: 'a' } }),
+      undefined,
+    );
   });
 
   it('win over a plain allow row when both hold (a conditional approval for large amounts)', () => {
@@ -63,11 +76,14 @@ grants:
     assert.ok(r.ok);
     const s = snapshotFor(r.policy.grants, { id: 'p', scopes: ['pay'] }, 1);
     assert.ok(s.ok);
-    const decideFor = (amount: number) => decideCall({
-      message: { name: 'refund', params: { arguments: { amount } }, protocolVersion: '2025-06-18' },
-      principal: { id: 'p', scopes: new Set(['pay']), credentialStrength: 'static' },
-      policy: r.policy, snapshot: s.snapshot, catalogue: { get: () => undefined },
-    } as never)?.decision;
+    const decideFor = (amount: number) =>
+      decideCall({
+        message: { name: 'refund', params: { arguments: { amount } }, protocolVersion: '2025-06-18' },
+        principal: { id: 'p', scopes: new Set(['pay']), credentialStrength: 'static' },
+        policy: r.policy,
+        snapshot: s.snapshot,
+        catalogue: { get: () => undefined },
+      } as never)?.decision;
     assert.ok(decideFor(150)?.rows[0]?.approval !== undefined);
     assert.equal(decideFor(50)?.rows[0]?.approval, undefined);
     assert.equal(decideFor(50)?.effect, 'allow');

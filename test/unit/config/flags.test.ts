@@ -25,7 +25,10 @@ test('an unknown flag, a missing value or a stray argument is one line naming on
     [['--port'], 'invalid setting --port: missing value'],
     [['stray'], 'invalid setting stray: unexpected argument'],
   ] as const) {
-    assert.throws(() => readFlags(argv, defs), (e: unknown) => e instanceof SettingError && e.message === line && !e.message.includes('secret'));
+    assert.throws(
+      () => readFlags(argv, defs),
+      (e: unknown) => e instanceof SettingError && e.message === line && !e.message.includes('secret'),
+    );
   }
 });
 
@@ -40,10 +43,18 @@ test('the new settings: tool errors as results by default, ungranted tools not h
   const s = loadSettings([], {});
   assert.equal(s.toolErrors, 'result');
   assert.equal(s.hideUngranted, false);
-  assert.equal(loadSettings([], { TOOLGATE_TOOL_ERRORS: 'protocol', TOOLGATE_HIDE_UNGRANTED: 'true' }).toolErrors, 'protocol');
+  assert.equal(
+    loadSettings([], { TOOLGATE_TOOL_ERRORS: 'protocol', TOOLGATE_HIDE_UNGRANTED: 'true' }).toolErrors,
+    'protocol',
+  );
   assert.equal(loadSettings(['--hide-ungranted', 'yes'], {}).hideUngranted, true);
-  assert.throws(() => loadSettings([], { TOOLGATE_TOOL_ERRORS: 'both' }), /invalid setting TOOLGATE_TOOL_ERRORS: expected result or protocol/);
+  assert.throws(
+    () => loadSettings([], { TOOLGATE_TOOL_ERRORS: 'both' }),
+    /invalid setting TOOLGATE_TOOL_ERRORS: expected result or protocol/,
+  );
   const typo = loadSettings([], { TOOLGATE_HIDE_UNGRANTED: 'ture' });
   assert.equal(typo.hideUngranted, false);
-  assert.deepEqual(typo.warnings, ['TOOLGATE_HIDE_UNGRANTED is not a boolean; ungranted tools are answered as not granted']);
+  assert.deepEqual(typo.warnings, [
+    'TOOLGATE_HIDE_UNGRANTED is not a boolean; ungranted tools are answered as not granted',
+  ]);
 });

@@ -31,7 +31,13 @@ test('the example policy loads, and its grants decide as its comments say', asyn
   assert.equal(d('agent-triage', ['payments.refund'], 'refund_payment'), 'exact_deny');
   assert.equal(d('agent-reports', [], 'get_ticket'), 'exact_allow');
   assert.equal(d('agent-x', ['tickets.write'], 'update_ticket'), 'no_grant');
-  assert.deepEqual(p.rateLimits.map((l) => [l.tool, l.burst]), [['*', 60], ['refund_payment', 20]]);
+  assert.deepEqual(
+    p.rateLimits.map((l) => [l.tool, l.burst]),
+    [
+      ['*', 60],
+      ['refund_payment', 20],
+    ],
+  );
 });
 
 test('an empty file is an empty policy with built-in defaults', () => {
@@ -51,9 +57,19 @@ tools:
 `);
   const t1 = toolMetadata(p, 't1');
   assert.deepEqual(t1, {
-    tier: 'critical', alwaysInclude: false, sideEffect: 'read_only', timeoutMs: 5000, maxRetries: 1,
-    resetTimeoutOnProgress: true, idempotency: 'optional', maxConcurrent: 4,
-    requiredScopes: ['a', 'b'], securityLevel: 'standard', results: undefined, aliases: [], examples: [],
+    tier: 'critical',
+    alwaysInclude: false,
+    sideEffect: 'read_only',
+    timeoutMs: 5000,
+    maxRetries: 1,
+    resetTimeoutOnProgress: true,
+    idempotency: 'optional',
+    maxConcurrent: 4,
+    requiredScopes: ['a', 'b'],
+    securityLevel: 'standard',
+    results: undefined,
+    aliases: [],
+    examples: [],
   });
   assert.equal(toolMetadata(p, 'unknown').tier, 'base');
   assert.equal(toolMetadata(p, 'toString').tier, 'base');
@@ -68,9 +84,24 @@ tools:
   unredacted: {results: {redact: []}}
   off: {results: {redact: [], injection: off}}
 `);
-  assert.deepEqual(toolMetadata(p, 'inherits').results, { maxBytes: 65536, redact: ['email', 'aws_access_key'], injection: 'off', enforcement: undefined });
-  assert.deepEqual(toolMetadata(p, 'marks').results, { maxBytes: 65536, redact: ['email', 'aws_access_key'], injection: 'mark', enforcement: 'audit' });
-  assert.deepEqual(toolMetadata(p, 'unredacted').results, { maxBytes: 65536, redact: [], injection: 'off', enforcement: undefined });
+  assert.deepEqual(toolMetadata(p, 'inherits').results, {
+    maxBytes: 65536,
+    redact: ['email', 'aws_access_key'],
+    injection: 'off',
+    enforcement: undefined,
+  });
+  assert.deepEqual(toolMetadata(p, 'marks').results, {
+    maxBytes: 65536,
+    redact: ['email', 'aws_access_key'],
+    injection: 'mark',
+    enforcement: 'audit',
+  });
+  assert.deepEqual(toolMetadata(p, 'unredacted').results, {
+    maxBytes: 65536,
+    redact: [],
+    injection: 'off',
+    enforcement: undefined,
+  });
   assert.deepEqual(toolMetadata(p, 'unknown').results, toolMetadata(p, 'inherits').results);
   const bare = ok('tools: {t: {results: {redact: [], injection: off}}}');
   assert.equal(toolMetadata(bare, 't').results, undefined, 'no section: the answer streams through unparsed');
@@ -86,7 +117,11 @@ test('a results section naming an unknown detector or a bound past 16 MiB is ref
   ] as const) {
     const r = parsePolicy(text);
     assert.equal(r.ok, false, text);
-    if (!r.ok) assert.ok(r.errors.some((e) => e.path === path), `${text}: ${JSON.stringify(r.errors)}`);
+    if (!r.ok)
+      assert.ok(
+        r.errors.some((e) => e.path === path),
+        `${text}: ${JSON.stringify(r.errors)}`,
+      );
   }
 });
 
@@ -96,11 +131,25 @@ tools: {t: {aliases: [x]}}
 grants: [{principal: "*", tool: t, effect: allow, scopes: [s]}]
 authentication: {jwt: {issuer: i, audience: a, jwksFile: /k.json}, anonymous: {enabled: true, scopes: [p]}}
 `);
-  for (const o of [p, p.tools, p.tools.t, p.tools.t?.aliases, p.grants, p.grants[0], p.grants[0]?.scopes,
-    p.authentication, p.authentication.jwt, p.authentication.jwt?.issuer, p.authentication.anonymous.scopes, p.defaults]) {
+  for (const o of [
+    p,
+    p.tools,
+    p.tools.t,
+    p.tools.t?.aliases,
+    p.grants,
+    p.grants[0],
+    p.grants[0]?.scopes,
+    p.authentication,
+    p.authentication.jwt,
+    p.authentication.jwt?.issuer,
+    p.authentication.anonymous.scopes,
+    p.defaults,
+  ]) {
     assert.ok(Object.isFrozen(o));
   }
-  assert.throws(() => { (p.grants as unknown[]).push({}); });
+  assert.throws(() => {
+    (p.grants as unknown[]).push({});
+  });
 });
 
 test('duplicate identical grant rows combine; allow and deny for the same pair both stay (deny wins)', () => {
@@ -127,7 +176,15 @@ test('a tool named __proto__ is an ordinary tool', () => {
 test('relative file paths resolve against the policy file directory; JSON policies load', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tg-policy-'));
   const file = join(dir, 'policy.json');
-  await writeFile(file, JSON.stringify({ authentication: { staticKeys: { file: 'keys/keys.yaml' }, jwt: { issuer: 'i', audience: 'a', jwksFile: '/abs/jwks.json' } } }));
+  await writeFile(
+    file,
+    JSON.stringify({
+      authentication: {
+        staticKeys: { file: 'keys/keys.yaml' },
+        jwt: { issuer: 'i', audience: 'a', jwksFile: '/abs/jwks.json' },
+      },
+    }),
+  );
   const r = await loadPolicyFile(file);
   assert.ok(r.ok);
   assert.equal(r.policy.authentication.staticKeys?.file, join(dir, 'keys/keys.yaml'));
@@ -150,32 +207,122 @@ test('the source digest tells content changes apart', async () => {
 const invalid: [string, string, string, RegExp][] = [
   ['unknown top-level key', 'grant: []', '/grant', /additionalProperties/],
   ['unknown key in a tool', 'tools: {t: {teir: base}}', '/tools/t/teir', /additionalProperties/],
-  ['unknown key in a grant', 'grants: [{principal: a, tool: t, effect: allow, role: admin}]', '/grants/0/role', /additionalProperties/],
+  [
+    'unknown key in a grant',
+    'grants: [{principal: a, tool: t, effect: allow, role: admin}]',
+    '/grants/0/role',
+    /additionalProperties/,
+  ],
   ['bad tier', 'tools: {t: {tier: top}}', '/tools/t/tier', /enum/],
   ['bad effect', 'grants: [{principal: a, tool: t, effect: permit}]', '/grants/0/effect', /enum/],
   ['missing effect', 'grants: [{principal: a, tool: t}]', '/grants/0/effect', /required/],
   ['wildcard tool in a grant', 'grants: [{principal: a, tool: "*", effect: allow}]', '/grants/0/tool', /not/],
   ['wildcard tool name', 'tools: {"*": {}}', '/tools/*', /./],
-  ['scopes on an exact-principal row', 'grants: [{principal: a, tool: t, effect: allow, scopes: [x]}]', '/grants/0/scopes', /only principal "\*" rows/],
-  ['scope with a quote', 'grants: [{principal: "*", tool: t, effect: allow, scopes: [\'a"b\']}]', '/grants/0/scopes/0', /pattern/],
-  ['negative revision', 'grants: [{principal: a, tool: t, effect: allow, revision: -1}]', '/grants/0/revision', /minimum/],
+  [
+    'scopes on an exact-principal row',
+    'grants: [{principal: a, tool: t, effect: allow, scopes: [x]}]',
+    '/grants/0/scopes',
+    /only principal "\*" rows/,
+  ],
+  [
+    'scope with a quote',
+    'grants: [{principal: "*", tool: t, effect: allow, scopes: [\'a"b\']}]',
+    '/grants/0/scopes/0',
+    /pattern/,
+  ],
+  [
+    'negative revision',
+    'grants: [{principal: a, tool: t, effect: allow, revision: -1}]',
+    '/grants/0/revision',
+    /minimum/,
+  ],
   ['timeout zero', 'tools: {t: {timeoutMs: 0}}', '/tools/t/timeoutMs', /minimum/],
   ['retries on a non-idempotent tool', 'tools: {t: {maxRetries: 2}}', '/tools/t/maxRetries', /non_idempotent_write/],
-  ['retries in defaults with the default side effect', 'defaults: {maxRetries: 1}', '/defaults/maxRetries', /non_idempotent_write/],
-  ['idempotency required on a tool that may repeat anyway', 'tools: {t: {sideEffect: idempotent_write, idempotency: required}}', '/tools/t/idempotency', /non_idempotent_write tools only/],
-  ['retries on a non-idempotent tool whose key is only optional', 'tools: {t: {idempotency: optional, maxRetries: 1}}', '/tools/t/maxRetries', /idempotency: required/],
-  ['retries inherited onto a tool declared non-idempotent', 'defaults: {maxRetries: 1, sideEffect: read_only}\ntools: {t: {sideEffect: non_idempotent_write}}', '/tools/t/maxRetries', /non_idempotent_write/],
-  ['both jwksFile and jwksUrl', 'authentication: {jwt: {issuer: i, audience: a, jwksFile: /f, jwksUrl: "https://x/"}}', '/authentication/jwt', /exactly one/],
-  ['neither jwksFile nor jwksUrl', 'authentication: {jwt: {issuer: i, audience: a}}', '/authentication/jwt', /exactly one/],
-  ['HS256 with a published JWKS URL', 'authentication: {jwt: {issuer: i, audience: a, jwksUrl: "https://x/", algorithms: [HS256]}}', '/authentication/jwt/algorithms', /HS/],
-  ['alg none', 'authentication: {jwt: {issuer: i, audience: a, jwksFile: /f, algorithms: [none]}}', '/authentication/jwt/algorithms/0', /enum/],
-  ['one-time without a marking', 'authentication: {jwt: {issuer: i, audience: a, jwksFile: /f, oneTime: {}}}', '/authentication/jwt/oneTime', /issuers, claim/],
+  [
+    'retries in defaults with the default side effect',
+    'defaults: {maxRetries: 1}',
+    '/defaults/maxRetries',
+    /non_idempotent_write/,
+  ],
+  [
+    'idempotency required on a tool that may repeat anyway',
+    'tools: {t: {sideEffect: idempotent_write, idempotency: required}}',
+    '/tools/t/idempotency',
+    /non_idempotent_write tools only/,
+  ],
+  [
+    'retries on a non-idempotent tool whose key is only optional',
+    'tools: {t: {idempotency: optional, maxRetries: 1}}',
+    '/tools/t/maxRetries',
+    /idempotency: required/,
+  ],
+  [
+    'retries inherited onto a tool declared non-idempotent',
+    'defaults: {maxRetries: 1, sideEffect: read_only}\ntools: {t: {sideEffect: non_idempotent_write}}',
+    '/tools/t/maxRetries',
+    /non_idempotent_write/,
+  ],
+  [
+    'both jwksFile and jwksUrl',
+    'authentication: {jwt: {issuer: i, audience: a, jwksFile: /f, jwksUrl: "https://x/"}}',
+    '/authentication/jwt',
+    /exactly one/,
+  ],
+  [
+    'neither jwksFile nor jwksUrl',
+    'authentication: {jwt: {issuer: i, audience: a}}',
+    '/authentication/jwt',
+    /exactly one/,
+  ],
+  [
+    'HS256 with a published JWKS URL',
+    'authentication: {jwt: {issuer: i, audience: a, jwksUrl: "https://x/", algorithms: [HS256]}}',
+    '/authentication/jwt/algorithms',
+    /HS/,
+  ],
+  [
+    'alg none',
+    'authentication: {jwt: {issuer: i, audience: a, jwksFile: /f, algorithms: [none]}}',
+    '/authentication/jwt/algorithms/0',
+    /enum/,
+  ],
+  [
+    'one-time without a marking',
+    'authentication: {jwt: {issuer: i, audience: a, jwksFile: /f, oneTime: {}}}',
+    '/authentication/jwt/oneTime',
+    /issuers, claim/,
+  ],
   ['missing issuer', 'authentication: {jwt: {audience: a, jwksFile: /f}}', '/authentication/jwt/issuer', /required/],
-  ['anonymous with a non-boolean', 'authentication: {anonymous: {enabled: "yes"}}', '/authentication/anonymous/enabled', /type/],
-  ['YAML 1.1 boolean is a string here', 'authentication: {anonymous: {enabled: yes}}', '/authentication/anonymous/enabled', /type/],
-  ['resource metadata URL with a quote', 'authentication: {resourceMetadataUrl: \'https://x/"y\'}', '/authentication/resourceMetadataUrl', /pattern/],
-  ['resource metadata URL with credentials', 'authentication: {resourceMetadataUrl: "https://u:p@x/"}', '/authentication/resourceMetadataUrl', /url/],
-  ['skew out of range', 'authentication: {jwt: {issuer: i, audience: a, jwksFile: /f, clockSkewSeconds: 3600}}', '/authentication/jwt/clockSkewSeconds', /maximum/],
+  [
+    'anonymous with a non-boolean',
+    'authentication: {anonymous: {enabled: "yes"}}',
+    '/authentication/anonymous/enabled',
+    /type/,
+  ],
+  [
+    'YAML 1.1 boolean is a string here',
+    'authentication: {anonymous: {enabled: yes}}',
+    '/authentication/anonymous/enabled',
+    /type/,
+  ],
+  [
+    'resource metadata URL with a quote',
+    "authentication: {resourceMetadataUrl: 'https://x/\"y'}",
+    '/authentication/resourceMetadataUrl',
+    /pattern/,
+  ],
+  [
+    'resource metadata URL with credentials',
+    'authentication: {resourceMetadataUrl: "https://u:p@x/"}',
+    '/authentication/resourceMetadataUrl',
+    /url/,
+  ],
+  [
+    'skew out of range',
+    'authentication: {jwt: {issuer: i, audience: a, jwksFile: /f, clockSkewSeconds: 3600}}',
+    '/authentication/jwt/clockSkewSeconds',
+    /maximum/,
+  ],
   ['wrong version', 'version: 2', '/version', /const/],
   ['document is a list', '- a', '', /type/],
 ];
@@ -183,7 +330,10 @@ for (const [name, text, path, message] of invalid) {
   test(`invalid policy: ${name} → ${path || '(root)'}`, () => {
     const r = parsePolicy(text);
     assert.equal(r.ok, false);
-    assert.ok(!r.ok && r.errors.some((e) => e.path === path && message.test(e.message)), JSON.stringify(!r.ok && r.errors));
+    assert.ok(
+      !r.ok && r.errors.some((e) => e.path === path && message.test(e.message)),
+      JSON.stringify(!r.ok && r.errors),
+    );
   });
 }
 
@@ -206,14 +356,19 @@ test('YAML errors name line and column, never echo the text; duplicate keys are 
 
 test('schema errors never echo the rejected value', () => {
   const secret = 'sk_live_SECRET_VALUE';
-  const r = parsePolicy(`authentication: {staticKeys: {file: 5, apiKeyHeader: "${secret}"}, resourceMetadataUrl: "${secret}"}`);
+  const r = parsePolicy(
+    `authentication: {staticKeys: {file: 5, apiKeyHeader: "${secret}"}, resourceMetadataUrl: "${secret}"}`,
+  );
   assert.ok(!r.ok);
   assert.doesNotMatch(JSON.stringify(r), /SECRET/);
 });
 
 test('alias expansion bombs are refused', () => {
   const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
-  for (let i = 1; i < 12; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [*${String.fromCharCode(96 + i)}, *${String.fromCharCode(96 + i)}, *${String.fromCharCode(96 + i)}, *${String.fromCharCode(96 + i)}]`);
+  for (let i = 1; i < 12; i++)
+    lines.push(
+      `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [*${String.fromCharCode(96 + i)}, *${String.fromCharCode(96 + i)}, *${String.fromCharCode(96 + i)}, *${String.fromCharCode(96 + i)}]`,
+    );
   const r = parsePolicy(lines.join('\n'));
   assert.equal(r.ok, false);
 });

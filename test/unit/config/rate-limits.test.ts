@@ -36,6 +36,10 @@ test('rateLimits: a malformed rule fails the policy, naming where', () => {
   for (const rule of bad) {
     const r = parsePolicy(`version: 1\nrateLimits:\n  - ${rule}\n`);
     assert.equal(r.ok, false, rule);
-    if (!r.ok) assert.ok(r.errors.some((e) => e.path.startsWith('/rateLimits/0')), `${rule}: ${JSON.stringify(r.errors)}`);
+    if (!r.ok)
+      assert.ok(
+        r.errors.some((e) => e.path.startsWith('/rateLimits/0')),
+        `${rule}: ${JSON.stringify(r.errors)}`,
+      );
   }
 });

@@ -25,7 +25,10 @@ describe('settings', () => {
 
   it('takes a principal header field name, lower-cased, and none by default', () => {
     assert.equal(loadSettings([], {}).principalHeader, undefined);
-    assert.equal(loadSettings(['--principal-header', 'X-Toolgate-Principal'], {}).principalHeader, 'x-toolgate-principal');
+    assert.equal(
+      loadSettings(['--principal-header', 'X-Toolgate-Principal'], {}).principalHeader,
+      'x-toolgate-principal',
+    );
   });
 
   it('waits for replicas on one-time token records: auto by default, or a number', () => {
@@ -74,13 +77,16 @@ describe('settings', () => {
   ];
   for (const [argv, env, setting] of invalid) {
     it(`names ${setting} when ${JSON.stringify([...argv, ...Object.values(env)])} is invalid`, () => {
-      assert.throws(() => loadSettings(argv, env), (err: unknown) => {
-        assert.ok(err instanceof SettingError);
-        assert.equal(err.setting, setting);
-        assert.ok(!err.message.includes('\n'));
-        assert.ok(!err.message.includes('pw@'), 'never echoes credentials');
-        return true;
-      });
+      assert.throws(
+        () => loadSettings(argv, env),
+        (err: unknown) => {
+          assert.ok(err instanceof SettingError);
+          assert.equal(err.setting, setting);
+          assert.ok(!err.message.includes('\n'));
+          assert.ok(!err.message.includes('pw@'), 'never echoes credentials');
+          return true;
+        },
+      );
     });
   }
 });

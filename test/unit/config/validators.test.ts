@@ -13,10 +13,18 @@ validators:
   - { name: biz, target: "127.0.0.1:7002", hooks: ${hooks} }
 `);
   assert.ok(r.ok, JSON.stringify(!r.ok && r.errors));
-  assert.deepEqual(r.policy.validators.map((v) => v.name), ['biz', 'pii', 'secrets']);
+  assert.deepEqual(
+    r.policy.validators.map((v) => v.name),
+    ['biz', 'pii', 'secrets'],
+  );
   assert.deepEqual(r.policy.validators[1], {
-    name: 'pii', target: 'dns:///pii.security:7000', hooks: [{ event: 'tools/call', phase: 'request' }],
-    priority: 100, mode: 'active', failOpen: false, timeoutMs: 1000,
+    name: 'pii',
+    target: 'dns:///pii.security:7000',
+    hooks: [{ event: 'tools/call', phase: 'request' }],
+    priority: 100,
+    mode: 'active',
+    failOpen: false,
+    timeoutMs: 1000,
   });
   assert.equal(r.policy.validators[2]?.mode, 'audit');
   assert.equal(r.policy.validators[2]?.failOpen, true);
@@ -33,8 +41,16 @@ for (const [label, entry, path] of [
   ['unknown key', `{ name: a, target: "h:1", hooks: ${hooks}, retries: 2 }`, '/validators/0/retries'],
   ['missing hooks', '{ name: a, target: "h:1" }', '/validators/0/hooks'],
   ['empty hooks', '{ name: a, target: "h:1", hooks: [] }', '/validators/0/hooks'],
-  ['unsupported event', '{ name: a, target: "h:1", hooks: [{ event: tools/list, phase: request }] }', '/validators/0/hooks/0/event'],
-  ['unsupported phase', '{ name: a, target: "h:1", hooks: [{ event: tools/call, phase: response }] }', '/validators/0/hooks/0/phase'],
+  [
+    'unsupported event',
+    '{ name: a, target: "h:1", hooks: [{ event: tools/list, phase: request }] }',
+    '/validators/0/hooks/0/event',
+  ],
+  [
+    'unsupported phase',
+    '{ name: a, target: "h:1", hooks: [{ event: tools/call, phase: response }] }',
+    '/validators/0/hooks/0/phase',
+  ],
   ['bad mode', `{ name: a, target: "h:1", hooks: ${hooks}, mode: block }`, '/validators/0/mode'],
   ['timeout too long', `{ name: a, target: "h:1", hooks: ${hooks}, timeoutMs: 30001 }`, '/validators/0/timeoutMs'],
   ['space in target', `{ name: a, target: "h 1", hooks: ${hooks} }`, '/validators/0/target'],
@@ -48,7 +64,9 @@ for (const [label, entry, path] of [
 }
 
 test('validators need distinct names', () => {
-  const r = parsePolicy(`version: 1\nvalidators:\n  - { name: a, target: "h:1", hooks: ${hooks} }\n  - { name: a, target: "h:2", hooks: ${hooks} }\n`);
+  const r = parsePolicy(
+    `version: 1\nvalidators:\n  - { name: a, target: "h:1", hooks: ${hooks} }\n  - { name: a, target: "h:2", hooks: ${hooks} }\n`,
+  );
   assert.equal(r.ok, false);
   assert.ok(!r.ok && r.errors.some((e) => e.path === '/validators/1/name'));
 });

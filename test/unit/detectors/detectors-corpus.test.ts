@@ -51,12 +51,15 @@ function positives(): Case[] {
     ['email', 30, () => make.email()],
     ['phone', 30, () => make.phone()],
   ];
-  const cases: Case[] = kinds.flatMap(([id, n, value]) => Array.from({ length: n }, () => {
-    const v = value();
-    return { text: make.pick(TEMPLATES)(v), expect: [{ id, value: v }] };
-  }));
+  const cases: Case[] = kinds.flatMap(([id, n, value]) =>
+    Array.from({ length: n }, () => {
+      const v = value();
+      return { text: make.pick(TEMPLATES)(v), expect: [{ id, value: v }] };
+    }),
+  );
   for (let i = 0; i < 2; i++) {
-    for (const pem of privateKeys()) cases.push({ text: `key:\n${pem}`, expect: [{ id: 'private_key', value: pem.trimEnd() }] });
+    for (const pem of privateKeys())
+      cases.push({ text: `key:\n${pem}`, expect: [{ id: 'private_key', value: pem.trimEnd() }] });
   }
   return cases;
 }
@@ -68,15 +71,52 @@ function positives(): Case[] {
  * scanner of tool output, so these count as true positives, not as noise.
  */
 const LABELLED: readonly (Case & { readonly reason: string })[] = [
-  ...['joe.bloggs@example.com', 'te~st@example.com', '~test@example.com', 'test~@example.com', 'te.s.t@example.com', `${'a'.repeat(64)}@example.com`]
-    .map((text) => ({ text, expect: [{ id: 'email', value: text }], reason: 'format tests: a valid address' })),
-  { text: 'user1@oceania.org, user2@oceania.org', expect: [{ id: 'email', value: 'user1@oceania.org' }, { id: 'email', value: 'user2@oceania.org' }], reason: 'format/email: a list of two addresses' },
-  { text: '"Winston Smith" <winston.smith@recdep.minitrue> (Records Department)', expect: [{ id: 'email', value: 'winston.smith@recdep.minitrue' }], reason: 'format/email: the address inside a display name form' },
-  { text: 'joe bloggs@example.com', expect: [{ id: 'email', value: 'bloggs@example.com' }], reason: 'format/email: invalid as a whole, but the text contains an address' },
-  { text: 'a valid idn e-mail (example@example.test in Hangul)', expect: [{ id: 'email', value: 'example@example.test' }], reason: 'format/idn-email: a description quoting an address' },
-  { text: '//a@b@example.com/', expect: [{ id: 'email', value: 'b@example.com' }], reason: 'format/uri-reference: contains an address' },
-  { text: 'mailto:John.Doe@example.com', expect: [{ id: 'email', value: 'John.Doe@example.com' }], reason: 'format/uri: a mailto URI carries an address' },
-  { text: 'tel:+1-816-555-1212', expect: [{ id: 'phone', value: '+1-816-555-1212' }], reason: 'format/uri: a tel URI carries a phone number' },
+  ...[
+    'joe.bloggs@example.com',
+    'te~st@example.com',
+    '~test@example.com',
+    'test~@example.com',
+    'te.s.t@example.com',
+    `${'a'.repeat(64)}@example.com`,
+  ].map((text) => ({ text, expect: [{ id: 'email', value: text }], reason: 'format tests: a valid address' })),
+  {
+    text: 'user1@oceania.org, user2@oceania.org',
+    expect: [
+      { id: 'email', value: 'user1@oceania.org' },
+      { id: 'email', value: 'user2@oceania.org' },
+    ],
+    reason: 'format/email: a list of two addresses',
+  },
+  {
+    text: '"Winston Smith" <winston.smith@recdep.minitrue> (Records Department)',
+    expect: [{ id: 'email', value: 'winston.smith@recdep.minitrue' }],
+    reason: 'format/email: the address inside a display name form',
+  },
+  {
+    text: 'joe bloggs@example.com',
+    expect: [{ id: 'email', value: 'bloggs@example.com' }],
+    reason: 'format/email: invalid as a whole, but the text contains an address',
+  },
+  {
+    text: 'a valid idn e-mail (example@example.test in Hangul)',
+    expect: [{ id: 'email', value: 'example@example.test' }],
+    reason: 'format/idn-email: a description quoting an address',
+  },
+  {
+    text: '//a@b@example.com/',
+    expect: [{ id: 'email', value: 'b@example.com' }],
+    reason: 'format/uri-reference: contains an address',
+  },
+  {
+    text: 'mailto:John.Doe@example.com',
+    expect: [{ id: 'email', value: 'John.Doe@example.com' }],
+    reason: 'format/uri: a mailto URI carries an address',
+  },
+  {
+    text: 'tel:+1-816-555-1212',
+    expect: [{ id: 'phone', value: '+1-816-555-1212' }],
+    reason: 'format/uri: a tel URI carries a phone number',
+  },
 ];
 
 function strings(value: unknown, out: Set<string>): void {
@@ -105,13 +145,19 @@ function corpusStrings(): Set<string> {
   return out;
 }
 
-interface Tally { tp: number; fp: number; fn: number }
+interface Tally {
+  tp: number;
+  fp: number;
+  fn: number;
+}
 
 function score(cases: readonly Case[], tally: Map<string, Tally>, falsePositives: string[]): void {
   for (const c of cases) {
     for (const id of DETECTOR_IDS) {
       const t = tally.get(id)!;
-      const found = DETECTORS.get(id)!.find(c.text).map(([s, e]) => c.text.slice(s, e));
+      const found = DETECTORS.get(id)!
+        .find(c.text)
+        .map(([s, e]) => c.text.slice(s, e));
       const wanted = c.expect.filter((x) => x.id === id).map((x) => x.value);
       for (const w of wanted) {
         const i = found.indexOf(w);
@@ -122,7 +168,8 @@ function score(cases: readonly Case[], tally: Map<string, Tally>, falsePositives
         }
       }
       t.fp += found.length;
-      for (const f of found) falsePositives.push(`${id}: ${JSON.stringify(f)} in ${JSON.stringify(c.text.slice(0, 120))}`);
+      for (const f of found)
+        falsePositives.push(`${id}: ${JSON.stringify(f)} in ${JSON.stringify(c.text.slice(0, 120))}`);
     }
   }
 }
@@ -161,7 +208,10 @@ it('every detector keeps precision ≥ 0.98 on generated positives and real tool
   const report = table(tally, generated.length, negatives.length);
   const out = join(import.meta.dirname, '../../../test-output');
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'detectors-corpus.md'), `${report}${falsePositives.length > 0 ? `\nFalse positives:\n\n${falsePositives.map((f) => `- ${f}`).join('\n')}\n` : ''}`);
+  writeFileSync(
+    join(out, 'detectors-corpus.md'),
+    `${report}${falsePositives.length > 0 ? `\nFalse positives:\n\n${falsePositives.map((f) => `- ${f}`).join('\n')}\n` : ''}`,
+  );
 
   for (const [id, { tp, fp }] of tally) {
     assert.ok(tp > 0, `${id} found nothing`);

@@ -34,7 +34,8 @@ for (const id of DETECTOR_IDS) {
     for (const [name, text] of Object.entries(ADVERSARIAL)) {
       const ranges = detector.find(text);
       assert.ok(Array.isArray(ranges), name);
-      for (let i = 1; i < ranges.length; i++) assert.ok(ranges[i]![0] >= ranges[i - 1]![1], `${id} on ${name}: ranges overlap`);
+      for (let i = 1; i < ranges.length; i++)
+        assert.ok(ranges[i]![0] >= ranges[i - 1]![1], `${id} on ${name}: ranges overlap`);
     }
   });
 }

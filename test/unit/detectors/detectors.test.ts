@@ -43,8 +43,11 @@ describe('credential detectors', () => {
     }
     assertFinds('gitlab_token', 'glpat-Ab3dEf6hIj9kLmN0pQr2sTu5vWx7yZa.01b2c3d4e');
     assertFinds('slack_webhook', make.slackWebhook());
-    // oxlint-disable-next-line no-unnecessary-template-expression -- kept in two pieces so secret scanners do not take the fixture for a live webhook
-    assertFinds('slack_webhook', `hooks.slack.com/workflows/${'T0A1B2C3D/A4E5F6G7H/123456789/Xy9zA8bC7dE6fG5hI4jK3lM2'}`);
+    assertFinds(
+      'slack_webhook',
+      // oxlint-disable-next-line no-unnecessary-template-expression -- kept in two pieces so secret scanners do not take the fixture for a live webhook
+      `hooks.slack.com/workflows/${'T0A1B2C3D/A4E5F6G7H/123456789/Xy9zA8bC7dE6fG5hI4jK3lM2'}`,
+    );
   });
 
   it('do not match a token inside a longer run of its alphabet', () => {
@@ -65,7 +68,17 @@ describe('credential detectors', () => {
   });
 
   it('ignore ordinary identifiers, hashes, ids and numbers', () => {
-    for (const id of ['aws_access_key', 'gcp_api_key', 'github_token', 'gitlab_token', 'slack_token', 'slack_webhook', 'npm_token', 'private_key', 'jwt']) {
+    for (const id of [
+      'aws_access_key',
+      'gcp_api_key',
+      'github_token',
+      'gitlab_token',
+      'slack_token',
+      'slack_webhook',
+      'npm_token',
+      'private_key',
+      'jwt',
+    ]) {
       for (const text of NOT_SECRETS) assertIgnores(id, text);
     }
   });
@@ -83,7 +96,10 @@ describe('private_key', () => {
   });
 
   it('ignores public keys, certificates, and armour without a body', () => {
-    assertIgnores('private_key', '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----');
+    assertIgnores(
+      'private_key',
+      '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----',
+    );
     assertIgnores('private_key', '-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----');
   });
 });
@@ -117,7 +133,10 @@ describe('payment_card', () => {
   });
 
   it('finds each card of a space-separated list of plain numbers', () => {
-    assert.deepEqual(found('payment_card', 'cards 4111111111111111 5555555555554444 on file'), ['4111111111111111', '5555555555554444']);
+    assert.deepEqual(found('payment_card', 'cards 4111111111111111 5555555555554444 on file'), [
+      '4111111111111111',
+      '5555555555554444',
+    ]);
   });
 
   it('rejects near misses', () => {
@@ -141,7 +160,9 @@ describe('iban', () => {
   });
 
   it('ends the IBAN at its country length, before a following word', () => {
-    assert.deepEqual(found('iban', 'IBAN DE89 3704 0044 0532 0130 00 BIC COBADEFFXXX'), ['DE89 3704 0044 0532 0130 00']);
+    assert.deepEqual(found('iban', 'IBAN DE89 3704 0044 0532 0130 00 BIC COBADEFFXXX'), [
+      'DE89 3704 0044 0532 0130 00',
+    ]);
   });
 
   it('rejects near misses', () => {
@@ -227,7 +248,10 @@ describe('redactText', () => {
     const key = make.awsKey();
     const text = `from ${key}@mailbox.org`;
     assert.deepEqual(found('aws_access_key', text), [key]);
-    for (const ids of [['aws_access_key', 'email'], ['email', 'aws_access_key']]) {
+    for (const ids of [
+      ['aws_access_key', 'email'],
+      ['email', 'aws_access_key'],
+    ]) {
       assert.deepEqual(redactText(text, ids), { text: 'from [redacted: email]', counts: { email: 1 } });
     }
   });

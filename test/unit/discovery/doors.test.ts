@@ -25,27 +25,46 @@ describe('discovery input rules', () => {
     it(`refuses ${name}`, () => {
       const r = readDiscoverParams(raw, true);
       assert.equal(r.ok, false);
-      assert.ok(!r.ok && r.errors.some((e) => e.instancePath === instancePath && e.keyword === keyword), JSON.stringify(r));
+      assert.ok(
+        !r.ok && r.errors.some((e) => e.instancePath === instancePath && e.keyword === keyword),
+        JSON.stringify(r),
+      );
     });
   }
   it('accepts the edges and applies the default limit', () => {
-    assert.deepEqual(readDiscoverParams({ query: 'a'.repeat(500), limit: 16 }, true), { ok: true, params: { query: 'a'.repeat(500), limit: 16, cursor: undefined } });
-    assert.deepEqual(readDiscoverParams({ query: 'send mail' }, true), { ok: true, params: { query: 'send mail', limit: 16, cursor: undefined } });
+    assert.deepEqual(readDiscoverParams({ query: 'a'.repeat(500), limit: 16 }, true), {
+      ok: true,
+      params: { query: 'a'.repeat(500), limit: 16, cursor: undefined },
+    });
+    assert.deepEqual(readDiscoverParams({ query: 'send mail' }, true), {
+      ok: true,
+      params: { query: 'send mail', limit: 16, cursor: undefined },
+    });
     assert.equal(readDiscoverParams({ query: 'x', limit: 1 }, true).ok, true);
   });
   it('has no cursor on the tool door', () => {
     const r = readDiscoverParams({ query: 'x', cursor: 'abc' }, false);
     assert.deepEqual(r, { ok: false, errors: [{ instancePath: '', keyword: 'additionalProperties', count: 1 }] });
-    assert.deepEqual(readDiscoverParams({}, true), { ok: false, errors: [{ instancePath: '', keyword: 'required', missing: ['query'] }] });
+    assert.deepEqual(readDiscoverParams({}, true), {
+      ok: false,
+      errors: [{ instancePath: '', keyword: 'required', missing: ['query'] }],
+    });
   });
   it('never throws on hostile input', () => {
-    for (const raw of [null, undefined, 3, 'q', [], [{ query: 'x' }], Object.create(null)]) assert.equal(readDiscoverParams(raw, true).ok, false);
+    for (const raw of [null, undefined, 3, 'q', [], [{ query: 'x' }], Object.create(null)])
+      assert.equal(readDiscoverParams(raw, true).ok, false);
   });
 });
 
 describe('discovery cursors', () => {
   const binding: CursorBinding = {
-    principal: 'alice', scopes: ['a', 'b'], catalogueDigest: 'c1', revision: 7, grantsDigest: 'g1', query: 'send mail', limit: 4,
+    principal: 'alice',
+    scopes: ['a', 'b'],
+    catalogueDigest: 'c1',
+    revision: 7,
+    grantsDigest: 'g1',
+    query: 'send mail',
+    limit: 4,
   };
   const variants: [string, Partial<CursorBinding>][] = [
     ['principal', { principal: 'bob' }],
@@ -60,7 +79,11 @@ describe('discovery cursors', () => {
     const codec = new CursorCodec(() => 1_000_000);
     const c = codec.encode(binding, { offset: 4, issuedAt: 1_000_000 });
     assert.deepEqual(codec.decode(c, binding), { offset: 4, issuedAt: 1_000_000 });
-    assert.deepEqual(codec.decode(c, { ...binding, scopes: ['b', 'a'] }), { offset: 4, issuedAt: 1_000_000 }, 'scope order does not matter');
+    assert.deepEqual(
+      codec.decode(c, { ...binding, scopes: ['b', 'a'] }),
+      { offset: 4, issuedAt: 1_000_000 },
+      'scope order does not matter',
+    );
   });
   for (const [field, change] of variants) {
     it(`is invalid once the ${field} differs`, () => {
@@ -80,9 +103,12 @@ describe('discovery cursors', () => {
     const signature = c.slice(c.indexOf('.') + 1);
     const last = signature.at(-1) as string;
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-    const sameBits = Array.from(alphabet).filter((ch) => ch !== last && (alphabet.indexOf(ch) >> 2) === (alphabet.indexOf(last) >> 2));
+    const sameBits = Array.from(alphabet).filter(
+      (ch) => ch !== last && alphabet.indexOf(ch) >> 2 === alphabet.indexOf(last) >> 2,
+    );
     assert.equal(sameBits.length, 3);
-    for (const ch of sameBits) assert.equal(codec.decode(c.slice(0, -1) + ch, binding), undefined, `last character ${ch}`);
+    for (const ch of sameBits)
+      assert.equal(codec.decode(c.slice(0, -1) + ch, binding), undefined, `last character ${ch}`);
     const [payload] = c.split('.');
     const forged = Buffer.from(JSON.stringify(['x', 0, 1_000_000])).toString('base64url');
     assert.equal(codec.decode(`${forged}.${c.split('.')[1]}`, binding), undefined);
@@ -106,7 +132,10 @@ describe('discovery cursors', () => {
 });
 
 describe('discovery pages', () => {
-  const tool = (name: string, bytes: number) => ({ name, inputSchema: { type: 'object', description: 'x'.repeat(bytes) } });
+  const tool = (name: string, bytes: number) => ({
+    name,
+    inputSchema: { type: 'object', description: 'x'.repeat(bytes) },
+  });
   it('keeps whole schemas and stops before the 64 KiB bound', () => {
     const tools = [tool('a', 30_000), tool('b', 30_000), tool('c', 30_000)];
     const page = fitPage(1, tools, (p) => ({ tools: p }));
@@ -116,7 +145,10 @@ describe('discovery pages', () => {
     assert.deepEqual((page.result as { tools: unknown[] }).tools, tools.slice(0, 2));
   });
   it('refuses a schema that cannot fit alone instead of truncating it', () => {
-    assert.deepEqual(fitPage(1, [tool('huge', 70_000), tool('b', 10)], (p) => ({ tools: p })), { ok: false, error: 'tool_schema_too_large' });
+    assert.deepEqual(
+      fitPage(1, [tool('huge', 70_000), tool('b', 10)], (p) => ({ tools: p })),
+      { ok: false, error: 'tool_schema_too_large' },
+    );
   });
   it('counts the envelope, including a long id', () => {
     const id = 'i'.repeat(6_000);

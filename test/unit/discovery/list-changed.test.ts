@@ -5,7 +5,10 @@ import { listChangedEvent, ListChangedStreams, listensForToolChanges } from '../
 
 function parse(event: Buffer): unknown {
   const text = event.toString('utf8');
-  assert.ok(text.startsWith('data: ') && text.endsWith('\n\n') && !text.slice(0, -2).includes('\n'), 'one data line, one event');
+  assert.ok(
+    text.startsWith('data: ') && text.endsWith('\n\n') && !text.slice(0, -2).includes('\n'),
+    'one data line, one event',
+  );
   return JSON.parse(text.slice(6));
 }
 
@@ -68,12 +71,21 @@ describe('list_changed streams', () => {
       method: 'notifications/tools/list_changed',
       params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } },
     });
-    assert.deepEqual((parse(listChangedEvent('sub "1"\n')) as { params: unknown }).params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub "1"\n' } });
+    assert.deepEqual((parse(listChangedEvent('sub "1"\n')) as { params: unknown }).params, {
+      _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub "1"\n' },
+    });
   });
 
   it('recognises a listen request that opted in to tool list changes, and only that', () => {
     assert.equal(listensForToolChanges({ notifications: { toolsListChanged: true, promptsListChanged: true } }), true);
-    for (const params of [undefined, {}, { notifications: null }, { notifications: { toolsListChanged: 'true' } }, { notifications: { promptsListChanged: true } }, { notifications: [true] }]) {
+    for (const params of [
+      undefined,
+      {},
+      { notifications: null },
+      { notifications: { toolsListChanged: 'true' } },
+      { notifications: { promptsListChanged: true } },
+      { notifications: [true] },
+    ]) {
       assert.equal(listensForToolChanges(params as Record<string, unknown> | undefined), false, JSON.stringify(params));
     }
   });

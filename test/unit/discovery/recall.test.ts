@@ -9,9 +9,30 @@ import { corpus, type CorpusName } from '../../helpers/testdata.ts';
  * ranking was tuned (docs/discovery-ranking.md), less a small margin.
  */
 const floors: { set: string; corpus: CorpusName; catalog: string; queries: string; r5: number; r16: number }[] = [
-  { set: 'MetaTool single-tool', corpus: 'metatool', catalog: 'tools.json', queries: 'queries-dev.jsonl', r5: 65, r16: 75.5 },
-  { set: 'MetaTool multi-tool', corpus: 'metatool', catalog: 'tools.json', queries: 'multi-queries-dev.jsonl', r5: 65.5, r16: 84.5 },
-  { set: 'LiveMCPBench', corpus: 'livemcpbench', catalog: 'catalog.json', queries: 'tasks-dev.jsonl', r5: 42.5, r16: 57.5 },
+  {
+    set: 'MetaTool single-tool',
+    corpus: 'metatool',
+    catalog: 'tools.json',
+    queries: 'queries-dev.jsonl',
+    r5: 65,
+    r16: 75.5,
+  },
+  {
+    set: 'MetaTool multi-tool',
+    corpus: 'metatool',
+    catalog: 'tools.json',
+    queries: 'multi-queries-dev.jsonl',
+    r5: 65.5,
+    r16: 84.5,
+  },
+  {
+    set: 'LiveMCPBench',
+    corpus: 'livemcpbench',
+    catalog: 'catalog.json',
+    queries: 'tasks-dev.jsonl',
+    r5: 42.5,
+    r16: 57.5,
+  },
 ];
 
 for (const f of floors) {

@@ -15,9 +15,14 @@ describe('the caller budget', () => {
   it('reads the header and _meta, keeps the smaller, and refuses what is not whole milliseconds in range', () => {
     assert.deepEqual(callerBudget(req({}), call({})), { ok: true, ms: undefined });
     assert.deepEqual(callerBudget(req({ 'toolgate-timeout-ms': ' 250 ' }), call({})), { ok: true, ms: 250 });
-    assert.deepEqual(callerBudget(req({ 'toolgate-timeout-ms': '250' }), call({ _meta: { 'io.toolgate/timeoutMs': 90 } })), { ok: true, ms: 90 });
-    for (const bad of ['-1', '1.5', '', 'soon', '3600001', '1e3']) assert.equal(callerBudget(req({ 'toolgate-timeout-ms': bad }), call({})).ok, false, bad);
-    for (const bad of [-1, 1.5, '90', null, 3_600_001]) assert.equal(callerBudget(req({}), call({ _meta: { 'io.toolgate/timeoutMs': bad } })).ok, false, String(bad));
+    assert.deepEqual(
+      callerBudget(req({ 'toolgate-timeout-ms': '250' }), call({ _meta: { 'io.toolgate/timeoutMs': 90 } })),
+      { ok: true, ms: 90 },
+    );
+    for (const bad of ['-1', '1.5', '', 'soon', '3600001', '1e3'])
+      assert.equal(callerBudget(req({ 'toolgate-timeout-ms': bad }), call({})).ok, false, bad);
+    for (const bad of [-1, 1.5, '90', null, 3_600_001])
+      assert.equal(callerBudget(req({}), call({ _meta: { 'io.toolgate/timeoutMs': bad } })).ok, false, String(bad));
     assert.equal(callDeadlineMs(3000, undefined), 3000);
     assert.equal(callDeadlineMs(3000, 200), 200);
     assert.equal(callDeadlineMs(3000, 9000), 3000);
@@ -27,10 +32,14 @@ describe('the caller budget', () => {
 describe('idempotency keys', () => {
   it('reads the header (sf-string or bare), _meta and params.idempotencyKey, and refuses disagreement or bad shapes', () => {
     assert.deepEqual(readKey(req({ 'idempotency-key': '"abc-1"' }), call({})), { kind: 'key', key: 'abc-1' });
-    assert.deepEqual(readKey(req({ 'idempotency-key': 'abc-1' }), call({ _meta: { 'io.toolgate/idempotencyKey': 'abc-1' } })), { kind: 'key', key: 'abc-1' });
+    assert.deepEqual(
+      readKey(req({ 'idempotency-key': 'abc-1' }), call({ _meta: { 'io.toolgate/idempotencyKey': 'abc-1' } })),
+      { kind: 'key', key: 'abc-1' },
+    );
     assert.deepEqual(readKey(req({}), call({ idempotencyKey: 'k' })), { kind: 'key', key: 'k' });
     assert.equal(readKey(req({}), call({})).kind, 'none');
-    for (const bad of ['""', '"a b"', '"unterminated', 'a\u0001b', 'x'.repeat(256)]) assert.equal(readKey(req({ 'idempotency-key': bad }), call({})).kind, 'invalid', bad);
+    for (const bad of ['""', '"a b"', '"unterminated', 'a\u0001b', 'x'.repeat(256)])
+      assert.equal(readKey(req({ 'idempotency-key': bad }), call({})).kind, 'invalid', bad);
     assert.equal(readKey(req({ 'idempotency-key': ['a', 'b'] }), call({})).kind, 'invalid');
     assert.equal(readKey(req({ 'idempotency-key': 'a' }), call({ idempotencyKey: 'b' })).kind, 'invalid');
   });
@@ -39,8 +48,14 @@ describe('idempotency keys', () => {
     assert.notEqual(scopedKey('a', 't', 'k'), scopedKey('b', 't', 'k'));
     assert.notEqual(scopedKey('a', 't', 'k'), scopedKey('a', 'u', 'k'));
     assert.notEqual(scopedKey('a\u0000t', 'x', 'k'), scopedKey('a', 't\u0000x', 'k'));
-    assert.equal(argumentsDigest({ name: 't', arguments: { b: 1, a: [1.0, 'x'] } }), argumentsDigest({ name: 't', arguments: { a: [1, 'x'], b: 1 } }));
-    assert.notEqual(argumentsDigest({ name: 't', arguments: { a: 1 } }), argumentsDigest({ name: 't', arguments: { a: 2 } }));
+    assert.equal(
+      argumentsDigest({ name: 't', arguments: { b: 1, a: [1.0, 'x'] } }),
+      argumentsDigest({ name: 't', arguments: { a: [1, 'x'], b: 1 } }),
+    );
+    assert.notEqual(
+      argumentsDigest({ name: 't', arguments: { a: 1 } }),
+      argumentsDigest({ name: 't', arguments: { a: 2 } }),
+    );
   });
 
   it('reads a PENDING record as in progress while its lease runs and as unknown after', () => {
@@ -61,7 +76,10 @@ describe('idempotency keys', () => {
     await store.settle('s', 'not-the-holder', { kind: 'released' });
     assert.equal((await store.claim('s', 'd', 100)).kind, 'unknown');
     if (first.kind !== 'acquired') return;
-    await store.settle('s', first.token, { kind: 'completed', response: { status: 200, message: { jsonrpc: '2.0', id: 1, result: {} } } });
+    await store.settle('s', first.token, {
+      kind: 'completed',
+      response: { status: 200, message: { jsonrpc: '2.0', id: 1, result: {} } },
+    });
     assert.equal((await store.claim('s', 'd', 100)).kind, 'completed');
     now = 20_000;
     assert.equal((await store.claim('s', 'd', 100)).kind, 'acquired', 'retention passed');
@@ -91,7 +109,10 @@ describe('capturing the final response', () => {
     c.head(200, head);
     c.chunk(Buffer.from('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}\n\nda'));
     c.chunk(Buffer.from('ta: {"jsonrpc":"2.0","id":7,"result":{"ok":true}}\n\n'));
-    assert.deepEqual(c.result(), { kind: 'response', response: { status: 200, message: { jsonrpc: '2.0', id: 7, result: { ok: true } } } });
+    assert.deepEqual(c.result(), {
+      kind: 'response',
+      response: { status: 200, message: { jsonrpc: '2.0', id: 7, result: { ok: true } } },
+    });
   });
 
   it('reads a JSON body whole, and marks one larger than the bound too large', () => {

@@ -46,7 +46,10 @@ describe('createFileGrantStore (embedded default)', () => {
     const s = createFileGrantStore({ rows: [allow], revision: 1 });
     assert.equal(s.replaceRows([{ principal: 'bob', tool: 'x', scopes: ['s'], effect: 'allow' }]), undefined);
     assert.equal(s.revision(), 1);
-    const broken = createFileGrantStore({ rows: [{ principal: '', tool: 'x', scopes: [], effect: 'allow' }], revision: 1 });
+    const broken = createFileGrantStore({
+      rows: [{ principal: '', tool: 'x', scopes: [], effect: 'allow' }],
+      revision: 1,
+    });
     assert.equal(broken.revision(), undefined);
     assert.deepEqual(broken.snapshot(alice), { ok: false, code: 'grants_unavailable' });
     assert.equal(broken.replaceRows([allow]), 1);

@@ -18,9 +18,14 @@ function setup(stalenessMs = 1000) {
   });
   w.onChange((r) => seen.push(r));
   return {
-    w, seen,
-    advance: (ms: number) => { t += ms; },
-    reply: (...rs: (RevisionRead | Error)[]) => { replies.push(...rs); },
+    w,
+    seen,
+    advance: (ms: number) => {
+      t += ms;
+    },
+    reply: (...rs: (RevisionRead | Error)[]) => {
+      replies.push(...rs);
+    },
   };
 }
 const rev = (revision: number): RevisionRead => ({ ok: true, revision });
@@ -58,7 +63,15 @@ describe('RevisionWatcher', () => {
   it('dates confirmation from when the read was sent, so a slow reply does not stretch the bound', async () => {
     let t = 0;
     let release: (r: RevisionRead) => void = () => {};
-    const w = new RevisionWatcher({ stalenessMs: 1000, checkIntervalMs: 100, now: () => t, read: () => new Promise((res) => { release = res; }) });
+    const w = new RevisionWatcher({
+      stalenessMs: 1000,
+      checkIntervalMs: 100,
+      now: () => t,
+      read: () =>
+        new Promise((res) => {
+          release = res;
+        }),
+    });
     const pending = w.check();
     t = 900;
     release(rev(3));
@@ -126,7 +139,12 @@ describe('RevisionWatcher', () => {
     const s = setup(10_000);
     const health: string[] = [];
     s.w.onHealth((h) => health.push(h.state));
-    s.reply(rev(4), { ok: false, code: 'grants_unavailable', reason: 'not_master' }, { ok: false, code: 'grants_unavailable' }, rev(4));
+    s.reply(
+      rev(4),
+      { ok: false, code: 'grants_unavailable', reason: 'not_master' },
+      { ok: false, code: 'grants_unavailable' },
+      rev(4),
+    );
     await s.w.check();
     await s.w.check();
     assert.equal(s.w.revision(), undefined, 'well inside the staleness bound');
@@ -149,7 +167,9 @@ describe('RevisionWatcher', () => {
 
   it('a throwing listener does not stop the others', async () => {
     const s = setup();
-    s.w.onChange(() => { throw new Error('listener'); });
+    s.w.onChange(() => {
+      throw new Error('listener');
+    });
     const late: number[] = [];
     s.w.onChange((r) => late.push(r));
     s.reply(rev(2));

@@ -32,122 +32,195 @@ interface Case {
 const cases: Case[] = [
   {
     name: 'no rows at all: denied',
-    rows: [], subject: { id: 'alice', scopes: ALL_SCOPES }, tool: 'read_file', effect: 'deny', reason: 'no_grant',
+    rows: [],
+    subject: { id: 'alice', scopes: ALL_SCOPES },
+    tool: 'read_file',
+    effect: 'deny',
+    reason: 'no_grant',
   },
   {
     name: 'rows for other tools only: denied',
     rows: [row('alice', 'write_file', 'allow'), row('*', 'list_files', 'allow')],
-    subject: { id: 'alice', scopes: [] }, tool: 'read_file', effect: 'deny', reason: 'no_grant',
+    subject: { id: 'alice', scopes: [] },
+    tool: 'read_file',
+    effect: 'deny',
+    reason: 'no_grant',
   },
   {
     name: 'exact allow',
     rows: [row('alice', 'read_file', 'allow')],
-    subject: { id: 'alice', scopes: [] }, tool: 'read_file', effect: 'allow', reason: 'exact_allow',
+    subject: { id: 'alice', scopes: [] },
+    tool: 'read_file',
+    effect: 'allow',
+    reason: 'exact_allow',
   },
   {
     name: 'exact allow for another principal does not apply',
     rows: [row('bob', 'read_file', 'allow')],
-    subject: { id: 'alice', scopes: [] }, tool: 'read_file', effect: 'deny', reason: 'no_grant',
+    subject: { id: 'alice', scopes: [] },
+    tool: 'read_file',
+    effect: 'deny',
+    reason: 'no_grant',
   },
   {
     name: 'principal ids are exact: no prefix or case folding',
     rows: [row('Alice', 'read_file', 'allow'), row('alic', 'read_file', 'allow')],
-    subject: { id: 'alice', scopes: [] }, tool: 'read_file', effect: 'deny', reason: 'no_grant',
+    subject: { id: 'alice', scopes: [] },
+    tool: 'read_file',
+    effect: 'deny',
+    reason: 'no_grant',
   },
   {
     name: 'tool names are exact: no prefix or case folding',
     rows: [row('alice', 'read_file', 'allow')],
-    subject: { id: 'alice', scopes: [] }, tool: 'Read_File', effect: 'deny', reason: 'no_grant',
+    subject: { id: 'alice', scopes: [] },
+    tool: 'Read_File',
+    effect: 'deny',
+    reason: 'no_grant',
   },
   {
     name: 'exact deny',
     rows: [row('alice', 'read_file', 'deny')],
-    subject: { id: 'alice', scopes: [] }, tool: 'read_file', effect: 'deny', reason: 'exact_deny',
+    subject: { id: 'alice', scopes: [] },
+    tool: 'read_file',
+    effect: 'deny',
+    reason: 'exact_deny',
   },
   {
     name: 'wildcard allow without scopes applies to everyone',
     rows: [row('*', 'read_file', 'allow')],
-    subject: { id: 'alice', scopes: [] }, tool: 'read_file', effect: 'allow', reason: 'wildcard_allow',
+    subject: { id: 'alice', scopes: [] },
+    tool: 'read_file',
+    effect: 'allow',
+    reason: 'wildcard_allow',
   },
   {
     name: 'wildcard allow when holding all its scopes',
     rows: [row('*', 'write_file', 'allow', ['files.read', 'files.write'])],
-    subject: { id: 'alice', scopes: ['files.read', 'files.write', 'mail.send'] }, tool: 'write_file', effect: 'allow', reason: 'wildcard_allow',
+    subject: { id: 'alice', scopes: ['files.read', 'files.write', 'mail.send'] },
+    tool: 'write_file',
+    effect: 'allow',
+    reason: 'wildcard_allow',
   },
   {
     name: 'wildcard allow needs ALL its scopes, not some',
     rows: [row('*', 'write_file', 'allow', ['files.read', 'files.write'])],
-    subject: { id: 'alice', scopes: ['files.write'] }, tool: 'write_file', effect: 'deny', reason: 'no_grant',
+    subject: { id: 'alice', scopes: ['files.write'] },
+    tool: 'write_file',
+    effect: 'deny',
+    reason: 'no_grant',
   },
   {
     name: 'scope matching is exact (no prefix, no hierarchy)',
     rows: [row('*', 'read_file', 'allow', ['files.read'])],
-    subject: { id: 'alice', scopes: ['files', 'files.read.all', 'FILES.READ'] }, tool: 'read_file', effect: 'deny', reason: 'no_grant',
+    subject: { id: 'alice', scopes: ['files', 'files.read.all', 'FILES.READ'] },
+    tool: 'read_file',
+    effect: 'deny',
+    reason: 'no_grant',
   },
   {
     name: 'wildcard deny applies to principals holding its scopes',
     rows: [row('*', 'send_mail', 'allow'), row('*', 'send_mail', 'deny', ['contractor'])],
-    subject: { id: 'alice', scopes: ['contractor'] }, tool: 'send_mail', effect: 'deny', reason: 'wildcard_deny',
+    subject: { id: 'alice', scopes: ['contractor'] },
+    tool: 'send_mail',
+    effect: 'deny',
+    reason: 'wildcard_deny',
   },
   {
     name: 'wildcard deny does not apply without its scopes',
     rows: [row('*', 'send_mail', 'allow'), row('*', 'send_mail', 'deny', ['contractor'])],
-    subject: { id: 'alice', scopes: [] }, tool: 'send_mail', effect: 'allow', reason: 'wildcard_allow',
+    subject: { id: 'alice', scopes: [] },
+    tool: 'send_mail',
+    effect: 'allow',
+    reason: 'wildcard_allow',
   },
   {
     name: 'wildcard: deny wins over allow at the same level',
     rows: [row('*', 'read_file', 'allow'), row('*', 'read_file', 'deny')],
-    subject: { id: 'alice', scopes: ALL_SCOPES }, tool: 'read_file', effect: 'deny', reason: 'wildcard_deny',
+    subject: { id: 'alice', scopes: ALL_SCOPES },
+    tool: 'read_file',
+    effect: 'deny',
+    reason: 'wildcard_deny',
   },
   {
     name: 'exact: deny wins over allow for the same principal and tool',
     rows: [row('alice', 'read_file', 'allow'), row('alice', 'read_file', 'deny')],
-    subject: { id: 'alice', scopes: [] }, tool: 'read_file', effect: 'deny', reason: 'exact_deny',
+    subject: { id: 'alice', scopes: [] },
+    tool: 'read_file',
+    effect: 'deny',
+    reason: 'exact_deny',
   },
   {
     name: 'exact deny overrides wildcard allow',
     rows: [row('*', 'read_file', 'allow'), row('alice', 'read_file', 'deny')],
-    subject: { id: 'alice', scopes: [] }, tool: 'read_file', effect: 'deny', reason: 'exact_deny',
+    subject: { id: 'alice', scopes: [] },
+    tool: 'read_file',
+    effect: 'deny',
+    reason: 'exact_deny',
   },
   {
     name: 'exact allow overrides wildcard deny',
     rows: [row('*', 'read_file', 'deny'), row('alice', 'read_file', 'allow')],
-    subject: { id: 'alice', scopes: [] }, tool: 'read_file', effect: 'allow', reason: 'exact_allow',
+    subject: { id: 'alice', scopes: [] },
+    tool: 'read_file',
+    effect: 'allow',
+    reason: 'exact_allow',
   },
   {
     name: 'exact allow overrides a scoped wildcard deny the principal triggers',
     rows: [row('*', 'read_file', 'deny', ['contractor']), row('alice', 'read_file', 'allow')],
-    subject: { id: 'alice', scopes: ['contractor'] }, tool: 'read_file', effect: 'allow', reason: 'exact_allow',
+    subject: { id: 'alice', scopes: ['contractor'] },
+    tool: 'read_file',
+    effect: 'allow',
+    reason: 'exact_allow',
   },
   {
     name: 'exact deny overrides wildcard allow for the named principal only',
     rows: [row('*', 'read_file', 'allow'), row('alice', 'read_file', 'deny')],
-    subject: { id: 'bob', scopes: [] }, tool: 'read_file', effect: 'allow', reason: 'wildcard_allow',
+    subject: { id: 'bob', scopes: [] },
+    tool: 'read_file',
+    effect: 'allow',
+    reason: 'wildcard_allow',
   },
   {
     name: 'administrator holding every scope: explicit exact deny still denies',
     rows: [row('*', 'drop_table', 'allow', ['admin']), row('root', 'drop_table', 'deny')],
-    subject: { id: 'root', scopes: ALL_SCOPES }, tool: 'drop_table', effect: 'deny', reason: 'exact_deny',
+    subject: { id: 'root', scopes: ALL_SCOPES },
+    tool: 'drop_table',
+    effect: 'deny',
+    reason: 'exact_deny',
   },
   {
     name: 'administrator holding every scope: explicit wildcard deny still denies',
     rows: [row('*', 'drop_table', 'allow', ['admin']), row('*', 'drop_table', 'deny')],
-    subject: { id: 'root', scopes: ALL_SCOPES }, tool: 'drop_table', effect: 'deny', reason: 'wildcard_deny',
+    subject: { id: 'root', scopes: ALL_SCOPES },
+    tool: 'drop_table',
+    effect: 'deny',
+    reason: 'wildcard_deny',
   },
   {
     name: 'administrator: more scopes bring scoped denies into force, never lift them',
     rows: [row('*', 'drop_table', 'allow', ['admin']), row('*', 'drop_table', 'deny', ['mail.send'])],
-    subject: { id: 'root', scopes: ALL_SCOPES }, tool: 'drop_table', effect: 'deny', reason: 'wildcard_deny',
+    subject: { id: 'root', scopes: ALL_SCOPES },
+    tool: 'drop_table',
+    effect: 'deny',
+    reason: 'wildcard_deny',
   },
   {
     name: 'administrator: no grant for a tool is still no grant',
     rows: [row('*', 'drop_table', 'allow', ['admin'])],
-    subject: { id: 'root', scopes: ALL_SCOPES }, tool: 'truncate_table', effect: 'deny', reason: 'no_grant',
+    subject: { id: 'root', scopes: ALL_SCOPES },
+    tool: 'truncate_table',
+    effect: 'deny',
+    reason: 'no_grant',
   },
   {
     name: 'several wildcard allows: any one fully held suffices',
     rows: [row('*', 'read_file', 'allow', ['files.read']), row('*', 'read_file', 'allow', ['admin'])],
-    subject: { id: 'alice', scopes: ['admin'] }, tool: 'read_file', effect: 'allow', reason: 'wildcard_allow',
+    subject: { id: 'alice', scopes: ['admin'] },
+    tool: 'read_file',
+    effect: 'allow',
+    reason: 'wildcard_allow',
   },
 ];
 
@@ -162,7 +235,12 @@ for (const c of cases) {
 }
 
 test('decide: the same rows give the same decision in any order', () => {
-  const rows = [row('*', 'a', 'allow'), row('alice', 'a', 'deny'), row('*', 'b', 'deny', ['x']), row('*', 'b', 'allow')];
+  const rows = [
+    row('*', 'a', 'allow'),
+    row('alice', 'a', 'deny'),
+    row('*', 'b', 'deny', ['x']),
+    row('*', 'b', 'allow'),
+  ];
   const forward = snapshotFor(rows, { id: 'alice', scopes: ['x'] }, 1);
   const backward = snapshotFor([...rows].reverse(), { id: 'alice', scopes: ['x'] }, 1);
   assert.ok(forward.ok && backward.ok);
@@ -189,47 +267,65 @@ const scopeCases: ScopeCase[] = [
   {
     name: 'wildcard allow lacking one scope: returns the row scopes',
     rows: [row('*', 'write_file', 'allow', ['files.read', 'files.write'])],
-    subject: { id: 'alice', scopes: ['files.read'] }, tool: 'write_file', want: ['files.read', 'files.write'],
+    subject: { id: 'alice', scopes: ['files.read'] },
+    tool: 'write_file',
+    want: ['files.read', 'files.write'],
   },
   {
     name: 'already allowed: nothing to request',
     rows: [row('*', 'write_file', 'allow', ['files.write'])],
-    subject: { id: 'alice', scopes: ['files.write'] }, tool: 'write_file', want: undefined,
+    subject: { id: 'alice', scopes: ['files.write'] },
+    tool: 'write_file',
+    want: undefined,
   },
   {
     name: 'exact deny for the principal: scopes cannot help',
     rows: [row('*', 'write_file', 'allow', ['files.write']), row('alice', 'write_file', 'deny')],
-    subject: { id: 'alice', scopes: [] }, tool: 'write_file', want: undefined,
+    subject: { id: 'alice', scopes: [] },
+    tool: 'write_file',
+    want: undefined,
   },
   {
     name: 'exact deny for another principal does not matter',
     rows: [row('*', 'write_file', 'allow', ['files.write']), row('bob', 'write_file', 'deny')],
-    subject: { id: 'alice', scopes: [] }, tool: 'write_file', want: ['files.write'],
+    subject: { id: 'alice', scopes: [] },
+    tool: 'write_file',
+    want: ['files.write'],
   },
   {
     name: 'a wildcard deny already in force: scopes cannot help',
     rows: [row('*', 'write_file', 'allow', ['files.write']), row('*', 'write_file', 'deny')],
-    subject: { id: 'alice', scopes: [] }, tool: 'write_file', want: undefined,
+    subject: { id: 'alice', scopes: [] },
+    tool: 'write_file',
+    want: undefined,
   },
   {
     name: 'a scoped deny the requested scopes would trigger: that row is not offered',
     rows: [row('*', 'write_file', 'allow', ['files.write']), row('*', 'write_file', 'deny', ['files.write'])],
-    subject: { id: 'alice', scopes: [] }, tool: 'write_file', want: undefined,
+    subject: { id: 'alice', scopes: [] },
+    tool: 'write_file',
+    want: undefined,
   },
   {
     name: 'no allow row at all',
     rows: [row('*', 'other', 'allow', ['x'])],
-    subject: { id: 'alice', scopes: [] }, tool: 'write_file', want: undefined,
+    subject: { id: 'alice', scopes: [] },
+    tool: 'write_file',
+    want: undefined,
   },
   {
     name: 'several candidates: fewest new scopes wins',
     rows: [row('*', 't', 'allow', ['a', 'b', 'c']), row('*', 't', 'allow', ['z'])],
-    subject: { id: 'alice', scopes: ['a', 'b'] }, tool: 't', want: ['a', 'b', 'c'],
+    subject: { id: 'alice', scopes: ['a', 'b'] },
+    tool: 't',
+    want: ['a', 'b', 'c'],
   },
   {
     name: 'several candidates with equal need: lexically first',
     rows: [row('*', 't', 'allow', ['y']), row('*', 't', 'allow', ['x'])],
-    subject: { id: 'alice', scopes: [] }, tool: 't', want: ['x'],
+    subject: { id: 'alice', scopes: [] },
+    tool: 't',
+    want: ['x'],
   },
 ];
 
@@ -240,7 +336,10 @@ for (const c of scopeCases) {
 }
 
 test('scopesThatWouldGrant: the returned scopes really grant', () => {
-  const rows = [row('*', 'write_file', 'allow', ['files.read', 'files.write']), row('*', 'write_file', 'deny', ['guest'])];
+  const rows = [
+    row('*', 'write_file', 'allow', ['files.read', 'files.write']),
+    row('*', 'write_file', 'deny', ['guest']),
+  ];
   const subject = { id: 'alice', scopes: ['files.read'] };
   const want = scopesThatWouldGrant(rows, subject, 'write_file');
   assert.ok(want);
@@ -249,12 +348,24 @@ test('scopesThatWouldGrant: the returned scopes really grant', () => {
 });
 
 test('normalizeRow: canonical form and rejections', () => {
-  assert.deepEqual(normalizeRow({ principal: '*', tool: 't', effect: 'allow', scopes: ['b', 'a', 'b'] }),
-    { principal: '*', tool: 't', effect: 'allow', scopes: ['a', 'b'] });
-  assert.deepEqual(normalizeRow({ principal: 'p', tool: 't', effect: 'deny', revision: 3 }),
-    { principal: 'p', tool: 't', effect: 'deny', scopes: [], revision: 3 });
+  assert.deepEqual(normalizeRow({ principal: '*', tool: 't', effect: 'allow', scopes: ['b', 'a', 'b'] }), {
+    principal: '*',
+    tool: 't',
+    effect: 'allow',
+    scopes: ['a', 'b'],
+  });
+  assert.deepEqual(normalizeRow({ principal: 'p', tool: 't', effect: 'deny', revision: 3 }), {
+    principal: 'p',
+    tool: 't',
+    effect: 'deny',
+    scopes: [],
+    revision: 3,
+  });
   const bad: unknown[] = [
-    null, 'row', [], {},
+    null,
+    'row',
+    [],
+    {},
     { principal: 'p', tool: 't', effect: 'maybe' },
     { principal: 'p', tool: '*', effect: 'allow' },
     { principal: '', tool: 't', effect: 'allow' },
@@ -273,7 +384,8 @@ test('normalizeRow: canonical form and rejections', () => {
 });
 
 describe('conditional rows and shadow mode', () => {
-  const wild = (r: Record<string, unknown>) => normalizeRow({ principal: '*', tool: 't', effect: 'allow', ...r }) as GrantRow;
+  const wild = (r: Record<string, unknown>) =>
+    normalizeRow({ principal: '*', tool: 't', effect: 'allow', ...r }) as GrantRow;
 
   it('a row with a condition that does not compile is malformed wherever it comes from', () => {
     assert.equal(normalizeRow({ principal: '*', tool: 't', effect: 'allow', when: 'args.a <' }), undefined);
@@ -318,11 +430,17 @@ describe('conditional rows and shadow mode', () => {
   it('an audit-mode deny never loosens enforcement: alone it grants nothing, and an exact one does not lift a `*` deny', () => {
     const auditDeny = wild({ effect: 'deny', enforcement: 'audit' });
     const lone = decideMatching([auditDeny], [auditDeny]);
-    assert.deepEqual([lone.effect, lone.reason, lone.audit, lone.wouldDeny], ['deny', 'no_grant', undefined, [auditDeny]]);
+    assert.deepEqual(
+      [lone.effect, lone.reason, lone.audit, lone.wouldDeny],
+      ['deny', 'no_grant', undefined, [auditDeny]],
+    );
     const exactAudit = row('alice', 'read_file', 'deny');
     const shadowRow = { ...exactAudit, enforcement: 'audit' as const };
     const wildDeny = wild({ effect: 'deny', name: 'hard' });
     const d = decideMatching([shadowRow, wildDeny], [shadowRow, wildDeny]);
-    assert.deepEqual([d.effect, d.reason, d.audit, d.rows, d.wouldDeny], ['deny', 'wildcard_deny', undefined, [wildDeny], [shadowRow]]);
+    assert.deepEqual(
+      [d.effect, d.reason, d.audit, d.rows, d.wouldDeny],
+      ['deny', 'wildcard_deny', undefined, [wildDeny], [shadowRow]],
+    );
   });
 });

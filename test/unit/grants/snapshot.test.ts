@@ -3,13 +3,22 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { normalizeRow } from '../../../src/config/policy/grant-row.ts';
 import {
-  decide, parseSnapshot, rowsDigest, snapshotFor, snapshotMatches, toStored, validateSnapshot,
+  decide,
+  parseSnapshot,
+  rowsDigest,
+  snapshotFor,
+  snapshotMatches,
+  toStored,
+  validateSnapshot,
 } from '../../../src/grants/snapshot.ts';
 import { MAX_SNAPSHOT_ROWS } from '../../../src/grants/types.ts';
 import type { GrantRow } from '../../../src/config/policy/grant-row.ts';
 
 function rows(n: number, principal = 'alice'): GrantRow[] {
-  return Array.from({ length: n }, (_, i) => normalizeRow({ principal, tool: `tool_${i}`, effect: 'allow' }) as GrantRow);
+  return Array.from(
+    { length: n },
+    (_, i) => normalizeRow({ principal, tool: `tool_${i}`, effect: 'allow' }) as GrantRow,
+  );
 }
 
 const alice = { id: 'alice', scopes: ['files.read'] };
@@ -81,7 +90,12 @@ test('round trip: stored JSON text parses back to the same decisions and digest'
   assert.equal(decide(back.snapshot, 'tool_1').reason, 'exact_allow');
 });
 
-const goodStored = { principal: 'alice', scopes: ['files.read'], revision: 3, rows: [{ principal: 'alice', tool: 't', effect: 'allow', scopes: [] }] };
+const goodStored = {
+  principal: 'alice',
+  scopes: ['files.read'],
+  revision: 3,
+  rows: [{ principal: 'alice', tool: 't', effect: 'allow', scopes: [] }],
+};
 
 const malformed: [string, unknown][] = [
   ['null', null],
@@ -97,10 +111,16 @@ const malformed: [string, unknown][] = [
   ['scopes as string', { ...goodStored, scopes: 'files.read' }],
   ['wildcard principal', { ...goodStored, principal: '*' }],
   ['unknown top-level field', { ...goodStored, extra: 1 }],
-  ['row with wrong effect type', { ...goodStored, rows: [{ principal: 'alice', tool: 't', effect: true, scopes: [] }] }],
+  [
+    'row with wrong effect type',
+    { ...goodStored, rows: [{ principal: 'alice', tool: 't', effect: true, scopes: [] }] },
+  ],
   ['row missing tool', { ...goodStored, rows: [{ principal: 'alice', effect: 'allow', scopes: [] }] }],
   ['row of another principal', { ...goodStored, rows: [{ principal: 'bob', tool: 't', effect: 'allow', scopes: [] }] }],
-  ['wildcard row whose scopes the principal lacks', { ...goodStored, rows: [{ principal: '*', tool: 't', effect: 'allow', scopes: ['files.write'] }] }],
+  [
+    'wildcard row whose scopes the principal lacks',
+    { ...goodStored, rows: [{ principal: '*', tool: 't', effect: 'allow', scopes: ['files.write'] }] },
+  ],
   ['row that is null', { ...goodStored, rows: [null] }],
   ['digest that does not match', { ...goodStored, digest: '0'.repeat(64) }],
   ['digest of wrong type', { ...goodStored, digest: 5 }],
@@ -132,7 +152,10 @@ test('digest: order-independent, content-sensitive, equal to rowsDigest', () => 
   assert.equal(rowsDigest(a), s1.snapshot.digest);
   const changed = [...a.slice(1), normalizeRow({ principal: 'alice', tool: 'tool_0', effect: 'deny' }) as GrantRow];
   assert.notEqual(rowsDigest(changed), s1.snapshot.digest);
-  const withRevision = [...a.slice(1), normalizeRow({ principal: 'alice', tool: 'tool_0', effect: 'allow', revision: 2 }) as GrantRow];
+  const withRevision = [
+    ...a.slice(1),
+    normalizeRow({ principal: 'alice', tool: 'tool_0', effect: 'allow', revision: 2 }) as GrantRow,
+  ];
   assert.notEqual(rowsDigest(withRevision), s1.snapshot.digest);
 });
 
@@ -146,11 +169,13 @@ test('snapshotMatches binds principal id and scope set', () => {
 });
 
 test('rows in force (a frozen array): principals the same rows apply to share one set of rows and decisions', () => {
-  const inForce = Object.freeze([
-    { principal: '*', tool: 'a', effect: 'allow', scopes: ['files.read'] },
-    { principal: '*', tool: 'b', effect: 'deny', scopes: ['files.write'] },
-    { principal: 'alice', tool: 'c', effect: 'allow' },
-  ].map((r) => normalizeRow(r) as GrantRow));
+  const inForce = Object.freeze(
+    [
+      { principal: '*', tool: 'a', effect: 'allow', scopes: ['files.read'] },
+      { principal: '*', tool: 'b', effect: 'deny', scopes: ['files.write'] },
+      { principal: 'alice', tool: 'c', effect: 'allow' },
+    ].map((r) => normalizeRow(r) as GrantRow),
+  );
   const snap = (id: string, scopes: string[]) => {
     const s = snapshotFor(inForce, { id, scopes }, 7);
     assert.ok(s.ok);
@@ -175,19 +200,35 @@ test('rows in force (a frozen array): principals the same rows apply to share on
 });
 
 test('rows in force (a frozen array): every snapshot equals the one computed from a fresh copy of the rows', () => {
-  const rowSpec = fc.record({
-    principal: fc.constantFrom('*', 'alice', 'bob'),
-    tool: fc.constantFrom('a', 'b', 'c'),
-    effect: fc.constantFrom('allow', 'deny', 'allow', 'maybe'),
-    scopes: fc.subarray(['x', 'y', 'z']),
-    name: fc.option(fc.constantFrom('r1', 'r2'), { nil: undefined }),
-  // oxlint-disable-next-line no-map-spread -- fast-check's map: generated values are shared with shrinking and must not be edited in place
-  }).map(({ name, ...r }) => ({ ...r, ...(name === undefined ? {} : { name }), ...(r.principal === '*' ? {} : { scopes: [] }) }));
-  const subjectSpec = fc.record({ id: fc.constantFrom('alice', 'bob', 'carol'), scopes: fc.subarray(['x', 'y', 'z', 'w']) });
-  fc.assert(fc.property(fc.array(rowSpec, { maxLength: 8 }), fc.array(subjectSpec, { minLength: 1, maxLength: 6 }), (specs, subjects) => {
-    const inForce = Object.freeze(specs) as unknown as readonly GrantRow[];
-    for (const subject of subjects) {
-      assert.deepEqual(snapshotFor(inForce, subject, 3), snapshotFor([...inForce], subject, 3));
-    }
-  }), { seed: 38, numRuns: 300 });
+  const rowSpec = fc
+    .record({
+      principal: fc.constantFrom('*', 'alice', 'bob'),
+      tool: fc.constantFrom('a', 'b', 'c'),
+      effect: fc.constantFrom('allow', 'deny', 'allow', 'maybe'),
+      scopes: fc.subarray(['x', 'y', 'z']),
+      name: fc.option(fc.constantFrom('r1', 'r2'), { nil: undefined }),
+    })
+    // oxlint-disable-next-line no-map-spread -- fast-check's map: generated values are shared with shrinking and must not be edited in place
+    .map(({ name, ...r }) => ({
+      ...r,
+      ...(name === undefined ? {} : { name }),
+      ...(r.principal === '*' ? {} : { scopes: [] }),
+    }));
+  const subjectSpec = fc.record({
+    id: fc.constantFrom('alice', 'bob', 'carol'),
+    scopes: fc.subarray(['x', 'y', 'z', 'w']),
+  });
+  fc.assert(
+    fc.property(
+      fc.array(rowSpec, { maxLength: 8 }),
+      fc.array(subjectSpec, { minLength: 1, maxLength: 6 }),
+      (specs, subjects) => {
+        const inForce = Object.freeze(specs) as unknown as readonly GrantRow[];
+        for (const subject of subjects) {
+          assert.deepEqual(snapshotFor(inForce, subject, 3), snapshotFor([...inForce], subject, 3));
+        }
+      },
+    ),
+    { seed: 38, numRuns: 300 },
+  );
 });

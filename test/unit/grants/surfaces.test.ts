@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Principal } from '../../../src/auth/types.ts';
 import { parsePolicy, type Policy } from '../../../src/config/policy/policy.ts';
-import { mayListPrompt, mayListResource, mayListTemplate, promptDecision, resourceDecision } from '../../../src/grants/surfaces.ts';
+import {
+  mayListPrompt,
+  mayListResource,
+  mayListTemplate,
+  promptDecision,
+  resourceDecision,
+} from '../../../src/grants/surfaces.ts';
 
 function policy(text: string): Policy {
   const r = parsePolicy(text);
@@ -10,11 +16,19 @@ function policy(text: string): Policy {
   return r.policy;
 }
 
-const who = (id: string, ...scopes: string[]): Principal => ({ id, scopes: new Set(scopes), credentialStrength: 'static' });
+const who = (id: string, ...scopes: string[]): Principal => ({
+  id,
+  scopes: new Set(scopes),
+  credentialStrength: 'static',
+});
 const now = { protocolVersion: undefined, timeMs: Date.now() };
 const read = (p: Policy, principal: Principal, uri: string) => {
   const d = resourceDecision(p, principal, uri, now);
-  return d === undefined ? 'unpoliced' : d.audit ? `audit ${d.decision.reason}` : `${d.decision.effect} ${d.decision.reason}`;
+  return d === undefined
+    ? 'unpoliced'
+    : d.audit
+      ? `audit ${d.decision.reason}`
+      : `${d.decision.effect} ${d.decision.reason}`;
 };
 
 const RESOURCES = policy(`
@@ -100,7 +114,8 @@ prompts:
 `);
 
 describe('prompt grants', () => {
-  const get = (principal: Principal, name: string, args: unknown = {}) => promptDecision(PROMPTS, principal, name, { ...now, arguments: args })?.decision.effect;
+  const get = (principal: Principal, name: string, args: unknown = {}) =>
+    promptDecision(PROMPTS, principal, name, { ...now, arguments: args })?.decision.effect;
 
   it('decides by name under the same rules', () => {
     assert.equal(get(who('a', 'p'), 'greet'), 'allow');

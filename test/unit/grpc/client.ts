@@ -3,7 +3,12 @@ import { credentials, Metadata, type Client, type ServiceError } from '@grpc/grp
 import { serviceClient } from '../../../src/grpc/definitions.ts';
 
 export interface GrpcClients {
-  call<T>(service: 'Health' | 'PolicyService' | 'DiscoveryService' | 'GrantAdmin' | 'ContractService' | 'ApprovalService', method: string, request: object, authorization?: string): Promise<T>;
+  call<T>(
+    service: 'Health' | 'PolicyService' | 'DiscoveryService' | 'GrantAdmin' | 'ContractService' | 'ApprovalService',
+    method: string,
+    request: object,
+    authorization?: string,
+  ): Promise<T>;
   client(service: string): Client;
   close(): void;
 }
@@ -34,10 +39,17 @@ export function grpcClients(port: number): GrpcClients {
     call<T>(service: string, method: string, request: object, authorization?: string): Promise<T> {
       const metadata = new Metadata();
       if (authorization !== undefined) metadata.set('authorization', authorization);
-      const c = client(service) as unknown as Record<string, (r: object, m: Metadata, o: object, cb: (e: ServiceError | null, v: T) => void) => void>;
+      const c = client(service) as unknown as Record<
+        string,
+        (r: object, m: Metadata, o: object, cb: (e: ServiceError | null, v: T) => void) => void
+      >;
       return new Promise((resolve, reject) => {
         (c[method] as (r: object, m: Metadata, o: object, cb: (e: ServiceError | null, v: T) => void) => void).call(
-          c, request, metadata, { deadline: new Date(Date.now() + 5000) }, (err, value) => (err === null ? resolve(value) : reject(err)),
+          c,
+          request,
+          metadata,
+          { deadline: new Date(Date.now() + 5000) },
+          (err, value) => (err === null ? resolve(value) : reject(err)),
         );
       });
     },

@@ -15,7 +15,11 @@ test('src/grpc/generated is exactly what npm run proto:gen produces from proto/ 
     const committed = listTs(COMMITTED).map((f) => relative(COMMITTED, f));
     assert.deepEqual(committed, fresh, 'generated file set differs: run npm run proto:gen');
     for (const f of fresh) {
-      assert.equal(await readFile(join(COMMITTED, f), 'utf8'), await readFile(join(dir, f), 'utf8'), `${f} differs: run npm run proto:gen`);
+      assert.equal(
+        await readFile(join(COMMITTED, f), 'utf8'),
+        await readFile(join(dir, f), 'utf8'),
+        `${f} differs: run npm run proto:gen`,
+      );
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -31,10 +31,26 @@ test('a gRPC error carries the registry message and closed codes as metadata', (
 });
 
 test('validator answers: only a well-formed one counts; codes are kept only when closed', () => {
-  assert.deepEqual(interpret({ valid: true, severity: 'SEVERITY_UNSPECIFIED', message: '', code: '' }), { kind: 'valid' });
-  assert.deepEqual(interpret({ valid: false, severity: 'SEVERITY_ERROR', message: 'x', code: 'pii_found' }), { kind: 'invalid', severity: 'error', code: 'pii_found' });
-  assert.deepEqual(interpret({ valid: false, severity: 'SEVERITY_WARNING', message: 'x', code: 'Has Spaces' }), { kind: 'invalid', severity: 'warning', code: undefined });
-  assert.deepEqual(interpret({ valid: false, severity: 'SEVERITY_UNSPECIFIED', message: 'x', code: '' }), { kind: 'failed', reason: 'malformed' });
-  assert.deepEqual(interpret({ valid: false, severity: 7 as unknown as 'SEVERITY_ERROR', message: '', code: '' }), { kind: 'failed', reason: 'malformed' });
+  assert.deepEqual(interpret({ valid: true, severity: 'SEVERITY_UNSPECIFIED', message: '', code: '' }), {
+    kind: 'valid',
+  });
+  assert.deepEqual(interpret({ valid: false, severity: 'SEVERITY_ERROR', message: 'x', code: 'pii_found' }), {
+    kind: 'invalid',
+    severity: 'error',
+    code: 'pii_found',
+  });
+  assert.deepEqual(interpret({ valid: false, severity: 'SEVERITY_WARNING', message: 'x', code: 'Has Spaces' }), {
+    kind: 'invalid',
+    severity: 'warning',
+    code: undefined,
+  });
+  assert.deepEqual(interpret({ valid: false, severity: 'SEVERITY_UNSPECIFIED', message: 'x', code: '' }), {
+    kind: 'failed',
+    reason: 'malformed',
+  });
+  assert.deepEqual(interpret({ valid: false, severity: 7 as unknown as 'SEVERITY_ERROR', message: '', code: '' }), {
+    kind: 'failed',
+    reason: 'malformed',
+  });
   assert.deepEqual(interpret(undefined), { kind: 'failed', reason: 'malformed' });
 });

@@ -27,7 +27,8 @@ export function patchOf(response: AdmissionResponse): jsonpatch.Operation[] {
 
 /** Applies the patch to a copy of the pod; throws when an operation does not apply. */
 export function applied(pod: unknown, patch: readonly jsonpatch.Operation[]): any {
-  return jsonpatch.applyPatch(structuredClone(pod), structuredClone(patch) as jsonpatch.Operation[], true, false).newDocument;
+  return jsonpatch.applyPatch(structuredClone(pod), structuredClone(patch) as jsonpatch.Operation[], true, false)
+    .newDocument;
 }
 
 /** The Pod as the API server would store it: its own schema problems, the apiVersion and kind filled in. */
@@ -52,11 +53,14 @@ export function frontProblems(pod: any, portName: string): string[] {
   const regular = (pod.spec.containers ?? []).includes(toolgate);
   if (!regular && toolgate.restartPolicy !== 'Always') return ['toolgate is an init container that exits'];
   const own = toolgate.ports.find((p: any) => p.name === portName).containerPort;
-  const upstream = /^http:\/\/127\.0\.0\.1:(\d+)$/.exec(toolgate.env.find((e: any) => e.name === 'TOOLGATE_UPSTREAM')?.value ?? '');
+  const upstream = /^http:\/\/127\.0\.0\.1:(\d+)$/.exec(
+    toolgate.env.find((e: any) => e.name === 'TOOLGATE_UPSTREAM')?.value ?? '',
+  );
   if (upstream === null) return ['toolgate has no loopback upstream'];
   if (Number(upstream[1]) === own) return ['toolgate forwards to itself'];
   return [];
 }
 
 export const sidecarOf = (pod: any): any => allContainers(pod).find((c) => c.name === 'toolgate');
-export const envOf = (container: any): Record<string, unknown> => Object.fromEntries(container.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+export const envOf = (container: any): Record<string, unknown> =>
+  Object.fromEntries(container.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));

@@ -18,7 +18,10 @@ function config(extra: string): InjectorConfig {
   return parsed.config;
 }
 
-const MODES: Readonly<Record<string, InjectorConfig>> = { native: config('sidecarMode: native\n'), plain: config('sidecarMode: plain\n') };
+const MODES: Readonly<Record<string, InjectorConfig>> = {
+  native: config('sidecarMode: native\n'),
+  plain: config('sidecarMode: plain\n'),
+};
 
 for (const [mode, cfg] of Object.entries(MODES)) {
   describe(`${mode} sidecars: malformed opt-ins are refused with the field and the fix`, () => {
@@ -36,7 +39,11 @@ for (const [mode, cfg] of Object.entries(MODES)) {
         assert.equal(response.status?.details.causes[0].field, field);
         assert.match(response.status?.message ?? '', /^toolgate: /);
         assert.match(response.status?.message ?? '', message);
-        assert.doesNotMatch(response.status?.message ?? '', /rm -rf|Tickets_Policy|UPPER|MCP_PORT|lots/, 'annotation values are never echoed');
+        assert.doesNotMatch(
+          response.status?.message ?? '',
+          /rm -rf|Tickets_Policy|UPPER|MCP_PORT|lots/,
+          'annotation values are never echoed',
+        );
       });
     }
   });
@@ -51,9 +58,17 @@ for (const [mode, cfg] of Object.entries(MODES)) {
         assert.deepEqual(frontProblems(pod, portName), []);
         const sidecar = sidecarOf(pod);
         if (mode === 'native') {
-          assert.equal(pod.spec.initContainers.at(-1), sidecar, 'toolgate starts last among the init containers, right before the app');
+          assert.equal(
+            pod.spec.initContainers.at(-1),
+            sidecar,
+            'toolgate starts last among the init containers, right before the app',
+          );
           assert.equal(sidecar.restartPolicy, 'Always');
-          assert.equal(sidecar.startupProbe.httpGet.path, '/healthz', 'the startup probe cannot wait for the app, which starts after it');
+          assert.equal(
+            sidecar.startupProbe.httpGet.path,
+            '/healthz',
+            'the startup probe cannot wait for the app, which starts after it',
+          );
           assert.ok(!pod.spec.containers.some((c: any) => c.name === 'toolgate'));
         } else {
           assert.equal(pod.spec.containers.at(-1), sidecar);
@@ -74,20 +89,46 @@ for (const [mode, cfg] of Object.entries(MODES)) {
 describe('the optional iptables redirect', () => {
   const cfg = config('redirect: { image: registry.example.com/iptables:1.8 }\n');
   it('adds an init container, before toolgate, that sends the app port to toolgate and alone holds NET_ADMIN', () => {
-    const pod = applied(readReview('deployment-pod').request.object, patchOf(respond(readReview('deployment-pod'), cfg)));
+    const pod = applied(
+      readReview('deployment-pod').request.object,
+      patchOf(respond(readReview('deployment-pod'), cfg)),
+    );
     assert.deepEqual(podProblems(pod), []);
-    assert.deepEqual(pod.spec.initContainers.map((c: any) => c.name), ['toolgate-redirect', 'toolgate']);
+    assert.deepEqual(
+      pod.spec.initContainers.map((c: any) => c.name),
+      ['toolgate-redirect', 'toolgate'],
+    );
     const redirect = pod.spec.initContainers[0];
     assert.equal(redirect.restartPolicy, undefined, 'it runs once and exits');
-    assert.deepEqual(redirect.args, ['-t', 'nat', '-A', 'PREROUTING', '-p', 'tcp', '--dport', '3000', '-j', 'REDIRECT', '--to-ports', '8080']);
+    assert.deepEqual(redirect.args, [
+      '-t',
+      'nat',
+      '-A',
+      'PREROUTING',
+      '-p',
+      'tcp',
+      '--dport',
+      '3000',
+      '-j',
+      'REDIRECT',
+      '--to-ports',
+      '8080',
+    ]);
     assert.deepEqual(redirect.securityContext.capabilities, { drop: ['ALL'], add: ['NET_ADMIN'] });
     assert.equal(redirect.securityContext.privileged, false);
-    for (const c of [...pod.spec.containers, sidecarOf(pod)]) assert.equal(c.securityContext?.capabilities?.add, undefined, c.name);
+    for (const c of [...pod.spec.containers, sidecarOf(pod)])
+      assert.equal(c.securityContext?.capabilities?.add, undefined, c.name);
   });
   it('is an init container in plain mode too, with toolgate a regular container', () => {
     const plain = config('sidecarMode: plain\nredirect: { image: registry.example.com/iptables:1.8 }\n');
-    const pod = applied(readReview('deployment-pod').request.object, patchOf(respond(readReview('deployment-pod'), plain)));
-    assert.deepEqual(pod.spec.initContainers.map((c: any) => c.name), ['toolgate-redirect']);
+    const pod = applied(
+      readReview('deployment-pod').request.object,
+      patchOf(respond(readReview('deployment-pod'), plain)),
+    );
+    assert.deepEqual(
+      pod.spec.initContainers.map((c: any) => c.name),
+      ['toolgate-redirect'],
+    );
     assert.deepEqual(frontProblems(pod, 'mcp'), []);
   });
 });

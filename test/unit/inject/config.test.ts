@@ -15,7 +15,9 @@ describe('the injector config', () => {
     assert.ok(Object.isFrozen(parsed.config) && Object.isFrozen(parsed.config.env));
   });
   it('reads the sidecar mode and the redirect init container', () => {
-    const parsed = parseInjectorConfig('image: toolgate:dev\nsidecarMode: plain\nredirect: { image: iptables:1, imagePullPolicy: Always }\n');
+    const parsed = parseInjectorConfig(
+      'image: toolgate:dev\nsidecarMode: plain\nredirect: { image: iptables:1, imagePullPolicy: Always }\n',
+    );
     assert.ok(parsed.ok);
     assert.equal(parsed.config.sidecarMode, 'plain');
     assert.deepEqual(parsed.config.redirect, { image: 'iptables:1', imagePullPolicy: 'Always' });
@@ -44,7 +46,11 @@ describe('the injector config', () => {
 
 describe('the inject-webhook settings', () => {
   it('takes flags over environment over defaults, treating empty variables as unset', () => {
-    const parsed = loadWebhookSettings(['--port=9443'], { TOOLGATE_INJECT_PORT: '7443', TOOLGATE_INJECT_HOST: '', TOOLGATE_INJECT_CERT_RELOAD_MS: '0' });
+    const parsed = loadWebhookSettings(['--port=9443'], {
+      TOOLGATE_INJECT_PORT: '7443',
+      TOOLGATE_INJECT_HOST: '',
+      TOOLGATE_INJECT_CERT_RELOAD_MS: '0',
+    });
     assert.ok(parsed.ok);
     assert.equal(parsed.value.port, 9443);
     assert.equal(parsed.value.host, '0.0.0.0');
@@ -56,11 +62,21 @@ describe('the inject-webhook settings', () => {
     assert.equal(moved.value.metricsPort, 0, 'the flag wins; 0 turns the metrics listener off');
   });
   it('names the setting, never the value', () => {
-    assert.deepEqual(loadWebhookSettings([], { TOOLGATE_INJECT_PORT: 'secret-ish' }),
-      { ok: false, reason: 'invalid setting TOOLGATE_INJECT_PORT: expected a whole number from 0 to 65535' });
-    assert.deepEqual(loadWebhookSettings([], { TOOLGATE_INJECT_METRICS_PORT: '99999' }),
-      { ok: false, reason: 'invalid setting TOOLGATE_INJECT_METRICS_PORT: expected a whole number from 0 to 65535' });
-    assert.deepEqual(loadWebhookSettings(['--bogus', 'x'], {}), { ok: false, reason: 'invalid setting --bogus: unknown flag' });
-    assert.deepEqual(loadWebhookSettings(['--port'], {}), { ok: false, reason: 'invalid setting --port: missing value' });
+    assert.deepEqual(loadWebhookSettings([], { TOOLGATE_INJECT_PORT: 'secret-ish' }), {
+      ok: false,
+      reason: 'invalid setting TOOLGATE_INJECT_PORT: expected a whole number from 0 to 65535',
+    });
+    assert.deepEqual(loadWebhookSettings([], { TOOLGATE_INJECT_METRICS_PORT: '99999' }), {
+      ok: false,
+      reason: 'invalid setting TOOLGATE_INJECT_METRICS_PORT: expected a whole number from 0 to 65535',
+    });
+    assert.deepEqual(loadWebhookSettings(['--bogus', 'x'], {}), {
+      ok: false,
+      reason: 'invalid setting --bogus: unknown flag',
+    });
+    assert.deepEqual(loadWebhookSettings(['--port'], {}), {
+      ok: false,
+      reason: 'invalid setting --port: missing value',
+    });
   });
 });

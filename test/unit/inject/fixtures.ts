@@ -22,5 +22,9 @@ export function assertGolden(file: string, actual: unknown): void {
   const path = join(FIXTURES, file);
   const text = `${JSON.stringify(actual, null, 2)}\n`;
   if (process.env.TOOLGATE_UPDATE_GOLDEN === '1') writeFileSync(path, text);
-  assert.equal(text, readFileSync(path, 'utf8'), `${file} drifted; rerun with TOOLGATE_UPDATE_GOLDEN=1 and review the diff`);
+  assert.equal(
+    text,
+    readFileSync(path, 'utf8'),
+    `${file} drifted; rerun with TOOLGATE_UPDATE_GOLDEN=1 and review the diff`,
+  );
 }

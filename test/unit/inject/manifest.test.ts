@@ -18,7 +18,9 @@ const template = (name: string, annotations: Record<string, string>, restartPoli
   metadata: { labels: { app: name, 'toolgate.dev/inject': 'true' }, annotations },
   spec: {
     ...(restartPolicy === undefined ? {} : { restartPolicy }),
-    containers: [{ name: 'server', image: `registry.example.com/${name}:1`, ports: [{ name: 'mcp', containerPort: 3000 }] }],
+    containers: [
+      { name: 'server', image: `registry.example.com/${name}:1`, ports: [{ name: 'mcp', containerPort: 3000 }] },
+    ],
   },
 });
 
@@ -36,24 +38,45 @@ function stream(...docs: (object | string)[]): string {
 }
 
 const deployment = (annotations: Record<string, string>) => ({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'tickets' },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'tickets' },
   spec: { selector: { matchLabels: { app: 'tickets' } }, template: template('tickets', annotations) },
 });
 const cronJob = {
-  apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly-index' },
-  spec: { schedule: '0 3 * * *', jobTemplate: { spec: { template: template('indexer', { 'toolgate.dev/policy-configmap': 'indexer-policy' }, 'OnFailure') } } },
+  apiVersion: 'batch/v1',
+  kind: 'CronJob',
+  metadata: { name: 'nightly-index' },
+  spec: {
+    schedule: '0 3 * * *',
+    jobTemplate: {
+      spec: { template: template('indexer', { 'toolgate.dev/policy-configmap': 'indexer-policy' }, 'OnFailure') },
+    },
+  },
 };
-const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tickets-policy' }, data: { 'policy.yaml': 'version: 1\n' } };
+const configMap = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'tickets-policy' },
+  data: { 'policy.yaml': 'version: 1\n' },
+};
 
 function objects(text: string): any[] {
-  return parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o !== null);
+  return parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter((o) => o !== null);
 }
 
 describe('toolgate inject, offline, on a stream of manifests', () => {
   const config = fixtureConfig();
 
   it('injects every opted-in pod template by the webhook rules and leaves other documents as they were', () => {
-    const input = stream(deployment({ 'toolgate.dev/policy-configmap': 'tickets-policy' }), SERVICE, cronJob, configMap);
+    const input = stream(
+      deployment({ 'toolgate.dev/policy-configmap': 'tickets-policy' }),
+      SERVICE,
+      cronJob,
+      configMap,
+    );
     const result = injectManifests(input, config);
     assert.ok(result.ok);
     assert.equal(result.injected, 2);
@@ -64,7 +87,10 @@ describe('toolgate inject, offline, on a stream of manifests', () => {
     const job = cron.spec.jobTemplate.spec.template;
     assert.deepEqual(frontProblems(job, 'mcp'), []);
     assert.equal(sidecarOf(job).restartPolicy, 'Always', 'a native sidecar does not keep the Job from completing');
-    assert.deepEqual(job.spec.containers.map((c: any) => c.name), ['server']);
+    assert.deepEqual(
+      job.spec.containers.map((c: any) => c.name),
+      ['server'],
+    );
     assert.ok(result.text.includes(SERVICE.trim()), 'untouched documents keep their text and comments');
     assert.deepEqual(cm, configMap);
   });
@@ -72,7 +98,10 @@ describe('toolgate inject, offline, on a stream of manifests', () => {
   it('injects Pods and the items of a List, and is idempotent', () => {
     const { metadata, spec } = template('p', { 'toolgate.dev/mode': 'transparent' });
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', ...metadata }, spec };
-    const first = injectManifests(stream({ apiVersion: 'v1', kind: 'List', items: [pod, deployment({ 'toolgate.dev/policy-configmap': 'x' })] }), config);
+    const first = injectManifests(
+      stream({ apiVersion: 'v1', kind: 'List', items: [pod, deployment({ 'toolgate.dev/policy-configmap': 'x' })] }),
+      config,
+    );
     assert.ok(first.ok);
     assert.equal(first.injected, 2);
     const [list] = objects(first.text);
@@ -84,12 +113,25 @@ describe('toolgate inject, offline, on a stream of manifests', () => {
   });
 
   it('refuses the whole stream when one opted-in template cannot be injected, naming the object and the field', () => {
-    const result = injectManifests(stream(configMap, deployment({ 'toolgate.dev/proxy-port': 'abc', 'toolgate.dev/policy-configmap': 'x' }), deployment({})), config);
+    const result = injectManifests(
+      stream(
+        configMap,
+        deployment({ 'toolgate.dev/proxy-port': 'abc', 'toolgate.dev/policy-configmap': 'x' }),
+        deployment({}),
+      ),
+      config,
+    );
     assert.equal(result.ok, false);
     if (result.ok) return;
     assert.equal(result.errors.length, 2);
-    assert.match(result.errors[0] as string, /^Deployment\/tickets: spec\.template\.metadata\.annotations\[toolgate\.dev\/proxy-port\]: annotation toolgate\.dev\/proxy-port must be a port number/);
-    assert.match(result.errors[1] as string, /^Deployment\/tickets: spec\.template\.metadata\.annotations\[toolgate\.dev\/policy-configmap\]: .*names no policy/);
+    assert.match(
+      result.errors[0] as string,
+      /^Deployment\/tickets: spec\.template\.metadata\.annotations\[toolgate\.dev\/proxy-port\]: annotation toolgate\.dev\/proxy-port must be a port number/,
+    );
+    assert.match(
+      result.errors[1] as string,
+      /^Deployment\/tickets: spec\.template\.metadata\.annotations\[toolgate\.dev\/policy-configmap\]: .*names no policy/,
+    );
     assert.doesNotMatch(result.errors.join('\n'), /abc/);
   });
 
@@ -98,7 +140,11 @@ describe('toolgate inject, offline, on a stream of manifests', () => {
     assert.ok(plain.ok);
     const result = injectManifests(stream(cronJob), plain.config);
     assert.equal(result.ok, false);
-    if (!result.ok) assert.match(result.errors[0] as string, /^CronJob\/nightly-index: spec\.jobTemplate\.spec\.template\.spec\.restartPolicy: the pod runs to completion/);
+    if (!result.ok)
+      assert.match(
+        result.errors[0] as string,
+        /^CronJob\/nightly-index: spec\.jobTemplate\.spec\.template\.spec\.restartPolicy: the pod runs to completion/,
+      );
   });
 
   it('refuses YAML that does not parse', () => {
@@ -111,7 +157,10 @@ async function runInProcess(args: string[]): Promise<{ status: number; stderr: s
   const { run } = await import('../../../src/commands/inject.ts');
   let stderr = '';
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = (chunk: string) => { stderr += chunk; return true; };
+  process.stderr.write = (chunk: string) => {
+    stderr += chunk;
+    return true;
+  };
   try {
     return { status: await run(args), stderr };
   } finally {
@@ -125,10 +174,14 @@ describe('toolgate inject, the command', () => {
   writeFileSync(ok, stream(deployment({ 'toolgate.dev/policy-configmap': 'tickets-policy' }), SERVICE));
   const bad = join(dir, 'bad.yaml');
   writeFileSync(bad, stream(deployment({})));
-  const cli = (args: string[], input?: string) => spawnSync(process.execPath, [join(REPO, 'src/cli.ts'), 'inject', ...args], { encoding: 'utf8', input });
+  const cli = (args: string[], input?: string) =>
+    spawnSync(process.execPath, [join(REPO, 'src/cli.ts'), 'inject', ...args], { encoding: 'utf8', input });
 
   it('as a process: reads stdin, prints the injected manifests and exits 0', () => {
-    const r = cli(['-f', '-', '--image', 'registry.example.com/toolgate:1'], stream(deployment({ 'toolgate.dev/mode': 'transparent' })));
+    const r = cli(
+      ['-f', '-', '--image', 'registry.example.com/toolgate:1'],
+      stream(deployment({ 'toolgate.dev/mode': 'transparent' })),
+    );
     assert.equal(r.status, 0, r.stderr);
     const [dep] = objects(r.stdout);
     assert.deepEqual(frontProblems(dep.spec.template, 'mcp'), []);
@@ -154,13 +207,19 @@ describe('toolgate inject, the command', () => {
     assert.equal((await runInProcess(['-f', join(dir, 'missing.yaml'), '--image', 'x:1'])).status, 2);
     const badConfig = await runInProcess(['-f', ok, '--config', join(FIXTURES, 'deployment-pod.review.json')]);
     assert.equal(badConfig.status, 2);
-    assert.match(badConfig.stderr, /^toolgate inject: injector config \S+deployment-pod\.review\.json: \/image: required/);
+    assert.match(
+      badConfig.stderr,
+      /^toolgate inject: injector config \S+deployment-pod\.review\.json: \/image: required/,
+    );
   });
   it('as a process: each usage or file problem names the flag or the file', () => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'TOOLGATE_INJECT_CONFIG'));
     const missing = join(dir, 'missing.yaml');
     for (const [args, line] of [
-      [['-f', ok], `toolgate inject: injector config ${DEFAULT_CONFIG_FILE}: cannot read the file (ENOENT) (the default; give --config FILE, --image REF or TOOLGATE_INJECT_CONFIG)\n`],
+      [
+        ['-f', ok],
+        `toolgate inject: injector config ${DEFAULT_CONFIG_FILE}: cannot read the file (ENOENT) (the default; give --config FILE, --image REF or TOOLGATE_INJECT_CONFIG)\n`,
+      ],
       [['-f', ok, '--config', missing], `toolgate inject: injector config ${missing}: cannot read the file (ENOENT)\n`],
       [['-f', missing, '--image', 'x:1'], `toolgate inject: cannot read the manifests file ${missing} (ENOENT)\n`],
       [['--image', 'x:1'], 'toolgate inject: -f is required: the manifests file, or - for stdin\n'],

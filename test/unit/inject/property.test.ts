@@ -22,27 +22,37 @@ for (const mode of ['native', 'plain'] as const) {
     it('never allows a pod unless toolgate stands in front of its MCP port', () => {
       let patched = 0;
       let denied = 0;
-      fc.assert(fc.property(pod, (generated) => {
-        const response = respond(review(generated), config);
-        if (!response.allowed) {
-          denied++;
-          assert.equal(response.status?.reason, 'Invalid');
-          assert.ok((response.status?.details.causes[0].field ?? '') !== '');
-          assert.match(response.status?.message ?? '', /^toolgate: \S/);
-          return;
-        }
-        const named = generated.metadata.annotations['toolgate.dev/port-name'];
-        const portName = named !== undefined && isPortName(named) ? named : 'mcp';
-        if (response.patch === undefined) {
-          assert.deepEqual(frontProblems(generated, portName), [], 'admitted unchanged only when toolgate is already in front');
-          return;
-        }
-        patched++;
-        const result = applied(generated, patchOf(response));
-        assert.deepEqual(frontProblems(result, portName), []);
-        if (podProblems(generated).length === 0) assert.deepEqual(podProblems(result), [], 'a valid pod stays valid');
-      }), { numRuns: 400 });
-      assert.ok(patched > 40 && denied > 40, `the generator reaches both answers (patched ${patched}, denied ${denied})`);
+      fc.assert(
+        fc.property(pod, (generated) => {
+          const response = respond(review(generated), config);
+          if (!response.allowed) {
+            denied++;
+            assert.equal(response.status?.reason, 'Invalid');
+            assert.ok((response.status?.details.causes[0].field ?? '') !== '');
+            assert.match(response.status?.message ?? '', /^toolgate: \S/);
+            return;
+          }
+          const named = generated.metadata.annotations['toolgate.dev/port-name'];
+          const portName = named !== undefined && isPortName(named) ? named : 'mcp';
+          if (response.patch === undefined) {
+            assert.deepEqual(
+              frontProblems(generated, portName),
+              [],
+              'admitted unchanged only when toolgate is already in front',
+            );
+            return;
+          }
+          patched++;
+          const result = applied(generated, patchOf(response));
+          assert.deepEqual(frontProblems(result, portName), []);
+          if (podProblems(generated).length === 0) assert.deepEqual(podProblems(result), [], 'a valid pod stays valid');
+        }),
+        { numRuns: 400 },
+      );
+      assert.ok(
+        patched > 40 && denied > 40,
+        `the generator reaches both answers (patched ${patched}, denied ${denied})`,
+      );
     });
   });
 }

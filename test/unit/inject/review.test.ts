@@ -66,8 +66,14 @@ describe('injecting a pod from a Deployment (named port, probes on it, policy an
   it('mounts the policy ConfigMap and key Secret read-only and points TOOLGATE_POLICY_FILE into them', () => {
     const sidecar = sidecarOf(pod);
     assert.equal(envOf(sidecar).TOOLGATE_POLICY_FILE, '/etc/toolgate/policy/policy.yaml');
-    assert.ok(sidecar.volumeMounts.filter((m: any) => m.name !== 'toolgate-state').every((m: any) => m.readOnly === true));
-    assert.deepEqual(sidecar.volumeMounts.find((m: any) => m.name === 'toolgate-state'), { name: 'toolgate-state', mountPath: '/var/lib/toolgate' }, 'the idempotency journal, on an emptyDir');
+    assert.ok(
+      sidecar.volumeMounts.filter((m: any) => m.name !== 'toolgate-state').every((m: any) => m.readOnly === true),
+    );
+    assert.deepEqual(
+      sidecar.volumeMounts.find((m: any) => m.name === 'toolgate-state'),
+      { name: 'toolgate-state', mountPath: '/var/lib/toolgate' },
+      'the idempotency journal, on an emptyDir',
+    );
     assert.equal(envOf(sidecar).TOOLGATE_IDEMPOTENCY_FILE, '/var/lib/toolgate/idempotency.journal');
     const volumes = Object.fromEntries(pod.spec.volumes.map((v: any) => [v.name, v]));
     assert.deepEqual(volumes['toolgate-policy'].configMap, { name: 'tickets-policy' });
@@ -105,10 +111,15 @@ describe('injecting a pod from a Deployment (named port, probes on it, policy an
     assert.equal(second.auditAnnotations?.injection, 'skipped: toolgate is already injected');
   });
   it('refuses a pod that has a container named toolgate which does not hold the port', () => {
-    const body = withPod('deployment-pod', (p) => { p.spec.containers.push({ name: 'toolgate', image: 'impostor' }); });
+    const body = withPod('deployment-pod', (p) => {
+      p.spec.containers.push({ name: 'toolgate', image: 'impostor' });
+    });
     const refusal = respond(body);
     assert.equal(refusal.allowed, false);
-    assert.match(refusal.status?.message ?? '', /container is named toolgate but toolgate is not in front of the port named mcp/);
+    assert.match(
+      refusal.status?.message ?? '',
+      /container is named toolgate but toolgate is not in front of the port named mcp/,
+    );
     assert.equal(refusal.status?.details.causes[0].field, 'spec.containers[1]');
   });
 });
@@ -129,7 +140,10 @@ describe('injecting a pod whose Service targets a port number (no named port)', 
     assert.equal(env.TOOLGATE_POLICY_FILE, '/etc/toolgate/policy/search.yaml');
     assert.equal(env.TOOLGATE_MCP_PATH, '/v1/mcp');
     assert.deepEqual(sidecar.resources.limits, { memory: '512Mi' });
-    assert.deepEqual(pod.spec.volumes, [{ name: 'toolgate-policy', configMap: { name: 'search-policy' } }, { name: 'toolgate-state', emptyDir: {} }]);
+    assert.deepEqual(pod.spec.volumes, [
+      { name: 'toolgate-policy', configMap: { name: 'search-policy' } },
+      { name: 'toolgate-state', emptyDir: {} },
+    ]);
     assert.ok(patch.some((op) => op.op === 'add' && op.path === '/spec/volumes'));
   });
 });
@@ -142,11 +156,26 @@ describe('a pod that opts in without naming a policy', () => {
     assert.equal(response.allowed, false);
     assert.equal(response.patch, undefined);
     assert.deepEqual(response.status, {
-      status: 'Failure', code: 422, reason: 'Invalid',
+      status: 'Failure',
+      code: 422,
+      reason: 'Invalid',
       message: response.status?.message,
-      details: { kind: 'pods', name: 'bare-mcp', causes: [{ reason: 'FieldValueInvalid', field: 'metadata.annotations[toolgate.dev/policy-configmap]', message: response.status?.message }] },
+      details: {
+        kind: 'pods',
+        name: 'bare-mcp',
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            field: 'metadata.annotations[toolgate.dev/policy-configmap]',
+            message: response.status?.message,
+          },
+        ],
+      },
     });
-    assert.match(response.status?.message ?? '', /^toolgate: .*names no policy: set toolgate\.dev\/policy-configmap .* or set toolgate\.dev\/mode: transparent/);
+    assert.match(
+      response.status?.message ?? '',
+      /^toolgate: .*names no policy: set toolgate\.dev\/policy-configmap .* or set toolgate\.dev\/mode: transparent/,
+    );
     assert.equal(response.auditAnnotations?.injection, 'denied: metadata.annotations[toolgate.dev/policy-configmap]');
   });
   it('names the pod for kubectl by its name or, from a ReplicaSet, its generateName, and never by a name Kubernetes would refuse', () => {
@@ -168,10 +197,14 @@ describe('a pod that opts in without naming a policy', () => {
     assert.deepEqual(frontProblems(pod, 'mcp'), []);
     assert.equal(envOf(sidecarOf(pod)).TOOLGATE_POLICY_FILE, undefined);
     assert.equal(sidecarOf(pod).volumeMounts, undefined);
-    assert.deepEqual(response.warnings, ['toolgate: toolgate.dev/mode is transparent: toolgate forwards every request without enforcing policy']);
+    assert.deepEqual(response.warnings, [
+      'toolgate: toolgate.dev/mode is transparent: toolgate forwards every request without enforcing policy',
+    ]);
   });
   it('is refused when it asks for transparent mode and names a policy too', () => {
-    const body = withPod('deployment-pod', (p) => { p.metadata.annotations['toolgate.dev/mode'] = 'transparent'; });
+    const body = withPod('deployment-pod', (p) => {
+      p.metadata.annotations['toolgate.dev/mode'] = 'transparent';
+    });
     const response = respond(body);
     assert.equal(response.allowed, false);
     assert.match(response.status?.message ?? '', /transparent contradicts toolgate\.dev\/policy-configmap/);
@@ -183,9 +216,19 @@ describe('a Job pod', () => {
     const { patch, pod } = inject('job-pod');
     assertGolden('job-pod.patch.json', patch);
     assert.equal(pod.spec.restartPolicy, 'Never', "the pod's own restart policy is kept");
-    assert.deepEqual(pod.spec.containers.map((c: any) => c.name), ['indexer'], 'Job completion counts only the app');
-    assert.deepEqual(pod.spec.initContainers.map((c: any) => [c.name, c.restartPolicy]), [['fetch-corpus', undefined], ['toolgate', 'Always']],
-      "the pod's own init step runs first, then toolgate starts and keeps running until the app exits");
+    assert.deepEqual(
+      pod.spec.containers.map((c: any) => c.name),
+      ['indexer'],
+      'Job completion counts only the app',
+    );
+    assert.deepEqual(
+      pod.spec.initContainers.map((c: any) => [c.name, c.restartPolicy]),
+      [
+        ['fetch-corpus', undefined],
+        ['toolgate', 'Always'],
+      ],
+      "the pod's own init step runs first, then toolgate starts and keeps running until the app exits",
+    );
     assert.ok(sidecarOf(pod).startupProbe);
     assert.deepEqual(frontProblems(pod, 'mcp'), []);
   });
@@ -195,17 +238,47 @@ describe('a Job pod', () => {
     const response = answer(readReview('job-pod'), plain.config);
     assert.equal(response.allowed, false);
     assert.equal(response.status?.details.causes[0].field, 'spec.restartPolicy');
-    assert.match(response.status?.message ?? '', /runs to completion .* Job .* never complete: use native sidecars \(chart value sidecar\.mode: native/);
+    assert.match(
+      response.status?.message ?? '',
+      /runs to completion .* Job .* never complete: use native sidecars \(chart value sidecar\.mode: native/,
+    );
   });
 });
 
 describe('pods that did not opt in are admitted unchanged, silently', () => {
   const cases: [string, (pod: any, request: any) => void][] = [
-    ['no opt-in', (pod) => { delete pod.metadata.labels['toolgate.dev/inject']; }],
-    ['opt-out annotation without a label', (pod) => { delete pod.metadata.labels['toolgate.dev/inject']; pod.metadata.annotations['toolgate.dev/inject'] = 'false'; }],
-    ['opt-out label', (pod) => { pod.metadata.labels['toolgate.dev/inject'] = 'false'; }],
-    ['opt-out label with a broken pod spec', (pod) => { pod.metadata.labels['toolgate.dev/inject'] = 'false'; pod.spec.containers = 'x'; }],
-    ['an object that is not a pod at all', (_pod, request) => { request.object = 'pod'; }],
+    [
+      'no opt-in',
+      (pod) => {
+        delete pod.metadata.labels['toolgate.dev/inject'];
+      },
+    ],
+    [
+      'opt-out annotation without a label',
+      (pod) => {
+        delete pod.metadata.labels['toolgate.dev/inject'];
+        pod.metadata.annotations['toolgate.dev/inject'] = 'false';
+      },
+    ],
+    [
+      'opt-out label',
+      (pod) => {
+        pod.metadata.labels['toolgate.dev/inject'] = 'false';
+      },
+    ],
+    [
+      'opt-out label with a broken pod spec',
+      (pod) => {
+        pod.metadata.labels['toolgate.dev/inject'] = 'false';
+        pod.spec.containers = 'x';
+      },
+    ],
+    [
+      'an object that is not a pod at all',
+      (_pod, request) => {
+        request.object = 'pod';
+      },
+    ],
   ];
   for (const [what, edit] of cases) {
     it(what, () => assertUnchanged(respond(withPod('deployment-pod', edit)), undefined));
@@ -221,48 +294,76 @@ describe('annotations that change the injection', () => {
     });
     const pod = applied(body.request.object, patchOf(respond(body)));
     assert.deepEqual(frontProblems(pod, 'http'), []);
-    assert.deepEqual(pod.spec.containers[0].ports.map((p: any) => p.name), ['mcp-upstream', 'metrics']);
+    assert.deepEqual(
+      pod.spec.containers[0].ports.map((p: any) => p.name),
+      ['mcp-upstream', 'metrics'],
+    );
     assert.equal(envOf(sidecarOf(pod)).TOOLGATE_UPSTREAM, 'http://127.0.0.1:3000');
     assert.equal(pod.spec.containers[0].readinessProbe.httpGet.port, 'mcp-upstream', 'probes follow the renamed port');
   });
   it('refuses to take over another port while the app keeps a port named mcp, which Services and the NetworkPolicy target', () => {
-    const response = respond(withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/port-name'] = 'metrics'; }));
+    const response = respond(
+      withPod('deployment-pod', (pod) => {
+        pod.metadata.annotations['toolgate.dev/port-name'] = 'metrics';
+      }),
+    );
     assert.equal(response.allowed, false);
     assert.equal(response.status?.details.causes[0].field, 'spec.containers[0].ports[0].name');
     assert.match(response.status?.message ?? '', /keeps the name mcp while toolgate takes over metrics/);
   });
   it('passes the pass-through paths annotation on as TOOLGATE_PASSTHROUGH_PATHS', () => {
-    const body = withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/passthrough-paths'] = '/.well-known/, /healthz'; });
+    const body = withPod('deployment-pod', (pod) => {
+      pod.metadata.annotations['toolgate.dev/passthrough-paths'] = '/.well-known/, /healthz';
+    });
     const pod = applied(body.request.object, patchOf(respond(body)));
     assert.equal(envOf(sidecarOf(pod)).TOOLGATE_PASSTHROUGH_PATHS, '/.well-known/, /healthz');
   });
   it('warns when the drain timeout outlasts the grace period', () => {
-    const body = withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/drain-timeout-ms'] = '30000'; });
+    const body = withPod('deployment-pod', (pod) => {
+      pod.metadata.annotations['toolgate.dev/drain-timeout-ms'] = '30000';
+    });
     assert.match(respond(body).warnings?.[0] ?? '', /drain-timeout-ms is not below terminationGracePeriodSeconds/);
   });
 });
 
 describe('malformed reviews', () => {
   it('a body that is not an AdmissionReview, or has no request uid, is refused (no uid to answer to)', () => {
-    for (const body of [null, [], 'x', { kind: 'AdmissionReview' }, { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'a' } }]) {
+    for (const body of [
+      null,
+      [],
+      'x',
+      { kind: 'AdmissionReview' },
+      { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'a' } },
+    ]) {
       assert.deepEqual(review(body, config), { ok: false, reason: 'not_admission_review' });
     }
     for (const request of [undefined, {}, { uid: 7 }, { uid: '' }, { uid: 'a b' }]) {
-      assert.deepEqual(review({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request }, config), { ok: false, reason: 'no_request_uid' });
+      assert.deepEqual(review({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request }, config), {
+        ok: false,
+        reason: 'no_request_uid',
+      });
     }
   });
   it('a review for another kind, or a subresource, is admitted unchanged with a warning', () => {
-    const deployment = withPod('deployment-pod', (_pod, request) => { request.kind = { group: 'apps', version: 'v1', kind: 'Deployment' }; });
+    const deployment = withPod('deployment-pod', (_pod, request) => {
+      request.kind = { group: 'apps', version: 'v1', kind: 'Deployment' };
+    });
     assertUnchanged(respond(deployment), /not for a pod/);
-    const binding = withPod('deployment-pod', (_pod, request) => { request.subResource = 'binding'; });
+    const binding = withPod('deployment-pod', (_pod, request) => {
+      request.subResource = 'binding';
+    });
     assertUnchanged(respond(binding), /not for a pod/);
   });
   it('an UPDATE is admitted unchanged: containers cannot be added to a running pod', () => {
-    const update = withPod('deployment-pod', (_pod, request) => { request.operation = 'UPDATE'; });
+    const update = withPod('deployment-pod', (_pod, request) => {
+      request.operation = 'UPDATE';
+    });
     assertUnchanged(respond(update), undefined);
   });
   it('keeps the request uid and never echoes annotation values', () => {
-    const body = withPod('deployment-pod', (pod) => { pod.metadata.annotations['toolgate.dev/policy-configmap'] = 'SECRET_VALUE!'; });
+    const body = withPod('deployment-pod', (pod) => {
+      pod.metadata.annotations['toolgate.dev/policy-configmap'] = 'SECRET_VALUE!';
+    });
     const response = respond(body);
     assert.equal(response.uid, body.request.uid);
     assert.doesNotMatch(JSON.stringify(response), /SECRET_VALUE/);

@@ -21,14 +21,21 @@ interface Reply {
 
 function post(port: number, ca: Buffer, path: string, body: string, method = 'POST'): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, ca, headers: { 'content-type': 'application/json' }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const raw = (res.socket as import('node:tls').TLSSocket).getPeerCertificate?.()?.raw;
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), peerCert: raw ?? Buffer.alloc(0) });
-      });
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method, ca, headers: { 'content-type': 'application/json' }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const raw = (res.socket as import('node:tls').TLSSocket).getPeerCertificate?.()?.raw;
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+            peerCert: raw ?? Buffer.alloc(0),
+          });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -40,11 +47,18 @@ describe('the webhook over real HTTPS on loopback', () => {
   let server: WebhookServer;
   const metrics = createInjectorMetrics();
   const count = async (outcome: string): Promise<number> =>
-    (await metrics.registry.getSingleMetric('toolgate_injector_reviews_total')?.get())?.values.find((v) => v.labels.outcome === outcome)?.value ?? NaN;
+    (await metrics.registry.getSingleMetric('toolgate_injector_reviews_total')?.get())?.values.find(
+      (v) => v.labels.outcome === outcome,
+    )?.value ?? NaN;
 
   before(async () => {
     server = await startWebhookServer({
-      bind: { host: '127.0.0.1', port: 0, hostSetting: '--host', portSetting: '--port' }, certFile: first.certFile, keyFile: first.keyFile, certReloadMs: 0, config: fixtureConfig(), metrics,
+      bind: { host: '127.0.0.1', port: 0, hostSetting: '--host', portSetting: '--port' },
+      certFile: first.certFile,
+      keyFile: first.keyFile,
+      certReloadMs: 0,
+      config: fixtureConfig(),
+      metrics,
     });
   });
   after(() => server.close());
@@ -61,16 +75,25 @@ describe('the webhook over real HTTPS on loopback', () => {
   });
   it('counts every answered review by outcome, from zero', async () => {
     const before = { patched: await count('patched'), denied: await count('denied'), skipped: await count('skipped') };
-    for (const v of Object.values(before)) assert.ok(Number.isFinite(v), 'every outcome series exists before its first review');
-    const denied = await post(server.port, first.cert, '/mutate', readFileSync(join(FIXTURES, 'bare-pod.review.json'), 'utf8'));
+    for (const v of Object.values(before))
+      assert.ok(Number.isFinite(v), 'every outcome series exists before its first review');
+    const denied = await post(
+      server.port,
+      first.cert,
+      '/mutate',
+      readFileSync(join(FIXTURES, 'bare-pod.review.json'), 'utf8'),
+    );
     assert.equal(denied.body.response.allowed, false);
     const update = readReview('deployment-pod');
     update.request.operation = 'UPDATE';
     await post(server.port, first.cert, '/mutate', JSON.stringify(update));
     await post(server.port, first.cert, '/mutate', readFileSync(join(FIXTURES, 'transparent-pod.review.json'), 'utf8'));
     await post(server.port, first.cert, '/mutate', '{nope');
-    assert.deepEqual({ patched: await count('patched'), denied: await count('denied'), skipped: await count('skipped') },
-      { patched: before.patched + 1, denied: before.denied + 1, skipped: before.skipped + 1 }, 'a body that is not a review is not counted');
+    assert.deepEqual(
+      { patched: await count('patched'), denied: await count('denied'), skipped: await count('skipped') },
+      { patched: before.patched + 1, denied: before.denied + 1, skipped: before.skipped + 1 },
+      'a body that is not a review is not counted',
+    );
   });
   it('refuses a body that is not JSON, or not an AdmissionReview, with 400', async () => {
     assert.deepEqual((await post(server.port, first.cert, '/mutate', '{nope')).body, { error: 'parse_error' });
@@ -91,7 +114,10 @@ describe('the webhook over real HTTPS on loopback', () => {
     assert.equal(await server.reloadCertificate(), true);
     const reply = await post(server.port, renewed.cert, '/healthz', '', 'GET');
     assert.equal(reply.status, 200);
-    assert.ok(reply.peerCert.length > 0 && renewed.cert.includes(reply.peerCert.toString('base64').slice(0, 64)), 'the renewed certificate is served');
+    assert.ok(
+      reply.peerCert.length > 0 && renewed.cert.includes(reply.peerCert.toString('base64').slice(0, 64)),
+      'the renewed certificate is served',
+    );
   });
 });
 
@@ -100,9 +126,28 @@ describe('toolgate inject-webhook as a process', () => {
     const { certFile, keyFile, cert } = makeCert();
     const metricsPort = await freePort();
     const script = `const m = await import(${JSON.stringify(join(import.meta.dirname, '../../../src/commands/inject-webhook.ts'))}); process.exitCode = await m.run(process.argv.slice(1));`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, '--',
-      '--port', '0', '--host', '127.0.0.1', '--tls-cert-file', certFile, '--tls-key-file', keyFile,
-      '--config', join(FIXTURES, 'config.yaml'), '--metrics-port', String(metricsPort)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        script,
+        '--',
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--tls-cert-file',
+        certFile,
+        '--tls-key-file',
+        keyFile,
+        '--config',
+        join(FIXTURES, 'config.yaml'),
+        '--metrics-port',
+        String(metricsPort),
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     const port = await new Promise<number>((resolve, reject) => {
       let text = '';
       child.stderr.on('data', (c: Buffer) => {
@@ -112,7 +157,12 @@ describe('toolgate inject-webhook as a process', () => {
       });
       child.once('exit', () => reject(new Error(`exited early: ${text}`)));
     });
-    const reply = await post(port, cert, '/mutate', readFileSync(join(FIXTURES, 'transparent-pod.review.json'), 'utf8'));
+    const reply = await post(
+      port,
+      cert,
+      '/mutate',
+      readFileSync(join(FIXTURES, 'transparent-pod.review.json'), 'utf8'),
+    );
     assert.equal(reply.body.response.patchType, 'JSONPatch');
     const refused = await post(port, cert, '/mutate', readFileSync(join(FIXTURES, 'bare-pod.review.json'), 'utf8'));
     assert.equal(refused.body.response.allowed, false);
@@ -133,10 +183,36 @@ describe('toolgate inject-webhook as a process', () => {
     const busy = (holder.address() as import('node:net').AddressInfo).port;
     const script = `const m = await import(${JSON.stringify(join(import.meta.dirname, '../../../src/commands/inject-webhook.ts'))}); process.exitCode = await m.run(process.argv.slice(1));`;
     try {
-      for (const [flag, setting] of [['--port', '--port / TOOLGATE_INJECT_PORT'], ['--metrics-port', '--metrics-port / TOOLGATE_INJECT_METRICS_PORT']] as const) {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script, '--', '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0',
-          '--tls-cert-file', certFile, '--tls-key-file', keyFile, '--config', join(FIXTURES, 'config.yaml'), '--log-level', 'error', flag, String(busy)],
-        { stdio: ['ignore', 'ignore', 'pipe'] });
+      for (const [flag, setting] of [
+        ['--port', '--port / TOOLGATE_INJECT_PORT'],
+        ['--metrics-port', '--metrics-port / TOOLGATE_INJECT_METRICS_PORT'],
+      ] as const) {
+        const child = spawn(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            script,
+            '--',
+            '--host',
+            '127.0.0.1',
+            '--port',
+            '0',
+            '--metrics-port',
+            '0',
+            '--tls-cert-file',
+            certFile,
+            '--tls-key-file',
+            keyFile,
+            '--config',
+            join(FIXTURES, 'config.yaml'),
+            '--log-level',
+            'error',
+            flag,
+            String(busy),
+          ],
+          { stdio: ['ignore', 'ignore', 'pipe'] },
+        );
         let stderr = '';
         child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
         const [code] = await once(child, 'exit');
@@ -151,7 +227,10 @@ describe('toolgate inject-webhook as a process', () => {
     const { run } = await import('../../../src/commands/inject-webhook.ts');
     const write = process.stderr.write.bind(process.stderr);
     let text = '';
-    process.stderr.write = (chunk: string) => { text += chunk; return true; };
+    process.stderr.write = (chunk: string) => {
+      text += chunk;
+      return true;
+    };
     try {
       assert.equal(await run(['--port', 'eighty']), 2);
       assert.equal(await run(['--config', join(FIXTURES, 'deployment-pod.review.json')]), 2);

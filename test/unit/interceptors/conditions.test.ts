@@ -19,7 +19,16 @@ const POLICY: Policy = parsed.policy;
 const CATALOGUE = { get: () => undefined } as unknown as CatalogueView;
 
 /** Conditions that hold, fail, or cannot be evaluated, depending on the arguments. */
-const CONDITIONS = ['args.n > 5', 'args.n == 3', 'args.q.contains("drop")', 'args.q.contains("del")', 'args.missing > 1', 'true', 'false', 'args.n <= 9007199254740992'];
+const CONDITIONS = [
+  'args.n > 5',
+  'args.n == 3',
+  'args.q.contains("drop")',
+  'args.q.contains("del")',
+  'args.missing > 1',
+  'true',
+  'false',
+  'args.n <= 9007199254740992',
+];
 
 interface RowSpec {
   readonly wildcard: boolean;
@@ -88,7 +97,12 @@ interface Expected extends Omit<Outcome, 'deciding'> {
  * decided again without them, and an enforced refusal then stands.
  */
 function reference(rows: readonly GrantRow[], args: Record<string, unknown>): Expected {
-  const bindings = conditionBindings({ principal: PRINCIPAL, tool: { name: TOOL, metadata: {}, annotations: undefined }, args, request: { protocolVersion: undefined, timeMs: 0 } });
+  const bindings = conditionBindings({
+    principal: PRINCIPAL,
+    tool: { name: TOOL, metadata: {}, annotations: undefined },
+    args,
+    request: { protocolVersion: undefined, timeMs: 0 },
+  });
   const value = (r: GrantRow): boolean | undefined => {
     if (r.when === undefined) return true;
     const c = compileCondition(r.when);
@@ -107,17 +121,38 @@ function reference(rows: readonly GrantRow[], args: Record<string, unknown>): Ex
       const deciding = enforced.length > 0 ? enforced : denies;
       const sure = deciding.filter((r) => value(r) === true);
       return {
-        effect: 'deny', reason: `${kind}_deny`, audit: enforced.length === 0, deciding: (sure.length > 0 ? sure : deciding).map((r) => r.name), approval: undefined,
-        failed: sure.length === 0, wouldDeny: enforced.length > 0 ? denies.filter(isAudit).map((r) => r.name as string) : [], denies,
+        effect: 'deny',
+        reason: `${kind}_deny`,
+        audit: enforced.length === 0,
+        deciding: (sure.length > 0 ? sure : deciding).map((r) => r.name),
+        approval: undefined,
+        failed: sure.length === 0,
+        wouldDeny: enforced.length > 0 ? denies.filter(isAudit).map((r) => r.name as string) : [],
+        denies,
       };
     }
     if (level.length > 0) {
       const asking = level.find((r) => r.approval !== undefined);
-      return { effect: 'allow', reason: `${kind}_allow`, audit: false, deciding: [(asking ?? level[0])?.name], approval: asking?.name, failed: false, wouldDeny: [], denies: [] };
+      return {
+        effect: 'allow',
+        reason: `${kind}_allow`,
+        audit: false,
+        deciding: [(asking ?? level[0])?.name],
+        approval: asking?.name,
+        failed: false,
+        wouldDeny: [],
+        denies: [],
+      };
     }
     return {
-      effect: 'deny', reason: 'no_grant', audit: candidates.some(isAudit), deciding: [undefined], approval: undefined,
-      failed: candidates.some((r) => r.effect === 'allow' && value(r) === undefined), wouldDeny: [], denies: [],
+      effect: 'deny',
+      reason: 'no_grant',
+      audit: candidates.some(isAudit),
+      deciding: [undefined],
+      approval: undefined,
+      failed: candidates.some((r) => r.effect === 'allow' && value(r) === undefined),
+      wouldDeny: [],
+      denies: [],
     };
   };
   const { denies: _d, ...d } = rules(rows);
@@ -131,8 +166,26 @@ function reference(rows: readonly GrantRow[], args: Record<string, unknown>): Ex
 function exchange(rows: readonly GrantRow[], args: Record<string, unknown>) {
   const snap = snapshotFor([...rows], PRINCIPAL, 1);
   assert.ok(snap.ok);
-  const message = { ok: true, era: 'modern', protocolVersion: undefined, kind: 'request', id: 1, method: 'tools/call', name: TOOL, params: { name: TOOL, arguments: args }, exactArguments: args } as Classified;
-  const ex = { request: {} as IncomingMessage, message, principal: PRINCIPAL, policy: POLICY, snapshot: snap.snapshot, catalogue: CATALOGUE, rowsForTool: () => Promise.resolve([]) } satisfies Exchange;
+  const message = {
+    ok: true,
+    era: 'modern',
+    protocolVersion: undefined,
+    kind: 'request',
+    id: 1,
+    method: 'tools/call',
+    name: TOOL,
+    params: { name: TOOL, arguments: args },
+    exactArguments: args,
+  } as Classified;
+  const ex = {
+    request: {} as IncomingMessage,
+    message,
+    principal: PRINCIPAL,
+    policy: POLICY,
+    snapshot: snap.snapshot,
+    catalogue: CATALOGUE,
+    rowsForTool: () => Promise.resolve([]),
+  } satisfies Exchange;
   return { ex, applicable: snap.snapshot.rows.filter((r) => r.tool === TOOL) };
 }
 
@@ -155,45 +208,67 @@ describe('decideCall against a reference evaluator of the documented rules', () 
   const RUNS = 20_000;
 
   it(`agrees on effect, reason, shadowing, the deciding row, approval and condition_error (${RUNS} generated cases)`, () => {
-    fc.assert(fc.property(fc.array(rowSpec, { minLength: 1, maxLength: 8 }), argsSpec, (specs, args) => {
-      const { ex, applicable } = exchange(specs.map(rowOf), args);
-      const want = reference(applicable, args);
-      const got = implementation(ex);
-      assert.deepEqual({ effect: got.effect, audit: got.audit, approval: got.approval }, { effect: want.effect, audit: want.audit, approval: want.approval });
-      if (ex.snapshot.conditional.has(TOOL) || applicable.every((r) => r.when === undefined)) {
-        // Decided per call, or by rows without conditions: what decided is named.
-        assert.equal(got.reason, want.reason);
-        assert.ok(want.deciding.includes(got.deciding), `names ${got.deciding}, one of ${want.deciding.join(', ')}`);
-        if (ex.snapshot.conditional.has(TOOL)) assert.equal(got.failed, want.failed, 'condition_error');
-        assert.deepEqual([...got.wouldDeny].sort(), [...want.wouldDeny].sort(), 'would_deny rows');
-      } else {
-        // Conditional rows that cannot change the outcome: an enforced refusal by the rows
-        // without conditions, decided once per snapshot whatever the arguments.
-        assert.ok(!got.audit, 'a refusal decided ahead of the call is never shadowed');
-      }
-    }), { numRuns: RUNS });
+    fc.assert(
+      fc.property(fc.array(rowSpec, { minLength: 1, maxLength: 8 }), argsSpec, (specs, args) => {
+        const { ex, applicable } = exchange(specs.map(rowOf), args);
+        const want = reference(applicable, args);
+        const got = implementation(ex);
+        assert.deepEqual(
+          { effect: got.effect, audit: got.audit, approval: got.approval },
+          { effect: want.effect, audit: want.audit, approval: want.approval },
+        );
+        if (ex.snapshot.conditional.has(TOOL) || applicable.every((r) => r.when === undefined)) {
+          // Decided per call, or by rows without conditions: what decided is named.
+          assert.equal(got.reason, want.reason);
+          assert.ok(want.deciding.includes(got.deciding), `names ${got.deciding}, one of ${want.deciding.join(', ')}`);
+          if (ex.snapshot.conditional.has(TOOL)) assert.equal(got.failed, want.failed, 'condition_error');
+          assert.deepEqual([...got.wouldDeny].sort(), [...want.wouldDeny].sort(), 'would_deny rows');
+        } else {
+          // Conditional rows that cannot change the outcome: an enforced refusal by the rows
+          // without conditions, decided once per snapshot whatever the arguments.
+          assert.ok(!got.audit, 'a refusal decided ahead of the call is never shadowed');
+        }
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   it('with the audit-mode deny rows left out (what a shadowed refusal lets through), approval is still asked as the rules say', () => {
-    fc.assert(fc.property(fc.array(rowSpec, { minLength: 1, maxLength: 8 }), argsSpec, (specs, args) => {
-      const { ex, applicable } = exchange(specs.map(rowOf), args);
-      const shadowedDeny = (r: GrantRow) => r.effect === 'deny' && r.enforcement === 'audit';
-      const want = reference(applicable.filter((r) => !shadowedDeny(r)), args);
-      const d = decideCall(ex, shadowedDeny)?.decision;
-      assert.ok(d !== undefined);
-      assert.equal(d.effect, want.effect);
-      assert.equal(d.effect === 'allow' ? d.rows.find((r) => r.approval !== undefined)?.name : undefined, want.approval);
-    }), { numRuns: 5000 });
+    fc.assert(
+      fc.property(fc.array(rowSpec, { minLength: 1, maxLength: 8 }), argsSpec, (specs, args) => {
+        const { ex, applicable } = exchange(specs.map(rowOf), args);
+        const shadowedDeny = (r: GrantRow) => r.effect === 'deny' && r.enforcement === 'audit';
+        const want = reference(
+          applicable.filter((r) => !shadowedDeny(r)),
+          args,
+        );
+        const d = decideCall(ex, shadowedDeny)?.decision;
+        assert.ok(d !== undefined);
+        assert.equal(d.effect, want.effect);
+        assert.equal(
+          d.effect === 'allow' ? d.rows.find((r) => r.approval !== undefined)?.name : undefined,
+          want.approval,
+        );
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   it('the held-out case: an enforced conditional deny and an audit-mode one both hold, in either order', () => {
-    for (const order of [[0, 1], [1, 0]]) {
+    for (const order of [
+      [0, 1],
+      [1, 0],
+    ]) {
       const specs: RowSpec[] = [
         { wildcard: true, scoped: true, effect: 'allow', when: undefined, audit: false },
         { wildcard: true, scoped: true, effect: 'deny', when: 'args.q.contains("drop")', audit: false },
         { wildcard: true, scoped: true, effect: 'deny', when: 'args.q.contains("del")', audit: true },
       ];
-      const rows = [specs[0] as RowSpec, specs[1 + (order[0] as number)] as RowSpec, specs[1 + (order[1] as number)] as RowSpec].map(rowOf);
+      const rows = [
+        specs[0] as RowSpec,
+        specs[1 + (order[0] as number)] as RowSpec,
+        specs[1 + (order[1] as number)] as RowSpec,
+      ].map(rowOf);
       const enforcedName = rows.find((r) => r.effect === 'deny' && r.enforcement === undefined)?.name;
       const auditName = rows.find((r) => r.enforcement === 'audit')?.name;
       const got = implementation(exchange(rows, { q: 'drop del' }).ex);

@@ -6,7 +6,11 @@ import { TokenBuckets, type BucketLimit } from '../../../src/interceptors/rate-l
 import { dryRunRequest } from '../../../src/interceptors/dry-run.ts';
 import type { Exchange, Verdict } from '../../../src/interceptors/contract.ts';
 
-const limit = (burst: number, msPerCall: number, key = `${burst}/${msPerCall}`): BucketLimit => ({ key, burst, msPerCall });
+const limit = (burst: number, msPerCall: number, key = `${burst}/${msPerCall}`): BucketLimit => ({
+  key,
+  burst,
+  msPerCall,
+});
 
 describe('token buckets', () => {
   it('admits a burst, then refuses with the time until one call is earned back, then admits again', () => {
@@ -67,17 +71,33 @@ describe('the rate_limit interceptor', () => {
     return r.policy;
   };
   const exchange = (p: Policy, principal: string, tool: string, request = { headers: {} }): Exchange =>
-    ({ request, policy: p, principal: { id: principal, scopes: new Set(), credentialStrength: 'static' }, message: { name: tool } }) as unknown as Exchange;
-  const code = (v: Verdict | Promise<Verdict>) => (v as Verdict).kind === 'deny' ? (v as Extract<Verdict, { kind: 'deny' }>).error : 'pass';
+    ({
+      request,
+      policy: p,
+      principal: { id: principal, scopes: new Set(), credentialStrength: 'static' },
+      message: { name: tool },
+    }) as unknown as Exchange;
+  const code = (v: Verdict | Promise<Verdict>) =>
+    (v as Verdict).kind === 'deny' ? (v as Extract<Verdict, { kind: 'deny' }>).error : 'pass';
 
   it('applies every rule naming the principal (or *) and the tool (or *), per principal', () => {
-    const p = policy('  - { principal: "*", tool: "*", requests: 2, per: hour }\n  - { principal: alice, tool: delete_repo, requests: 1, per: hour }\n');
+    const p = policy(
+      '  - { principal: "*", tool: "*", requests: 2, per: hour }\n  - { principal: alice, tool: delete_repo, requests: 1, per: hour }\n',
+    );
     const rl = rateLimitInterceptor(new TokenBuckets(() => 0));
     assert.equal(code(rl.intercept(exchange(p, 'alice', 'delete_repo'))), 'pass');
     assert.equal(code(rl.intercept(exchange(p, 'alice', 'delete_repo'))), 'rate_limited', 'the tool rule');
     assert.equal(code(rl.intercept(exchange(p, 'alice', 'search'))), 'pass');
-    assert.equal(code(rl.intercept(exchange(p, 'alice', 'search'))), 'rate_limited', 'the * rule counted the first delete_repo and one search, not the refused call');
-    assert.equal(code(rl.intercept(exchange(p, 'bob', 'delete_repo'))), 'pass', 'bob has buckets of his own and no delete_repo rule');
+    assert.equal(
+      code(rl.intercept(exchange(p, 'alice', 'search'))),
+      'rate_limited',
+      'the * rule counted the first delete_repo and one search, not the refused call',
+    );
+    assert.equal(
+      code(rl.intercept(exchange(p, 'bob', 'delete_repo'))),
+      'pass',
+      'bob has buckets of his own and no delete_repo rule',
+    );
   });
 
   it('refuses with Retry-After in whole seconds and retryAfterMs, and a dry run takes nothing', () => {
@@ -98,6 +118,9 @@ describe('the rate_limit interceptor', () => {
     const none = parsePolicy('version: 1\n');
     assert.ok(none.ok);
     assert.equal(rl.applies?.(exchange(none.policy, 'a', 't')), false);
-    assert.equal(rl.applies?.(exchange(policy('  - { principal: b, tool: t, requests: 1, per: second }\n'), 'a', 't')), true);
+    assert.equal(
+      rl.applies?.(exchange(policy('  - { principal: b, tool: t, requests: 1, per: second }\n'), 'a', 't')),
+      true,
+    );
   });
 });

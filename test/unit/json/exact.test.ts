@@ -6,12 +6,16 @@ import { findInexactInteger } from '../../../src/json/inexact-integers.ts';
 
 describe('json/exact: integers as written', () => {
   it('reads an integer a double cannot hold as a bigint with its digits', () => {
-    assert.deepEqual(parseExact('{"a":9007199254740993,"b":[-9007199254740993],"c":123456789012345678901234567890}'),
-      { a: 9007199254740993n, b: [-9007199254740993n], c: 123456789012345678901234567890n });
+    assert.deepEqual(parseExact('{"a":9007199254740993,"b":[-9007199254740993],"c":123456789012345678901234567890}'), {
+      a: 9007199254740993n,
+      b: [-9007199254740993n],
+      c: 123456789012345678901234567890n,
+    });
   });
 
   it('leaves every number a double holds exactly, and every fraction or exponent, as JSON.parse reads it', () => {
-    const text = '{"safe":9007199254740991,"two53":9007199254740992,"big":18014398509481984,"f":1.5,"e":9.007199254740993e15,"neg":-0,"huge":1e400}';
+    const text =
+      '{"safe":9007199254740991,"two53":9007199254740992,"big":18014398509481984,"f":1.5,"e":9.007199254740993e15,"neg":-0,"huge":1e400}';
     assert.deepEqual(parseExact(text), JSON.parse(text));
   });
 
@@ -26,11 +30,14 @@ describe('json/exact: integers as written', () => {
   });
 
   it('round-trips any integer literal exactly, and agrees with findInexactInteger on which ones need it', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), (n) => {
-      const text = `{"n":${n}}`;
-      const read = parseExact(text) as { n: number | bigint };
-      assert.equal(stringifyExact(read), text);
-      assert.equal(typeof read.n === 'bigint', findInexactInteger(text, []) !== undefined);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), (n) => {
+        const text = `{"n":${n}}`;
+        const read = parseExact(text) as { n: number | bigint };
+        assert.equal(stringifyExact(read), text);
+        assert.equal(typeof read.n === 'bigint', findInexactInteger(text, []) !== undefined);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -4,7 +4,8 @@ import { findInexactInteger } from '../../../src/json/inexact-integers.ts';
 import { childPointer } from '../../../src/json/pointer.ts';
 
 const ARGS = ['params', 'arguments'];
-const call = (args: string) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":${args}}}`;
+const call = (args: string) =>
+  `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":${args}}}`;
 
 /**
  * The reference answer, from the source text JSON.parse itself hands each
@@ -24,7 +25,8 @@ function reference(text: string): string[] {
   const walk = (v: unknown, pointer: string): void => {
     if (v === MARK) found.push(pointer);
     else if (Array.isArray(v)) v.forEach((x, i) => walk(x, childPointer(pointer, i)));
-    else if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) walk(x, childPointer(pointer, k));
+    else if (typeof v === 'object' && v !== null)
+      for (const [k, x] of Object.entries(v)) walk(x, childPointer(pointer, k));
   };
   walk(marked, '');
   return found;
@@ -65,11 +67,17 @@ describe('findInexactInteger', () => {
   });
 
   it('counts only literals under the given path', () => {
-    const body = '{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"_meta":{"progressToken":9007199254740993},"name":"t","arguments":{"ok":1}}}';
+    const body =
+      '{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"_meta":{"progressToken":9007199254740993},"name":"t","arguments":{"ok":1}}}';
     assert.equal(findInexactInteger(body, ARGS), undefined);
-    const later = '{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"t","arguments":{"ok":1,"n":[9007199254740993]}}}';
+    const later =
+      '{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"t","arguments":{"ok":1,"n":[9007199254740993]}}}';
     assert.equal(findInexactInteger(later, ARGS), '/n/0');
-    assert.equal(findInexactInteger('{"params":[{"arguments":9007199254740993}]}', ARGS), undefined, 'an array index never equals a member name');
+    assert.equal(
+      findInexactInteger('{"params":[{"arguments":9007199254740993}]}', ARGS),
+      undefined,
+      'an array index never equals a member name',
+    );
   });
 
   it('agrees with the source text JSON.parse reports, on seeded random documents', () => {
@@ -84,12 +92,17 @@ describe('findInexactInteger', () => {
     const value = (depth: number): string => {
       const pick = rnd(depth > 3 ? 4 : 7);
       switch (pick) {
-        case 0: return (rnd(2) ? '-' : '') + digits(1 + rnd(22));
-        case 1: return `${digits(1 + rnd(18))}.${digits(1 + rnd(3))}`;
-        case 2: return `"${rnd(2) ? digits(17) : 'k\\"\\u0041/~'}"`;
-        case 3: return ['true', 'false', 'null'][rnd(3)] as string;
+        case 0:
+          return (rnd(2) ? '-' : '') + digits(1 + rnd(22));
+        case 1:
+          return `${digits(1 + rnd(18))}.${digits(1 + rnd(3))}`;
+        case 2:
+          return `"${rnd(2) ? digits(17) : 'k\\"\\u0041/~'}"`;
+        case 3:
+          return ['true', 'false', 'null'][rnd(3)] as string;
         case 4:
-        case 5: return `[${Array.from({ length: rnd(4) }, () => value(depth + 1)).join(', ')}]`;
+        case 5:
+          return `[${Array.from({ length: rnd(4) }, () => value(depth + 1)).join(', ')}]`;
         default: {
           const names = ['a', 'b/c', 'd~e', '\\u0066', `k${rnd(100)}`];
           const keys = [...new Set(Array.from({ length: rnd(4) }, () => names[rnd(names.length)] as string))];

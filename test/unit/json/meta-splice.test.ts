@@ -9,7 +9,8 @@ const { path: CORPUS, skip } = corpus('json-parsing');
 const TP = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const FIELDS = { traceparent: TP, tracestate: 'vendor=1' };
 
-const splice = (text: string, fields: Record<string, string> = FIELDS) => spliceMetaFields(Buffer.from(text), fields)?.toString('utf8');
+const splice = (text: string, fields: Record<string, string> = FIELDS) =>
+  spliceMetaFields(Buffer.from(text), fields)?.toString('utf8');
 
 function parses(text: string): unknown {
   try {
@@ -29,24 +30,35 @@ function expected(original: unknown, fields: Record<string, string>): unknown {
 
 describe('spliceMetaFields', () => {
   it('adds _meta fields and leaves every other byte as it was', () => {
-    const body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{ "q" : "h\\u00e9llo" ,"n":1.50e3}}}';
+    const body =
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{ "q" : "h\\u00e9llo" ,"n":1.50e3}}}';
     const out = splice(body);
-    assert.equal(out, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"traceparent":"${TP}","tracestate":"vendor=1"},"name":"x","arguments":{ "q" : "h\\u00e9llo" ,"n":1.50e3}}}`);
+    assert.equal(
+      out,
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"traceparent":"${TP}","tracestate":"vendor=1"},"name":"x","arguments":{ "q" : "h\\u00e9llo" ,"n":1.50e3}}}`,
+    );
   });
 
   it('creates params when the message has none', () => {
-    assert.equal(splice('{"jsonrpc":"2.0","id":1,"method":"ping"}', { traceparent: TP }), `{"params":{"_meta":{"traceparent":"${TP}"}},"jsonrpc":"2.0","id":1,"method":"ping"}`);
+    assert.equal(
+      splice('{"jsonrpc":"2.0","id":1,"method":"ping"}', { traceparent: TP }),
+      `{"params":{"_meta":{"traceparent":"${TP}"}},"jsonrpc":"2.0","id":1,"method":"ping"}`,
+    );
     assert.equal(splice(' { } ', { a: 'b' }), ' {"params":{"_meta":{"a":"b"}} } ');
   });
 
   it('creates _meta in empty and non-empty params', () => {
     assert.equal(splice('{"params":{}}', { a: 'b' }), '{"params":{"_meta":{"a":"b"}}}');
     assert.equal(splice('{"params":{ }}', { a: 'b' }), '{"params":{"_meta":{"a":"b"} }}');
-    assert.equal(splice('{"params":{"x":[1,{"_meta":2}]}}', { a: 'b' }), '{"params":{"_meta":{"a":"b"},"x":[1,{"_meta":2}]}}');
+    assert.equal(
+      splice('{"params":{"x":[1,{"_meta":2}]}}', { a: 'b' }),
+      '{"params":{"_meta":{"a":"b"},"x":[1,{"_meta":2}]}}',
+    );
   });
 
   it('replaces existing fields and keeps the other _meta entries', () => {
-    const body = '{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","traceparent":"00-old","progressToken":7}}}';
+    const body =
+      '{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","traceparent":"00-old","progressToken":7}}}';
     const out = splice(body) as string;
     assert.deepEqual(JSON.parse(out), expected(JSON.parse(body), FIELDS));
     assert.ok(out.includes('"io.modelcontextprotocol/protocolVersion":"2026-07-28"'));
@@ -86,7 +98,11 @@ describe('spliceMetaFields', () => {
     ]) {
       assert.equal(splice(body), undefined, body);
     }
-    assert.equal(spliceMetaFields(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), FIELDS), undefined, 'invalid UTF-8');
+    assert.equal(
+      spliceMetaFields(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), FIELDS),
+      undefined,
+      'invalid UTF-8',
+    );
   });
 
   it('returns the body itself when there is nothing to add', () => {
@@ -128,7 +144,10 @@ describe('spliceMetaFields', () => {
       assert.notEqual(original, undefined, `${name}: spliced what JSON.parse refuses`);
       const text = out.toString('utf8');
       assert.deepEqual(JSON.parse(text), expected(original, FIELDS), name);
-      assert.ok(out.subarray(out.length - bytes.length - 2, out.length - 2).equals(bytes), `${name}: arguments are byte-identical`);
+      assert.ok(
+        out.subarray(out.length - bytes.length - 2, out.length - 2).equals(bytes),
+        `${name}: arguments are byte-identical`,
+      );
     }
     assert.ok(spliced > 100, `spliced ${spliced}`);
   });

@@ -6,7 +6,16 @@ describe('declaresUrlElicitation', () => {
   it('counts only an elicitation.url object: an empty elicitation is form mode', () => {
     assert.equal(declaresUrlElicitation({ elicitation: { url: {} } }), true);
     assert.equal(declaresUrlElicitation({ elicitation: { form: {}, url: {} } }), true);
-    for (const caps of [{ elicitation: {} }, { elicitation: { form: {} } }, { elicitation: { url: true } }, { elicitation: 'url' }, {}, null, undefined, []]) {
+    for (const caps of [
+      { elicitation: {} },
+      { elicitation: { form: {} } },
+      { elicitation: { url: true } },
+      { elicitation: 'url' },
+      {},
+      null,
+      undefined,
+      [],
+    ]) {
       assert.equal(declaresUrlElicitation(caps), false, JSON.stringify(caps));
     }
   });

@@ -13,15 +13,37 @@ describe('encodeHeaderValue', () => {
       assert.match(encoded, /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/, `${JSON.stringify(v)} is a valid field value`);
       assert.equal(decodeHeaderValue(encoded), v, JSON.stringify(v));
     }
-    assert.notEqual(encodeHeaderValue('=?base64?YQ==?='), '=?base64?YQ==?=', 'a value shaped like the sentinel is encoded, never read as one');
+    assert.notEqual(
+      encodeHeaderValue('=?base64?YQ==?='),
+      '=?base64?YQ==?=',
+      'a value shaped like the sentinel is encoded, never read as one',
+    );
   });
 });
 
 describe('isIdentityHeaderName', () => {
   it('admits a plain field name and refuses fields toolgate, HTTP or MCP already give a meaning', () => {
-    for (const ok of ['X-Toolgate-Principal', 'x-auth-request-user', 'X-Remote-User']) assert.equal(isIdentityHeaderName(ok), true, ok);
-    for (const bad of ['Authorization', 'x-api-key', 'Host', 'Connection', 'Transfer-Encoding', 'Content-Length', 'Content-Type', 'Cookie',
-      'X-Forwarded-For', 'Forwarded', 'traceparent', 'Mcp-Session-Id', 'mcp-name', 'Last-Event-ID', 'x user', 'x:y', '']) {
+    for (const ok of ['X-Toolgate-Principal', 'x-auth-request-user', 'X-Remote-User'])
+      assert.equal(isIdentityHeaderName(ok), true, ok);
+    for (const bad of [
+      'Authorization',
+      'x-api-key',
+      'Host',
+      'Connection',
+      'Transfer-Encoding',
+      'Content-Length',
+      'Content-Type',
+      'Cookie',
+      'X-Forwarded-For',
+      'Forwarded',
+      'traceparent',
+      'Mcp-Session-Id',
+      'mcp-name',
+      'Last-Event-ID',
+      'x user',
+      'x:y',
+      '',
+    ]) {
       assert.equal(isIdentityHeaderName(bad), false, bad);
     }
   });
@@ -35,7 +57,10 @@ describe('repeatsMcpField', () => {
     assert.equal(repeatsMcpField(['Mcp-Param-Region', 'a', 'mcp-param-region', 'b']), true);
     assert.equal(repeatsMcpField(['Mcp-Name', 'a', 'MCP-NAME', 'b']), true, 'the shortest MCP field');
     assert.equal(repeatsMcpField(['Mcp-Param-Region', 'a', 'Mcp-Param-Zone', 'b']), false);
-    assert.equal(repeatsMcpField(['Mcp-Method', 'ping', 'Mcp-Name', 'a', 'MCP-Protocol-Version', 'v', 'Mcp-Session-Id', 's']), false);
+    assert.equal(
+      repeatsMcpField(['Mcp-Method', 'ping', 'Mcp-Name', 'a', 'MCP-Protocol-Version', 'v', 'Mcp-Session-Id', 's']),
+      false,
+    );
     assert.equal(repeatsMcpField(['accept', 'a', 'accept', 'b', 'x-mcp', '1', 'x-mcp', '2']), false);
     assert.equal(repeatsMcpField([]), false);
   });

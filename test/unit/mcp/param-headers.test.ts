@@ -33,15 +33,31 @@ describe('paramHeaders', () => {
 describe('paramHeadersDisagree', () => {
   const declared = paramHeaders(schema);
   const args = { region: 'us-west1', limit: 42, dryRun: false, target: { zone: 'b' } };
-  const agreeing = { 'mcp-param-region': 'us-west1', 'mcp-param-limit': '42', 'mcp-param-dry-run': 'false', 'mcp-param-zone': 'b' };
+  const agreeing = {
+    'mcp-param-region': 'us-west1',
+    'mcp-param-limit': '42',
+    'mcp-param-dry-run': 'false',
+    'mcp-param-zone': 'b',
+  };
 
   it('agrees when every mirrored value is there and equal, integers compared as numbers', () => {
     assert.equal(paramHeadersDisagree(declared, args, agreeing), false);
     assert.equal(paramHeadersDisagree(declared, args, { ...agreeing, 'mcp-param-limit': '42.0' }), false);
-    assert.equal(paramHeadersDisagree(declared, { region: 'zürich' }, { 'mcp-param-region': `=?base64?${Buffer.from('zürich').toString('base64')}?=` }), false);
+    assert.equal(
+      paramHeadersDisagree(
+        declared,
+        { region: 'zürich' },
+        { 'mcp-param-region': `=?base64?${Buffer.from('zürich').toString('base64')}?=` },
+      ),
+      false,
+    );
     assert.equal(paramHeadersDisagree(declared, { region: null }, {}), false, 'a null value has no header');
     assert.equal(paramHeadersDisagree(declared, {}, {}), false);
-    assert.equal(paramHeadersDisagree(declared, { region: { nested: 1 } }, {}), false, 'an object cannot be mirrored: the schema decides');
+    assert.equal(
+      paramHeadersDisagree(declared, { region: { nested: 1 } }, {}),
+      false,
+      'an object cannot be mirrored: the schema decides',
+    );
   });
 
   it('disagrees on a different value, a missing header, a header without its value or a malformed sentinel', () => {

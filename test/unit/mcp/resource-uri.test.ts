@@ -4,7 +4,15 @@ import { MAX_URI_LENGTH, templatePrefix, underUriPrefix, uriProblem } from '../.
 
 describe('resource URIs in normal form', () => {
   it('accepts URIs as servers list them', () => {
-    for (const uri of ['file:///srv/docs/readme.md', 'docs://public/readme', 'https://example.com/a?b=c#d', 'urn:isbn:0451450523', 'db://host/t%2Fname', 'mem://x/%20space', 'git://h/a%C3%A9']) {
+    for (const uri of [
+      'file:///srv/docs/readme.md',
+      'docs://public/readme',
+      'https://example.com/a?b=c#d',
+      'urn:isbn:0451450523',
+      'db://host/t%2Fname',
+      'mem://x/%20space',
+      'git://h/a%C3%A9',
+    ]) {
       assert.equal(uriProblem(uri), undefined, uri);
     }
   });

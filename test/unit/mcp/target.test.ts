@@ -12,8 +12,21 @@ describe('targetRouter', () => {
 
   it('routes to the endpoint every spelling a lenient server would, and forwards the plain MCP path', () => {
     const spellings = [
-      '/MCP', '/Mcp/', '/mcp/', '/mcp//', '//mcp', '/./mcp', '/x/../mcp', '/mcp/.', '/a/b/../../mcp',
-      '/%6Dcp', '/%6dcp', '/mcp;jsessionid=1', '/mcp;a/', 'http://evil.example/mcp', 'HTTPS://evil.example:8443/MCP/',
+      '/MCP',
+      '/Mcp/',
+      '/mcp/',
+      '/mcp//',
+      '//mcp',
+      '/./mcp',
+      '/x/../mcp',
+      '/mcp/.',
+      '/a/b/../../mcp',
+      '/%6Dcp',
+      '/%6dcp',
+      '/mcp;jsessionid=1',
+      '/mcp;a/',
+      'http://evil.example/mcp',
+      'HTTPS://evil.example:8443/MCP/',
     ];
     for (const target of spellings) {
       assert.deepEqual(route(target), { ok: true, kind: 'mcp', target: '/mcp', path: '/mcp' }, target);
@@ -41,7 +54,22 @@ describe('targetRouter', () => {
   });
 
   it('refuses targets servers disagree on, without throwing', () => {
-    for (const target of ['/mcp%2F', '/mcp%2f', '/x%2F..%2Fmcp', '/%2e%2e/mcp', '/mcp%5C', '/mcp\\', '/\\mcp', '/mcp%', '/mcp%4', '/mcp%zz', '*', '', 'mcp', '/mcp#frag']) {
+    for (const target of [
+      '/mcp%2F',
+      '/mcp%2f',
+      '/x%2F..%2Fmcp',
+      '/%2e%2e/mcp',
+      '/mcp%5C',
+      '/mcp\\',
+      '/\\mcp',
+      '/mcp%',
+      '/mcp%4',
+      '/mcp%zz',
+      '*',
+      '',
+      'mcp',
+      '/mcp#frag',
+    ]) {
       assert.deepEqual(route(target), { ok: false, code: 'invalid_path' }, JSON.stringify(target));
     }
   });

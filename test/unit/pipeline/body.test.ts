@@ -46,15 +46,28 @@ describe('readBody', () => {
   it('refuses a declared length over the limit before reading, and a streamed body once it crosses it', async () => {
     assert.deepEqual(await read(`Content-Length: ${LIMIT + 1}\r\n`, ''), { ok: false, code: 'payload_too_large' });
     const big = 'x'.repeat(LIMIT + 1);
-    assert.deepEqual(await read('Transfer-Encoding: chunked\r\n', `${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`), { ok: false, code: 'payload_too_large' });
+    assert.deepEqual(
+      await read('Transfer-Encoding: chunked\r\n', `${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`),
+      { ok: false, code: 'payload_too_large' },
+    );
   });
 
   it('says aborted when the client leaves mid-body', async () => {
     assert.deepEqual(await read('Content-Length: 20\r\n', '{"a":', { leave: true }), { ok: false, code: 'aborted' });
   });
 
-  it('says aborted, rather than waiting for ever, when the client left before reading began', { timeout: 5000 }, async () => {
-    assert.deepEqual(await read('Content-Length: 20\r\n', '{"a":', { leave: true, afterClose: true }), { ok: false, code: 'aborted' });
-    assert.deepEqual(await read('Content-Length: 7\r\n', '{"a":1}', { leave: true, afterClose: true }), { ok: false, code: 'aborted' });
-  });
+  it(
+    'says aborted, rather than waiting for ever, when the client left before reading began',
+    { timeout: 5000 },
+    async () => {
+      assert.deepEqual(await read('Content-Length: 20\r\n', '{"a":', { leave: true, afterClose: true }), {
+        ok: false,
+        code: 'aborted',
+      });
+      assert.deepEqual(await read('Content-Length: 7\r\n', '{"a":1}', { leave: true, afterClose: true }), {
+        ok: false,
+        code: 'aborted',
+      });
+    },
+  );
 });

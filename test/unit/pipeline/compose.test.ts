@@ -5,7 +5,12 @@ import { composeChain } from '../../../src/pipeline/compose.ts';
 import { deny, PASS, type Exchange, type Interceptor } from '../../../src/interceptors/contract.ts';
 import { decision, type Decision } from '../../../src/telemetry/channels.ts';
 
-const exchange = (method: string) => ({ request: {} as IncomingMessage, message: { method }, principal: { id: 'p', scopes: new Set(), credentialStrength: 'static' } }) as unknown as Exchange;
+const exchange = (method: string) =>
+  ({
+    request: {} as IncomingMessage,
+    message: { method },
+    principal: { id: 'p', scopes: new Set(), credentialStrength: 'static' },
+  }) as unknown as Exchange;
 
 function recorder(name: string, seen: string[], verdict = PASS, methods = ['tools/call'], async = false): Interceptor {
   return {
@@ -61,7 +66,10 @@ describe('composeChain', () => {
       const chain = composeChain([idle, recorder('busy', seen)]);
       assert.equal(chain.run(exchange('tools/call')), PASS);
       assert.deepEqual(seen, ['busy']);
-      assert.deepEqual(published.map((d) => [d.stage, d.allowed]), [['busy', true]]);
+      assert.deepEqual(
+        published.map((d) => [d.stage, d.allowed]),
+        [['busy', true]],
+      );
     } finally {
       decision.unsubscribe(listen);
     }

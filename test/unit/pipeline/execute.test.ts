@@ -80,24 +80,54 @@ class Written {
     return this;
   }
 
-  json(): { id: unknown; result?: { isError?: boolean; content?: { text: string }[]; structuredContent?: Record<string, unknown>; _meta?: Record<string, unknown> }; error?: { data?: Record<string, unknown> } } {
+  json(): {
+    id: unknown;
+    result?: {
+      isError?: boolean;
+      content?: { text: string }[];
+      structuredContent?: Record<string, unknown>;
+      _meta?: Record<string, unknown>;
+    };
+    error?: { data?: Record<string, unknown> };
+  } {
     return JSON.parse(this.body);
   }
 }
 
-function exchange(tool: string, headers: Record<string, string> = {}, meta?: Record<string, unknown>): { ex: Exchange; body: Buffer } {
-  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: tool, arguments: { card: SECRET_ARG }, ...(meta !== undefined && { _meta: meta }) } }));
+function exchange(
+  tool: string,
+  headers: Record<string, string> = {},
+  meta?: Record<string, unknown>,
+): { ex: Exchange; body: Buffer } {
+  const body = Buffer.from(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: tool, arguments: { card: SECRET_ARG }, ...(meta !== undefined && { _meta: meta }) },
+    }),
+  );
   const message = classify({}, body);
   assert.ok(message.ok);
   const request = { headers, method: 'POST', url: '/mcp' } as unknown as IncomingMessage;
   const ex: Exchange = {
-    request, message, principal: PRINCIPAL, policy: POLICY, snapshot: emptySnapshot(PRINCIPAL.id),
-    catalogue: { get: () => undefined } as unknown as CatalogueView, rowsForTool: async () => undefined,
+    request,
+    message,
+    principal: PRINCIPAL,
+    policy: POLICY,
+    snapshot: emptySnapshot(PRINCIPAL.id),
+    catalogue: { get: () => undefined } as unknown as CatalogueView,
+    rowsForTool: async () => undefined,
   };
   return { ex, body };
 }
 
-async function run(deps: Execution, tool: string, headers: Record<string, string> = {}, meta?: Record<string, unknown>): Promise<{ outcome: string; written: Written }> {
+async function run(
+  deps: Execution,
+  tool: string,
+  headers: Record<string, string> = {},
+  meta?: Record<string, unknown>,
+): Promise<{ outcome: string; written: Written }> {
   const stage = executeStage(deps, 'result', { schemas: () => new SchemaCache(), toolErrors: 'result' });
   const { ex, body } = exchange(tool, headers, meta);
   const written = new Written();
@@ -130,7 +160,7 @@ describe('the execute stage', () => {
     assert.equal(data.outcome, 'not_started');
   });
 
-  it('refuses a call past the tool\'s concurrency as rate_limited, with when to come back', async () => {
+  it("refuses a call past the tool's concurrency as rate_limited, with when to come back", async () => {
     const deps = execution(true);
     assert.ok(deps.concurrency.tryAcquire('refund', 1));
     const { outcome, written } = await run(deps, 'refund', { 'idempotency-key': 'k1' });
@@ -156,13 +186,16 @@ describe('the execute stage', () => {
     refusedAs(written, 'call_in_progress');
   });
 
-  it('replays the stored answer of a completed key under this request\'s id, marked as a replay', async () => {
+  it("replays the stored answer of a completed key under this request's id, marked as a replay", async () => {
     const deps = execution(true);
     const { ex } = exchange('update');
     const scope = scopedKey(PRINCIPAL.id, 'update', 'k3');
     const claim = await deps.idempotency.claim(scope, argumentsDigest(toolCall(ex.message)), 5000);
     assert.ok(claim.kind === 'acquired');
-    const stored = { status: 200, message: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'refunded' }] } } };
+    const stored = {
+      status: 200,
+      message: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'refunded' }] } },
+    };
     await deps.idempotency.settle(scope, claim.token, { kind: 'completed', response: stored });
     const { outcome, written } = await run(deps, 'update', {}, { 'io.toolgate/idempotencyKey': 'k3' });
     assert.equal(outcome, 'answered');
@@ -177,7 +210,11 @@ describe('the execute stage', () => {
   it('refuses the same key with other arguments as reused', async () => {
     const deps = execution(true);
     const scope = scopedKey(PRINCIPAL.id, 'update', 'k4');
-    const claim = await deps.idempotency.claim(scope, argumentsDigest({ name: 'update', arguments: { card: 'other' } }), 5000);
+    const claim = await deps.idempotency.claim(
+      scope,
+      argumentsDigest({ name: 'update', arguments: { card: 'other' } }),
+      5000,
+    );
     assert.ok(claim.kind === 'acquired');
     const { outcome, written } = await run(deps, 'update', { 'idempotency-key': 'k4' });
     assert.equal(outcome, 'idempotency_key_reused');

@@ -5,12 +5,18 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ConfigMapMount } from '../../helpers/configmap-mount.ts';
 import { fingerprint } from '../../../src/reload/fingerprint.ts';
-import { watchPolicy, type AppliedVersion, type Candidate, type PolicyWatchOptions, type PolicyWatcher, type ReloadOutcome } from '../../../src/reload/watch.ts';
+import {
+  watchPolicy,
+  type AppliedVersion,
+  type Candidate,
+  type PolicyWatchOptions,
+  type PolicyWatcher,
+  type ReloadOutcome,
+} from '../../../src/reload/watch.ts';
 import { policyReload, type PolicyReload } from '../../../src/telemetry/channels.ts';
 import { sha256 } from '../../helpers/static-keys.ts';
 
 const WAIT_MS = 5000;
-
 
 /** Loads a text file; text starting with "invalid" fails validation with a fixed rule. */
 function textLoader() {
@@ -31,7 +37,11 @@ function textLoader() {
       }
       entered?.resolve();
       await gate?.promise;
-      if (text.startsWith('invalid')) return { ok: false, errors: [{ path: '/grants/0/effect', message: 'enum: must be equal to one of the allowed values' }] };
+      if (text.startsWith('invalid'))
+        return {
+          ok: false,
+          errors: [{ path: '/grants/0/effect', message: 'enum: must be equal to one of the allowed values' }],
+        };
       return { ok: true, value: text, digest: sha256(text) };
     } finally {
       active--;
@@ -75,16 +85,19 @@ function reloads() {
      * change's own promise.
      */
     until(outcome: ReloadOutcome, from = 0): Promise<PolicyReload> {
-      return bounded(new Promise<PolicyReload>((resolve) => {
-        const check = () => {
-          const hit = seen.slice(from).find((m) => m.outcome === outcome);
-          if (hit === undefined) return;
-          waiters.delete(check);
-          resolve(hit);
-        };
-        waiters.add(check);
-        check();
-      }), `a reload ${outcome}`);
+      return bounded(
+        new Promise<PolicyReload>((resolve) => {
+          const check = () => {
+            const hit = seen.slice(from).find((m) => m.outcome === outcome);
+            if (hit === undefined) return;
+            waiters.delete(check);
+            resolve(hit);
+          };
+          waiters.add(check);
+          check();
+        }),
+        `a reload ${outcome}`,
+      );
     },
     dispose: () => policyReload.unsubscribe(on),
   };
@@ -93,11 +106,17 @@ function reloads() {
 function captureLog() {
   const lines: Record<string, unknown>[] = [];
   const original = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    for (const line of String(chunk).split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+  process.stderr.write = (chunk: string | Uint8Array) => {
+    for (const line of String(chunk).split('\n'))
+      if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
     return true;
-  });
-  return { lines, restore: () => { process.stderr.write = original; } };
+  };
+  return {
+    lines,
+    restore: () => {
+      process.stderr.write = original;
+    },
+  };
 }
 
 describe('watchPolicy', () => {
@@ -110,7 +129,13 @@ describe('watchPolicy', () => {
 
   const start = async (opts: Partial<PolicyWatchOptions<string>> & Pick<PolicyWatchOptions<string>, 'load'>) => {
     const applied: AppliedVersion<string>[] = [];
-    const w = watchPolicy<string>({ path, debounceMs: 30, pollIntervalMs: 5000, onApply: (a) => applied.push(a), ...opts });
+    const w = watchPolicy<string>({
+      path,
+      debounceMs: 30,
+      pollIntervalMs: 5000,
+      onApply: (a) => applied.push(a),
+      ...opts,
+    });
     open.push(w);
     const first = await w.start();
     return { w, first, applied };
@@ -137,7 +162,9 @@ describe('watchPolicy', () => {
     const { w, first, applied } = await start({ load: loader.load });
     assert.ok(first.ok);
     assert.equal(first.value, 'version: 1 # first');
-    assert.deepEqual(loader.calls, [{ path: join(mount.dir, '..2026_11_30_04_00_00.000000001', 'policy.yaml'), generation: 0 }]);
+    assert.deepEqual(loader.calls, [
+      { path: join(mount.dir, '..2026_11_30_04_00_00.000000001', 'policy.yaml'), generation: 0 },
+    ]);
     assert.deepEqual(w.current(), { value: 'version: 1 # first', digest: sha256('version: 1 # first'), generation: 0 });
     assert.deepEqual(applied, []);
     assert.deepEqual(events.seen, []);
@@ -150,10 +177,20 @@ describe('watchPolicy', () => {
     const m = await events.until('applied');
     assert.equal(m.generation, 1);
     assert.ok(m.durationSeconds >= 0);
-    assert.deepEqual(applied.map((a) => [a.value, a.generation]), [['version: 1 # second', 1]]);
+    assert.deepEqual(
+      applied.map((a) => [a.value, a.generation]),
+      [['version: 1 # second', 1]],
+    );
     assert.equal(w.current()?.value, 'version: 1 # second');
-    assert.deepEqual(loader.calls.at(-1), { path: join(mount.dir, '..2026_11_30_04_00_00.000000002', 'policy.yaml'), generation: 1 });
-    assert.ok(logs.lines.some((l) => l.msg === 'policy reloaded' && l.generation === 1 && l.digest === sha256('version: 1 # second')));
+    assert.deepEqual(loader.calls.at(-1), {
+      path: join(mount.dir, '..2026_11_30_04_00_00.000000002', 'policy.yaml'),
+      generation: 1,
+    });
+    assert.ok(
+      logs.lines.some(
+        (l) => l.msg === 'policy reloaded' && l.generation === 1 && l.digest === sha256('version: 1 # second'),
+      ),
+    );
   });
 
   it('rejects an invalid version, keeps the last good one, and offers the same generation to the next', async () => {
@@ -166,16 +203,34 @@ describe('watchPolicy', () => {
     assert.equal(applied.length, 0);
     const line = logs.lines.find((l) => l.level === 'warn');
     assert.deepEqual(
-      { msg: line?.msg, error_path: line?.error_path, error_rule: line?.error_rule, errors: line?.errors, generation: line?.generation },
-      { msg: 'policy reload rejected; the last good policy stays in force', error_path: '/grants/0/effect', error_rule: 'enum: must be equal to one of the allowed values', errors: 1, generation: 0 },
+      {
+        msg: line?.msg,
+        error_path: line?.error_path,
+        error_rule: line?.error_rule,
+        errors: line?.errors,
+        generation: line?.generation,
+      },
+      {
+        msg: 'policy reload rejected; the last good policy stays in force',
+        error_path: '/grants/0/effect',
+        error_rule: 'enum: must be equal to one of the allowed values',
+        errors: 1,
+        generation: 0,
+      },
     );
     assert.ok(!JSON.stringify(logs.lines).includes('canary-4f1e-secret'));
 
     const from = events.seen.length;
     await mount.publish({ 'policy.yaml': 'version: 1 # fixed' });
     await events.until('applied', from);
-    assert.deepEqual(loader.calls.map((c) => c.generation), [0, 1, 1]);
-    assert.deepEqual(applied.map((a) => [a.value, a.generation]), [['version: 1 # fixed', 1]]);
+    assert.deepEqual(
+      loader.calls.map((c) => c.generation),
+      [0, 1, 1],
+    );
+    assert.deepEqual(
+      applied.map((a) => [a.value, a.generation]),
+      [['version: 1 # fixed', 1]],
+    );
   });
 
   it('reports a re-save with identical content as unchanged and applies nothing', async () => {
@@ -195,7 +250,10 @@ describe('watchPolicy', () => {
     for (let i = 1; i <= 5; i++) await mount.publish({ 'policy.yaml': `version: 1 # burst ${i}` });
     await events.until('applied');
     assert.equal(loader.calls.length, 2);
-    assert.deepEqual(applied.map((a) => a.value), ['version: 1 # burst 5']);
+    assert.deepEqual(
+      applied.map((a) => a.value),
+      ['version: 1 # burst 5'],
+    );
   });
 
   it('never runs two loads at once, and loads again for a change made during a load', async () => {
@@ -212,7 +270,10 @@ describe('watchPolicy', () => {
     await events.until('applied');
     const from = events.seen.length;
     if (w.current()?.value !== 'version: 1 # during-b') await events.until('applied', from);
-    assert.deepEqual(applied.map((a) => a.value), ['version: 1 # during-a', 'version: 1 # during-b']);
+    assert.deepEqual(
+      applied.map((a) => a.value),
+      ['version: 1 # during-a', 'version: 1 # during-b'],
+    );
     assert.equal(loader.maxActive(), 1);
   });
 
@@ -235,9 +296,19 @@ describe('watchPolicy', () => {
     await mount.publish({ 'policy.yaml': 'version: 1 # replacement' });
     proceed.resolve();
     await events.until('applied');
-    assert.equal(loader.calls[1]?.path, join(mount.dir, '..2026_11_30_04_00_00.000000002', 'policy.yaml'), 'the held load read a directory the swap deleted');
-    assert.deepEqual(events.seen.map((m) => m.outcome), ['applied']);
-    assert.deepEqual(applied.map((a) => a.value), ['version: 1 # replacement']);
+    assert.equal(
+      loader.calls[1]?.path,
+      join(mount.dir, '..2026_11_30_04_00_00.000000002', 'policy.yaml'),
+      'the held load read a directory the swap deleted',
+    );
+    assert.deepEqual(
+      events.seen.map((m) => m.outcome),
+      ['applied'],
+    );
+    assert.deepEqual(
+      applied.map((a) => a.value),
+      ['version: 1 # replacement'],
+    );
     assert.equal(logs.lines.filter((l) => l.level === 'warn').length, 0);
   });
 
@@ -254,8 +325,14 @@ describe('watchPolicy', () => {
     const from = events.seen.length;
     await writeFile(path, 'version: 1 # in place');
     await events.until('applied', from);
-    assert.deepEqual(applied.map((a) => a.value), ['version: 1 # renamed', 'version: 1 # in place']);
-    assert.deepEqual(loader.calls.map((c) => c.path), [path, path, path]);
+    assert.deepEqual(
+      applied.map((a) => a.value),
+      ['version: 1 # renamed', 'version: 1 # in place'],
+    );
+    assert.deepEqual(
+      loader.calls.map((c) => c.path),
+      [path, path, path],
+    );
   });
 
   it('finds changes by polling alone when fs.watch is off', async () => {
@@ -263,7 +340,10 @@ describe('watchPolicy', () => {
     const { applied } = await start({ load: loader.load, fsWatch: false, pollIntervalMs: 20 });
     await mount.publish({ 'policy.yaml': 'version: 1 # polled' });
     await events.until('applied');
-    assert.deepEqual(applied.map((a) => a.value), ['version: 1 # polled']);
+    assert.deepEqual(
+      applied.map((a) => a.value),
+      ['version: 1 # polled'],
+    );
     // Missing twice is the same fingerprint twice: the second must still be noticed.
     for (const version of ['back', 'back again']) {
       let from = events.seen.length;
@@ -273,7 +353,10 @@ describe('watchPolicy', () => {
       await mount.publish({ 'policy.yaml': `version: 1 # ${version}` });
       await events.until('applied', from);
     }
-    assert.deepEqual(applied.map((a) => a.value), ['version: 1 # polled', 'version: 1 # back', 'version: 1 # back again']);
+    assert.deepEqual(
+      applied.map((a) => a.value),
+      ['version: 1 # polled', 'version: 1 # back', 'version: 1 # back again'],
+    );
   });
 
   it('survives the directory disappearing: rejected while missing, applied once it is back, watched again after', async () => {
@@ -289,11 +372,21 @@ describe('watchPolicy', () => {
     let from = events.seen.length;
     await mount.publish({ 'policy.yaml': 'version: 1 # recreated' });
     await events.until('applied', from);
-    assert.equal((await handlesSettled({ FSEventWrap: watchesBefore + 1 })).FSEventWrap, watchesBefore + 1, 'the dead watch is replaced by one on the new directory');
+    assert.equal(
+      (await handlesSettled({ FSEventWrap: watchesBefore + 1 })).FSEventWrap,
+      watchesBefore + 1,
+      'the dead watch is replaced by one on the new directory',
+    );
     from = events.seen.length;
     await mount.publish({ 'policy.yaml': 'version: 1 # after' });
     await events.until('applied', from);
-    assert.deepEqual(applied.map((a) => [a.value, a.generation]), [['version: 1 # recreated', 1], ['version: 1 # after', 2]]);
+    assert.deepEqual(
+      applied.map((a) => [a.value, a.generation]),
+      [
+        ['version: 1 # recreated', 1],
+        ['version: 1 # after', 2],
+      ],
+    );
   });
 
   it('rejects a version whose onApply throws, and one whose loader throws, without the exception text', async () => {
@@ -315,7 +408,10 @@ describe('watchPolicy', () => {
     await mount.publish({ 'policy.yaml': 'version: 1 # y' });
     await events.until('rejected', from);
     assert.equal(w.current()?.generation, 0);
-    assert.deepEqual(logs.lines.filter((l) => l.level === 'warn').map((l) => l.error_rule), ['apply: the onApply listener threw', 'load: the policy loader failed']);
+    assert.deepEqual(
+      logs.lines.filter((l) => l.level === 'warn').map((l) => l.error_rule),
+      ['apply: the onApply listener threw', 'load: the policy loader failed'],
+    );
     assert.ok(!JSON.stringify(logs.lines).includes('canary'));
   });
 
@@ -325,7 +421,10 @@ describe('watchPolicy', () => {
     const loader = textLoader();
     const { w, first } = await start({ load: loader.load });
     assert.deepEqual(await handlesSettled(before), before);
-    assert.deepEqual(first, { ok: false, errors: [{ path: '/grants/0/effect', message: 'enum: must be equal to one of the allowed values' }] });
+    assert.deepEqual(first, {
+      ok: false,
+      errors: [{ path: '/grants/0/effect', message: 'enum: must be equal to one of the allowed values' }],
+    });
     assert.equal(w.current(), undefined);
     await assert.rejects(w.start(), /start\(\) may be called once/);
     assert.equal(loader.calls.length, 1);
@@ -355,14 +454,20 @@ describe('watchPolicy', () => {
     const w = watchPolicy<string>({ path, load: loader.load, onApply: () => {}, pollIntervalMs: 20 });
     const starting = w.start();
     await w.close();
-    assert.deepEqual(await starting, { ok: false, errors: [{ path: '', message: 'watch: closed before the first load finished' }] });
+    assert.deepEqual(await starting, {
+      ok: false,
+      errors: [{ path: '', message: 'watch: closed before the first load finished' }],
+    });
     assert.equal(w.current(), undefined);
     assert.deepEqual(await handlesSettled(before), before);
   });
 
   it('re-reads when a file the version names, in another directory, changes: by its watch or by the poll', async () => {
     // Each way alone: events with a poll too slow to matter, then the poll with no events at all.
-    for (const [fsWatch, pollIntervalMs] of [[true, 3_600_000], [false, 20]] as const) {
+    for (const [fsWatch, pollIntervalMs] of [
+      [true, 3_600_000],
+      [false, 20],
+    ] as const) {
       const keys = join(root, `keys-${fsWatch}`, 'keys.yaml');
       await mkdir(join(root, `keys-${fsWatch}`));
       await writeFile(keys, 'first');
@@ -383,7 +488,11 @@ describe('watchPolicy', () => {
     const load = textLoader().load;
     const onApply = () => {};
     for (const o of [{ debounceMs: 0 }, { debounceMs: 1.5 }, { pollIntervalMs: -1 }, { pollIntervalMs: Number.NaN }]) {
-      assert.throws(() => watchPolicy({ path, load, onApply, ...o }), /^TypeError: PolicyWatcher: \w+ must be a positive integer/, JSON.stringify(o));
+      assert.throws(
+        () => watchPolicy({ path, load, onApply, ...o }),
+        /^TypeError: PolicyWatcher: \w+ must be a positive integer/,
+        JSON.stringify(o),
+      );
     }
     assert.throws(() => watchPolicy({ path: '', load, onApply }), /path must be a non-empty string/);
   });
@@ -391,12 +500,16 @@ describe('watchPolicy', () => {
 
 function handles(): { Timeout: number; FSEventWrap: number } {
   const all = process.getActiveResourcesInfo();
-  return { Timeout: all.filter((r) => r === 'Timeout').length, FSEventWrap: all.filter((r) => r === 'FSEventWrap').length };
+  return {
+    Timeout: all.filter((r) => r === 'Timeout').length,
+    FSEventWrap: all.filter((r) => r === 'FSEventWrap').length,
+  };
 }
 
 /** libuv releases a closed handle a loop turn or two later: wait a bounded number of turns for the expected counts. */
 async function handlesSettled(expected: Partial<ReturnType<typeof handles>>): Promise<ReturnType<typeof handles>> {
-  const matches = (now: ReturnType<typeof handles>) => Object.entries(expected).every(([k, v]) => now[k as keyof typeof now] === v);
+  const matches = (now: ReturnType<typeof handles>) =>
+    Object.entries(expected).every(([k, v]) => now[k as keyof typeof now] === v);
   for (let turn = 0; turn < 50; turn++) {
     const now = handles();
     if (matches(now)) return now;

@@ -19,14 +19,33 @@ function memorySink(): AuditSink & { lines: string[] } {
 }
 
 function fakeRequest(traceparent?: string): IncomingMessage {
-  return { method: 'POST', headers: traceparent === undefined ? {} : { traceparent }, socket: { remoteAddress: '10.0.0.7', remotePort: 51000 } } as unknown as IncomingMessage;
+  return {
+    method: 'POST',
+    headers: traceparent === undefined ? {} : { traceparent },
+    socket: { remoteAddress: '10.0.0.7', remotePort: 51000 },
+  } as unknown as IncomingMessage;
 }
 
 function call(name: string, args: unknown, meta?: Record<string, string>): Classified {
-  return { ok: true, era: 'legacy', protocolVersion: '2025-11-25', kind: 'request', id: 7, method: 'tools/call', name, params: { name, arguments: args, ...(meta && { _meta: meta }) } };
+  return {
+    ok: true,
+    era: 'legacy',
+    protocolVersion: '2025-11-25',
+    kind: 'request',
+    id: 7,
+    method: 'tools/call',
+    name,
+    params: { name, arguments: args, ...(meta && { _meta: meta }) },
+  };
 }
 
-function run(request: IncomingMessage, message: Classified | undefined, steps: { allowed: boolean; stage: string; error?: 'tool_not_granted' }[], outcome = 'forwarded', status = 200) {
+function run(
+  request: IncomingMessage,
+  message: Classified | undefined,
+  steps: { allowed: boolean; stage: string; error?: 'tool_not_granted' }[],
+  outcome = 'forwarded',
+  status = 200,
+) {
   if (message !== undefined) requestClassified.publish({ request, message });
   for (const s of steps) decision.publish({ request, principal, durationSeconds: 0.0001, ...s });
   if (outcome === 'forwarded') upstreamEnd.publish({ request, status: 200, durationSeconds: 0.004 });
@@ -34,10 +53,19 @@ function run(request: IncomingMessage, message: Classified | undefined, steps: {
 }
 
 describe('audit events', () => {
-  const sideEffects: Record<string, 'read_only' | 'non_idempotent_write'> = { search_docs: 'read_only', delete_repo: 'non_idempotent_write' };
+  const sideEffects: Record<string, 'read_only' | 'non_idempotent_write'> = {
+    search_docs: 'read_only',
+    delete_repo: 'non_idempotent_write',
+  };
   const setup = () => {
     const sink = memorySink();
-    const audit = startAudit({ sink, upstream: new URL('http://127.0.0.1:3000'), pod: 'pod-a', version: '9.9.9', sideEffect: (t) => sideEffects[t] });
+    const audit = startAudit({
+      sink,
+      upstream: new URL('http://127.0.0.1:3000'),
+      pod: 'pod-a',
+      version: '9.9.9',
+      sideEffect: (t) => sideEffects[t],
+    });
     return { sink, audit };
   };
 
@@ -45,7 +73,11 @@ describe('audit events', () => {
     const { sink, audit } = setup();
     try {
       const args = { repo: SECRET, force: true };
-      run(fakeRequest(), call('delete_repo', args, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }), [{ stage: 'grants', allowed: true }]);
+      run(
+        fakeRequest(),
+        call('delete_repo', args, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }),
+        [{ stage: 'grants', allowed: true }],
+      );
       assert.equal(sink.lines.length, 1);
       const line = sink.lines[0] as string;
       assert.ok(!line.includes(SECRET));
@@ -81,7 +113,13 @@ describe('audit events', () => {
     try {
       run(fakeRequest(), call('search_docs', { q: 'x' }), [{ stage: 'grants', allowed: true }]);
       assert.equal(sink.lines.length, 0);
-      run(fakeRequest(), call('search_docs', { q: 'x' }), [{ stage: 'grants', allowed: false, error: 'tool_not_granted' }], 'tool_not_granted', 403);
+      run(
+        fakeRequest(),
+        call('search_docs', { q: 'x' }),
+        [{ stage: 'grants', allowed: false, error: 'tool_not_granted' }],
+        'tool_not_granted',
+        403,
+      );
       assert.equal(sink.lines.length, 1);
       const e = JSON.parse(sink.lines[0] as string);
       assert.equal(e.status, 'Failure');
@@ -99,10 +137,24 @@ describe('audit events', () => {
     const { sink, audit } = setup();
     try {
       const req = fakeRequest();
-      decision.publish({ request: req, stage: 'authentication', allowed: false, error: 'unauthenticated', durationSeconds: 0 });
-      requestEnd.publish({ request: req, method: 'unclassified', outcome: 'unauthenticated', status: 401, durationSeconds: 0.001 });
+      decision.publish({
+        request: req,
+        stage: 'authentication',
+        allowed: false,
+        error: 'unauthenticated',
+        durationSeconds: 0,
+      });
+      requestEnd.publish({
+        request: req,
+        method: 'unclassified',
+        outcome: 'unauthenticated',
+        status: 401,
+        durationSeconds: 0.001,
+      });
       run(fakeRequest(), call('mystery_tool', {}), [{ stage: 'grants', allowed: true }]);
-      run(fakeRequest(), { ...call('x', {}), method: 'tools/list', name: undefined }, [{ stage: 'tools_list', allowed: true }]);
+      run(fakeRequest(), { ...call('x', {}), method: 'tools/list', name: undefined }, [
+        { stage: 'tools_list', allowed: true },
+      ]);
       assert.equal(sink.lines.length, 2);
       const [unauth, mystery] = sink.lines.map((l) => JSON.parse(l));
       assert.equal(unauth.api.operation, 'unclassified');

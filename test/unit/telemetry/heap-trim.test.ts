@@ -111,7 +111,10 @@ describe('heap trim after a load', () => {
     assert.equal(await trimAfterLoad(bigLoad)(), '1500000 entries');
     assert.equal(trims.length, 1, `no trim after the heap grew from ${before} bytes`);
     assert.ok((trims[0]?.releasedBytes ?? 0) > 64 * 1024 * 1024, JSON.stringify(trims[0]));
-    assert.ok(total() < before + 64 * 1024 * 1024, `heap still ${total()} bytes after the trim (${before} before the load)`);
+    assert.ok(
+      total() < before + 64 * 1024 * 1024,
+      `heap still ${total()} bytes after the trim (${before} before the load)`,
+    );
   });
 
   it('leaves the heap alone after a load that did not grow it that much', async () => {

@@ -15,7 +15,14 @@ describe('metrics from the telemetry channels', () => {
     try {
       const req = request('POST');
       decision.publish({ request: req, stage: 'grants', allowed: true, durationSeconds: 0.0001 });
-      decision.publish({ request: req, stage: 'arguments', allowed: false, error: 'invalid_arguments', keywords: ['maximum', 'maximum', 'x-vendor', 'pattern'], durationSeconds: 0.0002 });
+      decision.publish({
+        request: req,
+        stage: 'arguments',
+        allowed: false,
+        error: 'invalid_arguments',
+        keywords: ['maximum', 'maximum', 'x-vendor', 'pattern'],
+        durationSeconds: 0.0002,
+      });
       upstreamEnd.publish({ request: req, status: 200, durationSeconds: 0.01 });
       upstreamEnd.publish({ request: req, status: 0, error: 'upstream_timeout', durationSeconds: 30 });
       upstreamEnd.publish({ request: request('BREW'), status: 503, durationSeconds: 0.02 });
@@ -42,7 +49,11 @@ describe('metrics from the telemetry channels', () => {
       assert.equal(sampleValue(f, 'toolgate_discovery_results_sum'), 3);
       assert.equal(sampleValue(f, 'toolgate_discovery_duration_seconds_count'), 1);
       assert.equal(sampleValue(f, 'toolgate_grant_snapshot_lookups_total', { result: 'hit' }), 1);
-      assert.equal(sampleValue(f, 'toolgate_grant_snapshot_lookups_total', { result: 'miss' }), 0, 'both results are exported from the start');
+      assert.equal(
+        sampleValue(f, 'toolgate_grant_snapshot_lookups_total', { result: 'miss' }),
+        0,
+        'both results are exported from the start',
+      );
       assert.equal(f.get('toolgate_grant_snapshot_lookups_total')?.samples.length, 2, 'unknown results are not labels');
       assert.equal(sampleValue(f, 'toolgate_grant_revision'), 42);
       const age = sampleValue(f, 'toolgate_grant_revision_age_seconds') as number;

@@ -42,7 +42,8 @@ export function parsePrometheusText(text: string): Map<string, Family> {
       if (!NAME.test(name)) throw new Error(`${where}: bad metric name ${name}`);
       let f = families.get(name);
       if (f === undefined) families.set(name, (f = { name, type: 'untyped', help: '', samples: [] }));
-      else if (f.samples.length > 0 || closed.has(name)) throw new Error(`${where}: ${kind} for ${name} after its samples`);
+      else if (f.samples.length > 0 || closed.has(name))
+        throw new Error(`${where}: ${kind} for ${name} after its samples`);
       if (kind === 'TYPE') {
         if (!TYPES.has(rest)) throw new Error(`${where}: bad type ${rest}`);
         (f as { type: string }).type = rest;
@@ -159,12 +160,17 @@ function checkHistogram(f: Family): void {
       if (!(le > prevLe) || v < prevV) throw new Error(`${f.name}: buckets not cumulative`);
     }
     const last = buckets.at(-1);
-    if (last === undefined || last[0] !== Infinity || last[1] !== count) throw new Error(`${f.name}: +Inf bucket missing or not equal to _count`);
+    if (last === undefined || last[0] !== Infinity || last[1] !== count)
+      throw new Error(`${f.name}: +Inf bucket missing or not equal to _count`);
   }
 }
 
 /** The value of one sample, found by name and a subset of its labels. */
-export function sampleValue(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(
+  families: Map<string, Family>,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   for (const f of families.values()) {
     for (const s of f.samples) {
       if (s.name !== name) continue;

@@ -18,7 +18,10 @@ const requestChannels = {
   requestEnd: channels.requestEnd,
   discovery,
 };
-const subscribed = () => Object.entries(requestChannels).filter(([, c]) => c.hasSubscribers).map(([n]) => n);
+const subscribed = () =>
+  Object.entries(requestChannels)
+    .filter(([, c]) => c.hasSubscribers)
+    .map(([n]) => n);
 
 describe('telemetry start', () => {
   it('with tracing and audit off, subscribes to nothing on the request path', async () => {
@@ -45,7 +48,10 @@ describe('telemetry start', () => {
   });
 
   it('refuses to start with an audit file it cannot open', async () => {
-    await assert.rejects(startTelemetry(loadSettings(['--audit-log', '/nonexistent-dir/x/audit.log'], {}), {}, {}), /TOOLGATE_AUDIT_LOG/);
+    await assert.rejects(
+      startTelemetry(loadSettings(['--audit-log', '/nonexistent-dir/x/audit.log'], {}), {}, {}),
+      /TOOLGATE_AUDIT_LOG/,
+    );
   });
 
   it('turns tracing on only when OTEL_* asks for an exporter', () => {
@@ -54,7 +60,10 @@ describe('telemetry start', () => {
     assert.equal(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), true);
     assert.equal(tracingRequested({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }), true);
     assert.equal(tracingRequested({ OTEL_TRACES_EXPORTER: 'otlp' }), true);
-    assert.equal(tracingRequested({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }), false);
+    assert.equal(
+      tracingRequested({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }),
+      false,
+    );
     assert.equal(tracingRequested({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SDK_DISABLED: 'true' }), false);
     assert.equal(tracingRequested({ OTEL_TRACES_EXPORTER: 'console', OTEL_SDK_DISABLED: 'false' }), true);
   });

@@ -45,7 +45,9 @@ describe('upstream requests for a caller that has already left', () => {
       arrived = resolve;
     });
     const leaving = new AbortController();
-    const pending = request(`${front.origin}/mcp`, { method: 'POST', body: '{}', signal: leaving.signal }).catch(() => 'aborted');
+    const pending = request(`${front.origin}/mcp`, { method: 'POST', body: '{}', signal: leaving.signal }).catch(
+      () => 'aborted',
+    );
     await reached;
     leaving.abort();
     assert.equal(await pending, 'aborted');
@@ -54,14 +56,18 @@ describe('upstream requests for a caller that has already left', () => {
 
   it('forward() sends nothing and ends as client_closed', { timeout: 5000 }, async () => {
     const before = upstreamRequests;
-    const outcome = await afterCallerLeft((req, res) => forward(pool, { req, res, headers: ['content-type', 'application/json'], body: Buffer.from('{}'), rpcId: 1 }));
+    const outcome = await afterCallerLeft((req, res) =>
+      forward(pool, { req, res, headers: ['content-type', 'application/json'], body: Buffer.from('{}'), rpcId: 1 }),
+    );
     assert.equal(outcome, 'client_closed');
     assert.equal(upstreamRequests, before);
   });
 
   it('requestBuffered() sends nothing and ends as client_closed', { timeout: 5000 }, async () => {
     const before = upstreamRequests;
-    const outcome = await afterCallerLeft((req, res) => requestBuffered(pool, req, res, ['content-type', 'application/json'], Buffer.from('{}'), 1024));
+    const outcome = await afterCallerLeft((req, res) =>
+      requestBuffered(pool, req, res, ['content-type', 'application/json'], Buffer.from('{}'), 1024),
+    );
     assert.deepEqual(outcome, { ok: false, error: 'client_closed' });
     assert.equal(upstreamRequests, before);
   });

@@ -11,7 +11,7 @@ import { listenOnLoopback } from '../../helpers/http-server.ts';
  * same API, so an undici upgrade that moves either file fails here.
  */
 describe('the upstream pool without the undici index', () => {
-  it('requests and streams before the index is loaded, and is the index\'s Pool', async () => {
+  it("requests and streams before the index is loaded, and is the index's Pool", async () => {
     const upstream = await listenOnLoopback((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('pong');
     });
@@ -20,12 +20,16 @@ describe('the upstream pool without the undici index', () => {
       const res = await pool.request({ path: '/', method: 'GET' });
       assert.equal(await res.body.text(), 'pong');
       const chunks: Buffer[] = [];
-      await pool.stream({ path: '/', method: 'GET' }, () => new Writable({
-        write(chunk: Buffer, _enc, done) {
-          chunks.push(chunk);
-          done();
-        },
-      }));
+      await pool.stream(
+        { path: '/', method: 'GET' },
+        () =>
+          new Writable({
+            write(chunk: Buffer, _enc, done) {
+              chunks.push(chunk);
+              done();
+            },
+          }),
+      );
       assert.equal(Buffer.concat(chunks).toString(), 'pong');
     } finally {
       await pool.close();

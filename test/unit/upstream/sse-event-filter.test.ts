@@ -8,10 +8,14 @@ function run(chunks: readonly string[], drop: (data: string) => boolean, max = 1
 
 function judged(chunks: readonly string[], judge: EventJudge, max = 1024): string {
   const out: Buffer[] = [];
-  const filter = new SseEventFilter(judge, (c) => {
-    out.push(Buffer.from(c));
-    return true;
-  }, max);
+  const filter = new SseEventFilter(
+    judge,
+    (c) => {
+      out.push(Buffer.from(c));
+      return true;
+    },
+    max,
+  );
   for (const c of chunks) filter.write(Buffer.from(c));
   return Buffer.concat(out).toString('utf8');
 }
@@ -36,8 +40,14 @@ describe('SseEventFilter', () => {
   });
 
   it('holds an unfinished event until it ends', () => {
-    assert.equal(run(['data: half'], () => false), '');
-    assert.equal(run(['data: half', '\n\n'], () => false), 'data: half\n\n');
+    assert.equal(
+      run(['data: half'], () => false),
+      '',
+    );
+    assert.equal(
+      run(['data: half', '\n\n'], () => false),
+      'data: half\n\n',
+    );
   });
 
   it('refuses to hold an event over its bound', () => {

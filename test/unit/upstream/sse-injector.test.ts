@@ -49,7 +49,10 @@ describe('SSE injector', () => {
     sse.write(Buffer.from(' line\n'));
     assert.equal(sink.text(), 'id: 1\ndata: first line\n', 'one line end is not an event boundary');
     sse.write(Buffer.from('\nid: 2\n'));
-    assert.deepEqual(events(sink.text()), [{ id: '1', data: 'first line' }, { id: undefined, data: '{"method":"ours"}' }]);
+    assert.deepEqual(events(sink.text()), [
+      { id: '1', data: 'first line' },
+      { id: undefined, data: '{"method":"ours"}' },
+    ]);
   });
 
   it('recognises blank lines under CRLF and CR line endings, also split across chunks', () => {
@@ -67,11 +70,14 @@ describe('SSE injector', () => {
     }
   });
 
-  it('drops the upstream\'s byte order mark when an added event went first, where it would no longer be skipped', () => {
+  it("drops the upstream's byte order mark when an added event went first, where it would no longer be skipped", () => {
     const { sink, sse } = injector();
     sse.send(OURS);
     sse.write(Buffer.from('\ufeffdata: a\n\n'));
-    assert.deepEqual(events(sink.text()).map((e) => e.data), ['{"method":"ours"}', 'a']);
+    assert.deepEqual(
+      events(sink.text()).map((e) => e.data),
+      ['{"method":"ours"}', 'a'],
+    );
     const plain = injector();
     plain.sse.write(Buffer.from('\ufeffdata: a\n\n'));
     assert.equal(plain.sink.text(), '\ufeffdata: a\n\n', 'kept where the upstream went first');
@@ -88,7 +94,7 @@ describe('SSE injector', () => {
 
   it('never splits or alters an upstream event, however the stream is chunked (seeded random streams)', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const endings = ['\n', '\r\n', '\r'];
     for (let round = 0; round < 300; round++) {
       const eol = endings[Math.floor(random() * 3)] as string;
@@ -111,10 +117,18 @@ describe('SSE injector', () => {
         }
       }
       const seen = events(sink.text()).map((e) => e.data);
-      assert.deepEqual(seen.filter((d) => d.startsWith('event-')), upstream, `round ${round}`);
+      assert.deepEqual(
+        seen.filter((d) => d.startsWith('event-')),
+        upstream,
+        `round ${round}`,
+      );
       // Held events are written at the next boundary; identical ones may be merged, distinct ones never lost.
       const ours = seen.filter((d) => d.startsWith('ours-'));
-      assert.deepEqual(ours, [...new Set(ours)].sort((a, b) => Number(a.slice(5)) - Number(b.slice(5))), `round ${round}`);
+      assert.deepEqual(
+        ours,
+        [...new Set(ours)].sort((a, b) => Number(a.slice(5)) - Number(b.slice(5))),
+        `round ${round}`,
+      );
       assert.equal(ours.length, sent, `round ${round}`);
     }
   });
@@ -123,6 +137,10 @@ describe('SSE injector', () => {
     const { sink, sse } = injector();
     sse.write(Buffer.from('id: 41\ndata: a\n\n'));
     sse.send(OURS);
-    assert.deepEqual(events(sink.text()).map((e) => e.id), ['41', undefined], 'a client keeps the last id it was given');
+    assert.deepEqual(
+      events(sink.text()).map((e) => e.id),
+      ['41', undefined],
+      'a client keeps the last id it was given',
+    );
   });
 });

@@ -35,14 +35,23 @@ test('valid arguments pass, invalid ones fail with pointers and keywords', () =>
   const pairs = r.errors.map((e) => `${e.keyword}@${e.instancePath}`).sort();
   assert.deepEqual(pairs, ['additionalProperties@', 'minLength@/name', 'type@/count']);
   const extra = r.errors.find((e) => e.keyword === 'additionalProperties');
-  assert.deepEqual(extra, { instancePath: '', keyword: 'additionalProperties', count: 1 }, 'the parent and a count, never the caller\'s name');
-  for (const e of r.errors.filter((x) => x !== extra)) assert.deepEqual(Object.keys(e).sort(), ['instancePath', 'keyword']);
+  assert.deepEqual(
+    extra,
+    { instancePath: '', keyword: 'additionalProperties', count: 1 },
+    "the parent and a count, never the caller's name",
+  );
+  for (const e of r.errors.filter((x) => x !== extra))
+    assert.deepEqual(Object.keys(e).sort(), ['instancePath', 'keyword']);
 });
 
 test('required names the missing properties from the schema; additionalProperties counts, never names', () => {
   const validate = compiled({
     type: 'object',
-    properties: { a: { type: 'string' }, b: { type: 'string' }, c: { type: 'object', properties: { d: { type: 'string' } }, additionalProperties: false } },
+    properties: {
+      a: { type: 'string' },
+      b: { type: 'string' },
+      c: { type: 'object', properties: { d: { type: 'string' } }, additionalProperties: false },
+    },
     required: ['a', 'b', 'c'],
     additionalProperties: false,
   });
@@ -53,7 +62,10 @@ test('required names the missing properties from the schema; additionalPropertie
   if (extra.ok || extra.code !== 'invalid_arguments') throw new Error('expected invalid_arguments');
   assert.deepEqual(
     [...extra.errors].sort((x, y) => x.instancePath.localeCompare(y.instancePath)),
-    [{ instancePath: '', keyword: 'additionalProperties', count: 1 }, { instancePath: '/c', keyword: 'additionalProperties', count: 2 }],
+    [
+      { instancePath: '', keyword: 'additionalProperties', count: 1 },
+      { instancePath: '/c', keyword: 'additionalProperties', count: 2 },
+    ],
   );
   assert.doesNotMatch(JSON.stringify(extra), /secret/i);
 });
@@ -79,7 +91,16 @@ function nest(depth: number): unknown {
 }
 
 test('malformed schemas of every kind are refused, never thrown', () => {
-  for (const s of [null, 42, 'x', [], undefined, { properties: [] }, { allOf: {} }, { exclusiveMinimum: true, type: 'integer' }]) {
+  for (const s of [
+    null,
+    42,
+    'x',
+    [],
+    undefined,
+    { properties: [] },
+    { allOf: {} },
+    { exclusiveMinimum: true, type: 'integer' },
+  ]) {
     const c = compileToolSchema(s);
     assert.equal(c.ok, false);
   }
@@ -99,17 +120,32 @@ test('patterns: lookaround, back-references and over-long patterns are refused; 
 });
 
 test('dialects: 2020-12 by default, draft-07 in its spellings, others refused', () => {
-  for (const uri of ['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema', 'https://json-schema.org/draft/2020-12/schema']) {
+  for (const uri of [
+    'http://json-schema.org/draft-07/schema#',
+    'http://json-schema.org/draft-07/schema',
+    'https://json-schema.org/draft/2020-12/schema',
+  ]) {
     assert.equal(refusal({ $schema: uri, type: 'string' }), undefined, uri);
   }
-  for (const uri of ['http://json-schema.org/draft-06/schema#', 'https://json-schema.org/draft/2019-09/schema', 'https://example.com/meta', 7]) {
+  for (const uri of [
+    'http://json-schema.org/draft-06/schema#',
+    'https://json-schema.org/draft/2019-09/schema',
+    'https://example.com/meta',
+    7,
+  ]) {
     assert.equal(refusal({ $schema: uri, type: 'string' }), 'unsupported_dialect', String(uri));
   }
   // prefixItems is a 2020-12 keyword; under draft-07 it is unknown.
   assert.equal(refusal({ prefixItems: [{ type: 'string' }] }), undefined);
-  assert.equal(refusal({ $schema: 'http://json-schema.org/draft-07/schema#', prefixItems: [{ type: 'string' }] }), 'unknown_keyword');
+  assert.equal(
+    refusal({ $schema: 'http://json-schema.org/draft-07/schema#', prefixItems: [{ type: 'string' }] }),
+    'unknown_keyword',
+  );
   // A nested resource may not switch dialect.
-  assert.equal(refusal({ $defs: { a: { $schema: 'http://json-schema.org/draft-07/schema#' } } }), 'unsupported_dialect');
+  assert.equal(
+    refusal({ $defs: { a: { $schema: 'http://json-schema.org/draft-07/schema#' } } }),
+    'unsupported_dialect',
+  );
   assert.equal(refusal({ $vocabulary: {} }), 'unsupported_dialect');
 });
 
@@ -126,7 +162,11 @@ test('draft-07 ignores siblings of $ref, as its spec says', () => {
 test('annotations are allowed and never asserted or applied', () => {
   const validate = compiled({
     type: 'object',
-    title: 't', description: 'd', $comment: 'c', examples: [{}], deprecated: true,
+    title: 't',
+    description: 'd',
+    $comment: 'c',
+    examples: [{}],
+    deprecated: true,
     properties: {
       url: { type: 'string', format: 'uri', readOnly: true, writeOnly: false },
       n: { type: 'number', default: 5 },
@@ -138,7 +178,11 @@ test('annotations are allowed and never asserted or applied', () => {
 test('validation never mutates its input (no defaults, coercion or removal)', () => {
   const validate = compiled({
     type: 'object',
-    properties: { n: { type: 'number', default: 5 }, s: { type: 'string' }, o: { type: 'object', properties: { d: { default: [] } } } },
+    properties: {
+      n: { type: 'number', default: 5 },
+      s: { type: 'string' },
+      o: { type: 'object', properties: { d: { default: [] } } },
+    },
     additionalProperties: false,
   });
   for (const args of [{ o: {} }, { s: '12', extra: 1 }, { n: '3' }]) {
@@ -177,13 +221,18 @@ test('__proto__ and constructor as required properties need own properties', () 
   assert.equal(validate(JSON.parse('{"__proto__": 1, "constructor": 2, "toString": 3}')).ok, true);
   assert.equal(validate(JSON.parse('{"constructor": 2, "toString": 3}')).ok, false);
   // ajv drops a `__proto__` entry of `properties`; toolgate moves it to an exact pattern.
-  const proto = compiled(JSON.parse('{"properties": {"__proto__": {"type": "number"}}, "additionalProperties": false}'));
+  const proto = compiled(
+    JSON.parse('{"properties": {"__proto__": {"type": "number"}}, "additionalProperties": false}'),
+  );
   assert.equal(proto(JSON.parse('{"__proto__": "x"}')).ok, false);
   assert.equal(proto(JSON.parse('{"__proto__": 1}')).ok, true);
   assert.equal(proto({ other: 1 }).ok, false);
   // Other keywords keyed by property names have no such equivalent: refused.
   assert.equal(refusal(JSON.parse('{"dependentSchemas": {"__proto__": {"required": ["a"]}}}')), 'unsupported_shape');
-  assert.equal(refusal(JSON.parse('{"properties": {"__proto__": true}, "patternProperties": {"^__proto__$": false}}')), 'unsupported_shape');
+  assert.equal(
+    refusal(JSON.parse('{"properties": {"__proto__": true}, "patternProperties": {"^__proto__$": false}}')),
+    'unsupported_shape',
+  );
   const ctor = compiled({ properties: { constructor: { type: 'number' } } });
   assert.equal(ctor({ constructor: 'x' }).ok, false);
   assert.equal(ctor({}).ok, true);
@@ -202,16 +251,26 @@ test('bounds: depth, node count and string code units, each at and over its limi
   assert.deepEqual(validate(deep(200_000)), { ok: false, code: 'bounds_exceeded' });
 
   assert.deepEqual(validate(Array.from({ length: MAX_ARGUMENT_NODES - 1 }, () => 0)), { ok: true });
-  assert.deepEqual(validate(Array.from({ length: MAX_ARGUMENT_NODES }, () => 0)), { ok: false, code: 'bounds_exceeded' });
+  assert.deepEqual(validate(Array.from({ length: MAX_ARGUMENT_NODES }, () => 0)), {
+    ok: false,
+    code: 'bounds_exceeded',
+  });
 
   assert.deepEqual(validate({ k: 'x'.repeat(MAX_STRING_CODE_UNITS - 1) }), { ok: true });
   assert.deepEqual(validate({ k: 'x'.repeat(MAX_STRING_CODE_UNITS) }), { ok: false, code: 'bounds_exceeded' });
-  assert.deepEqual(validate(['x'.repeat(MAX_STRING_CODE_UNITS / 2), 'y'.repeat(MAX_STRING_CODE_UNITS / 2 + 1)]), { ok: false, code: 'bounds_exceeded' });
+  assert.deepEqual(validate(['x'.repeat(MAX_STRING_CODE_UNITS / 2), 'y'.repeat(MAX_STRING_CODE_UNITS / 2 + 1)]), {
+    ok: false,
+    code: 'bounds_exceeded',
+  });
 });
 
 test('values JSON cannot carry are invalid, at their pointer', () => {
   const validate = compiled({});
-  assert.deepEqual(validate({ a: [1, Number.NaN] }), { ok: false, code: 'invalid_arguments', errors: [{ instancePath: '/a/1', keyword: 'type' }] });
+  assert.deepEqual(validate({ a: [1, Number.NaN] }), {
+    ok: false,
+    code: 'invalid_arguments',
+    errors: [{ instancePath: '/a/1', keyword: 'type' }],
+  });
   assert.equal(validate({ f: () => 1 }).ok, false);
   assert.equal(validate({ d: new Date(0) }).ok, false);
   assert.equal(validate(undefined).ok, false);
@@ -230,7 +289,11 @@ test('the compiled validator is independent of later changes to the schema objec
 });
 
 test('an empty enum accepts nothing, in both dialects, nested or not', () => {
-  for (const schema of [{ enum: [] }, { $schema: 'http://json-schema.org/draft-07/schema#', enum: [] }, { allOf: [{}], enum: [] }]) {
+  for (const schema of [
+    { enum: [] },
+    { $schema: 'http://json-schema.org/draft-07/schema#', enum: [] },
+    { allOf: [{}], enum: [] },
+  ]) {
     const validate = compiled(schema);
     for (const v of [null, 0, 'a', [], {}, false]) assert.equal(validate(v).ok, false, JSON.stringify(v));
   }
@@ -242,7 +305,9 @@ test('an empty enum accepts nothing, in both dialects, nested or not', () => {
 
 test('$dynamicRef is enforced only where the spec makes it a $ref', () => {
   const items = (dynamicRef: string, extra: object = {}) => ({
-    type: 'array', items: { $dynamicRef: dynamicRef }, $defs: { s: { $dynamicAnchor: 's', type: 'string' }, a: { $anchor: 'a', type: 'string' }, ...extra },
+    type: 'array',
+    items: { $dynamicRef: dynamicRef },
+    $defs: { s: { $dynamicAnchor: 's', type: 'string' }, a: { $anchor: 'a', type: 'string' }, ...extra },
   });
   for (const ref of ['#/$defs/s', '#a', '#s']) {
     const validate = compiled(items(ref));
@@ -252,7 +317,10 @@ test('$dynamicRef is enforced only where the spec makes it a $ref', () => {
   // A second declaration of the name makes the resolution dynamic: refused.
   assert.equal(refusal(items('#s', { t: { $id: 'https://example.com/t', $dynamicAnchor: 's' } })), 'unsupported_shape');
   // So does a reference the detector cannot follow (it might reach one).
-  assert.equal(refusal({ ...items('#s'), allOf: [{ $ref: 'https://json-schema.org/draft/2020-12/schema' }] }), 'unsupported_shape');
+  assert.equal(
+    refusal({ ...items('#s'), allOf: [{ $ref: 'https://json-schema.org/draft/2020-12/schema' }] }),
+    'unsupported_shape',
+  );
 });
 
 test('errors are capped and deduplicated', () => {
@@ -272,11 +340,21 @@ test('says whether any keyword compares values, where a rounded number could cha
   assert.equal(compares(true), false);
   assert.equal(compares({ type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } }), false);
   for (const keyword of [
-    { maximum: 5 }, { minimum: 5 }, { exclusiveMaximum: 5 }, { exclusiveMinimum: 5 }, { multipleOf: 3 },
-    { const: 9007199254740992 }, { enum: [1, 2] }, { uniqueItems: true },
+    { maximum: 5 },
+    { minimum: 5 },
+    { exclusiveMaximum: 5 },
+    { exclusiveMinimum: 5 },
+    { multipleOf: 3 },
+    { const: 9007199254740992 },
+    { enum: [1, 2] },
+    { uniqueItems: true },
   ]) {
     assert.equal(compares({ type: 'object', properties: { n: keyword } }), true, JSON.stringify(keyword));
-    assert.equal(compares({ $defs: { deep: { anyOf: [{ not: keyword }] } }, properties: { n: { $ref: '#/$defs/deep' } } }), true, 'also deep inside');
+    assert.equal(
+      compares({ $defs: { deep: { anyOf: [{ not: keyword }] } }, properties: { n: { $ref: '#/$defs/deep' } } }),
+      true,
+      'also deep inside',
+    );
   }
   // The reason for the flag: after JSON.parse, 9007199254740993 passes a
   // maximum of 9007199254740992 that the digits themselves exceed.
@@ -288,21 +366,38 @@ test('says whether any keyword compares values, where a rounded number could cha
 test('an argument named like a declared property in another letter case is refused at its pointer', () => {
   const validate = compiled({
     type: 'object',
-    properties: { path: { type: 'string', pattern: '^/safe/' }, opts: { type: 'object', properties: { key: { type: 'string' } } } },
+    properties: {
+      path: { type: 'string', pattern: '^/safe/' },
+      opts: { type: 'object', properties: { key: { type: 'string' } } },
+    },
   });
   const variant = (args: unknown) => {
     const r = validate(args);
     return !r.ok && r.code === 'case_variant_key' ? r.errors : undefined;
   };
   assert.deepEqual(variant({ Path: '/etc/passwd' }), [{ instancePath: '/Path', keyword: 'properties' }]);
-  assert.deepEqual(variant({ path: '/safe/a', opts: { '\u212aey': 'x' } }), [{ instancePath: '/opts/\u212aey', keyword: 'properties' }]);
-  assert.deepEqual(variant({ list: [{ PATH: 1 }] }), [{ instancePath: '/list/0/PATH', keyword: 'properties' }], 'at any depth');
-  assert.deepEqual(validate({ path: '/safe/a', Other: 1, opts: { key: 'k' } }), { ok: true }, 'undeclared names keep any case');
+  assert.deepEqual(variant({ path: '/safe/a', opts: { '\u212aey': 'x' } }), [
+    { instancePath: '/opts/\u212aey', keyword: 'properties' },
+  ]);
+  assert.deepEqual(
+    variant({ list: [{ PATH: 1 }] }),
+    [{ instancePath: '/list/0/PATH', keyword: 'properties' }],
+    'at any depth',
+  );
+  assert.deepEqual(
+    validate({ path: '/safe/a', Other: 1, opts: { key: 'k' } }),
+    { ok: true },
+    'undeclared names keep any case',
+  );
   assert.deepEqual(compiled({ type: 'object' })({ Path: 1 }), { ok: true }, 'a schema that declares no property');
 });
 
 test('x-mcp-header (MCP 2026-07-28) is an annotation, not an unknown keyword', () => {
-  const validate = compiled({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] });
+  const validate = compiled({
+    type: 'object',
+    properties: { region: { type: 'string', 'x-mcp-header': 'Region' } },
+    required: ['region'],
+  });
   assert.deepEqual(validate({ region: 'us-west1' }), { ok: true });
   assert.equal(validate({}).ok, false);
 });

@@ -9,7 +9,27 @@ import { corpus } from '../../helpers/testdata.ts';
 /** Each pattern must agree with ECMAScript (`u` flag) on every listed input. */
 const differential: [string, string[]][] = [
   ['^a.b$', ['axb', 'a\nb', 'a\rb', 'a\u2028b', 'a\u2029b', 'a\u0085b', 'a😀b']],
-  ['^\\s$', [' ', '\t', '\v', '\f', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u202f', '\u205f', '\u3000', '\ufeff', '\u0085', '\u200b', 'x']],
+  [
+    '^\\s$',
+    [
+      ' ',
+      '\t',
+      '\v',
+      '\f',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u200a',
+      '\u2028',
+      '\u202f',
+      '\u205f',
+      '\u3000',
+      '\ufeff',
+      '\u0085',
+      '\u200b',
+      'x',
+    ],
+  ],
   ['^\\S$', [' ', '\u00a0', '\ufeff', 'x', '😀']],
   ['^[\\s\\d]+$', ['1 2\u00a03', 'a']],
   ['^[^\\s]+$', ['abc', 'a b', 'a\u3000b']],
@@ -43,12 +63,29 @@ test('translated patterns agree with ECMAScript on the known differences', () =>
     assert.equal(checked.ok, true, pattern);
     if (!checked.ok) continue;
     const js = new RegExp(pattern, 'u');
-    for (const input of inputs) assert.equal(checked.re2.test(input), js.test(input), `${pattern} on ${JSON.stringify(input)}`);
+    for (const input of inputs)
+      assert.equal(checked.re2.test(input), js.test(input), `${pattern} on ${JSON.stringify(input)}`);
   }
 });
 
 test('patterns without a faithful linear-time equivalent are refused', () => {
-  for (const pattern of ['(a)\\1', '(?<n>a)\\k<n>', '(?=a)', '(?!a)', '(?<=a)b', '(?<!a)b', '(?i:a)', '\\p{scx=Greek}', '\\p{Alphabetic}', '\\p{C}', 'a{1001}', '\\a', '\\-', 'a{', '(']) {
+  for (const pattern of [
+    '(a)\\1',
+    '(?<n>a)\\k<n>',
+    '(?=a)',
+    '(?!a)',
+    '(?<=a)b',
+    '(?<!a)b',
+    '(?i:a)',
+    '\\p{scx=Greek}',
+    '\\p{Alphabetic}',
+    '\\p{C}',
+    'a{1001}',
+    '\\a',
+    '\\-',
+    'a{',
+    '(',
+  ]) {
     assert.equal(compilePattern(pattern).ok, false, pattern);
   }
 });
@@ -61,21 +98,25 @@ test('the engine handed to ajv is RE2 (linear by construction), keyed by its own
   assert.ok(checked.ok && checked.re2 instanceof RE2JS);
 });
 
-test('every regexlib ReDoS pattern is either refused or validates its pumped attack on RE2', { skip: corpus('redos').skip }, () => {
-  const attacks = loadAttacks();
-  assert.ok(attacks.length > 300);
-  let compiled = 0;
-  for (const a of attacks) {
-    const c = compileToolSchema({ type: 'string', pattern: a.pattern });
-    if (!c.ok) {
-      assert.ok(c.reason === 'invalid_pattern' || c.reason === 'pattern_too_long', `${a.id}: ${c.reason}`);
-      continue;
+test(
+  'every regexlib ReDoS pattern is either refused or validates its pumped attack on RE2',
+  { skip: corpus('redos').skip },
+  () => {
+    const attacks = loadAttacks();
+    assert.ok(attacks.length > 300);
+    let compiled = 0;
+    for (const a of attacks) {
+      const c = compileToolSchema({ type: 'string', pattern: a.pattern });
+      if (!c.ok) {
+        assert.ok(c.reason === 'invalid_pattern' || c.reason === 'pattern_too_long', `${a.id}: ${c.reason}`);
+        continue;
+      }
+      compiled += 1;
+      const checked = compilePattern(a.pattern);
+      assert.ok(checked.ok && checked.re2 instanceof RE2JS, a.id);
+      const r = c.validate(attackString(a));
+      assert.ok(r.ok || r.code === 'invalid_arguments', a.id);
     }
-    compiled += 1;
-    const checked = compilePattern(a.pattern);
-    assert.ok(checked.ok && checked.re2 instanceof RE2JS, a.id);
-    const r = c.validate(attackString(a));
-    assert.ok(r.ok || r.code === 'invalid_arguments', a.id);
-  }
-  assert.ok(compiled > 250, `only ${compiled} compiled`);
-});
+    assert.ok(compiled > 250, `only ${compiled} compiled`);
+  },
+);

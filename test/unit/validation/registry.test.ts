@@ -15,7 +15,9 @@ function registry(schemas: Record<string, unknown>): SchemaRegistry {
   return built.registry;
 }
 
-function errors(schemas: Record<string, unknown> | Map<string, unknown>): { uri: string; reason: RegistryErrorReason }[] {
+function errors(
+  schemas: Record<string, unknown> | Map<string, unknown>,
+): { uri: string; reason: RegistryErrorReason }[] {
   const built = createSchemaRegistry(schemas);
   assert.equal(built.ok, false);
   return built.ok ? [] : [...built.errors];
@@ -62,7 +64,15 @@ test('tool schemas resolve $refs into registered schemas: roots, pointers, ancho
     shared,
   );
   assert.deepEqual(v({ ticket: { id: 'abc-1', n: 2 }, n: 0, name: 'xy', a: true, b: false }), { ok: true });
-  for (const bad of [{ ticket: { id: 'ABC' } }, { ticket: { id: 'abc-1', n: -1 } }, { ticket: {} }, { n: 1.5 }, { name: 'x' }, { a: 1 }, { b: 'x' }]) {
+  for (const bad of [
+    { ticket: { id: 'ABC' } },
+    { ticket: { id: 'abc-1', n: -1 } },
+    { ticket: {} },
+    { n: 1.5 },
+    { name: 'x' },
+    { a: 1 },
+    { b: 'x' },
+  ]) {
     assert.equal(v(bad).ok, false, JSON.stringify(bad));
   }
   const r = v({ ticket: { id: 'abc-1', n: -1 } });
@@ -93,22 +103,19 @@ test('registration checks every schema once and reports every failure by URI, ne
     'https://x.example.com/dyn.json': { $dynamicAnchor: 'n', items: { $dynamicRef: '#n' } },
     'https://x.example.com/dup.json': { $id: 'https://ok.example.com/a.json' },
   });
-  assert.deepEqual(
-    found.map((e) => `${e.uri} ${e.reason}`).sort(),
-    [
-      'HTTPS://X.example.com/upper.json invalid_uri',
-      'https://x.example.com/d4.json unsupported_dialect',
-      'https://x.example.com/dup.json duplicate_uri',
-      'https://x.example.com/dyn.json unsupported_shape',
-      'https://x.example.com/f.json#frag invalid_uri',
-      'https://x.example.com/meta.json malformed_schema',
-      'https://x.example.com/re.json invalid_pattern',
-      'https://x.example.com/rel-id.json invalid_uri',
-      'https://x.example.com/typo.json unknown_keyword',
-      'relative.json invalid_uri',
-      'urn:toolgate:root invalid_uri',
-    ],
-  );
+  assert.deepEqual(found.map((e) => `${e.uri} ${e.reason}`).sort(), [
+    'HTTPS://X.example.com/upper.json invalid_uri',
+    'https://x.example.com/d4.json unsupported_dialect',
+    'https://x.example.com/dup.json duplicate_uri',
+    'https://x.example.com/dyn.json unsupported_shape',
+    'https://x.example.com/f.json#frag invalid_uri',
+    'https://x.example.com/meta.json malformed_schema',
+    'https://x.example.com/re.json invalid_pattern',
+    'https://x.example.com/rel-id.json invalid_uri',
+    'https://x.example.com/typo.json unknown_keyword',
+    'relative.json invalid_uri',
+    'urn:toolgate:root invalid_uri',
+  ]);
   assert.ok(!JSON.stringify(found).includes(secret));
 });
 
@@ -120,13 +127,21 @@ test('registration refuses inputs that are not a URI map, and too many schemas',
   for (let i = 0; i <= MAX_REGISTERED_SCHEMAS; i++) many[`https://x.example.com/${i}.json`] = true;
   assert.deepEqual(errors(many), [{ uri: '', reason: 'too_many_schemas' }]);
   assert.equal(createSchemaRegistry({ 'https://x.example.com/a#': true }).ok, true, 'an empty fragment is allowed');
-  assert.equal(createSchemaRegistry(new Map([['https://x.example.com/m', { type: 'string' }]])).ok, true, 'a Map works too');
+  assert.equal(
+    createSchemaRegistry(new Map([['https://x.example.com/m', { type: 'string' }]])).ok,
+    true,
+    'a Map works too',
+  );
 });
 
-test('a registered $schema binds its dialect; without one, the referencing tool\'s dialect applies', () => {
+test("a registered $schema binds its dialect; without one, the referencing tool's dialect applies", () => {
   const reg = registry({
     'https://x.example.com/d7.json': { $schema: DRAFT7, items: [{ type: 'string' }] },
-    'https://x.example.com/neutral.json': { definitions: { s: { type: 'string' } }, $ref: '#/definitions/s', maxLength: 1 },
+    'https://x.example.com/neutral.json': {
+      definitions: { s: { type: 'string' } },
+      $ref: '#/definitions/s',
+      maxLength: 1,
+    },
     'https://x.example.com/tuple.json': { items: [{ type: 'string' }] },
   });
   const d7 = compiled({ $schema: DRAFT7, $ref: 'https://x.example.com/d7.json' }, reg);
@@ -145,12 +160,24 @@ test('shapes ajv mis-enforces are refused when reached through registered schema
   const reg = registry({
     'https://x.example.com/contains.json': { contains: { type: 'string' } },
     'https://x.example.com/via.json': { allOf: [{ $ref: 'contains.json' }] },
-    'https://x.example.com/if.json': { if: { properties: { a: true }, required: ['a'] }, else: { properties: { b: true } } },
+    'https://x.example.com/if.json': {
+      if: { properties: { a: true }, required: ['a'] },
+      else: { properties: { b: true } },
+    },
   });
   // ajv would count every item as evaluated by the registered `contains`.
-  assert.equal(refusal({ prefixItems: [true], $ref: 'https://x.example.com/contains.json', unevaluatedItems: false }, reg), 'unsupported_shape');
-  assert.equal(refusal({ allOf: [{ $ref: 'https://x.example.com/via.json' }], unevaluatedItems: false }, reg), 'unsupported_shape');
-  assert.equal(refusal({ $ref: 'https://x.example.com/if.json', unevaluatedProperties: false }, reg), 'unsupported_shape');
+  assert.equal(
+    refusal({ prefixItems: [true], $ref: 'https://x.example.com/contains.json', unevaluatedItems: false }, reg),
+    'unsupported_shape',
+  );
+  assert.equal(
+    refusal({ allOf: [{ $ref: 'https://x.example.com/via.json' }], unevaluatedItems: false }, reg),
+    'unsupported_shape',
+  );
+  assert.equal(
+    refusal({ $ref: 'https://x.example.com/if.json', unevaluatedProperties: false }, reg),
+    'unsupported_shape',
+  );
   // The same registered schemas are fine where no unevaluated keyword sees them.
   const v = compiled({ $ref: 'https://x.example.com/via.json' }, reg);
   assert.equal(v([1, 'a']).ok, true);
@@ -159,8 +186,16 @@ test('shapes ajv mis-enforces are refused when reached through registered schema
 
 test('$dynamicRef in registered schemas: static ones are enforced as $ref, dynamic ones refused', () => {
   const reg = registry({
-    'https://x.example.com/static.json': { type: 'array', items: { $dynamicRef: '#/$defs/s' }, $defs: { s: { type: 'string' } } },
-    'https://x.example.com/anchor.json': { type: 'array', items: { $dynamicRef: '#a' }, $defs: { s: { $anchor: 'a', type: 'string' } } },
+    'https://x.example.com/static.json': {
+      type: 'array',
+      items: { $dynamicRef: '#/$defs/s' },
+      $defs: { s: { type: 'string' } },
+    },
+    'https://x.example.com/anchor.json': {
+      type: 'array',
+      items: { $dynamicRef: '#a' },
+      $defs: { s: { $anchor: 'a', type: 'string' } },
+    },
   });
   for (const uri of ['https://x.example.com/static.json', 'https://x.example.com/anchor.json']) {
     const v = compiled({ $ref: uri }, reg);
@@ -168,7 +203,13 @@ test('$dynamicRef in registered schemas: static ones are enforced as $ref, dynam
     assert.equal(v([1]).ok, false, uri);
   }
   // A tool could extend a dynamic anchor, so a registered dynamic one is refused even if alone.
-  const found = errors({ 'https://x.example.com/tree.json': { $dynamicAnchor: 'node', type: 'object', properties: { kids: { items: { $dynamicRef: '#node' } } } } });
+  const found = errors({
+    'https://x.example.com/tree.json': {
+      $dynamicAnchor: 'node',
+      type: 'object',
+      properties: { kids: { items: { $dynamicRef: '#node' } } },
+    },
+  });
   assert.deepEqual(found, [{ uri: 'https://x.example.com/tree.json', reason: 'unsupported_shape' }]);
 });
 
@@ -182,7 +223,10 @@ test('the registry is frozen and independent of later changes to its input', () 
   assert.ok(Object.isFrozen(reg));
   assert.deepEqual(reg.uris, ['https://x.example.com/s.json']);
   assert.equal(reg.size, 1);
-  assert.throws(() => new (SchemaRegistry as unknown as new (...a: unknown[]) => unknown)(Symbol('x'), [], {}), TypeError);
+  assert.throws(
+    () => new (SchemaRegistry as unknown as new (...a: unknown[]) => unknown)(Symbol('x'), [], {}),
+    TypeError,
+  );
 });
 
 test('a cache compiles against its own registry only', () => {

@@ -11,7 +11,6 @@ import { FRESH_ATTACKS, FRESH_BENIGN } from '../../../fixtures/contracts/fresh-p
 import { TAXONOMY_BENIGN, TAXONOMY_POISONED } from '../../../fixtures/contracts/taxonomy-set.ts';
 import { corpus } from '../../../helpers/testdata.ts';
 
-
 describe('description lint on poisoned descriptions written after public attack write-ups', () => {
   it('has at least 30 of them, every one with a source', () => {
     assert.ok(POISONED.length >= 30);
@@ -19,7 +18,9 @@ describe('description lint on poisoned descriptions written after public attack 
   });
 
   it('catches every hidden-Unicode and instruction-tag one with a high finding', () => {
-    const missed = POISONED.filter((p) => (p.kind === 'hidden' || p.kind === 'tag') && !hasHigh(lintTool(p.tool))).map((p) => p.id);
+    const missed = POISONED.filter((p) => (p.kind === 'hidden' || p.kind === 'tag') && !hasHigh(lintTool(p.tool))).map(
+      (p) => p.id,
+    );
     assert.deepEqual(missed, []);
   });
 
@@ -45,7 +46,10 @@ describe('description lint on a set written from the attack taxonomies, blind to
     assert.ok(TAXONOMY_BENIGN.length >= 10);
     for (const p of TAXONOMY_POISONED) assert.ok(p.source.length > 10, p.id);
     for (const b of TAXONOMY_BENIGN) assert.ok(b.why.length > 10, b.id);
-    assert.equal(new Set([...TAXONOMY_POISONED, ...TAXONOMY_BENIGN].map((e) => e.id)).size, TAXONOMY_POISONED.length + TAXONOMY_BENIGN.length);
+    assert.equal(
+      new Set([...TAXONOMY_POISONED, ...TAXONOMY_BENIGN].map((e) => e.id)).size,
+      TAXONOMY_POISONED.length + TAXONOMY_BENIGN.length,
+    );
   });
 
   it('catches every poisoned tool with a high finding (51 of 51; 24 before the class rules)', () => {
@@ -54,7 +58,9 @@ describe('description lint on a set written from the attack taxonomies, blind to
   });
 
   it('flags none of the honest look-alikes', () => {
-    const flagged = TAXONOMY_BENIGN.filter((b) => hasHigh(lintTool(b.tool))).map((b) => `${b.id}: ${JSON.stringify(lintTool(b.tool))}`);
+    const flagged = TAXONOMY_BENIGN.filter((b) => hasHigh(lintTool(b.tool))).map(
+      (b) => `${b.id}: ${JSON.stringify(lintTool(b.tool))}`,
+    );
     assert.deepEqual(flagged, []);
   });
 });
@@ -97,13 +103,20 @@ describe('description lint on honest text', () => {
   ];
   for (const description of honest) {
     it(`finds nothing high in ${JSON.stringify(description.slice(0, 50))}`, () => {
-      assert.equal(hasHigh(lintTool({ name: 'tool', description })), false, JSON.stringify(lintTool({ name: 'tool', description })));
+      assert.equal(
+        hasHigh(lintTool({ name: 'tool', description })),
+        false,
+        JSON.stringify(lintTool({ name: 'tool', description })),
+      );
     });
   }
 
   it('flags an oversize description as medium, never high', () => {
     const findings = lintTool({ name: 'long', description: 'An honest sentence. '.repeat(400) });
-    assert.deepEqual(findings.map((f) => [f.rule, f.severity]), [['oversize-description', 'medium']]);
+    assert.deepEqual(
+      findings.map((f) => [f.rule, f.severity]),
+      [['oversize-description', 'medium']],
+    );
   });
 });
 
@@ -125,15 +138,27 @@ describe('description lint on a real catalogue', () => {
     assert.deepEqual(hits, []);
   });
 
-  it('`contracts lint --catalog FILE --format json` prints the summary as its last line', { skip: livemcpbench.skip }, async () => {
-    let out = '';
-    const code = await run(['lint', '--catalog', catalog, '--format', 'json'], { env: {}, stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true } });
-    const last = JSON.parse(out.trim().split('\n').at(-1) as string) as { tools: number; high: number; findings_by_rule: Record<string, number> };
-    assert.equal(code, last.high > 0 ? 1 : 0);
-    assert.equal(last.tools, 527);
-    assert.equal(typeof last.high, 'number');
-    assert.deepEqual(Object.keys(last.findings_by_rule).sort(), [...RULE_IDS].sort());
-  });
+  it(
+    '`contracts lint --catalog FILE --format json` prints the summary as its last line',
+    { skip: livemcpbench.skip },
+    async () => {
+      let out = '';
+      const code = await run(['lint', '--catalog', catalog, '--format', 'json'], {
+        env: {},
+        stdout: { write: (s: string) => (out += s) },
+        stderr: { write: () => true },
+      });
+      const last = JSON.parse(out.trim().split('\n').at(-1) as string) as {
+        tools: number;
+        high: number;
+        findings_by_rule: Record<string, number>;
+      };
+      assert.equal(code, last.high > 0 ? 1 : 0);
+      assert.equal(last.tools, 527);
+      assert.equal(typeof last.high, 'number');
+      assert.deepEqual(Object.keys(last.findings_by_rule).sort(), [...RULE_IDS].sort());
+    },
+  );
 });
 
 describe('the rules read as a result guard (scanText)', () => {
@@ -152,7 +177,9 @@ describe('the rules read as a result guard (scanText)', () => {
 describe('description lint on the rounds of fresh phrasings it was generalised against', () => {
   it('catches every attack of every round, and flags none of the honest look-alikes', () => {
     assert.ok(FRESH_ATTACKS.length >= 90 && FRESH_BENIGN.length >= 25);
-    const missed = FRESH_ATTACKS.filter((c) => !hasHigh(lintTool(c.tool))).map((c) => `round ${c.round}: ${String(c.tool.description).slice(0, 60)}`);
+    const missed = FRESH_ATTACKS.filter((c) => !hasHigh(lintTool(c.tool))).map(
+      (c) => `round ${c.round}: ${String(c.tool.description).slice(0, 60)}`,
+    );
     assert.deepEqual(missed, []);
     const flagged = FRESH_BENIGN.filter((t) => hasHigh(lintTool(t))).map((t) => String(t.description));
     assert.deepEqual(flagged, []);
@@ -161,7 +188,18 @@ describe('description lint on the rounds of fresh phrasings it was generalised a
 
 describe('description lint on hostile sizes', () => {
   // A quadratic pattern takes minutes on a megabyte; the timeout is a hang guard, not a speed target.
-  const units = ['http://', 'https://x', 'after the ', 'send ', '[//]: # (', 'when ', '{{', '<!--', 'without ', 'in the `'];
+  const units = [
+    'http://',
+    'https://x',
+    'after the ',
+    'send ',
+    '[//]: # (',
+    'when ',
+    '{{',
+    '<!--',
+    'without ',
+    'in the `',
+  ];
   for (const unit of units) {
     it(`reads a 1 MB run of ${JSON.stringify(unit)} in one linear pass`, { timeout: 120_000 }, () => {
       const text = unit.repeat(Math.ceil(1_000_000 / unit.length));

@@ -15,7 +15,11 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { Certificate, ClusterIssuer, Issuer } from '@kubernetes-models/cert-manager/cert-manager.io/v1';
-import { PodMonitor, PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import {
+  PodMonitor,
+  PrometheusRule,
+  ServiceMonitor,
+} from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 
 interface ModelClass {
   readonly apiVersion: string;
@@ -24,9 +28,29 @@ interface ModelClass {
 }
 
 const MODELS: readonly ModelClass[] = [
-  ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount, Deployment, Job, CronJob, MutatingWebhookConfiguration, NetworkPolicy, Ingress,
-  PodDisruptionBudget, Role, RoleBinding, ClusterRole, ClusterRoleBinding,
-  Certificate, Issuer, ClusterIssuer, PodMonitor, PrometheusRule, ServiceMonitor,
+  ConfigMap,
+  Namespace,
+  Pod,
+  Secret,
+  Service,
+  ServiceAccount,
+  Deployment,
+  Job,
+  CronJob,
+  MutatingWebhookConfiguration,
+  NetworkPolicy,
+  Ingress,
+  PodDisruptionBudget,
+  Role,
+  RoleBinding,
+  ClusterRole,
+  ClusterRoleBinding,
+  Certificate,
+  Issuer,
+  ClusterIssuer,
+  PodMonitor,
+  PrometheusRule,
+  ServiceMonitor,
 ];
 
 const BY_TYPE = new Map(MODELS.map((m) => [`${m.apiVersion}/${m.kind}`, m]));
@@ -137,9 +161,14 @@ function unknownFields(value: unknown, reads: Map<object, Set<string>>, at: stri
  */
 function isBase64WithLineBreaks(object: object, error: ErrorObject): boolean {
   if (error.keyword !== 'format' || error.params.format !== 'byte') return false;
-  const value = error.instancePath.split('/').slice(1)
+  const value = error.instancePath
+    .split('/')
+    .slice(1)
     .map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'))
-    .reduce<unknown>((node, key) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined), object);
+    .reduce<unknown>(
+      (node, key) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined),
+      object,
+    );
   if (typeof value !== 'string') return false;
   return /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(value.replace(/[\r\n]/g, ''));
 }
