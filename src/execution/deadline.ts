@@ -66,5 +66,12 @@ export function callDeadlineMs(toolTimeoutMs: number, budgetMs: number | undefin
  * call that may change state was in flight; a read-only call says nothing.
  */
 export function deadlineExceeded(outcome: 'not_started' | 'unknown' | undefined): Refusal {
-  return { error: 'deadline_exceeded', ...(outcome !== undefined && { data: { outcome } }) };
+  return DEADLINE_REFUSALS[outcome ?? 'silent'];
 }
+
+/** Built once: every call's plan names one, and most calls never need it. */
+const DEADLINE_REFUSALS: Readonly<Record<'not_started' | 'unknown' | 'silent', Refusal>> = Object.freeze({
+  not_started: Object.freeze({ error: 'deadline_exceeded', data: Object.freeze({ outcome: 'not_started' }) }),
+  unknown: Object.freeze({ error: 'deadline_exceeded', data: Object.freeze({ outcome: 'unknown' }) }),
+  silent: Object.freeze({ error: 'deadline_exceeded' }),
+});

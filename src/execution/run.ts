@@ -77,7 +77,7 @@ export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo): P
   upstream.budget.request();
   let backoff: IBackoff<unknown> | undefined;
   let last: Pick<Settled, 'status' | 'refused'> = NO_ATTEMPT;
-  const deadline = { resetOnProgress: plan.resetOnProgress, refusal: deadlineExceeded(plan.outcomeOnDeadline) };
+  const refusal = deadlineExceeded(plan.outcomeOnDeadline);
 
   /** How long to wait before retrying `t`, or undefined when it is not retried: past the deadline, or past the budget. */
   const retryWait = (t: Transient): number | undefined => {
@@ -99,12 +99,12 @@ export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo): P
   };
 
   for (let n = 0; ; n++) {
-    if (plan.deadline.passed()) return { kind: 'unsent', refusal: deadline.refusal, ...last };
+    if (plan.deadline.passed()) return { kind: 'unsent', refusal, ...last };
     const retries = n < plan.retries;
     const guarded = await upstream.breaker.run(
       async (): Promise<Settled | Retry> => {
         const end = await attempt(upstream.pool, io, {
-          deadline: { ...deadline, remainingMs: plan.deadline.remainingMs() },
+          deadline: { remainingMs: plan.deadline.remainingMs(), resetOnProgress: plan.resetOnProgress, refusal },
           onResponseHead: io.onResponseHead,
           onResponseChunk: io.onResponseChunk,
           holdAnswer: io.holdAnswer,

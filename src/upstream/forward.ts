@@ -76,6 +76,8 @@ function declaredLength(value: string | string[] | undefined): number | undefine
 }
 
 const CLIENT_CLOSED: Settled = Object.freeze({ kind: 'sent', outcome: 'client_closed', status: 0, refused: false });
+/** How nearly every exchange ends, shared rather than built per request. */
+const FORWARDED_200: Settled = Object.freeze({ kind: 'sent', outcome: 'forwarded', status: 200, refused: false });
 
 /**
  * One upstream exchange, reported rather than refused: sends the request and
@@ -651,9 +653,9 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #settle(outcome: ForwardOutcome | Settled): void {
     if (this.#settled) return;
     this.#finish();
-    this.#resolve(
-      typeof outcome === 'string' ? { kind: 'sent', outcome, status: this.#status, refused: this.#refused } : outcome,
-    );
+    if (typeof outcome !== 'string') this.#resolve(outcome);
+    else if (outcome === 'forwarded' && this.#status === 200) this.#resolve(FORWARDED_200);
+    else this.#resolve({ kind: 'sent', outcome, status: this.#status, refused: this.#refused });
   }
 
   /** Lets go of everything the exchange holds: timers, the client's close listener, the injector's registration. */
