@@ -29,22 +29,7 @@ const MAX_TASKS_IN_PROCESS = 100_000;
 
 /** Task bindings: shared when Redis is, so any replica answers a task's creator. */
 export function openTaskStore(
-  settings: Pick<
-    Settings,
-    | 'breakerConsecutiveFailures'
-    | 'breakerFailurePercent'
-    | 'breakerOpenMs'
-    | 'breakerWindowCalls'
-    | 'idempotencyFile'
-    | 'idempotencyMaxResultBytes'
-    | 'idempotencyRetentionMs'
-    | 'policyDomain'
-    | 'retryBackoffMs'
-    | 'retryBudgetMin'
-    | 'retryBudgetPercent'
-    | 'retryBudgetWindowMs'
-    | 'upstreamTimeoutMs'
-  >,
+  settings: Pick<Settings, 'policyDomain'>,
   shared: { readonly client: RedisClient; readonly commandTimeoutMs: number } | undefined,
 ): TaskStore {
   return shared === undefined
@@ -60,22 +45,7 @@ export function openTaskStore(
  * (idempotency_not_durable), and the log says so once at start.
  */
 export async function openIdempotency(
-  settings: Pick<
-    Settings,
-    | 'breakerConsecutiveFailures'
-    | 'breakerFailurePercent'
-    | 'breakerOpenMs'
-    | 'breakerWindowCalls'
-    | 'idempotencyFile'
-    | 'idempotencyMaxResultBytes'
-    | 'idempotencyRetentionMs'
-    | 'policyDomain'
-    | 'retryBackoffMs'
-    | 'retryBudgetMin'
-    | 'retryBudgetPercent'
-    | 'retryBudgetWindowMs'
-    | 'upstreamTimeoutMs'
-  >,
+  settings: Pick<Settings, 'idempotencyFile' | 'idempotencyRetentionMs' | 'policyDomain'>,
   shared: { readonly client: RedisClient; readonly guard: GuardOptions } | undefined,
 ): Promise<IdempotencyStore & { close?(): Promise<void> }> {
   if (shared !== undefined)
@@ -103,10 +73,7 @@ export function execution(
     | 'breakerFailurePercent'
     | 'breakerOpenMs'
     | 'breakerWindowCalls'
-    | 'idempotencyFile'
     | 'idempotencyMaxResultBytes'
-    | 'idempotencyRetentionMs'
-    | 'policyDomain'
     | 'retryBackoffMs'
     | 'retryBudgetMin'
     | 'retryBudgetPercent'
