@@ -37,7 +37,8 @@ const UNAVAILABLE: ValidatorOutcome = Object.freeze({ kind: 'failed', reason: 'u
 const TIMEOUT: ValidatorOutcome = Object.freeze({ kind: 'failed', reason: 'timeout' });
 const MALFORMED: ValidatorOutcome = Object.freeze({ kind: 'failed', reason: 'malformed' });
 
-let method: ReturnType<typeof validateMethod> | undefined;
+type Method = ReturnType<typeof validateMethod>;
+let method: Method | undefined;
 
 function validateMethod() {
   const m = serviceDefinition('toolgate.v1.Validator').Validate;
@@ -56,13 +57,13 @@ export class ValidatorClients implements ValidatorCaller {
   validate(target: string, request: ValidateRequest, timeoutMs: number): Promise<ValidatorOutcome> {
     const session = this.#target(target).session();
     if (session === undefined) return Promise.resolve(UNAVAILABLE);
-    method ??= validateMethod();
-    const message = method.serialize(request);
+    const m = (method ??= validateMethod());
+    const message = m.serialize(request);
     const frame = Buffer.allocUnsafe(FRAME_HEADER + message.length);
     frame[0] = 0;
     frame.writeUInt32BE(message.length, 1);
     message.copy(frame, FRAME_HEADER);
-    return unary(session, method.path, frame, timeoutMs);
+    return unary(session, m, frame, timeoutMs);
   }
 
   /** Starts connecting to `target` now, so the first call does not spend its deadline on the handshake. */
@@ -141,13 +142,13 @@ class Target {
 }
 
 /** One unary exchange; never rejects. */
-function unary(session: ClientHttp2Session, path: string, frame: Buffer, timeoutMs: number): Promise<ValidatorOutcome> {
+function unary(session: ClientHttp2Session, m: Method, frame: Buffer, timeoutMs: number): Promise<ValidatorOutcome> {
   return new Promise((resolve) => {
     let stream: ClientHttp2Stream;
     try {
       stream = session.request({
         ':method': 'POST',
-        ':path': path,
+        ':path': m.path,
         'content-type': 'application/grpc',
         te: 'trailers',
         'grpc-timeout': `${Math.max(1, Math.ceil(timeoutMs))}m`,
@@ -189,18 +190,18 @@ function unary(session: ClientHttp2Session, path: string, frame: Buffer, timeout
       else if (status === DEADLINE_EXCEEDED) settle(TIMEOUT);
       else if (status === INTERNAL) settle(MALFORMED);
       else if (status !== '0') settle(UNAVAILABLE);
-      else settle(decode(Buffer.concat(chunks, bytes)));
+      else settle(decode(Buffer.concat(chunks, bytes), m.deserialize));
     });
     stream.end(frame);
   });
 }
 
 /** Exactly one uncompressed message, as the method's response type. */
-function decode(body: Buffer): ValidatorOutcome {
+function decode(body: Buffer, deserialize: Method['deserialize']): ValidatorOutcome {
   if (body.length < FRAME_HEADER || body[0] !== 0 || body.readUInt32BE(1) !== body.length - FRAME_HEADER)
     return MALFORMED;
   try {
-    return interpret((method ?? validateMethod()).deserialize(body.subarray(FRAME_HEADER)));
+    return interpret(deserialize(body.subarray(FRAME_HEADER)));
   } catch {
     return MALFORMED;
   }
