@@ -34,15 +34,7 @@ export class RedisSubscriber {
   #closed = false;
 
   readonly #onMessage = (channel: string, text: string): void => {
-    const handlers = this.#channels.get(channel);
-    if (handlers === undefined) return;
-    for (const handler of Array.from(handlers)) {
-      try {
-        handler.message(text);
-      } catch {
-        // One failing handler must not keep a message from the others.
-      }
-    }
+    tellEach(this.#channels.get(channel), (handler) => handler.message(text));
   };
 
   readonly #onReady = (): void => {
@@ -52,15 +44,7 @@ export class RedisSubscriber {
     if (channels.length === 0) return;
     const done = () => {
       if (!resumed || this.#closed) return;
-      for (const channel of channels) {
-        for (const handler of Array.from(this.#channels.get(channel) ?? [])) {
-          try {
-            handler.resumed?.();
-          } catch {
-            // As for messages.
-          }
-        }
-      }
+      for (const channel of channels) tellEach(this.#channels.get(channel), (handler) => handler.resumed?.());
     };
     // After the subscription is in place (or failed), so whatever a handler
     // reads to make up for the gap is read after anything it would be told.
@@ -118,5 +102,17 @@ export class RedisSubscriber {
     // A Cluster client lives on with its owner until it closes it.
     else if (channels.length > 0 && this.#connection.status === 'ready')
       this.#connection.unsubscribe(...channels).catch(() => {});
+  }
+}
+
+/** Calls `tell` on each handler; one that throws does not keep the others from hearing. */
+function tellEach(handlers: ReadonlySet<ChannelHandler> | undefined, tell: (handler: ChannelHandler) => void): void {
+  // A copy: a handler may stop listening while it is told.
+  for (const handler of Array.from(handlers ?? [])) {
+    try {
+      tell(handler);
+    } catch {
+      // Its failure is its own.
+    }
   }
 }
