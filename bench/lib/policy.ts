@@ -174,7 +174,7 @@ function writePolicy(
       '',
     ].join('\n');
   writeFileSync(join(dir, 'policy.yaml'), document(', maxConcurrent: 100000'));
-  // For BENCH_BASELINE: builds before issue 21 refuse maxConcurrent, and the comparison is with them.
+  // For a BENCH_BASELINE build that refuses maxConcurrent (before issue 21): the same policy without it.
   writeFileSync(join(dir, 'baseline-policy.yaml'), document(''));
   return join(dir, 'policy.yaml');
 }

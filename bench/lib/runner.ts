@@ -111,6 +111,8 @@ interface Summary {
   readonly rpsRatio: ReadonlyMap<string, Spread>;
   /** Per cpuVsFloor case: CPU at the fixed rate ÷ the baseline build's, per round (only with BENCH_BASELINE). */
   readonly vsBaseline: ReadonlyMap<string, Spread>;
+  /** The same at saturation, side by side: the work per request without the fixed rate's wake-ups. */
+  readonly vsBaselineSaturated: ReadonlyMap<string, Spread>;
   /** Per case with a partner: the partner's CPU ÷ the case's own, per round, at the fixed rate and saturated side by side. */
   readonly partnerRatio: ReadonlyMap<string, Spread>;
   readonly partnerRatioSaturated: ReadonlyMap<string, Spread>;
@@ -148,6 +150,7 @@ interface PairRatios {
   /** req/s alone ÷ the floor's, both from the same round. */
   rps: number[];
   baseline: number[];
+  baselineSaturated: number[];
   /** The partner's CPU ÷ the case's own. */
   partner: number[];
   partnerSaturated: number[];
@@ -176,6 +179,7 @@ export async function runBenchmark(
           saturated: [],
           rps: [],
           baseline: [],
+          baselineSaturated: [],
           partner: [],
           partnerSaturated: [],
           floor: [],
@@ -229,7 +233,10 @@ export async function runBenchmark(
           pushRatio(ratios.rate, r.own.cpuUsAtRate, r.floor.cpuUsAtRate);
           pushRatio(ratios.saturated, r.own.cpuUsSideBySide, r.floor.cpuUsSideBySide);
           pushRatio(ratios.rps, r.own.rps, r.floor.rps);
-          if (r.baseline !== undefined) pushRatio(ratios.baseline, r.own.cpuUsAtRate, r.baseline.cpuUsAtRate);
+          if (r.baseline !== undefined) {
+            pushRatio(ratios.baseline, r.own.cpuUsAtRate, r.baseline.cpuUsAtRate);
+            pushRatio(ratios.baselineSaturated, r.own.cpuUsSideBySide, r.baseline.cpuUsSideBySide);
+          }
           let own: Figures = { ...r.own, ...(await measureCase(c, target, config, ['latency', 'sse'])) };
           let partnerFigures: Figures | undefined;
           if (r.partner !== undefined && c.partner !== undefined && partner !== undefined) {
@@ -694,6 +701,7 @@ function summarise(
     cpuRatioSaturated: ratios((p) => p.saturated),
     rpsRatio: ratios((p) => p.rps),
     vsBaseline: ratios((p) => p.baseline),
+    vsBaselineSaturated: ratios((p) => p.baselineSaturated),
     partnerRatio: ratios((p) => p.partner),
     partnerRatioSaturated: ratios((p) => p.partnerSaturated),
     floorBeside,

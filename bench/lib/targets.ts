@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { accepts, answers200, spawnNode, waitReady } from './children.ts';
@@ -92,14 +93,18 @@ export function benchProxy(name: 'floor' | 'peer'): Launcher {
 }
 
 /**
- * A policy file's variant for an earlier build, when the bench wrote one
- * (`lib/policy.ts`): the same policy without the fields such a build refuses.
+ * The policy file an earlier build is given (`lib/policy.ts`): the file
+ * itself when that build's `toolgate policy validate` accepts it, so both
+ * builds do the same work; otherwise the variant the bench wrote beside it,
+ * without the fields such a build refuses (a build without the command
+ * gets the variant too).
  */
-function forBaseline(arg: string): string {
-  const variant = arg.endsWith('policy.yaml')
-    ? `${arg.slice(0, -'policy.yaml'.length)}baseline-policy.yaml`
-    : undefined;
-  return variant !== undefined && existsSync(variant) ? variant : arg;
+function forBaseline(cli: string, arg: string): string {
+  if (!arg.endsWith('policy.yaml')) return arg;
+  const variant = `${arg.slice(0, -'policy.yaml'.length)}baseline-policy.yaml`;
+  if (!existsSync(variant)) return arg;
+  const accepted = spawnSync(process.execPath, [cli, 'policy', 'validate', arg], { stdio: 'ignore' }).status === 0;
+  return accepted ? arg : variant;
 }
 
 /**
@@ -127,7 +132,7 @@ export function toolgate(
         String(port),
         '--admin-port',
         String(adminPort),
-        ...(ctx.baseline === true ? (opts.args ?? []).map(forBaseline) : (opts.args ?? [])),
+        ...(ctx.baseline === true ? (opts.args ?? []).map((arg) => forBaseline(ctx.cli, arg)) : (opts.args ?? [])),
       ],
       opts.env,
       'proxies',
