@@ -25,7 +25,7 @@ import {
 } from './lib/policy.ts';
 import { SERVICE_ACCOUNT_CALL, toolgateWithServiceAccounts } from './lib/kubernetes.ts';
 import { l1HitRates, toolgateWithRedisGrants } from './lib/redis-policy.ts';
-import { REPORT_CALL, SEARCH_CALL, type BenchRequest } from './lib/request.ts';
+import { MODERN_SEARCH_CALL, REPORT_CALL, SEARCH_CALL, type BenchRequest } from './lib/request.ts';
 import { fig, runBenchmark, type Case } from './lib/runner.ts';
 import { measureStartup } from './lib/startup.ts';
 import { toolgateWithValidator } from './lib/validator.ts';
@@ -121,9 +121,9 @@ const cases: readonly Case[] = [
   },
   {
     id: 'toolgate',
-    label: 'toolgate, default settings',
+    label: 'toolgate, default settings, a 2026-07-28 call (headers name the method)',
     target: 'toolgate',
-    request: SEARCH_CALL,
+    request: MODERN_SEARCH_CALL,
     measures: ['throughput', 'latency', 'sse'],
     cpuVsFloor: true,
     report: (r) => {
@@ -152,6 +152,18 @@ const cases: readonly Case[] = [
         rss_loaded_ratio: fig.ratio(t?.rssLoadedMb, r.floorBeside.get('toolgate')?.rssLoadedMb),
       };
     },
+  },
+  {
+    id: 'toolgate_2025',
+    label: 'toolgate, default settings, the same call from a 2025-11-25 client (body classified)',
+    target: 'toolgate',
+    request: SEARCH_CALL,
+    measures: ['throughput'],
+    cpuVsFloor: true,
+    report: (r) => ({
+      ...fig.spread('cpu_ratio_2025', r.cpuRatio.get('toolgate_2025')),
+      ...fig.spread('cpu_ratio_2025_saturated', r.cpuRatioSaturated.get('toolgate_2025')),
+    }),
   },
   {
     id: 'policy',

@@ -149,6 +149,27 @@ export const SEARCH_CALL = toolCall(7, 'search_issues', {
   limit: 20,
 });
 
+/**
+ * SEARCH_CALL as a 2026-07-28 client sends it: the revision in the headers
+ * and the `_meta` envelope, the method and tool mirrored into Mcp-Method and
+ * Mcp-Name.
+ */
+export const MODERN_SEARCH_CALL: BenchRequest = (() => {
+  const message = JSON.parse(SEARCH_CALL.body) as { params: { name: string; _meta: Record<string, unknown> } };
+  message.params._meta['io.modelcontextprotocol/protocolVersion'] = '2026-07-28';
+  return Object.freeze({
+    method: 'POST',
+    path: '/mcp',
+    headers: Object.freeze({
+      ...MCP_HEADERS,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': message.params.name,
+    }),
+    body: JSON.stringify(message),
+  });
+})();
+
 /** A call the stub answers with a 4 KB report. */
 export const REPORT_CALL = toolCall(9, REPORT_TOOL_NAME, { id: 'INC-2291' });
 

@@ -202,6 +202,25 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
   return accept('modern', envelopeVersion ?? headerVersion, kind, id, method, bodyName, params, inexactInteger, exact);
 }
 
+/**
+ * The method a request names in its headers, when they alone may be trusted
+ * to say it: the exchange claims 2026-07-28 or later in MCP-Protocol-Version
+ * and sends a well-formed Mcp-Method. A proxy that decides nothing on the
+ * message can route and count on that without reading the body; the server,
+ * which processes the body, must refuse a body that disagrees (the revision's
+ * "Server Validation"). Undefined otherwise: the body has to be read.
+ */
+export function methodFromHeaders(headers: McpHeaders): string | undefined {
+  const method = headers.method;
+  if (!isModern(headers.protocolVersion) || method === undefined || !METHOD_SHAPE.test(method)) return undefined;
+  return method;
+}
+
+/** The JSON-RPC id of a body, for an error answered after all: null when it has none or cannot be read. */
+export function idOfBody(headers: McpHeaders, body: Uint8Array): JsonRpcId {
+  return classify(headers, body).id;
+}
+
 function isModern(version: string | undefined): boolean {
   return version !== undefined && VERSION_SHAPE.test(version) && version >= MODERN_REVISION;
 }

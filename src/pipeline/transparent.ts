@@ -1,24 +1,41 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'undici';
 import type { Settings } from '../config/settings.ts';
+import { idOfBody, methodFromHeaders } from '../mcp/classify.ts';
 import { methodLabel } from '../mcp/methods.ts';
+import { requestClassified } from '../telemetry/channels.ts';
 import { forward } from '../upstream/forward.ts';
+import type { Outcome } from './outcome.ts';
 import type { RequestPath } from './request-path.ts';
 import { passThrough } from './stages/pass-through.ts';
-import { readMessage } from './stages/read-message.ts';
+import { mcpHeaders, readBodyWithin, readMessage } from './stages/read-message.ts';
 import { refusedRepeatedFields } from './stages/repeated-fields.ts';
 import { upstreamHeaders } from './stages/upstream-headers.ts';
 
 /**
- * No policy: every message is read and classified (so malformed or
- * ambiguous requests are still refused) and then forwarded; nobody is
- * authenticated, and every path is forwarded.
+ * No policy: nobody is authenticated, and every path is forwarded. A message
+ * is read and classified (so malformed or ambiguous requests are still
+ * refused) unless its 2026-07-28 headers name its method and nobody listens
+ * for the classified message (tracing, audit): then it goes on unparsed,
+ * counted by its Mcp-Method, and the server that reads it checks the body
+ * against those headers, as that revision requires of it.
  */
 export function transparentPath(settings: Pick<Settings, 'maxBodyBytes' | 'principalHeader'>, pool: Pool): RequestPath {
   const headers = upstreamHeaders(settings, false);
   const pass = passThrough(pool, settings.maxBodyBytes);
+  const unparsed = async (req: IncomingMessage, res: ServerResponse): Promise<Outcome> => {
+    const read = await readBodyWithin(req, res, settings.maxBodyBytes);
+    if (!read.ok) return read.outcome;
+    const { body } = read;
+    // Read only for an error answered in the upstream's place (unreachable, too large).
+    const rpcId = () => idOfBody(mcpHeaders(req), body);
+    return forward(pool, { req, res, headers: headers.plain(req, undefined), body, rpcId });
+  };
   return {
     async message(req, res) {
       if (refusedRepeatedFields(req, res)) return { label: 'unclassified', outcome: 'header_mismatch' };
+      const named = requestClassified.hasSubscribers ? undefined : methodFromHeaders(mcpHeaders(req));
+      if (named !== undefined) return { label: methodLabel(named), outcome: await unparsed(req, res) };
       const read = await readMessage(req, res, settings.maxBodyBytes);
       if (!read.ok) return { label: 'unclassified', outcome: read.outcome };
       const { message, body } = read;

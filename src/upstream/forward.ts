@@ -129,7 +129,8 @@ export async function forward(
   const end = ended.kind === 'transient' ? await ended.pass() : ended;
   if (end.kind === 'sent') return end.outcome;
   const { refusal } = end;
-  if (options.refuse === undefined) sendError(request.res, request.rpcId, refusal.error, refusal.data, refusal.headers);
+  if (options.refuse === undefined)
+    sendError(request.res, idOf(request.rpcId), refusal.error, refusal.data, refusal.headers);
   else options.refuse(refusal);
   return refusal.error;
 }
@@ -228,7 +229,12 @@ export interface UpstreamRequest {
   /** The request headers as the upstream gets them, as undici's flat name/value list. */
   readonly headers: string[];
   readonly body: Buffer | Readable | null;
-  readonly rpcId: JsonRpcId;
+  /** The id an error answered in the upstream's place carries; a function when it is read only if needed. */
+  readonly rpcId: JsonRpcId | (() => JsonRpcId);
+}
+
+export function idOf(rpcId: UpstreamRequest['rpcId']): JsonRpcId {
+  return typeof rpcId === 'function' ? rpcId() : rpcId;
 }
 
 type UpstreamCall = AttemptOptions & UpstreamRequest;
@@ -237,7 +243,7 @@ type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestSt
 
 class ForwardHandler implements Dispatcher.DispatchHandler {
   readonly #res: ServerResponse;
-  readonly #rpcId: JsonRpcId;
+  readonly #rpcId: UpstreamRequest['rpcId'];
   readonly #timing: UpstreamTiming | undefined;
   /** Resolves the attempt with a transient failure, for the caller to pass or drop. */
   readonly #transient: (end: Transient) => void;
@@ -368,7 +374,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       }
     }
     if (statusCode === 200 && (hold !== undefined || guarded)) {
-      const capture = hold === undefined ? undefined : new ResponseCapture(this.#rpcId, hold.maxBytes);
+      const capture = hold === undefined ? undefined : new ResponseCapture(idOf(this.#rpcId), hold.maxBytes);
       capture?.head(statusCode, headers);
       // A held stream keeps the exemption from the idle bound that every event stream has.
       this.#eventStream = isEventStream(headers['content-type']);
@@ -646,7 +652,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       this.#settle({ kind: 'unsent', refusal, status: this.#status, refused: this.#refused });
       return;
     }
-    sendError(this.#res, this.#rpcId, refusal.error, refusal.data, refusal.headers);
+    sendError(this.#res, idOf(this.#rpcId), refusal.error, refusal.data, refusal.headers);
     this.#settle(refusal.error);
   }
 

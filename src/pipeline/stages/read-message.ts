@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { classify, type Classified } from '../../mcp/classify.ts';
+import { classify, type Classified, type McpHeaders } from '../../mcp/classify.ts';
 import { sendError } from '../../mcp/jsonrpc.ts';
 import { requestClassified } from '../../telemetry/channels.ts';
 import type { Outcome } from '../outcome.ts';
@@ -15,25 +15,35 @@ export type Read =
  * already been answered when this returns.
  */
 export async function readMessage(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number): Promise<Read> {
-  const read = await readBody(req, res, maxBodyBytes);
-  if (!read.ok) {
-    if (read.code === 'payload_too_large')
-      sendError(res, null, 'payload_too_large', undefined, { connection: 'close' });
-    return { ok: false, outcome: read.code };
-  }
-  const h = req.headers;
-  const c = classify(
-    {
-      protocolVersion: h['mcp-protocol-version'] as string | undefined,
-      method: h['mcp-method'] as string | undefined,
-      name: h['mcp-name'] as string | undefined,
-    },
-    read.body,
-  );
+  const read = await readBodyWithin(req, res, maxBodyBytes);
+  if (!read.ok) return read;
+  const c = classify(mcpHeaders(req), read.body);
   if (!c.ok) {
     sendError(res, c.id, c.code);
     return { ok: false, outcome: c.code };
   }
   if (requestClassified.hasSubscribers) requestClassified.publish({ request: req, message: c });
   return { ok: true, body: read.body, message: c };
+}
+
+/** The request's MCP headers; repeated ones were refused before (repeated-fields.ts). */
+export function mcpHeaders(req: IncomingMessage): McpHeaders {
+  const h = req.headers;
+  return {
+    protocolVersion: h['mcp-protocol-version'] as string | undefined,
+    method: h['mcp-method'] as string | undefined,
+    name: h['mcp-name'] as string | undefined,
+  };
+}
+
+/** The POST body within the size limit, unread as JSON; a body over it has been answered. */
+export async function readBodyWithin(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBodyBytes: number,
+): Promise<{ readonly ok: true; readonly body: Buffer } | { readonly ok: false; readonly outcome: Outcome }> {
+  const read = await readBody(req, res, maxBodyBytes);
+  if (read.ok) return read;
+  if (read.code === 'payload_too_large') sendError(res, null, 'payload_too_large', undefined, { connection: 'close' });
+  return { ok: false, outcome: read.code };
 }

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { stringifyExact } from '../../../src/json/exact.ts';
-import { classify, type McpHeaders } from '../../../src/mcp/classify.ts';
+import { classify, idOfBody, methodFromHeaders, type McpHeaders } from '../../../src/mcp/classify.ts';
 import { decodeHeaderValue } from '../../../src/mcp/header-value.ts';
 import { corpus } from '../../helpers/testdata.ts';
 
@@ -271,4 +271,35 @@ describe('classify never throws and agrees with the JSON parsing corpus', { skip
         assert.ok(result.ok || result.code !== 'parse_error', 'valid JSON is never a parse error');
     });
   }
+});
+
+describe('methodFromHeaders: when the headers alone may say the method', () => {
+  const table: { name: string; headers: McpHeaders; expect: string | undefined }[] = [
+    { name: 'a 2026-07-28 request naming its method', headers: modern({ method: 'tools/call' }), expect: 'tools/call' },
+    { name: 'a later revision', headers: { protocolVersion: '2027-03-01', method: 'ping' }, expect: 'ping' },
+    {
+      name: 'a 2025 version: its headers are ignored',
+      headers: { protocolVersion: '2025-11-25', method: 'ping' },
+      expect: undefined,
+    },
+    { name: 'no protocol version', headers: { method: 'tools/call' }, expect: undefined },
+    { name: 'a malformed version', headers: { protocolVersion: '2026-7-28x', method: 'ping' }, expect: undefined },
+    { name: 'no Mcp-Method', headers: modern({ name: 'echo' }), expect: undefined },
+    { name: 'a method with a space', headers: modern({ method: 'tools/call x' }), expect: undefined },
+    { name: 'a method with a control character', headers: modern({ method: 'tools/call\u0000' }), expect: undefined },
+    { name: 'an empty method', headers: modern({ method: '' }), expect: undefined },
+  ];
+  for (const c of table) it(c.name, () => assert.equal(methodFromHeaders(c.headers), c.expect));
+});
+
+describe('idOfBody: the id an error answered in the upstream place carries', () => {
+  it('is the request id of a readable message, even one classify refuses', () => {
+    assert.equal(idOfBody(modern({ method: 'tools/call' }), body({ jsonrpc: '2.0', id: 'a', method: 'ping' })), 'a');
+    assert.equal(idOfBody({}, body({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: 3 })), 7);
+  });
+  it('is null for a body that cannot be read or has no usable id', () => {
+    assert.equal(idOfBody({}, body('{"id":1')), null);
+    assert.equal(idOfBody({}, body({ jsonrpc: '2.0', id: { x: 1 }, method: 'ping' })), null);
+    assert.equal(idOfBody({}, body({ jsonrpc: '2.0', method: 'ping' })), null);
+  });
 });
