@@ -71,16 +71,17 @@ function settle(interceptor: Interceptor, ex: Exchange, v: Verdict, began: numbe
         durationSeconds: 0,
       });
     }
-    const keywords = v.kind === 'deny' ? v.data?.errors?.map((e) => e.keyword) : undefined;
+    const denied = v.kind === 'deny';
+    // One shape for every verdict, absent fields undefined: no spread objects on every interceptor of every call.
     decision.publish({
       request: ex.request,
       stage: interceptor.name,
-      allowed: v.kind !== 'deny',
+      allowed: !denied,
       principal: ex.principal,
-      ...(v.kind === 'deny' && { error: v.error }),
-      ...(keywords !== undefined && { keywords }),
-      ...(audit && { mode: 'audit' as const }),
-      ...(v.kind !== 'respond' && v.rule !== undefined && { rule: v.rule }),
+      error: denied ? v.error : undefined,
+      keywords: denied ? v.data?.errors?.map((e) => e.keyword) : undefined,
+      mode: audit ? 'audit' : undefined,
+      rule: v.kind === 'respond' ? undefined : v.rule,
       durationSeconds: (performance.now() - began) / 1000,
     });
   }

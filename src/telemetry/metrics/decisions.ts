@@ -41,19 +41,29 @@ export function decisionsMetrics(registry: Registry): Subscription[] {
     registers: [registry],
   });
 
-  const decisionCounters = new Map<string, { inc(): void }>();
-  const decisionHistograms = new Map<string, { observe(v: number): void }>();
+  // Bound children per stage; an allowed, enforced decision (nearly all of them) is found by its rule alone.
+  interface StageChildren {
+    readonly duration: { observe(v: number): void };
+    readonly allowed: Map<string, { inc(): void }>;
+    readonly other: Map<string, { inc(): void }>;
+  }
+  const stages = new Map<string, StageChildren>();
   const onDecision = (d: Decision) => {
+    let children = stages.get(d.stage);
+    if (children === undefined) {
+      children = { duration: decisionDuration.bind(d.stage), allowed: new Map(), other: new Map() };
+      stages.set(d.stage, children);
+    }
+    const rule = d.rule ?? '';
     const outcome = d.allowed ? 'allow' : (d.error ?? 'deny');
     const mode = d.mode ?? 'enforce';
-    const rule = d.rule ?? '';
-    const key = `${d.stage}\u0000${outcome}\u0000${mode}\u0000${rule}`;
-    let counter = decisionCounters.get(key);
-    if (counter === undefined) decisionCounters.set(key, (counter = decisions.bind(d.stage, outcome, mode, rule)));
+    const plain = d.allowed && d.mode === undefined;
+    const key = plain ? rule : `${outcome}\u0000${mode}\u0000${rule}`;
+    const byKey = plain ? children.allowed : children.other;
+    let counter = byKey.get(key);
+    if (counter === undefined) byKey.set(key, (counter = decisions.bind(d.stage, outcome, mode, rule)));
     counter.inc();
-    let histogram = decisionHistograms.get(d.stage);
-    if (histogram === undefined) decisionHistograms.set(d.stage, (histogram = decisionDuration.bind(d.stage)));
-    histogram.observe(d.durationSeconds);
+    children.duration.observe(d.durationSeconds);
     if (d.keywords !== undefined) for (const k of keywordLabels(d.keywords)) validationFailures.labels(k).inc();
   };
 
