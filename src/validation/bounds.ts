@@ -61,17 +61,19 @@ export function checkBounds(args: unknown, bounds: ArgumentBounds = DEFAULT_BOUN
     }
     if (typeof value !== 'object' || !(Array.isArray(value) || isPlainObject(value))) return notJson(pathOf(visit));
     if (depth + 1 > bounds.maxDepth) return { ok: false, code: 'bounds_exceeded' };
-    const children = Array.isArray(value) ? value.length : Object.keys(value).length;
+    const keys = Array.isArray(value) ? undefined : Object.keys(value);
+    const children = keys === undefined ? (value as unknown[]).length : keys.length;
     // Everything on the stack is counted when popped, so refuse before growing it.
     if (nodes + stack.length + children > bounds.maxNodes) return { ok: false, code: 'bounds_exceeded' };
-    if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) {
-        if (!Object.hasOwn(value, i)) return notJson([...pathOf(visit), i]);
-        stack.push({ value: value[i], depth: depth + 1, parent: visit, key: i });
+    if (keys === undefined) {
+      const items = value as unknown[];
+      for (let i = items.length - 1; i >= 0; i--) {
+        if (!Object.hasOwn(items, i)) return notJson([...pathOf(visit), i]);
+        stack.push({ value: items[i], depth: depth + 1, parent: visit, key: i });
       }
       continue;
     }
-    for (const key of Object.keys(value)) {
+    for (const key of keys) {
       units += key.length;
       if (units > bounds.maxStringCodeUnits) return { ok: false, code: 'bounds_exceeded' };
       stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, parent: visit, key });

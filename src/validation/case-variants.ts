@@ -29,20 +29,34 @@ export function declaredNames(nodes: readonly SchemaNode[]): DeclaredNames | und
  * (bounds.ts), which keeps this walk small.
  */
 export function findCaseVariant(args: unknown, names: DeclaredNames): string | undefined {
-  const stack: { value: unknown; pointer: string }[] = [{ value: args, pointer: '' }];
+  // Pointers are built only for the member found: most calls have none, and a walk need not pay for the rest.
+  const stack: Visit[] = [{ value: args, parent: undefined, key: '' }];
   while (stack.length > 0) {
-    const { value, pointer } = stack.pop() as { value: unknown; pointer: string };
+    const visit = stack.pop() as Visit;
+    const value = visit.value;
     if (Array.isArray(value)) {
-      value.forEach((item, i) => {
-        if (typeof item === 'object' && item !== null) stack.push({ value: item, pointer: childPointer(pointer, i) });
-      });
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (typeof item === 'object' && item !== null) stack.push({ value: item, parent: visit, key: i });
+      }
     } else if (isRecord(value)) {
       for (const key of Object.keys(value)) {
-        if (!names.exact.has(key) && names.folded.has(foldName(key))) return childPointer(pointer, key);
+        if (!names.exact.has(key) && names.folded.has(foldName(key))) return childPointer(pointerOf(visit), key);
         const item = value[key];
-        if (typeof item === 'object' && item !== null) stack.push({ value: item, pointer: childPointer(pointer, key) });
+        if (typeof item === 'object' && item !== null) stack.push({ value: item, parent: visit, key });
       }
     }
   }
   return undefined;
+}
+
+interface Visit {
+  readonly value: unknown;
+  /** Undefined for the arguments themselves. */
+  readonly parent: Visit | undefined;
+  readonly key: string | number;
+}
+
+function pointerOf(visit: Visit): string {
+  return visit.parent === undefined ? '' : childPointer(pointerOf(visit.parent), visit.key);
 }
