@@ -11,7 +11,6 @@
  *       scopes: [invoices.read]
  *       description: optional note
  */
-import { Lru } from '../bounded/lru.ts';
 import { hash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isServiceAccountScope, MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN } from '../config/policy/grant-row.ts';
@@ -135,29 +134,26 @@ export interface StaticKeyOptions {
  */
 export function createStaticKeyVerifier(table: StaticKeyTable, options: StaticKeyOptions = {}): Verifier {
   const apiKeyHeader = options.apiKeyHeader ?? false;
-  // Keys that verified recently, so an agent's every call does not pay for a
-  // hash. Only successes are kept (a guess never enters), and the table they
-  // came from never changes for this verifier. Each entry is a key of the
-  // table, so room for the whole table bounds it just the same: with more
-  // keys in use than RECENT_KEYS, calls would otherwise hash every time.
-  const recent = new Lru<string, VerifyResult>(Math.max(RECENT_KEYS, table.size));
+  // Keys that verified, so an agent's every call does not pay for a hash.
+  // Only successes enter (a guess never does), and each is a key of this
+  // verifier's table, which never changes: the table bounds the map, and
+  // nothing needs evicting.
+  const verified = new Map<string, VerifyResult>();
   return {
     name: 'static_key',
     verify(req): Promise<VerifyResult> {
       const cred = readCredential(req);
       const mine = (cred.kind === 'bearer' && !isJwtShaped(cred.token)) || (cred.kind === 'api_key' && apiKeyHeader);
       if (!mine) return Promise.resolve({ ok: false, code: 'no_credential' });
-      const known = recent.get(cred.token);
+      const known = verified.get(cred.token);
       if (known !== undefined) return Promise.resolve(known);
       const digest = hash('sha256', cred.token, 'buffer');
       const entry = table.get(digest.toString('hex'));
       if (entry === undefined || !timingSafeEqual(digest, entry.hash)) {
         return Promise.resolve({ ok: false, code: 'bad_credential' });
       }
-      recent.set(cred.token, entry.verified);
+      verified.set(cred.token, entry.verified);
       return Promise.resolve(entry.verified);
     },
   };
 }
-
-const RECENT_KEYS = 1024;
