@@ -71,17 +71,19 @@ export function trafficMetrics(registry: Registry): Subscription[] {
   });
 
   // The request path's series are bound once per label set (see
-  // fast-metrics.ts); these maps find the bound series by composite key.
-  const counters = new Map<string, { inc(): void }>();
-  const histograms = new Map<string, { observe(v: number): void }>();
+  // fast-metrics.ts) and found by method, then outcome: no composite key per request.
+  const byMethod = new Map<
+    string,
+    { readonly duration: { observe(v: number): void }; readonly outcomes: Map<string, { inc(): void }> }
+  >();
   const onEnd = (e: RequestEnd) => {
-    const key = `${e.method}\u0000${e.outcome}`;
-    let counter = counters.get(key);
-    if (counter === undefined) counters.set(key, (counter = requests.bind(e.method, e.outcome)));
+    let series = byMethod.get(e.method);
+    if (series === undefined)
+      byMethod.set(e.method, (series = { duration: duration.bind(e.method), outcomes: new Map() }));
+    let counter = series.outcomes.get(e.outcome);
+    if (counter === undefined) series.outcomes.set(e.outcome, (counter = requests.bind(e.method, e.outcome)));
     counter.inc();
-    let histogram = histograms.get(e.method);
-    if (histogram === undefined) histograms.set(e.method, (histogram = duration.bind(e.method)));
-    histogram.observe(e.durationSeconds);
+    series.duration.observe(e.durationSeconds);
   };
 
   const upstreamHistograms = new Map<string, { observe(v: number): void }>();
