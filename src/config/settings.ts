@@ -324,7 +324,7 @@ export const settingDefs = [
     flag: '--heap-trim-idle-ms',
     env: 'TOOLGATE_HEAP_TRIM_IDLE_MS',
     default: '5000',
-    doc: 'Once the process has been idle this long (under 2% of a CPU) after activity, the start-up included, one memory-reducing garbage collection gives the heap it no longer uses back to the system; it holds the event loop for tens of milliseconds. A policy load (start-up or reload) that grew the heap by more than 64 MB (a static key file of many thousand keys) is followed by one at once. 0: never.',
+    doc: 'Once the process has been idle this long (under 2% of a CPU) after activity, the start-up included, one memory-reducing garbage collection gives the heap it no longer uses back to the system; it holds the event loop for tens of milliseconds. Each trim doubles the idle time the next one needs, up to 10 minutes (traffic after a trim costs extra CPU for a few seconds). A policy load (start-up or reload) that grew the heap by more than 64 MB (a static key file of many thousand keys) is followed by one at once. 0: never.',
     parse: (raw) => {
       const window = raw === '0' ? ok(0) : int(1000, 3_600_000)(raw);
       return 'value' in window ? window : bad('expected 0 or a whole number from 1000 to 3600000');

@@ -73,6 +73,28 @@ describe('idle heap trim', () => {
     assert.equal(trims.length, 1, 'no trim within 20 s of idleness');
   });
 
+  it('waits twice as long of idleness for each next trim, once traffic has come back', async () => {
+    subscribe('toolgate:heap_trim', onTrim);
+    growYoungGeneration();
+    assert.ok(slack() >= 4 * 1024 * 1024, `the test needs heap slack to trim (has ${slack()} bytes)`);
+    trimmer = startHeapTrim(WINDOW_MS);
+    for (let waited = 0; trims.length === 0 && waited < 20_000; waited += 10) await sleep(10);
+    assert.equal(trims.length, 1, 'no first trim within 20 s of idleness');
+    const idleGaps: number[] = [];
+    for (let n = 2; n <= 3; n++) {
+      // Traffic comes back, then stops.
+      growYoungGeneration();
+      await busyFor(WINDOW_MS * 2);
+      const idleSince = performance.now();
+      for (let waited = 0; trims.length < n && waited < 20_000; waited += 10) await sleep(10);
+      assert.equal(trims.length, n, `no trim ${n} within 20 s of idleness`);
+      idleGaps.push(performance.now() - idleSince);
+    }
+    // The window doubles (2 and then 4 windows); the sampling tick, one window long, can only delay a trim further.
+    assert.ok((idleGaps[0] ?? 0) >= 2 * WINDOW_MS - 50, `second trim after ${idleGaps[0]} ms idle`);
+    assert.ok((idleGaps[1] ?? 0) >= 4 * WINDOW_MS - 50, `third trim after ${idleGaps[1]} ms idle`);
+  });
+
   it('does not trim after stop()', async () => {
     subscribe('toolgate:heap_trim', onTrim);
     growYoungGeneration();
