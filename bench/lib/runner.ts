@@ -458,17 +458,20 @@ async function measurePair(
   const order = [...slots.slice(shift), ...slots.slice(0, shift)];
   const expectStatus = c.expectStatus ?? 200;
   const out: Partial<Record<Role, { -readonly [K in keyof Figures]: Figures[K] }>> = {};
-  for (const [, t] of order) {
-    const req = requestFor(t, c.request);
-    checked(
-      await load(t.origin + req.path, req, {
+  const targets = order.map(([, t]) => t);
+  // Warmed side by side, like the runs that follow, so none of them comes to those runs from a
+  // longer idle (a toolgate idle for its trim window has trimmed its heap) or a fresher burst.
+  const warmed = await Promise.all(
+    targets.map((t) => {
+      const req = requestFor(t, c.request);
+      return load(t.origin + req.path, req, {
         connections: config.connections,
         seconds: config.warmupSeconds,
         expectStatus,
-      }),
-    );
-  }
-  const targets = order.map(([, t]) => t);
+      });
+    }),
+  );
+  for (const run of warmed) checked(run);
   const atRate = await cpuOver(targets, () =>
     paced(
       targets.map((t) => ({ origin: t.origin, req: requestFor(t, c.request) })),
