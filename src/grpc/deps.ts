@@ -3,6 +3,7 @@ import type { Principal } from '../auth/types.ts';
 import type { ContractGuard } from '../catalogue/contracts/guard.ts';
 import type { PolicyInForce } from '../auth/policy-in-force.ts';
 import type { Settings } from '../config/settings.ts';
+import type { RedisGrantSource } from '../grants/sources/redis.ts';
 import type { GrantStore } from '../grants/store.ts';
 import type { CatalogueView } from '../catalogue/view.ts';
 import type { Interceptor } from '../interceptors/contract.ts';
@@ -21,27 +22,19 @@ export interface GrpcPolicyDeps {
   bumpRevision(): Promise<number | undefined>;
   /** Human approvals: ApprovalService lists and decides them. */
   readonly approvals: Approvals;
+  /**
+   * The domain's grant rows in Redis, over the sidecar's shared command
+   * connection, when grants live there; GrantAdmin writes them. Absent with
+   * grants from the policy file.
+   */
+  readonly grantRows?: RedisGrantSource | undefined;
 }
 
 /** What a decision needs (Explain, and the offline `toolgate policy` commands): the policy, grants, catalogue and chain. */
 export type DecisionDeps = Pick<GrpcPolicyDeps, 'current' | 'grants' | 'catalogue' | 'interceptors'>;
 
-/** The settings GrantAdminService reads: where the grants live. */
-export type GrantAdminSettings = Pick<
-  Settings,
-  | 'grantSource'
-  | 'policyDomain'
-  | 'redisCommandTimeoutMs'
-  | 'redisConnectTimeoutMs'
-  | 'redisPasswordFile'
-  | 'redisTlsCaFile'
-  | 'redisUrl'
-  | 'redisUsername'
->;
-
 export interface GrpcServerOptions {
-  readonly settings: Pick<Settings, 'grpcAdminScope' | 'grpcTlsCertFile' | 'grpcTlsKeyFile' | 'host' | 'grpcPort'> &
-    GrantAdminSettings;
+  readonly settings: Pick<Settings, 'grpcAdminScope' | 'grpcTlsCertFile' | 'grpcTlsKeyFile' | 'host' | 'grpcPort'>;
   /** Readiness reasons, as /readyz reports them; empty means ready. */
   readonly notReadyReasons: () => readonly string[];
   /** Absent in transparent mode: only Health is served. */

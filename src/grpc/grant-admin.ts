@@ -5,11 +5,10 @@
  * step and every replica hears of it. With grants from the policy file the
  * rows can be listed but not changed (grants_read_only → FAILED_PRECONDITION).
  */
-import { createRedisClient, parseRedisConfig, type RedisClient } from '../cache/redis.ts';
 import type { ErrorId } from '../errors.ts';
-import { createRedisSource, type ChangeResult, type RedisGrantSource } from '../grants/sources/redis.ts';
+import type { ChangeResult, RedisGrantSource } from '../grants/sources/redis.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
-import type { GrantAdminSettings, GrpcPolicyDeps } from './deps.ts';
+import type { GrpcPolicyDeps } from './deps.ts';
 import type { GrantRow as WireRow, GrantRow__Output } from './generated/toolgate/v1/GrantRow.ts';
 
 export type AdminResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrorId };
@@ -20,24 +19,11 @@ const UNAVAILABLE = { ok: false, error: 'grants_unavailable' } as const;
 export class GrantAdmin {
   readonly #deps: GrpcPolicyDeps;
   readonly #source: RedisGrantSource | undefined;
-  readonly #client: RedisClient | undefined;
 
-  /** With Redis grants, opens its own connection to the domain's rows. */
-  constructor(deps: GrpcPolicyDeps, settings: GrantAdminSettings) {
+  /** With Redis grants, writes the domain's rows over the sidecar's shared connection (`deps.grantRows`). */
+  constructor(deps: GrpcPolicyDeps) {
     this.#deps = deps;
-    if (settings.grantSource !== 'redis' || settings.redisUrl === undefined) return;
-    const parsed = parseRedisConfig({
-      url: settings.redisUrl,
-      username: settings.redisUsername,
-      passwordFile: settings.redisPasswordFile,
-      tlsCaFile: settings.redisTlsCaFile,
-      connectTimeoutMs: settings.redisConnectTimeoutMs,
-      commandTimeoutMs: settings.redisCommandTimeoutMs,
-    });
-    // PolicyInForce already started with these settings, so they parse.
-    if (!parsed.ok) return;
-    this.#client = createRedisClient(parsed.config, { name: 'toolgate-grpc-grants' });
-    this.#source = createRedisSource(this.#client, settings.policyDomain);
+    this.#source = deps.grantRows;
   }
 
   async set(row: GrantRow__Output | null): Promise<AdminResult<{ revision: number; changed: boolean }>> {
@@ -82,10 +68,6 @@ export class GrantAdmin {
     }
     const r = await this.#source.readRevision();
     return r.ok ? { ok: true, value: r.revision } : UNAVAILABLE;
-  }
-
-  close(): void {
-    this.#client?.disconnect();
   }
 }
 

@@ -46,14 +46,12 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   const server = new Server({ 'grpc.max_receive_message_length': MAX_REQUEST_BYTES });
   const health = new HealthService(policy === undefined ? [] : POLICY_SERVICES, options.notReadyReasons);
   health.addToServer(server);
-  let admin: GrantAdminService | undefined;
   if (policy !== undefined) {
     new PolicyService(policy, settings.grpcAdminScope).addToServer(server);
     new DiscoveryService(policy).addToServer(server);
     new ContractService(policy, settings.grpcAdminScope).addToServer(server);
     new ApprovalService(policy, settings.grpcAdminScope).addToServer(server);
-    admin = new GrantAdminService(policy, settings);
-    admin.addToServer(server);
+    new GrantAdminService(policy, settings.grpcAdminScope).addToServer(server);
   }
   const credentials = await serverCredentials(settings.grpcTlsCertFile, settings.grpcTlsKeyFile);
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
@@ -63,9 +61,6 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
       // grpc-js gives only a message, which carries the system's error code.
       else reject(listenError(/\b(E[A-Z]+)\b/.exec(err.message)?.[1], bindOf(settings, 'grpcPort')));
     });
-  }).catch((err: unknown) => {
-    admin?.close();
-    throw err;
   });
   // Closed by the drain on a stop and again by the teardown that follows it: the first call decides.
   let closing: Promise<void> | undefined;
@@ -74,7 +69,6 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     close: (graceMs) =>
       (closing ??= new Promise((resolve) => {
         health.close();
-        admin?.close();
         const force = setTimeout(() => server.forceShutdown(), graceMs);
         server.tryShutdown(() => {
           clearTimeout(force);

@@ -3,8 +3,7 @@
  * on a server, like grpc-health-check's HealthImplementation.
  */
 import type { Server } from '@grpc/grpc-js';
-import type { Settings } from '../config/settings.ts';
-import type { GrantAdminSettings, GrpcPolicyDeps } from './deps.ts';
+import type { GrpcPolicyDeps } from './deps.ts';
 import { serviceDefinition } from './definitions.ts';
 import { ApprovalAdmin } from './approvals.ts';
 import { ContractAdmin } from './contracts.ts';
@@ -89,10 +88,10 @@ export class GrantAdminService {
   readonly #adminScope: string;
   readonly #admin: GrantAdmin;
 
-  constructor(deps: GrpcPolicyDeps, settings: Pick<Settings, 'grpcAdminScope'> & GrantAdminSettings) {
+  constructor(deps: GrpcPolicyDeps, adminScope: string) {
     this.#deps = deps;
-    this.#adminScope = settings.grpcAdminScope;
-    this.#admin = new GrantAdmin(deps, settings);
+    this.#adminScope = adminScope;
+    this.#admin = new GrantAdmin(deps);
   }
 
   addToServer(server: Server): void {
@@ -115,10 +114,6 @@ export class GrantAdminService {
         },
       ),
     });
-  }
-
-  close(): void {
-    this.#admin.close();
   }
 }
 

@@ -127,6 +127,11 @@ export async function openPolicy(
   const grants = opened.store;
   stack.defer(() => grants.close());
   if (opened.source === 'file') fileGrants = opened.store;
+  // GrantAdmin writes rows over the same command connection: no connection of its own.
+  const grantRows =
+    opened.source === 'redis' && shared !== undefined
+      ? (await import('../grants/sources/redis.ts')).createRedisSource(shared.client, settings.policyDomain)
+      : undefined;
   const schemas = schemaCaches();
   const listChanged = new ListChangedStreams();
   const sync = new CatalogueSync({
@@ -262,6 +267,7 @@ export async function openPolicy(
       contracts: guard,
       bumpRevision,
       approvals: approval.approvals,
+      grantRows,
     },
     approvalPort: page?.port,
     sideEffect: (tool) => toolMetadata(current.policy, tool).sideEffect,

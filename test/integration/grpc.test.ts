@@ -9,6 +9,7 @@ import type { ExplainResponse__Output } from '../../src/grpc/generated/toolgate/
 import type { ListRowsResponse__Output } from '../../src/grpc/generated/toolgate/v1/ListRowsResponse.ts';
 import { startPolicyServer, type PolicyServer } from '../helpers/mcp-policy-server.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
+import { cli } from '../helpers/redis-topologies.ts';
 import { startToolgate, type RunningToolgate } from '../helpers/toolgate.ts';
 import { startValidator, type ValidatorProcess } from '../helpers/validator-process.ts';
 import { grpcClients, refusal, type GrpcClients } from '../unit/grpc/client.ts';
@@ -385,6 +386,17 @@ describe('gRPC API', () => {
       }
       const gone = await sharedApi.call<{ changed: boolean }>('GrantAdmin', 'DeleteRow', { row }, admin);
       assert.equal(gone.changed, true);
+    });
+
+    it('with Redis grants: GrantAdmin writes over the sidecar’s shared connection and opens none of its own', async () => {
+      await sharedApi.call('GrantAdmin', 'GetRevision', {}, admin);
+      await sharedApi.call('GrantAdmin', 'ListRows', { tool: 'search_docs' }, admin);
+      const names = (await cli(redis.port, 'CLIENT', 'LIST'))
+        .split('\n')
+        .map((line) => /(?:^| )name=(\S*)/.exec(line)?.[1] ?? '')
+        .filter((name) => name.startsWith('toolgate'))
+        .sort();
+      assert.deepEqual(names, ['toolgate-shared', 'toolgate-subscriber']);
     });
 
     it('with Redis grants: set, list, delete and revision as the CLI does, and the change is in force', async () => {
