@@ -1,11 +1,11 @@
-import type { RedisClient } from '../cache/redis.ts';
 import type { GrantRow } from '../config/policy/grant-row.ts';
 import type { FileGrantStore } from './file-store.ts';
+import type { RedisGrantSource } from './sources/redis.ts';
 
-/** Where the revision lives: the file store in process, or the domain's keys in Redis. */
+/** Where the revision lives: the file store in process, or the domain's keys in Redis (its grant source). */
 export type RevisionHome =
   | { readonly kind: 'file'; readonly store: FileGrantStore; readonly rows: () => readonly GrantRow[] }
-  | { readonly kind: 'redis'; readonly client: RedisClient; readonly domain: string }
+  | { readonly kind: 'redis'; readonly source: RedisGrantSource }
   | { readonly kind: 'none' };
 
 /**
@@ -20,10 +20,8 @@ export function revisionBumper(home: RevisionHome): () => Promise<number | undef
       return () => Promise.resolve(home.store.replaceRows(home.rows()));
     case 'redis':
       return async () => {
-        // Loaded here: the Redis grant source pulls in ioredis, which only a Redis URL may load.
-        const { createRedisSource } = await import('./sources/redis.ts');
-        const bumped = await createRedisSource(home.client, home.domain)?.bump();
-        return bumped?.ok === true ? bumped.revision : undefined;
+        const bumped = await home.source.bump();
+        return bumped.ok ? bumped.revision : undefined;
       };
     case 'none':
       return () => Promise.resolve(undefined);

@@ -127,7 +127,7 @@ export async function openPolicy(
   const grants = opened.store;
   stack.defer(() => grants.close());
   if (opened.source === 'file') fileGrants = opened.store;
-  // GrantAdmin writes rows over the same command connection: no connection of its own.
+  // The domain's rows in Redis over the shared command connection: revision bumps and GrantAdmin write through it.
   const grantRows =
     opened.source === 'redis' && shared !== undefined
       ? (await import('../grants/sources/redis.ts')).createRedisSource(shared.client, settings.policyDomain)
@@ -245,9 +245,9 @@ export async function openPolicy(
   const bumpRevision = revisionBumper(
     fileGrants !== undefined
       ? { kind: 'file', store: fileGrants, rows: () => current.policy.grants }
-      : shared === undefined
+      : grantRows === undefined
         ? { kind: 'none' }
-        : { kind: 'redis', client: shared.client, domain: settings.policyDomain },
+        : { kind: 'redis', source: grantRows },
   );
   let isSynced = false;
   const firstSync = sync.start().then(() => {

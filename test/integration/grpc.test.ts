@@ -388,6 +388,19 @@ describe('gRPC API', () => {
       assert.equal(gone.changed, true);
     });
 
+    it('with Redis grants: approving a contract moves the revision in Redis, without a grant change', async () => {
+      const before = await sharedApi.call<{ revision: number }>('GrantAdmin', 'GetRevision', {}, admin);
+      const approved = await sharedApi.call<{ revision: number }>(
+        'ContractService',
+        'ApproveContract',
+        { tool: 'search_docs' },
+        admin,
+      );
+      assert.equal(approved.revision, before.revision + 1);
+      const after = await sharedApi.call<{ revision: number }>('GrantAdmin', 'GetRevision', {}, admin);
+      assert.equal(after.revision, approved.revision);
+    });
+
     it('with Redis grants: GrantAdmin writes over the sidecar’s shared connection and opens none of its own', async () => {
       await sharedApi.call('GrantAdmin', 'GetRevision', {}, admin);
       await sharedApi.call('GrantAdmin', 'ListRows', { tool: 'search_docs' }, admin);
