@@ -1,4 +1,4 @@
-import { childPointer } from '../json/pointer.ts';
+import { childPointer, pointerOf, type Reached } from '../json/pointer.ts';
 
 /**
  * Size bounds on arguments, checked before the compiled validator runs so
@@ -56,10 +56,10 @@ export function checkBounds(args: unknown, bounds: ArgumentBounds = DEFAULT_BOUN
       continue;
     }
     if (typeof value === 'number') {
-      if (!Number.isFinite(value)) return notJson(pathOf(visit));
+      if (!Number.isFinite(value)) return notJson(pointerOf(visit));
       continue;
     }
-    if (typeof value !== 'object' || !(Array.isArray(value) || isPlainObject(value))) return notJson(pathOf(visit));
+    if (typeof value !== 'object' || !(Array.isArray(value) || isPlainObject(value))) return notJson(pointerOf(visit));
     if (depth + 1 > bounds.maxDepth) return { ok: false, code: 'bounds_exceeded' };
     const keys = Array.isArray(value) ? undefined : Object.keys(value);
     const children = keys === undefined ? (value as unknown[]).length : keys.length;
@@ -68,7 +68,7 @@ export function checkBounds(args: unknown, bounds: ArgumentBounds = DEFAULT_BOUN
     if (keys === undefined) {
       const items = value as unknown[];
       for (let i = items.length - 1; i >= 0; i--) {
-        if (!Object.hasOwn(items, i)) return notJson([...pathOf(visit), i]);
+        if (!Object.hasOwn(items, i)) return notJson(childPointer(pointerOf(visit), i));
         stack.push({ value: items[i], depth: depth + 1, parent: visit, key: i });
       }
       continue;
@@ -82,19 +82,11 @@ export function checkBounds(args: unknown, bounds: ArgumentBounds = DEFAULT_BOUN
   return { ok: true };
 }
 
-interface Visit {
+interface Visit extends Reached {
   readonly value: unknown;
   readonly depth: number;
-  readonly parent: Visit | undefined;
-  readonly key: string | number;
 }
 
-function pathOf(visit: Visit): (string | number)[] {
-  const path: (string | number)[] = [];
-  for (let v: Visit | undefined = visit; v?.parent !== undefined; v = v.parent) path.push(v.key);
-  return path.reverse();
-}
-
-function notJson(path: readonly (string | number)[]): BoundsCheck {
-  return { ok: false, code: 'not_json', instancePath: path.reduce<string>(childPointer, '') };
+function notJson(instancePath: string): BoundsCheck {
+  return { ok: false, code: 'not_json', instancePath };
 }

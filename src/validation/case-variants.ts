@@ -1,6 +1,6 @@
 import { foldName } from '../json/fold-name.ts';
 import { isRecord } from '../json/record.ts';
-import { childPointer } from '../json/pointer.ts';
+import { childPointer, pointerOf, type Reached } from '../json/pointer.ts';
 import type { SchemaNode } from './walk.ts';
 
 /**
@@ -50,13 +50,6 @@ export function findCaseVariant(args: unknown, names: DeclaredNames): string | u
   return undefined;
 }
 
-interface Visit {
+interface Visit extends Reached {
   readonly value: unknown;
-  /** Undefined for the arguments themselves. */
-  readonly parent: Visit | undefined;
-  readonly key: string | number;
-}
-
-function pointerOf(visit: Visit): string {
-  return visit.parent === undefined ? '' : childPointer(pointerOf(visit.parent), visit.key);
 }
