@@ -4,7 +4,6 @@ import type { ToolCall } from '../mcp/tool-call.ts';
 import { idempotencyOutcome, type IdempotencyOutcome } from '../telemetry/channels.ts';
 import { log } from '../telemetry/log.ts';
 import { ResponseCapture, type StoredResponse } from '../upstream/capture.ts';
-import { idOf } from '../upstream/forward.ts';
 import { argumentsDigest, KEY_HEADER, KEY_META, scopedKey } from './idempotency-key.ts';
 import type { IdempotencyStore, Settlement } from './idempotency-store.ts';
 import { runCall, type CallEnd, type CallIo, type CallPlan, type Upstream } from './run.ts';
@@ -80,7 +79,7 @@ export async function runKeyed(deps: KeyedCallDeps, keyed: KeyedCall, plan: Call
       break;
   }
   tell('executed');
-  const capture = new ResponseCapture(idOf(io.rpcId), deps.maxResultBytes);
+  const capture = new ResponseCapture(io.rpcId, deps.maxResultBytes);
   let end: CallEnd | undefined;
   try {
     end = await runCall(deps.upstream, plan, {

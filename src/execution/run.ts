@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExponentialBackoff, fullJitterGenerator, type IBackoff } from 'cockatiel';
 import type { Pool } from 'undici';
+import type { JsonRpcId } from '../mcp/jsonrpc.ts';
 import { upstreamRetry } from '../telemetry/channels.ts';
 import {
   attempt,
@@ -37,6 +38,8 @@ export interface CallPlan {
 
 /** The call's request (its body whole) and what watches its answer. */
 export interface CallIo extends UpstreamRequest {
+  /** A tools/call was classified, so its id is known. */
+  readonly rpcId: JsonRpcId;
   readonly body: Buffer;
   readonly onResponseHead?: ResponseHeadHook | undefined;
   readonly onResponseChunk?: ((chunk: Buffer) => void) | undefined;

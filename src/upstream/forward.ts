@@ -233,7 +233,7 @@ export interface UpstreamRequest {
   readonly rpcId: JsonRpcId | (() => JsonRpcId);
 }
 
-export function idOf(rpcId: UpstreamRequest['rpcId']): JsonRpcId {
+function idOf(rpcId: UpstreamRequest['rpcId']): JsonRpcId {
   return typeof rpcId === 'function' ? rpcId() : rpcId;
 }
 
