@@ -218,7 +218,7 @@ export function parseArguments(text: string): Record<string, unknown> | undefine
   try {
     const v: unknown = JSON.parse(text);
     // Read as the MCP path reads a body: a repeated name is refused there too.
-    return isRecord(v) && !hasDuplicateKeys(text) ? v : undefined;
+    return isRecord(v) && !hasDuplicateKeys(text, v) ? v : undefined;
   } catch {
     return undefined;
   }

@@ -9,18 +9,44 @@ const BACKSLASH = 0x5c;
 
 /** Index just past the string literal whose opening quote is at `start`. */
 export function stringEnd(text: string, start: number): number {
-  let i = start + 1;
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) return i + 1;
-    i += c === BACKSLASH ? 2 : 1;
-  }
+  // indexOf skips the characters of a string natively; a quote is its end
+  // unless an odd run of backslashes escapes it.
+  let quote = text.indexOf('"', start + 1);
+  while (escaped(text, quote)) quote = text.indexOf('"', quote + 1);
+  return quote + 1;
+}
+
+function escaped(text: string, quote: number): boolean {
+  let i = quote - 1;
+  while (text.charCodeAt(i) === BACKSLASH) i--;
+  return (quote - 1 - i) % 2 === 1;
 }
 
 /** The decoded value of the string literal `text[start, end)`. */
 export function stringValue(text: string, start: number, end: number): string {
   const raw = text.slice(start + 1, end - 1);
   return raw.includes('\\') ? (JSON.parse(text.slice(start, end)) as string) : raw;
+}
+
+/**
+ * How many member names the objects of a JSON text hold, all together,
+ * repeats included. In valid JSON a string is a member name exactly when a
+ * colon follows it, so no nesting needs tracking: the scan goes from quote to
+ * quote.
+ */
+export function memberNameCount(text: string): number {
+  let names = 0;
+  for (let quote = text.indexOf('"'); quote !== -1;) {
+    let next = stringEnd(text, quote);
+    while (isWhitespace(text.charCodeAt(next))) next++;
+    if (text.charCodeAt(next) === COLON) names++;
+    quote = text.indexOf('"', next);
+  }
+  return names;
+}
+
+function isWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 /**
@@ -52,3 +78,4 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+const COLON = 0x3a;

@@ -129,7 +129,7 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
   const parsed = parseJson(body);
   if (!parsed.ok) return reject(parsed.code, null);
   // For the same reason: a repeated member name is read differently by different parsers.
-  if (hasDuplicateKeys(parsed.text)) return reject('duplicate_key', null);
+  if (hasDuplicateKeys(parsed.text, parsed.value)) return reject('duplicate_key', null);
   const msg = parsed.value;
   if (!isRecord(msg)) return reject('invalid_request', null);
 

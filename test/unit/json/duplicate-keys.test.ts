@@ -54,6 +54,13 @@ describe('hasDuplicateKeys', () => {
       '{"params":{},"param\\u017f":{}}',
       '{"key":1,"\\u212aey":2}',
       '{"Straße":1,"STRASSE":2}',
+      '{"aB":1,"ab":2}',
+      '{"AB":1,"Ab":2}',
+      '{"__proto__":1,"__proto__":2}',
+      '{"__proto__":{"a":1,"a":2}}',
+      '{"a" :1,"a"\n\t:2}',
+      '{"a\\\\":1,"a\\u005c":2}',
+      '[{"x":1},[[{"y":{"z":1,"Z":2}}]]]',
     ];
     for (const text of duplicated) assert.equal(hasDuplicateKeys(text), true, text);
   });
@@ -69,8 +76,17 @@ describe('hasDuplicateKeys', () => {
       '[]',
       '{"name":{"Name":1},"other":[{"name":2}]}',
       '{"i":1,"\\u0130":2}',
+      '{"A":1,"B":2,"C":{"A":1}}',
+      '{"a":"\\":1,\\"a\\":2","b":"x\\\\","c":1}',
+      '{"__proto__":{"a":1},"a":{"__proto__":1}}',
     ];
     for (const text of clean) assert.equal(hasDuplicateKeys(text), false, text);
+  });
+
+  it('stays linear in an object of many names that fold to other spellings', () => {
+    const names = Array.from({ length: 50_000 }, (_, i) => `"Name${i}":${i}`);
+    assert.equal(hasDuplicateKeys(`{${names.join(',')}}`), false);
+    assert.equal(hasDuplicateKeys(`{${names.join(',')},"NAME7":0}`), true);
   });
 
   it('agrees with a reference reading on every valid document of the JSON parsing corpus', { skip }, () => {
