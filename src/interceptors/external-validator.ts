@@ -63,9 +63,20 @@ export function createExternalValidators(clients: ValidatorCaller): ExternalVali
   };
 }
 
+/** Per policy (policies are immutable and replaced whole on reload): the validators each event hooks, in priority order. */
+const hooked = new WeakMap<readonly ValidatorConfig[], Map<string | undefined, readonly ValidatorConfig[]>>();
+
 function hookedFor(ex: Exchange): readonly ValidatorConfig[] {
+  const all = ex.policy.validators;
+  let byEvent = hooked.get(all);
+  if (byEvent === undefined) hooked.set(all, (byEvent = new Map()));
   const event = ex.message.method;
-  return ex.policy.validators.filter((v) => v.hooks.some((h) => h.event === event && h.phase === PHASE));
+  let found = byEvent.get(event);
+  if (found === undefined) {
+    found = all.filter((v) => v.hooks.some((h) => h.event === event && h.phase === PHASE));
+    byEvent.set(event, found);
+  }
+  return found;
 }
 
 function decide(validators: readonly ValidatorConfig[], outcomes: readonly ValidatorOutcome[]): Verdict {
