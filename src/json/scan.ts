@@ -12,8 +12,9 @@ export function stringEnd(text: string, start: number): number {
   // indexOf skips the characters of a string natively; a quote is its end
   // unless an odd run of backslashes escapes it.
   let quote = text.indexOf('"', start + 1);
-  while (escaped(text, quote)) quote = text.indexOf('"', quote + 1);
-  return quote + 1;
+  while (quote !== -1 && escaped(text, quote)) quote = text.indexOf('"', quote + 1);
+  // Unterminated (never so in text JSON.parse accepted): the string runs to the end, and so does every scan.
+  return quote === -1 ? text.length : quote + 1;
 }
 
 function escaped(text: string, quote: number): boolean {
