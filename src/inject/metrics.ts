@@ -3,7 +3,7 @@
  * port. Every outcome's series exists from the start at 0, so the first
  * denial is an increase an alert can see.
  */
-import { Counter, Registry } from 'prom-client';
+import { Counter, Registry } from '../telemetry/prom.ts';
 import { collectProcessMetrics } from '../telemetry/process-metrics.ts';
 import { OUTCOMES } from './review.ts';
 import type { Outcome } from './review.ts';

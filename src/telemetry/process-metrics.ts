@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, type Registry } from 'prom-client';
+import { collectDefaultMetrics, type Registry } from './prom.ts';
 
 /**
  * How often the event-loop delay is sampled. prom-client's default, 10 ms,

@@ -1,4 +1,4 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, type Registry } from '../prom.ts';
 import { auditRecord, on, type AuditRecord, type Subscription } from '../channels.ts';
 
 /** The audit queue: events queued for writing, or dropped because it was full. */

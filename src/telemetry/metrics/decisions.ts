@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from '../prom.ts';
 import { decision, discovery, on, type Decision, type DiscoveryDone, type Subscription } from '../channels.ts';
 import { FastCounter, FastHistogram } from '../fast-metrics.ts';
 import { keywordLabels } from '../keywords.ts';

@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from '../prom.ts';
 import {
   approvalEvent,
   breakerChange,

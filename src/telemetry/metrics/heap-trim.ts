@@ -1,4 +1,4 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, type Registry } from '../prom.ts';
 import { heapTrim, on, type HeapTrim, type Subscription } from '../channels.ts';
 
 /** The heap trims (telemetry/heap-trim.ts), idle and after a large load: how often they ran and what they gave back. */

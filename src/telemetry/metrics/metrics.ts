@@ -1,4 +1,4 @@
-import { Registry } from 'prom-client';
+import { Registry } from '../prom.ts';
 import { auditMetrics } from './audit.ts';
 import { contractsMetrics } from './contracts.ts';
 import { decisionsMetrics } from './decisions.ts';
