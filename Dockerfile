@@ -25,6 +25,8 @@ WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 COPY --chown=root:root package.json ./
+# Read at run time beside dist/: the gRPC API and the external validators' client load their messages from it.
+COPY --chown=root:root proto ./proto
 # Numeric so the kubelet can verify runAsNonRoot; files stay root-owned and read-only to it.
 USER 1000:1000
 EXPOSE 8080 9090 8443

@@ -30,21 +30,32 @@ process.once('exit', () => {
 const ATTEMPTS = 3;
 const PORT_IN_USE = /port \d+ is in use/;
 
-/** A toolgate replica as its own process (src/cli.ts), ready once /readyz says so. */
-export async function startToolgateProcess(upstream: string, flags: readonly string[]): Promise<ToolgateProcess> {
+/**
+ * A toolgate replica as its own process, ready once /readyz says so: src/cli.ts,
+ * or `cli` (a compiled build's entry point).
+ */
+export async function startToolgateProcess(
+  upstream: string,
+  flags: readonly string[],
+  { cli = CLI }: { cli?: string } = {},
+): Promise<ToolgateProcess> {
   for (let attempt = 1; ; attempt++) {
-    const started = await spawnReplica(upstream, flags);
+    const started = await spawnReplica(cli, upstream, flags);
     if (started !== 'port_in_use') return started;
     if (attempt === ATTEMPTS) assert.fail(`toolgate found its port taken ${ATTEMPTS} times`);
   }
 }
 
-async function spawnReplica(upstream: string, flags: readonly string[]): Promise<ToolgateProcess | 'port_in_use'> {
+async function spawnReplica(
+  cli: string,
+  upstream: string,
+  flags: readonly string[],
+): Promise<ToolgateProcess | 'port_in_use'> {
   const [port, adminPort] = [await freePort(), await freePort()];
   const child = spawn(
     process.execPath,
     [
-      CLI,
+      cli,
       '--upstream',
       upstream,
       '--host',
