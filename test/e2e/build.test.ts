@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
@@ -38,11 +48,11 @@ interface Copy {
   readonly dest: string;
 }
 
-function finalStageCopies(): Copy[] {
+/** The final stage's COPY lines and ENV settings, in order. */
+function finalStage(): { copies: Copy[]; env: Record<string, string> } {
   const lines = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').split('\n');
-  const finalFrom = lines.findLastIndex((l) => /^FROM\s/i.test(l));
-  return lines
-    .slice(finalFrom)
+  const stage = lines.slice(lines.findLastIndex((l) => /^FROM\s/i.test(l)));
+  const copies = stage
     .filter((l) => /^COPY\s/i.test(l))
     .map((l) => {
       const words = l.trim().split(/\s+/).slice(1);
@@ -50,23 +60,43 @@ function finalStageCopies(): Copy[] {
       const paths = words.filter((w) => !w.startsWith('--'));
       return { from, sources: paths.slice(0, -1), dest: paths.at(-1) as string };
     });
+  const env = Object.fromEntries(
+    stage
+      .filter((l) => /^ENV\s/i.test(l))
+      .map((l) => /^ENV\s+([A-Z_]+)=(\S+)$/i.exec(l.trim()))
+      .map((m, i) => {
+        assert.ok(m !== null, `ENV line ${i + 1} of the final stage is not NAME=value`);
+        return [m[1] as string, m[2] as string];
+      }),
+  );
+  return { copies, env };
 }
 
-/** Where this checkout keeps what a COPY takes from another stage. */
-const STAGE_OUTPUTS: Readonly<Record<string, string>> = {
-  'build /app/dist': 'dist',
-  'deps /app/node_modules': 'node_modules',
+/** How this checkout stands in for what a COPY takes from another stage: lays it out at `dest`, inside `app`. */
+const STAGE_OUTPUTS: Readonly<Record<string, (dest: string, app: string) => void>> = {
+  'build /app/dist': (dest) => cpSync(join(ROOT, 'dist'), dest, { recursive: true }),
+  'deps /app/node_modules': (dest) => symlinkSync(join(ROOT, 'node_modules'), dest),
+  // The stage's RUN, with the same files at the same paths (the cache is keyed by them).
+  'compile-cache /tmp/compile-cache': (dest, app) => {
+    const warmed = spawnSync(process.execPath, [join(app, 'dist/warm-compile-cache.js')], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_COMPILE_CACHE: dest },
+    });
+    assert.equal(warmed.status, 0, warmed.stderr);
+  },
 };
 
 /**
  * The image's /app, laid out from this checkout as the final stage's COPY
- * lines say, without a container engine. The build is copied, not linked:
- * compiled modules find proto/ and package.json relative to where they are.
+ * lines say, without a container engine, and the stage's ENV with /app read
+ * as that directory. The build is copied, not linked: compiled modules find
+ * proto/ and package.json relative to where they are.
  */
-function imageApp(): string {
+function imageApp(): { app: string; env: Record<string, string> } {
   const app = join(mkdtempSync(join(tmpdir(), 'toolgate-image-')), 'app');
   mkdirSync(app);
-  for (const copy of finalStageCopies()) {
+  const stage = finalStage();
+  for (const copy of stage.copies) {
     for (const source of copy.sources) {
       // As Docker reads it: a destination ending in / (or taking several sources) is a directory.
       const intoDir = copy.dest.endsWith('/') || copy.sources.length > 1;
@@ -75,22 +105,39 @@ function imageApp(): string {
         cpSync(join(ROOT, source), dest, { recursive: true });
         continue;
       }
-      const local = STAGE_OUTPUTS[`${copy.from} ${source}`];
-      assert.ok(local !== undefined, `no local stand-in for COPY --from=${copy.from} ${source}: add one here`);
-      if (local === 'node_modules') symlinkSync(join(ROOT, local), dest);
-      else cpSync(join(ROOT, local), dest, { recursive: true });
+      const layOut = STAGE_OUTPUTS[`${copy.from} ${source}`];
+      assert.ok(layOut !== undefined, `no local stand-in for COPY --from=${copy.from} ${source}: add one here`);
+      layOut(dest, app);
     }
   }
-  return app;
+  const env = Object.fromEntries(
+    Object.entries(stage.env).map(([name, value]) => [name, value.replace(/^\/app(?=\/|$)/, app)]),
+  );
+  return { app, env };
+}
+
+/** Every file under `dir`, with its size and modification time. */
+function listing(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => {
+      const st = statSync(join(dir, f));
+      return `${f} ${st.size} ${st.mtimeMs}`;
+    })
+    .sort();
 }
 
 // The sidecar reads proto/ beside dist/ for its gRPC API and external validators: an image
-// without it crashes at start with --grpc, and fails every validator call closed.
+// without it crashes at start with --grpc, and fails every validator call closed. The compile
+// cache is only worth its bytes if it holds what a sidecar loads.
 test(
-  'the image holds what the build reads at run time: gRPC and a validator work from it',
+  'the image holds what the build reads at run time: gRPC, a validator, and every module compiled',
   { timeout: 120_000 },
   async () => {
-    const app = imageApp();
+    const { app, env } = imageApp();
+    const cache = env.NODE_COMPILE_CACHE;
+    assert.ok(cache !== undefined, 'the image points Node at its compile cache');
+    const warmed = listing(cache);
+    assert.ok(warmed.length > 100, `the compile cache holds the modules' code (${warmed.length} files)`);
     const [upstream, validator] = await Promise.all([startPolicyServer(), startValidator({ quiet: true })]);
     const key = 'image-key-5f0c9e2b7d4a1e8c3b6f';
     writeFileSync(join(app, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(key)}, principal: alice, scopes: [docs] }\n`);
@@ -105,7 +152,7 @@ test(
       gate = await startToolgateProcess(
         upstream.origin,
         ['--policy-file', join(app, 'policy.yaml'), '--grpc', 'true', '--grpc-port', String(await freePort())],
-        { cli: join(app, 'dist/cli.js') },
+        { cli: join(app, 'dist/cli.js'), env },
       );
       const url = gate.url;
       const call = (query: string) =>
@@ -123,6 +170,9 @@ test(
       assert.ok(passed(allowed), allowed.text);
       // Refused for what the validator said, not because it could not be asked.
       assert.equal(refusalOf(await call('BLOCK this'))?.code, 'validator_denied');
+      await gate.close();
+      // Node writes at exit what it had to compile: nothing, when the build step left nothing out.
+      assert.deepEqual(listing(cache), warmed, 'the sidecar found every module it loaded in the cache');
     } finally {
       await gate?.close();
       await Promise.all([upstream.close(), validator.close()]);

@@ -30,24 +30,29 @@ process.once('exit', () => {
 const ATTEMPTS = 3;
 const PORT_IN_USE = /port \d+ is in use/;
 
-/**
- * A toolgate replica as its own process, ready once /readyz says so: src/cli.ts,
- * or `cli` (a compiled build's entry point).
- */
+interface Launch {
+  /** The entry point: src/cli.ts, or a compiled build's. */
+  readonly cli: string;
+  /** Set in the process's environment, over this one's. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** A toolgate replica as its own process, ready once /readyz says so. */
 export async function startToolgateProcess(
   upstream: string,
   flags: readonly string[],
-  { cli = CLI }: { cli?: string } = {},
+  launch: Partial<Launch> = {},
 ): Promise<ToolgateProcess> {
+  const how = { cli: launch.cli ?? CLI, env: launch.env ?? {} };
   for (let attempt = 1; ; attempt++) {
-    const started = await spawnReplica(cli, upstream, flags);
+    const started = await spawnReplica(how, upstream, flags);
     if (started !== 'port_in_use') return started;
     if (attempt === ATTEMPTS) assert.fail(`toolgate found its port taken ${ATTEMPTS} times`);
   }
 }
 
 async function spawnReplica(
-  cli: string,
+  { cli, env }: Launch,
   upstream: string,
   flags: readonly string[],
 ): Promise<ToolgateProcess | 'port_in_use'> {
@@ -72,6 +77,7 @@ async function spawnReplica(
     ],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...env },
     },
   );
   let portTaken = false;

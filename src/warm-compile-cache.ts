@@ -1,0 +1,63 @@
+/**
+ * A step of the image build (Dockerfile), not of the sidecar: fills Node's
+ * compile cache (the directory NODE_COMPILE_CACHE names) with V8 code for
+ * every module toolgate can load, so that a sidecar started with the same
+ * NODE_COMPILE_CACHE reads its modules' code instead of compiling them.
+ * Start-up is mostly compiling: docs/benchmarks.md has what this saves.
+ *
+ * Importing almost does it: no module runs anything when imported except
+ * the entry point, which is run with --version instead. What a module loads
+ * only when used is loaded by using it: undici loads its HTTP parser with a
+ * pool's first connection. test/e2e/build.test.ts starts a sidecar on the
+ * cache this leaves and checks that it compiled nothing more.
+ *
+ * Node keeps one cache per user ID: this must run as the user the sidecar
+ * runs as.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { flushCompileCache, getCompileCacheDir } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { UpstreamPool } from './upstream/pool.ts';
+
+const ENTRY = 'cli.js';
+const NOT_IMPORTED = new Set([ENTRY, 'warm-compile-cache.js']);
+
+if (getCompileCacheDir() === undefined) {
+  process.stderr.write('warm-compile-cache: NODE_COMPILE_CACHE must name a directory Node can write\n');
+  process.exit(2);
+}
+const modules = readdirSync(import.meta.dirname, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.js') && !NOT_IMPORTED.has(file))
+  .sort();
+if (modules.length === 0) {
+  process.stderr.write('warm-compile-cache: no compiled modules beside it; run the one in dist/\n');
+  process.exit(2);
+}
+for (const file of modules) await import(pathToFileURL(join(import.meta.dirname, file)).href);
+await firstConnection();
+flushCompileCache();
+// A child of its own, with this environment and so this cache: imported here, it would start a sidecar.
+const entry = spawnSync(process.execPath, [join(import.meta.dirname, ENTRY), '--version'], { stdio: 'ignore' });
+if (entry.status !== 0) {
+  process.stderr.write(`warm-compile-cache: ${ENTRY} --version exited ${entry.status}\n`);
+  process.exit(1);
+}
+process.stdout.write(`warm-compile-cache: ${modules.length} modules and their dependencies\n`);
+
+/** One request over the upstream pool to a loopback server that answers 204. */
+async function firstConnection(): Promise<void> {
+  const server = createServer((_req, res) => res.writeHead(204).end());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const pool = new UpstreamPool(new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), {}, 0);
+  try {
+    const res = await pool.request({ path: '/', method: 'GET' });
+    await res.body.dump();
+  } finally {
+    await pool.close();
+    server.close();
+  }
+}
