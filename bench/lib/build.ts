@@ -9,6 +9,12 @@ export interface Build {
   readonly cli: string;
   /** bench/floor.ts with its types stripped, so the floor, too, runs without the type-stripping loader. */
   readonly floor: string;
+  /**
+   * What the image sets in the sidecar's environment beyond its files: NODE_COMPILE_CACHE, filled
+   * by the build's dist/warm-compile-cache.js as the Dockerfile fills it (none when the checkout
+   * predates it).
+   */
+  readonly env: Readonly<Record<string, string>>;
 }
 
 const ownRoot = resolve(import.meta.dirname, '..', '..');
@@ -56,5 +62,13 @@ export function compile(checkout: string = ownRoot): Build {
     ],
     { stdio: 'inherit' },
   );
-  return { cli: join(out, 'dist', 'cli.js'), floor };
+  return { cli: join(out, 'dist', 'cli.js'), floor, env: warmCompileCache(out) };
+}
+
+function warmCompileCache(out: string): Record<string, string> {
+  const warm = join(out, 'dist', 'warm-compile-cache.js');
+  if (!existsSync(warm)) return {};
+  const env = { NODE_COMPILE_CACHE: join(out, 'compile-cache') };
+  execFileSync(process.execPath, [warm], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
+  return env;
 }

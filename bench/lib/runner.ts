@@ -193,7 +193,7 @@ export async function runBenchmark(
   const warnings: string[] = [];
   const targets = new Map<string, Target>();
   const stub = await startStub();
-  const ownCtx: StartContext = { stub, cli: builds.own.cli, floor: builds.own.floor };
+  const ownCtx: StartContext = { stub, cli: builds.own.cli, cliEnv: builds.own.env, floor: builds.own.floor };
   const startTarget = async (key: string, launcherName: string, ctx: StartContext): Promise<void> => {
     if (targets.has(key)) return;
     const launch = launchers[launcherName];
@@ -332,10 +332,10 @@ export async function runBenchmark(
     // beside a measured pair on its CPU they read as that pair's noise.
     for (const [index, c] of cases.entries()) {
       const began = performance.now();
-      const baselineCli = c.cpuVsFloor ? builds.baseline?.cli : undefined;
+      const baseline = c.cpuVsFloor ? builds.baseline : undefined;
       const keys = [
         c.target,
-        ...(baselineCli === undefined ? [] : [`${c.target}@baseline`]),
+        ...(baseline === undefined ? [] : [`${c.target}@baseline`]),
         ...(c.partner === undefined ? [] : [c.partner.target]),
       ];
       if (c.firstPass) {
@@ -349,8 +349,13 @@ export async function runBenchmark(
       }
       try {
         await startTarget(c.target, c.target, ownCtx);
-        if (baselineCli !== undefined)
-          await startTarget(`${c.target}@baseline`, c.target, { ...ownCtx, cli: baselineCli, baseline: true });
+        if (baseline !== undefined)
+          await startTarget(`${c.target}@baseline`, c.target, {
+            ...ownCtx,
+            cli: baseline.cli,
+            cliEnv: baseline.env,
+            baseline: true,
+          });
         if (c.partner !== undefined) await startTarget(c.partner.target, c.partner.target, ownCtx);
         const target = targets.get(c.target) as Target;
         for (const t of [target, ...(c.partner === undefined ? [] : [targets.get(c.partner.target) as Target])]) {

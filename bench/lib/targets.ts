@@ -42,6 +42,8 @@ export interface StartContext {
   readonly stub: Target;
   /** The compiled toolgate entry point to run (this checkout's, or the baseline's). */
   readonly cli: string;
+  /** The environment the image gives that build (Build.env). */
+  readonly cliEnv: Readonly<Record<string, string>>;
   /** The compiled floor. */
   readonly floor: string;
   /** Set when `cli` is the BENCH_BASELINE build. */
@@ -134,7 +136,7 @@ export function toolgate(
         String(adminPort),
         ...(ctx.baseline === true ? (opts.args ?? []).map((arg) => forBaseline(ctx.cli, arg)) : (opts.args ?? [])),
       ],
-      opts.env,
+      { ...ctx.cliEnv, ...opts.env },
       'proxies',
     );
     // Generous: a policy start on a starved shared machine can take tens of seconds.
