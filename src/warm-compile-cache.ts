@@ -8,8 +8,9 @@
  * Importing almost does it: no module runs anything when imported except
  * the entry point, which is run with --version instead. What a module loads
  * only when used is loaded by using it: undici loads its HTTP parser with a
- * pool's first connection. test/e2e/build.test.ts starts a sidecar on the
- * cache this leaves and checks that it compiled nothing more.
+ * pool's first connection, and CEL is loaded with the first grant condition.
+ * test/e2e/build.test.ts starts a sidecar on the cache this leaves and checks
+ * that it compiled nothing more.
  *
  * Node keeps one cache per user ID: this must run as the user the sidecar
  * runs as.
@@ -21,6 +22,7 @@ import { flushCompileCache, getCompileCacheDir } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { cel } from './config/policy/cel.ts';
 import { UpstreamPool } from './upstream/pool.ts';
 
 const ENTRY = 'cli.js';
@@ -39,6 +41,7 @@ if (modules.length === 0) {
 }
 for (const file of modules) await import(pathToFileURL(join(import.meta.dirname, file)).href);
 await firstConnection();
+cel();
 flushCompileCache();
 // A child of its own, with this environment and so this cache: imported here, it would start a sidecar.
 const entry = spawnSync(process.execPath, [join(import.meta.dirname, ENTRY), '--version'], { stdio: 'ignore' });

@@ -144,7 +144,7 @@ test(
     writeFileSync(
       join(app, 'policy.yaml'),
       'version: 1\nauthentication:\n  staticKeys: { file: keys.yaml }\n' +
-        'grants:\n  - { principal: "*", tool: search_docs, scopes: [docs], effect: allow }\n' +
+        'grants:\n  - { principal: "*", tool: search_docs, scopes: [docs], effect: allow, when: "size(args) >= 0" }\n' +
         `validators:\n  - { name: pii, target: "${validator.target}", hooks: [{ event: tools/call, phase: request }], timeoutMs: 2000 }\n`,
     );
     let gate: ToolgateProcess | undefined;
