@@ -8,7 +8,8 @@
  * Importing almost does it: no module runs anything when imported except
  * the entry point, which is run with --version instead. What a module loads
  * only when used is loaded by using it: undici loads its HTTP parser with a
- * pool's first connection, and CEL is loaded with the first grant condition.
+ * pool's first connection, CEL with the first grant condition, and the
+ * OpenTelemetry SDK when tracing is on.
  * test/e2e/build.test.ts starts a sidecar on the cache this leaves and checks
  * that it compiled nothing more.
  *
@@ -23,6 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { cel } from './config/policy/cel.ts';
+import { startOtelSdk } from './telemetry/otel-sdk.ts';
 import { UpstreamPool } from './upstream/pool.ts';
 
 const ENTRY = 'cli.js';
@@ -42,6 +44,7 @@ if (modules.length === 0) {
 for (const file of modules) await import(pathToFileURL(join(import.meta.dirname, file)).href);
 await firstConnection();
 cel();
+await firstSpan();
 flushCompileCache();
 // A child of its own, with this environment and so this cache: imported here, it would start a sidecar.
 const entry = spawnSync(process.execPath, [join(import.meta.dirname, ENTRY), '--version'], { stdio: 'ignore' });
@@ -62,5 +65,20 @@ async function firstConnection(): Promise<void> {
   } finally {
     await pool.close();
     server.close();
+  }
+}
+
+/** The SDK as tracing starts it, one span exported over OTLP to a loopback receiver that accepts it. */
+async function firstSpan(): Promise<void> {
+  const receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end()));
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  process.env.OTEL_TRACES_EXPORTER = 'otlp';
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  try {
+    const sdk = await startOtelSdk(process.env, 'warm-compile-cache');
+    sdk.tracer.startSpan('warm-compile-cache').end();
+    await sdk.shutdown();
+  } finally {
+    receiver.close();
   }
 }

@@ -11,6 +11,8 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
@@ -130,7 +132,7 @@ function listing(dir: string): string[] {
 // without it crashes at start with --grpc, and fails every validator call closed. The compile
 // cache is only worth its bytes if it holds what a sidecar loads.
 test(
-  'the image holds what the build reads at run time: gRPC, a validator, and every module compiled',
+  'the image holds what the build reads at run time: gRPC, a validator, tracing, and every module compiled',
   { timeout: 120_000 },
   async () => {
     const { app, env } = imageApp();
@@ -139,6 +141,17 @@ test(
     const warmed = listing(cache);
     assert.ok(warmed.length > 100, `the compile cache holds the modules' code (${warmed.length} files)`);
     const [upstream, validator] = await Promise.all([startPolicyServer(), startValidator({ quiet: true })]);
+    // Tracing on, so that the SDK and its exporter are among what the sidecar loads.
+    let exports = 0;
+    const receiver = createServer((req, res) => {
+      exports++;
+      req.resume().on('end', () => res.writeHead(200).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const tracing = {
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+    };
     const key = 'image-key-5f0c9e2b7d4a1e8c3b6f';
     writeFileSync(join(app, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(key)}, principal: alice, scopes: [docs] }\n`);
     writeFileSync(
@@ -152,7 +165,7 @@ test(
       gate = await startToolgateProcess(
         upstream.origin,
         ['--policy-file', join(app, 'policy.yaml'), '--grpc', 'true', '--grpc-port', String(await freePort())],
-        { cli: join(app, 'dist/cli.js'), env },
+        { cli: join(app, 'dist/cli.js'), env: { ...env, ...tracing } },
       );
       const url = gate.url;
       const call = (query: string) =>
@@ -171,11 +184,13 @@ test(
       // Refused for what the validator said, not because it could not be asked.
       assert.equal(refusalOf(await call('BLOCK this'))?.code, 'validator_denied');
       await gate.close();
+      assert.ok(exports > 0, 'the sidecar exported its spans');
       // Node writes at exit what it had to compile: nothing, when the build step left nothing out.
       assert.deepEqual(listing(cache), warmed, 'the sidecar found every module it loaded in the cache');
     } finally {
       await gate?.close();
       await Promise.all([upstream.close(), validator.close()]);
+      receiver.close();
       rmSync(join(app, '..'), { recursive: true, force: true });
     }
   },
