@@ -113,7 +113,11 @@ describe('require_approval over HTTP: one approval lets exactly one identical ca
     assert.equal(result.resultType, 'input_required');
     assert.equal(result.inputRequests.toolgate_approval?.method, 'elicitation/create');
     assert.equal(result.inputRequests.toolgate_approval?.params.mode, 'url');
-    const tampered = `${result.requestState.slice(0, -2)}AA`;
+    // One character changed where all six of its bits count (not the last, whose spare bits may not):
+    // overwriting the tail with a fixed "AA" left the state as it was whenever it already ended so.
+    const at = result.requestState.length - 3;
+    const flipped = result.requestState[at] === 'A' ? 'B' : 'A';
+    const tampered = `${result.requestState.slice(0, at)}${flipped}${result.requestState.slice(at + 1)}`;
     const bad = await call({ amount: 400, currency: 'EUR' }, '2026-07-28', CALLER_KEY, 'refund_payment', {
       ...meta,
       requestState: tampered,
