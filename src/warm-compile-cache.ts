@@ -18,7 +18,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { flushCompileCache, getCompileCacheDir } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -56,9 +56,8 @@ process.stdout.write(`warm-compile-cache: ${modules.length} modules and their de
 
 /** One request over the upstream pool to a loopback server that answers 204. */
 async function firstConnection(): Promise<void> {
-  const server = createServer((_req, res) => res.writeHead(204).end());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const pool = new UpstreamPool(new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), {}, 0);
+  const server = await onLoopback((_req, res) => res.writeHead(204).end());
+  const pool = new UpstreamPool(new URL(server.origin), {}, 0);
   try {
     const res = await pool.request({ path: '/', method: 'GET' });
     await res.body.dump();
@@ -70,10 +69,9 @@ async function firstConnection(): Promise<void> {
 
 /** The SDK as tracing starts it, one span exported over OTLP to a loopback receiver that accepts it. */
 async function firstSpan(): Promise<void> {
-  const receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end()));
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiver = await onLoopback((req, res) => req.resume().on('end', () => res.writeHead(200).end()));
   process.env.OTEL_TRACES_EXPORTER = 'otlp';
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.origin;
   try {
     const sdk = await startOtelSdk(process.env, 'warm-compile-cache');
     sdk.tracer.startSpan('warm-compile-cache').end();
@@ -81,4 +79,13 @@ async function firstSpan(): Promise<void> {
   } finally {
     receiver.close();
   }
+}
+
+async function onLoopback(handler: RequestListener): Promise<{ origin: string; close(): void }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => server.close(),
+  };
 }

@@ -11,11 +11,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
+import { listenOnLoopback, readAll } from '../helpers/http-server.ts';
 import { startPolicyServer } from '../helpers/mcp-policy-server.ts';
 import { freePort } from '../helpers/ports.ts';
 import { passed, post, refusalOf } from '../helpers/raw.ts';
@@ -143,15 +142,12 @@ test(
     const [upstream, validator] = await Promise.all([startPolicyServer(), startValidator({ quiet: true })]);
     // Tracing on, so that the SDK and its exporter are among what the sidecar loads.
     let exports = 0;
-    const receiver = createServer((req, res) => {
+    const receiver = await listenOnLoopback(async (req, res) => {
       exports++;
-      req.resume().on('end', () => res.writeHead(200).end());
+      await readAll(req);
+      res.writeHead(200).end();
     });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const tracing = {
-      OTEL_TRACES_EXPORTER: 'otlp',
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
-    };
+    const tracing = { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.origin };
     const key = 'image-key-5f0c9e2b7d4a1e8c3b6f';
     writeFileSync(join(app, 'keys.yaml'), `keys:\n  - { sha256: ${sha256(key)}, principal: alice, scopes: [docs] }\n`);
     writeFileSync(
@@ -190,7 +186,7 @@ test(
     } finally {
       await gate?.close();
       await Promise.all([upstream.close(), validator.close()]);
-      receiver.close();
+      await receiver.close();
       rmSync(join(app, '..'), { recursive: true, force: true });
     }
   },
