@@ -6,11 +6,17 @@
  * stream: the 5-byte frame, the same protobuf encoding, status from the
  * trailers, no deadline, no checks), all calling the same validator process
  * (`test/helpers/validator-server.ts`) with BENCH_CONCURRENCY calls in
- * flight. The order rotates per round; each figure is the median over rounds.
+ * flight; and against an HTTP/2 PING on the same session, the round trip
+ * without a stream. Beside CPU it reports the main thread's garbage
+ * collection time per 1,000 calls: Node 24's http2 client keeps every
+ * stream's objects alive past the young-generation collections, and that
+ * shows there and nowhere else. The order rotates per round; each figure is
+ * the median over rounds.
  * Knobs: BENCH_ROUNDS (5), BENCH_REQUESTS per round (10000), BENCH_CONCURRENCY (32).
  * Prints one line per round to stderr, then one JSON line.
  */
 import { connect } from 'node:http2';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
 import { serviceClient, serviceDefinition } from '../src/grpc/definitions.ts';
 import type { ValidateRequest } from '../src/grpc/generated/toolgate/v1/ValidateRequest.ts';
@@ -42,7 +48,8 @@ pin(process.pid, 'proxies');
 const clients = new ValidatorClients();
 const method = serviceDefinition('toolgate.v1.Validator').Validate;
 if (method === undefined) throw new Error('no Validate method in proto/');
-const session = connect(`http://${validator.target}`);
+// As many PINGs may be outstanding as calls are in flight (Node cancels those beyond the limit).
+const session = connect(`http://${validator.target}`, { maxOutstandingPings: CONCURRENCY });
 
 const Validator = serviceClient('toolgate.v1.Validator');
 const grpcClient: Client = new Validator(validator.target, credentials.createInsecure(), {
@@ -99,6 +106,24 @@ const wire = (): Promise<void> =>
     stream.end(frame);
   });
 
+const ping = (): Promise<void> =>
+  new Promise((resolve, reject) => {
+    session.ping((err) => (err === null ? resolve() : reject(err)));
+  });
+
+interface Round {
+  readonly cpuUs: number;
+  readonly from: number;
+  readonly to: number;
+}
+
+/** CPU µs per call over one round, and the round's window for the GC entries that fall in it. */
+async function measure(call: () => Promise<void>, n: number): Promise<Round> {
+  const from = performance.now();
+  const cpuUs = await cpuPerCall(call, n);
+  return { cpuUs, from, to: performance.now() };
+}
+
 async function cpuPerCall(call: () => Promise<void>, n: number): Promise<number> {
   const before = process.cpuUsage();
   let next = 0;
@@ -111,20 +136,28 @@ async function cpuPerCall(call: () => Promise<void>, n: number): Promise<number>
   return (used.user + used.system) / n;
 }
 
-const CALLS = { toolgate, grpcJs, wire } as const;
+const CALLS = { toolgate, grpcJs, wire, ping } as const;
 type Contender = keyof typeof CALLS;
 const CONTENDERS = Object.keys(CALLS) as Contender[];
-const samples: Record<Contender, number[]> = { toolgate: [], grpcJs: [], wire: [] };
+const rounds: Record<Contender, Round[]> = { toolgate: [], grpcJs: [], wire: [], ping: [] };
+const gcPauses: Array<{ readonly at: number; readonly ms: number }> = [];
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcPauses.push({ at: e.startTime, ms: e.duration });
+});
+gcObserver.observe({ entryTypes: ['gc'] });
 try {
   for (const which of CONTENDERS) await cpuPerCall(CALLS[which], WARMUP);
   for (let round = 0; round < ROUNDS; round++) {
     const order = CONTENDERS.map((_, i) => CONTENDERS[(i + round) % CONTENDERS.length] as Contender);
-    for (const which of order) samples[which].push(await cpuPerCall(CALLS[which], REQUESTS));
+    for (const which of order) rounds[which].push(await measure(CALLS[which], REQUESTS));
     console.error(
-      `round ${round + 1}/${ROUNDS}: toolgate ${samples.toolgate.at(-1)?.toFixed(1)}, grpc-js ${samples.grpcJs.at(-1)?.toFixed(1)}, http2 ${samples.wire.at(-1)?.toFixed(1)} µs/call`,
+      `round ${round + 1}/${ROUNDS}: ${CONTENDERS.map((c) => `${c} ${rounds[c].at(-1)?.cpuUs.toFixed(1)}`).join(', ')} µs/call`,
     );
   }
+  // GC entries are delivered after the fact; let the last round's arrive.
+  await new Promise((resolve) => setTimeout(resolve, 100));
 } finally {
+  gcObserver.disconnect();
   clients.close();
   grpcClient.close();
   session.close();
@@ -135,9 +168,21 @@ const ratio = (top: number[], bottom: number[]) => {
   const r = spreadOf(top.map((x, i) => x / (bottom[i] as number)));
   return r === undefined ? null : Math.round(r.median * 1000) / 1000;
 };
-const t = spreadOf(samples.toolgate);
-const g = spreadOf(samples.grpcJs);
-const w = spreadOf(samples.wire);
+const cpu = (c: Contender) => rounds[c].map((r) => r.cpuUs);
+/** Main-thread GC pause per 1,000 calls, median over rounds. */
+const gcPer1k = (c: Contender) =>
+  round1(
+    spreadOf(
+      rounds[c].map(
+        (r) =>
+          (gcPauses.filter((g) => g.at >= r.from && g.at < r.to).reduce((sum, g) => sum + g.ms, 0) * 1000) / REQUESTS,
+      ),
+    )?.median,
+  );
+const t = spreadOf(cpu('toolgate'));
+const g = spreadOf(cpu('grpcJs'));
+const w = spreadOf(cpu('wire'));
+const p = spreadOf(cpu('ping'));
 console.log(
   JSON.stringify({
     validator_client_cpu_us_per_call: round1(t?.median),
@@ -146,8 +191,14 @@ console.log(
     grpc_js_cpu_us_per_call_spread: round1(g?.spread),
     http2_cpu_us_per_call: round1(w?.median),
     http2_cpu_us_per_call_spread: round1(w?.spread),
-    validator_client_over_http2: ratio(samples.toolgate, samples.wire),
-    grpc_js_over_validator_client: ratio(samples.grpcJs, samples.toolgate),
+    http2_ping_cpu_us_per_call: round1(p?.median),
+    http2_ping_cpu_us_per_call_spread: round1(p?.spread),
+    validator_client_over_http2: ratio(cpu('toolgate'), cpu('wire')),
+    grpc_js_over_validator_client: ratio(cpu('grpcJs'), cpu('toolgate')),
+    validator_client_gc_ms_per_1k_calls: gcPer1k('toolgate'),
+    grpc_js_gc_ms_per_1k_calls: gcPer1k('grpcJs'),
+    http2_gc_ms_per_1k_calls: gcPer1k('wire'),
+    http2_ping_gc_ms_per_1k_calls: gcPer1k('ping'),
   }),
 );
 
