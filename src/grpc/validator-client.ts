@@ -6,17 +6,18 @@
  * interceptor turns into a refusal unless the validator fails open. The
  * validator's free-text message is never read.
  *
- * Each call is one gRPC unary exchange on a node:http2 session kept open per
- * target: the request as one length-prefixed message, `grpc-timeout` from
- * the deadline, the status from the trailers. That is all a unary call
- * needs, and `npm run bench:validator` measured what more costs, client side,
- * per call: grpc-js 149 µs, @connectrpc/connect-node 350 µs, this 54 µs.
- * proto/ stays the contract: messages are encoded and decoded with the
- * definitions loaded from it, as the gRPC services are.
+ * Each call is one gRPC unary exchange on an HTTP/2 connection kept open
+ * per target (h2/unary-connection.ts): the request as one length-prefixed
+ * message, `grpc-timeout` from the deadline, the status from the trailers.
+ * That is all a unary call needs, and `npm run bench:validator` measured
+ * what more costs, client side, per call: grpc-js 149 µs, @connectrpc/
+ * connect-node 350 µs, a node:http2 stream 54 µs (32 calls in flight;
+ * 150 µs one at a time), this connection less again. proto/ stays the
+ * contract: messages are encoded and decoded with the definitions loaded
+ * from it, as the gRPC services are.
  */
-import { connect as http2Connect, constants, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
-import { connect as netConnect } from 'node:net';
 import { serviceDefinition } from './definitions.ts';
+import { UnaryConnection, type Address, type UnaryOutcome } from './h2/unary-connection.ts';
 import type { ValidateRequest } from './generated/toolgate/v1/ValidateRequest.ts';
 import type { ValidateResponse__Output } from './generated/toolgate/v1/ValidateResponse.ts';
 import type { ValidatorCaller, ValidatorOutcome } from '../interceptors/external-validator.ts';
@@ -29,6 +30,7 @@ const SEVERITIES = { SEVERITY_INFO: 'info', SEVERITY_WARNING: 'warning', SEVERIT
 const FIRST_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 1000;
 /** gRPC status codes read here (the rest are `unavailable`). */
+const OK = '0';
 const DEADLINE_EXCEEDED = '4';
 const INTERNAL = '13';
 const FRAME_HEADER = 5;
@@ -50,25 +52,22 @@ function validateMethod() {
   };
 }
 
-/** One HTTP/2 session per target, shared by every validator entry and policy version naming it. */
+/** One connection per target, shared by every validator entry and policy version naming it. */
 export class ValidatorClients implements ValidatorCaller {
   readonly #targets = new Map<string, Target>();
 
   validate(target: string, request: ValidateRequest, timeoutMs: number): Promise<ValidatorOutcome> {
-    const session = this.#target(target).session();
-    if (session === undefined) return Promise.resolve(UNAVAILABLE);
+    const connection = this.#target(target).connection();
+    if (connection === undefined) return Promise.resolve(UNAVAILABLE);
     const m = (method ??= validateMethod());
-    const message = m.serialize(request);
-    const frame = Buffer.allocUnsafe(FRAME_HEADER + message.length);
-    frame[0] = 0;
-    frame.writeUInt32BE(message.length, 1);
-    message.copy(frame, FRAME_HEADER);
-    return unary(session, m, frame, timeoutMs);
+    return connection
+      .call(m.path, m.serialize(request), timeoutMs, FRAME_HEADER + MAX_ANSWER_BYTES)
+      .then((outcome) => read(outcome, m.deserialize));
   }
 
   /** Starts connecting to `target` now, so the first call does not spend its deadline on the handshake. */
   connect(target: string): void {
-    this.#target(target).session();
+    this.#target(target).connection();
   }
 
   close(): void {
@@ -83,117 +82,63 @@ export class ValidatorClients implements ValidatorCaller {
   }
 }
 
-/** One validator endpoint: its session, dialled again after it closes, with a short backoff after a failed dial. */
+/** One validator endpoint: its connection, dialled again once it stops taking calls, with a short backoff after a failed dial. */
 class Target {
-  readonly #url: string;
-  readonly #socketPath: string | undefined;
-  #session: ClientHttp2Session | undefined;
+  readonly #address: Address;
+  readonly #authority: string;
+  #connection: UnaryConnection | undefined;
   #backoffMs = 0;
   #dialAfter = 0;
 
   constructor(target: string) {
     // The target forms the policy accepts: host:port, dns:///host:port, unix:/path (or unix:///path).
     if (target.startsWith('unix:')) {
-      this.#url = 'http://localhost';
-      this.#socketPath = target.slice('unix:'.length).replace(/^\/\/(?=\/)/, '');
+      this.#address = { path: target.slice('unix:'.length).replace(/^\/\/(?=\/)/, '') };
+      this.#authority = 'localhost';
     } else {
-      this.#url = `http://${target.replace(/^dns:\/\/\//, '')}`;
-      this.#socketPath = undefined;
+      const url = new URL(`http://${target.replace(/^dns:\/\/\//, '')}`);
+      this.#address = { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port === '' ? 80 : url.port) };
+      this.#authority = url.host;
     }
   }
 
-  /** The open session, or a new one; undefined while a failed dial's backoff runs. */
-  session(): ClientHttp2Session | undefined {
-    const open = this.#session;
-    if (open !== undefined && !open.closed && !open.destroyed) return open;
+  /** The connection taking calls, or a new one; undefined while a failed dial's backoff runs. */
+  connection(): UnaryConnection | undefined {
+    const open = this.#connection;
+    if (open !== undefined && open.acceptsCalls) return open;
     if (performance.now() < this.#dialAfter) return undefined;
-    const socketPath = this.#socketPath;
-    const session = http2Connect(
-      this.#url,
-      socketPath === undefined ? {} : { createConnection: () => netConnect(socketPath) },
-    );
-    this.#session = session;
-    // An idle session must not keep a stopping process alive.
-    session.unref();
-    let connected = false;
-    session.once('connect', () => {
-      connected = true;
-      this.#backoffMs = 0;
+    const connection = new UnaryConnection(this.#address, this.#authority, {
+      connected: () => {
+        this.#backoffMs = 0;
+      },
+      gone: (connected) => {
+        // Calls in flight finish on it; new ones dial again.
+        if (this.#connection === connection) this.#connection = undefined;
+        if (!connected) {
+          this.#backoffMs = Math.min(MAX_BACKOFF_MS, this.#backoffMs === 0 ? FIRST_BACKOFF_MS : this.#backoffMs * 2);
+          this.#dialAfter = performance.now() + this.#backoffMs;
+        }
+      },
     });
-    session.on('error', () => {
-      if (!connected) {
-        this.#backoffMs = Math.min(MAX_BACKOFF_MS, this.#backoffMs === 0 ? FIRST_BACKOFF_MS : this.#backoffMs * 2);
-        this.#dialAfter = performance.now() + this.#backoffMs;
-      }
-    });
-    // After GOAWAY or close, calls in flight finish on it; new ones dial again.
-    const forget = (): void => {
-      if (this.#session === session) this.#session = undefined;
-    };
-    session.once('goaway', forget);
-    session.once('close', forget);
-    return session;
+    this.#connection = connection;
+    return connection;
   }
 
   close(): void {
-    this.#session?.close();
-    this.#session = undefined;
+    this.#connection?.close();
+    this.#connection = undefined;
   }
 }
 
-/** One unary exchange; never rejects. */
-function unary(session: ClientHttp2Session, m: Method, frame: Buffer, timeoutMs: number): Promise<ValidatorOutcome> {
-  return new Promise((resolve) => {
-    let stream: ClientHttp2Stream;
-    try {
-      stream = session.request({
-        ':method': 'POST',
-        ':path': m.path,
-        'content-type': 'application/grpc',
-        te: 'trailers',
-        'grpc-timeout': `${Math.max(1, Math.ceil(timeoutMs))}m`,
-      });
-    } catch {
-      // The session closed between the check and the request.
-      resolve(UNAVAILABLE);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    let status: string | undefined;
-    let httpOk = false;
-    let settled = false;
-    const settle = (outcome: ValidatorOutcome): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (!stream.closed) stream.close(constants.NGHTTP2_CANCEL);
-      resolve(outcome);
-    };
-    const timer = setTimeout(() => settle(TIMEOUT), timeoutMs);
-    stream.on('response', (headers) => {
-      httpOk = headers[':status'] === 200 && (headers['content-type'] ?? '').startsWith('application/grpc');
-      // A trailers-only answer (an error status, no message) carries grpc-status in its headers.
-      if (typeof headers['grpc-status'] === 'string') status = headers['grpc-status'];
-    });
-    stream.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > FRAME_HEADER + MAX_ANSWER_BYTES) settle(MALFORMED);
-      else chunks.push(chunk);
-    });
-    stream.on('trailers', (trailers) => {
-      if (typeof trailers['grpc-status'] === 'string') status = trailers['grpc-status'];
-    });
-    stream.on('error', () => settle(UNAVAILABLE));
-    stream.on('close', () => {
-      if (!httpOk) settle(UNAVAILABLE);
-      else if (status === DEADLINE_EXCEEDED) settle(TIMEOUT);
-      else if (status === INTERNAL) settle(MALFORMED);
-      else if (status !== '0') settle(UNAVAILABLE);
-      else settle(decode(Buffer.concat(chunks, bytes), m.deserialize));
-    });
-    stream.end(frame);
-  });
+/** The validator's outcome from the call's: any transport or gRPC failure is a failure, never a verdict. */
+function read(outcome: UnaryOutcome, deserialize: Method['deserialize']): ValidatorOutcome {
+  if (outcome.kind !== 'answer')
+    return outcome.kind === 'timeout' ? TIMEOUT : outcome.kind === 'too_large' ? MALFORMED : UNAVAILABLE;
+  if (outcome.httpStatus !== '200' || !(outcome.contentType ?? '').startsWith('application/grpc')) return UNAVAILABLE;
+  if (outcome.grpcStatus === DEADLINE_EXCEEDED) return TIMEOUT;
+  if (outcome.grpcStatus === INTERNAL) return MALFORMED;
+  if (outcome.grpcStatus !== OK) return UNAVAILABLE;
+  return decode(outcome.body, deserialize);
 }
 
 /** Exactly one uncompressed message, as the method's response type. */

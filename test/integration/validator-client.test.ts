@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+import { constants, createServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ function frame(message: Buffer, compressed = 0): Buffer {
   return out;
 }
 
-const seen: { path: string; timeout: string | undefined; validator: string }[] = [];
+const seen: { path: string; timeout: string | undefined; validator: string; payloadBytes: number }[] = [];
 
 function answer(stream: ServerHttp2Stream, validator: string): void {
   const ok = { ':status': 200, 'content-type': 'application/grpc' };
@@ -76,15 +76,36 @@ function answer(stream: ServerHttp2Stream, validator: string): void {
       break;
     case 'silent':
       return;
+    case 'later':
+      setTimeout(() => answer(stream, 'valid'), 20);
+      return;
+    case 'refused':
+      stream.close(constants.NGHTTP2_REFUSED_STREAM);
+      return;
+    case 'goaway_after': {
+      const session = stream.session;
+      stream.respond(ok, { waitForTrailers: true });
+      stream.end(encode({ valid: true }));
+      stream.on('close', () => session?.goaway(constants.NGHTTP2_NO_ERROR));
+      break;
+    }
+
     default:
       throw new Error(`no case ${validator}`);
   }
   stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
 }
 
-function validatorServer(): Http2Server {
-  const server = createServer();
+let sessions = 0;
+let open = 0;
+let mostOpen = 0;
+
+function validatorServer(settings: { maxConcurrentStreams?: number } = {}): Http2Server {
+  const server = createServer({ settings });
+  server.on('session', () => sessions++);
   server.on('stream', (stream, headers) => {
+    mostOpen = Math.max(mostOpen, ++open);
+    stream.on('close', () => open--);
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('end', () => {
@@ -94,6 +115,7 @@ function validatorServer(): Http2Server {
         path: String(headers[':path']),
         timeout: headers['grpc-timeout'] as string | undefined,
         validator: request.validator,
+        payloadBytes: Buffer.byteLength((request as { payloadJson?: string }).payloadJson ?? ''),
       });
       answer(stream, request.validator);
     });
@@ -162,6 +184,63 @@ describe('the gRPC validator client', () => {
   it('gives up at the deadline on a validator that never answers, and the session serves the next call', async () => {
     assert.deepEqual(await clients.validate(target, request('silent'), 150), { kind: 'failed', reason: 'timeout' });
     assert.deepEqual(await clients.validate(target, request('valid'), 1500), { kind: 'valid' });
+  });
+
+  it("sends a request larger than the peer's flow-control windows and frames, whole", async () => {
+    // node:http2 servers open with 64 KiB windows and 16 KiB frames: 300 KB needs both respected.
+    const big = {
+      ...request('valid'),
+      payloadJson: JSON.stringify({ name: 't', arguments: { blob: 'x'.repeat(300_000) } }),
+    };
+    assert.deepEqual(await clients.validate(target, big, 5000), { kind: 'valid' });
+    assert.equal(seen.at(-1)?.payloadBytes, Buffer.byteLength(big.payloadJson));
+    const calls = await Promise.all([1, 2, 3].map(() => clients.validate(target, big, 5000)));
+    assert.deepEqual(
+      calls,
+      [1, 2, 3].map(() => ({ kind: 'valid' })),
+    );
+  });
+
+  it("keeps to the peer's stream limit, queueing calls beyond it", async () => {
+    const narrow = validatorServer({ maxConcurrentStreams: 2 });
+    await new Promise<void>((resolve) => narrow.listen(0, '127.0.0.1', resolve));
+    const narrowTarget = `127.0.0.1:${(narrow.address() as AddressInfo).port}`;
+    const own = new ValidatorClients();
+    try {
+      // The first call learns the limit from the server's SETTINGS.
+      assert.deepEqual(await own.validate(narrowTarget, request('valid'), 1500), { kind: 'valid' });
+      mostOpen = 0;
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, () => own.validate(narrowTarget, request('later'), 3000)),
+      );
+      assert.deepEqual(
+        outcomes,
+        Array.from({ length: 8 }, () => ({ kind: 'valid' })),
+      );
+      assert.equal(mostOpen, 2);
+    } finally {
+      own.close();
+      await new Promise((resolve) => narrow.close(resolve));
+    }
+  });
+
+  it('reads a reset stream as unavailable, and the connection serves the next call', async () => {
+    const before = sessions;
+    assert.deepEqual(await clients.validate(target, request('valid'), 1500), { kind: 'valid' });
+    assert.deepEqual(await clients.validate(target, request('refused'), 1500), {
+      kind: 'failed',
+      reason: 'unavailable',
+    });
+    assert.deepEqual(await clients.validate(target, request('valid'), 1500), { kind: 'valid' });
+    assert.equal(sessions, before);
+  });
+
+  it('after GOAWAY finishes the call in flight and dials a new connection for the next', async () => {
+    const before = sessions;
+    assert.deepEqual(await clients.validate(target, request('goaway_after'), 1500), { kind: 'valid' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(await clients.validate(target, request('valid'), 1500), { kind: 'valid' });
+    assert.equal(sessions, before + 1);
   });
 
   it('reaches a validator on a unix socket, in both spellings', async () => {
