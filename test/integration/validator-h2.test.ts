@@ -45,6 +45,16 @@ const VALID_BODY = Buffer.concat([Buffer.from([0, 0, 0, 0, message.length]), mes
 
 type Script = (stream: number, socket: Socket) => void;
 
+/** A well-formed answer, `valid: true`: headers, one message, trailers. */
+const answerValid: Script = (id, socket) =>
+  socket.write(
+    Buffer.concat([
+      frame(HEADERS, END_HEADERS, id, RESPONSE_HEADERS),
+      frame(DATA, 0, id, VALID_BODY),
+      frame(HEADERS, END_HEADERS | END_STREAM, id, TRAILERS),
+    ]),
+  );
+
 /** A peer that sends its SETTINGS, then runs `script` for each request's stream; it records the GOAWAY codes it receives. */
 class RawPeer {
   readonly server: Server;
@@ -122,14 +132,7 @@ describe('the validator client against hand-written HTTP/2', () => {
     const before = peer.connections;
     peer.script = (_id, socket) => socket.write(frame(GOAWAY, 0, 0, Buffer.alloc(8)));
     assert.deepEqual(await call(), { kind: 'failed', reason: 'unavailable' });
-    peer.script = (id, socket) =>
-      socket.write(
-        Buffer.concat([
-          frame(HEADERS, END_HEADERS, id, RESPONSE_HEADERS),
-          frame(DATA, 0, id, VALID_BODY),
-          frame(HEADERS, END_HEADERS | END_STREAM, id, TRAILERS),
-        ]),
-      );
+    peer.script = answerValid;
     assert.deepEqual(await call(), { kind: 'valid' });
     assert.equal(peer.connections, before + 1);
   });
@@ -177,14 +180,7 @@ describe('the validator client against hand-written HTTP/2', () => {
       // The GOAWAY was written before the socket was closed; give the peer a moment to read it.
       for (let i = 0; i < 50 && peer.goawayCodes.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
       assert.deepEqual(peer.goawayCodes, [code], name);
-      peer.script = (id, socket) =>
-        socket.write(
-          Buffer.concat([
-            frame(HEADERS, END_HEADERS, id, RESPONSE_HEADERS),
-            frame(DATA, 0, id, VALID_BODY),
-            frame(HEADERS, END_HEADERS | END_STREAM, id, TRAILERS),
-          ]),
-        );
+      peer.script = answerValid;
       assert.deepEqual(await call(), { kind: 'valid' }, `${name}: the next call`);
       assert.equal(peer.connections, before + 1, name);
     }
