@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { inCi } from './testdata.ts';
 
 /**
  * The grpc-go validator of test/grpc-peer, built with the machine's Go and
@@ -42,6 +43,20 @@ export function buildGoValidator(): string {
     rmSync(staging, { recursive: true, force: true });
   }
   return path;
+}
+
+/**
+ * For node:test's `skip`: why the grpc-go validator cannot run here, or false.
+ * In CI nothing skips: a peer that will not build fails the tests.
+ */
+export function goValidatorSkip(): false | string {
+  if (inCi()) return false;
+  try {
+    buildGoValidator();
+    return false;
+  } catch (err) {
+    return `the grpc-go validator could not be built (${(err as Error).message.split('\n')[0]}); see docs/testing.md`;
+  }
 }
 
 export interface GoValidator {

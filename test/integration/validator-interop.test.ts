@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ValidatorClients } from '../../src/grpc/validator-client.ts';
-import { startGoValidator, type GoValidator } from '../helpers/grpc-peer.ts';
+import { goValidatorSkip, startGoValidator, type GoValidator } from '../helpers/grpc-peer.ts';
 
 /**
  * The validator client against a grpc-go server (test/grpc-peer): another
@@ -17,7 +17,7 @@ const request = (validator: string, payloadJson = '{"name":"t"}') => ({
   validator,
 });
 
-describe('the gRPC validator client against grpc-go', () => {
+describe('the gRPC validator client against grpc-go', { skip: goValidatorSkip() }, () => {
   let go: GoValidator;
   let narrow: GoValidator;
   const clients = new ValidatorClients();
