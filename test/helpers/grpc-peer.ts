@@ -1,40 +1,56 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { inCi } from './testdata.ts';
 
 /**
- * The grpc-go validator of test/grpc-peer, built with the machine's Go and
- * cached in .cache/grpc-peer keyed by the module's digest, as the control
- * plane is (test/kube/binaries.ts). `.ci/run` builds it before the tests;
- * a test that finds no build makes one.
+ * Validators on other gRPC stacks than node:http2's, for the validator
+ * client's interoperability tests (test/grpc-peers): grpc-go, built with the
+ * machine's Go and cached in .cache/grpc-peers keyed by the module's digest,
+ * as the control plane is (test/kube/binaries.ts); and grpcio (gRPC C-core),
+ * in a virtual environment installed from PyPI into .cache/grpc-peers.
+ * `.ci/run` prepares both before the tests; a test that finds either missing
+ * prepares it.
  */
 
-const MODULE = join(import.meta.dirname, '..', 'grpc-peer');
-const REPO = join(import.meta.dirname, '..', '..');
+export type Peer = 'grpc-go' | 'grpcio';
 
-function binary(): string {
+const PEERS = join(import.meta.dirname, '..', 'grpc-peers');
+const CACHE = join(import.meta.dirname, '..', '..', '.cache', 'grpc-peers');
+const GO_MODULE = join(PEERS, 'go');
+const GRPCIO_VERSION = '1.76.0';
+
+function goBinary(): string {
   const hash = createHash('sha256');
-  for (const name of readdirSync(MODULE).sort())
+  for (const name of readdirSync(GO_MODULE).sort())
     hash
       .update(name)
       .update('\0')
-      .update(readFileSync(join(MODULE, name)));
-  return join(REPO, '.cache', 'grpc-peer', hash.digest('hex').slice(0, 12), 'validator');
+      .update(readFileSync(join(GO_MODULE, name)));
+  return join(CACHE, `go-${hash.digest('hex').slice(0, 12)}`, 'validator');
 }
 
 /** Builds into a private folder and renames it into place, so a test never runs a half-written binary. */
-export function buildGoValidator(): string {
-  const path = binary();
+function buildGo(): string {
+  const path = goBinary();
   if (existsSync(path)) return path;
   const dir = join(path, '..');
-  mkdirSync(join(dir, '..'), { recursive: true });
+  mkdirSync(CACHE, { recursive: true });
   const staging = mkdtempSync(`${dir}.build-`);
   try {
     execFileSync('go', ['build', '-trimpath', '-o', join(staging, 'validator'), '.'], {
-      cwd: MODULE,
+      cwd: GO_MODULE,
       stdio: ['ignore', 'inherit', 'inherit'],
       env: { ...process.env, GOFLAGS: '-buildvcs=false' },
     });
@@ -45,34 +61,59 @@ export function buildGoValidator(): string {
   return path;
 }
 
+/** The venv's python, installing grpcio on first use; `installed` is written last, so an interrupted install starts over. */
+function installGrpcio(): string {
+  const dir = join(CACHE, `grpcio-${GRPCIO_VERSION}`);
+  const python = join(dir, 'venv', 'bin', 'python');
+  const marker = join(dir, 'installed');
+  if (existsSync(marker)) return python;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  execFileSync('python3', ['-m', 'venv', join(dir, 'venv')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync(
+    python,
+    ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--quiet', `grpcio==${GRPCIO_VERSION}`],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  writeFileSync(marker, `grpcio==${GRPCIO_VERSION}\n`);
+  return python;
+}
+
+/** The command that runs a peer, preparing it first. */
+function command(peer: Peer): [string, string[]] {
+  return peer === 'grpc-go' ? [buildGo(), []] : [installGrpcio(), [join(PEERS, 'python', 'validator.py')]];
+}
+
 /**
- * For node:test's `skip`: why the grpc-go validator cannot run here, or false.
- * In CI nothing skips: a peer that will not build fails the tests.
+ * For node:test's `skip`: why a peer cannot run here, or false. In CI nothing
+ * skips: a peer that will not build or install fails the tests.
  */
-export function goValidatorSkip(): false | string {
+export function peerSkip(peer: Peer): false | string {
   if (inCi()) return false;
   try {
-    buildGoValidator();
+    command(peer);
     return false;
   } catch (err) {
-    return `the grpc-go validator could not be built (${(err as Error).message.split('\n')[0]}); see docs/testing.md`;
+    return `the ${peer} validator could not be prepared (${(err as Error).message.split('\n')[0]}); see docs/testing.md`;
   }
 }
 
-export interface GoValidator {
+export interface PeerValidator {
   /** host:port for a policy's `target`. */
   readonly target: string;
   close(): Promise<void>;
 }
 
-/** Starts the grpc-go validator; it serves until `close`, which closes its stdin. */
-export async function startGoValidator(args: readonly string[] = []): Promise<GoValidator> {
-  const child: ChildProcess = spawn(buildGoValidator(), args, { stdio: ['pipe', 'pipe', 'inherit'] });
+/** Starts a peer validator (`--max-streams N` sets its SETTINGS_MAX_CONCURRENT_STREAMS); it serves until `close`, which closes its stdin. */
+export async function startPeer(peer: Peer, maxStreams?: number): Promise<PeerValidator> {
+  const [file, args] = command(peer);
+  const limit = maxStreams === undefined ? [] : ['--max-streams', String(maxStreams)];
+  const child: ChildProcess = spawn(file, [...args, ...limit], { stdio: ['pipe', 'pipe', 'inherit'] });
   const port = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
     lines.once('line', (line) => resolve(line.trim()));
     child.once('exit', (code) =>
-      reject(new Error(`the grpc-go validator exited (${String(code)}) before it listened`)),
+      reject(new Error(`the ${peer} validator exited (${String(code)}) before it listened`)),
     );
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -86,5 +127,6 @@ export async function startGoValidator(args: readonly string[] = []): Promise<Go
 }
 
 if (import.meta.main) {
-  process.stdout.write(`${buildGoValidator()}\n`);
+  for (const peer of ['grpc-go', 'grpcio'] as const)
+    process.stdout.write(`${peer}: ${command(peer).flat().join(' ')}\n`);
 }

@@ -4,9 +4,9 @@
 // read and written with protowire by the field numbers of
 // proto/toolgate/v1/validator.proto. What it answers depends on the
 // request's `validator` field, as test/helpers/validator-server.ts does
-// with its payload markers.
+// with its payload markers, and as the grpcio peer beside it does.
 //
-// Usage: validator [-max-streams N]. It prints its port and serves until
+// Usage: validator [--max-streams N]. It prints its port and serves until
 // stdin closes.
 package main
 
