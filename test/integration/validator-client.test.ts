@@ -70,6 +70,11 @@ function answer(stream: ServerHttp2Stream, validator: string): void {
       stream.respond(ok, { waitForTrailers: true });
       stream.end(Buffer.concat([encode({ valid: true }), encode({ valid: true })]));
       break;
+    case 'large':
+      // Under the 64 KiB bound: a well-formed answer that fills DATA frames.
+      stream.respond(ok, { waitForTrailers: true });
+      stream.end(encode({ valid: true, message: 'x'.repeat(60 * 1024) }));
+      break;
     case 'oversized':
       stream.respond(ok, { waitForTrailers: true });
       stream.end(encode({ valid: true, message: 'x'.repeat(70 * 1024) }));
@@ -199,6 +204,12 @@ describe('the gRPC validator client', () => {
       calls,
       [1, 2, 3].map(() => ({ kind: 'valid' })),
     );
+  });
+
+  it('keeps reading answers past its first connection window, topping it up as it reads', async () => {
+    // The connection's receive window is 1 MiB: 24 answers of 60 KiB need it replenished.
+    for (let i = 0; i < 24; i++)
+      assert.deepEqual(await clients.validate(target, request('large'), 1500), { kind: 'valid' });
   });
 
   it("keeps to the peer's stream limit, queueing calls beyond it", async () => {
