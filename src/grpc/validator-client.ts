@@ -38,6 +38,8 @@ const FRAME_HEADER = 5;
 const UNAVAILABLE: ValidatorOutcome = Object.freeze({ kind: 'failed', reason: 'unavailable' });
 const TIMEOUT: ValidatorOutcome = Object.freeze({ kind: 'failed', reason: 'timeout' });
 const MALFORMED: ValidatorOutcome = Object.freeze({ kind: 'failed', reason: 'malformed' });
+/** A target in its dial backoff: the call is not made. */
+const NOT_DIALLED: UnaryOutcome = Object.freeze({ kind: 'unavailable' });
 
 type Method = ReturnType<typeof validateMethod>;
 let method: Method | undefined;
@@ -57,12 +59,17 @@ export class ValidatorClients implements ValidatorCaller {
   readonly #targets = new Map<string, Target>();
 
   validate(target: string, request: ValidateRequest, timeoutMs: number): Promise<ValidatorOutcome> {
-    const connection = this.#target(target).connection();
-    if (connection === undefined) return Promise.resolve(UNAVAILABLE);
     const m = (method ??= validateMethod());
-    return connection
-      .call(m.path, m.serialize(request), timeoutMs, FRAME_HEADER + MAX_ANSWER_BYTES)
-      .then((outcome) => read(outcome, m.deserialize));
+    const message = m.serialize(request);
+    const deadline = performance.now() + timeoutMs;
+    return this.#call(target, m.path, message, timeoutMs).then((outcome) => {
+      if (outcome.kind !== 'unprocessed') return read(outcome, m.deserialize);
+      // The validator never acted on it (a GOAWAY or REFUSED_STREAM, as in a rolling restart): ask once
+      // more, on whatever connection the target has now, within what is left of the deadline.
+      const left = deadline - performance.now();
+      if (left < 1) return UNAVAILABLE;
+      return this.#call(target, m.path, message, left).then((again) => read(again, m.deserialize));
+    });
   }
 
   /** Starts connecting to `target` now, so the first call does not spend its deadline on the handshake. */
@@ -73,6 +80,12 @@ export class ValidatorClients implements ValidatorCaller {
   close(): void {
     for (const t of this.#targets.values()) t.close();
     this.#targets.clear();
+  }
+
+  #call(target: string, path: string, message: Buffer, timeoutMs: number): Promise<UnaryOutcome> {
+    const connection = this.#target(target).connection();
+    if (connection === undefined) return Promise.resolve(NOT_DIALLED);
+    return connection.call(path, message, timeoutMs, FRAME_HEADER + MAX_ANSWER_BYTES);
   }
 
   #target(target: string): Target {

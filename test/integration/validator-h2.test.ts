@@ -7,8 +7,9 @@ import { ValidatorClients } from '../../src/grpc/validator-client.ts';
 /**
  * The validator client's HTTP/2 against a peer on loopback that writes its
  * frames by hand: the legal shapes node:http2 never sends (padding,
- * CONTINUATION, GOAWAY for a stream it did not process) and the protocol
- * errors a broken or hostile validator can make. A protocol error ends the
+ * CONTINUATION, GOAWAY and REFUSED_STREAM for a call it did not process,
+ * which the client asks once more) and the protocol errors a broken or
+ * hostile validator can make. A protocol error ends the
  * connection with a GOAWAY naming the error, the call fails `unavailable`,
  * and the next call dials a new connection.
  */
@@ -18,6 +19,7 @@ assert.ok(method !== undefined);
 
 const DATA = 0;
 const HEADERS = 1;
+const RST_STREAM = 3;
 const SETTINGS = 4;
 const PUSH_PROMISE = 5;
 const GOAWAY = 7;
@@ -25,6 +27,14 @@ const CONTINUATION = 9;
 const END_STREAM = 0x1;
 const END_HEADERS = 0x4;
 const PADDED = 0x8;
+const REFUSED_STREAM = 0x7;
+const CANCEL = 0x8;
+
+const code = (value: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(value);
+  return b;
+};
 
 function frame(type: number, flags: number, id: number, payload: Buffer = Buffer.alloc(0)): Buffer {
   const header = Buffer.alloc(9);
@@ -128,13 +138,30 @@ describe('the validator client against hand-written HTTP/2', () => {
     assert.deepEqual(await call(), { kind: 'valid' });
   });
 
-  it('fails a call the peer says in its GOAWAY it did not process, and dials again', async () => {
+  it('asks again, once, on a new connection, when the peer says in its GOAWAY it did not process a call', async () => {
+    let goaways = 1;
+    peer.script = (id, socket) =>
+      goaways-- > 0 ? socket.write(frame(GOAWAY, 0, 0, Buffer.alloc(8))) : answerValid(id, socket);
     const before = peer.connections;
-    peer.script = (_id, socket) => socket.write(frame(GOAWAY, 0, 0, Buffer.alloc(8)));
-    assert.deepEqual(await call(), { kind: 'failed', reason: 'unavailable' });
-    peer.script = answerValid;
     assert.deepEqual(await call(), { kind: 'valid' });
     assert.equal(peer.connections, before + 1);
+    // Turned away on this connection and again on the next: no third try.
+    peer.script = (_id, socket) => socket.write(frame(GOAWAY, 0, 0, Buffer.alloc(8)));
+    assert.deepEqual(await call(), { kind: 'failed', reason: 'unavailable' });
+    assert.equal(peer.connections, before + 2);
+  });
+
+  it('asks again after REFUSED_STREAM on the same connection, and not after a reset that may follow work', async () => {
+    peer.script = answerValid;
+    assert.deepEqual(await call(), { kind: 'valid' });
+    const before = peer.connections;
+    let refusals = 1;
+    peer.script = (id, socket) =>
+      refusals-- > 0 ? socket.write(frame(RST_STREAM, 0, id, code(REFUSED_STREAM))) : answerValid(id, socket);
+    assert.deepEqual(await call(), { kind: 'valid' });
+    peer.script = (id, socket) => socket.write(frame(RST_STREAM, 0, id, code(CANCEL)));
+    assert.deepEqual(await call(), { kind: 'failed', reason: 'unavailable' });
+    assert.equal(peer.connections, before);
   });
 
   it('ends the connection on each protocol error with the GOAWAY code that names it', async () => {

@@ -28,7 +28,12 @@ export type UnaryOutcome =
       readonly grpcStatus: string | undefined;
       readonly body: Buffer;
     }
-  | { readonly kind: 'timeout' | 'unavailable' | 'too_large' };
+  /**
+   * `unprocessed`: the peer never had the call or says it did not act on it (REFUSED_STREAM, a stream
+   * above its GOAWAY's last, or still waiting for a stream when the connection ended), so it is safe to
+   * send again; `unavailable`: it may have.
+   */
+  | { readonly kind: 'timeout' | 'unavailable' | 'too_large' | 'unprocessed' };
 
 export interface ConnectionEvents {
   /** The transport connected. */
@@ -62,6 +67,7 @@ const PRIORITY_FLAG = 0x20;
 const NO_ERROR = 0x0;
 const PROTOCOL_ERROR = 0x1;
 const FLOW_CONTROL_ERROR = 0x3;
+const REFUSED_STREAM = 0x7;
 const FRAME_SIZE_ERROR = 0x6;
 const CANCEL = 0x8;
 const COMPRESSION_ERROR = 0x9;
@@ -97,6 +103,7 @@ interface AnswerFields {
 }
 
 const UNAVAILABLE = Object.freeze({ kind: 'unavailable' }) satisfies UnaryOutcome;
+const UNPROCESSED = Object.freeze({ kind: 'unprocessed' }) satisfies UnaryOutcome;
 const TIMEOUT = Object.freeze({ kind: 'timeout' }) satisfies UnaryOutcome;
 const TOO_LARGE = Object.freeze({ kind: 'too_large' }) satisfies UnaryOutcome;
 
@@ -189,7 +196,7 @@ export class UnaryConnection {
 
   /** One unary call to `path`; never rejects. `message` is the encoded request, sent as one uncompressed gRPC message. */
   call(path: string, message: Buffer, timeoutMs: number, maxAnswer: number): Promise<UnaryOutcome> {
-    if (this.#state !== 'open') return Promise.resolve(UNAVAILABLE);
+    if (this.#state !== 'open') return Promise.resolve(UNPROCESSED);
     return new Promise((resolve) => {
       const body = Buffer.allocUnsafe(5 + message.length);
       body[0] = 0;
@@ -302,7 +309,7 @@ export class UnaryConnection {
       case RST_STREAM:
         if (id === 0 || !this.#opened(id)) return this.#connectionError(PROTOCOL_ERROR);
         if (payload.length !== 4) return this.#connectionError(FRAME_SIZE_ERROR);
-        this.#finish(id, UNAVAILABLE);
+        this.#finish(id, payload.readUInt32BE(0) === REFUSED_STREAM ? UNPROCESSED : UNAVAILABLE);
         return true;
       case SETTINGS:
         return this.#settings(flags, id, payload);
@@ -503,7 +510,7 @@ export class UnaryConnection {
     while (this.#waiting.length > 0 && this.#calls.size < this.#peerMaxConcurrent) {
       const call = this.#waiting.shift() as Call;
       if (this.#state === 'open') this.#open(call);
-      else this.#settle(call, UNAVAILABLE);
+      else this.#settle(call, UNPROCESSED);
     }
   }
 
@@ -567,14 +574,14 @@ export class UnaryConnection {
   /** GOAWAY from the peer: calls it will not process fail, the rest finish, and no new ones start here. */
   #goneAway(lastId: number): void {
     this.#drain();
-    for (const call of this.#calls.values()) if (call.id > lastId) this.#finish(call.id, UNAVAILABLE);
+    for (const call of this.#calls.values()) if (call.id > lastId) this.#finish(call.id, UNPROCESSED);
   }
 
   #drain(): void {
     if (this.#state !== 'open') return;
     this.#state = 'draining';
     this.#events.gone(this.#connected);
-    for (const call of this.#waiting.splice(0)) this.#settle(call, UNAVAILABLE);
+    for (const call of this.#waiting.splice(0)) this.#settle(call, UNPROCESSED);
     if (this.#calls.size === 0) this.close();
   }
 
@@ -598,7 +605,7 @@ export class UnaryConnection {
     this.#state = 'closed';
     this.#socket.destroy();
     for (const call of this.#calls.values()) this.#settle(call, UNAVAILABLE);
-    for (const call of this.#waiting) this.#settle(call, UNAVAILABLE);
+    for (const call of this.#waiting) this.#settle(call, UNPROCESSED);
     this.#calls.clear();
     this.#waiting.length = 0;
     this.#blocked.clear();
