@@ -30,7 +30,7 @@ const PADDED = 0x8;
 const REFUSED_STREAM = 0x7;
 const CANCEL = 0x8;
 
-const code = (value: number): Buffer => {
+const errorCode = (value: number): Buffer => {
   const b = Buffer.alloc(4);
   b.writeUInt32BE(value);
   return b;
@@ -157,9 +157,9 @@ describe('the validator client against hand-written HTTP/2', () => {
     const before = peer.connections;
     let refusals = 1;
     peer.script = (id, socket) =>
-      refusals-- > 0 ? socket.write(frame(RST_STREAM, 0, id, code(REFUSED_STREAM))) : answerValid(id, socket);
+      refusals-- > 0 ? socket.write(frame(RST_STREAM, 0, id, errorCode(REFUSED_STREAM))) : answerValid(id, socket);
     assert.deepEqual(await call(), { kind: 'valid' });
-    peer.script = (id, socket) => socket.write(frame(RST_STREAM, 0, id, code(CANCEL)));
+    peer.script = (id, socket) => socket.write(frame(RST_STREAM, 0, id, errorCode(CANCEL)));
     assert.deepEqual(await call(), { kind: 'failed', reason: 'unavailable' });
     assert.equal(peer.connections, before);
   });
