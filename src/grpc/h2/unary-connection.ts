@@ -17,6 +17,7 @@
  * which the validator's failure policy then decides.
  */
 import { connect as netConnect, type Socket } from 'node:net';
+import { BoundedMemo } from '../../bounded/memo.ts';
 import { CompressionError, decodeHeaderBlock, indexedField, literalField } from './hpack.ts';
 
 export type UnaryOutcome =
@@ -92,7 +93,7 @@ const STREAM_WINDOW = 256 * 1024;
 const CONNECTION_WINDOW = 1024 * 1024;
 /** A header block with its CONTINUATIONs may not be larger than this. */
 const MAX_HEADER_BLOCK = 64 * 1024;
-/** Request header blocks and decoded answer header blocks kept for reuse, per connection. */
+/** Request header blocks and decoded answer header blocks kept for reuse, per connection (forgotten all at once when full). */
 const MAX_REMEMBERED_BLOCKS = 64;
 
 /** What a header block of an answer says that the caller reads. */
@@ -139,10 +140,10 @@ export class UnaryConnection {
   readonly #socket: Socket;
   readonly #authority: string;
   readonly #events: ConnectionEvents;
-  /** Request header blocks by path and timeout: a validator's are the same on every call. */
-  readonly #requestBlocks = new Map<string, Buffer>();
-  /** Answer header blocks already decoded: with no dynamic table the same bytes always say the same. */
-  readonly #answerBlocks = new Map<string, AnswerFields>();
+  /** Request header blocks by timeout and path: a validator's are the same on every call. */
+  readonly #requestBlocks = new BoundedMemo<Buffer>(MAX_REMEMBERED_BLOCKS);
+  /** Answer header blocks already decoded, by their bytes: with no dynamic table the same bytes always say the same. */
+  readonly #answerBlocks = new BoundedMemo<AnswerFields>(MAX_REMEMBERED_BLOCKS);
   readonly #calls = new Map<number, Call>();
   readonly #waiting: Call[] = [];
   readonly #blocked = new Set<Call>();
@@ -219,10 +220,8 @@ export class UnaryConnection {
   }
 
   #requestBlock(path: string, timeoutMs: number): Buffer {
-    const key = `${timeoutMs}m${path}`;
-    let block = this.#requestBlocks.get(key);
-    if (block === undefined) {
-      block = Buffer.concat([
+    return this.#requestBlocks.get(`${timeoutMs}m${path}`, () =>
+      Buffer.concat([
         indexedField(':method', 'POST'),
         indexedField(':scheme', 'http'),
         literalField(':path', path),
@@ -230,10 +229,8 @@ export class UnaryConnection {
         literalField('content-type', 'application/grpc'),
         literalField('te', 'trailers'),
         literalField('grpc-timeout', `${timeoutMs}m`),
-      ]);
-      remember(this.#requestBlocks, key, block);
-    }
-    return block;
+      ]),
+    );
   }
 
   #open(call: Call): void {
@@ -426,25 +423,12 @@ export class UnaryConnection {
 
   /** The fields of an answer's header block, or undefined when it is not valid HPACK for a table of size 0. */
   #answerFields(block: Buffer): AnswerFields | undefined {
-    const key = block.toString('latin1');
-    const known = this.#answerBlocks.get(key);
-    if (known !== undefined) return known;
-    let status: string | undefined;
-    let contentType: string | undefined;
-    let grpcStatus: string | undefined;
     try {
-      decodeHeaderBlock(block, (name, value) => {
-        if (name === ':status') status = value;
-        else if (name === 'content-type') contentType = value;
-        else if (name === 'grpc-status') grpcStatus = value;
-      });
+      return this.#answerBlocks.get(block.toString('latin1'), decodeAnswerFields);
     } catch (err) {
       if (err instanceof CompressionError) return undefined;
       throw err;
     }
-    const fields = { status, contentType, grpcStatus };
-    remember(this.#answerBlocks, key, fields);
-    return fields;
   }
 
   #settings(flags: number, id: number, payload: Buffer): boolean {
@@ -530,9 +514,7 @@ export class UnaryConnection {
 
   /** Ends a call's stream from this side with RST_STREAM. */
   #reset(call: Call, code: number, outcome: UnaryOutcome): void {
-    const payload = Buffer.allocUnsafe(4);
-    payload.writeUInt32BE(code, 0);
-    this.#frame(RST_STREAM, 0, call.id, payload);
+    this.#frame(RST_STREAM, 0, call.id, uint32(code));
     this.#finish(call.id, outcome);
   }
 
@@ -571,7 +553,7 @@ export class UnaryConnection {
     call.resolve(outcome);
   }
 
-  /** GOAWAY from the peer: calls it will not process fail, the rest finish, and no new ones start here. */
+  /** GOAWAY from the peer: calls above its last stream are handed back unprocessed, the rest finish, and no new ones start here. */
   #goneAway(lastId: number): void {
     this.#drain();
     for (const call of this.#calls.values()) if (call.id > lastId) this.#finish(call.id, UNPROCESSED);
@@ -613,9 +595,7 @@ export class UnaryConnection {
   }
 
   #windowUpdate(id: number, increment: number): void {
-    const payload = Buffer.allocUnsafe(4);
-    payload.writeUInt32BE(increment, 0);
-    this.#frame(WINDOW_UPDATE, 0, id, payload);
+    this.#frame(WINDOW_UPDATE, 0, id, uint32(increment));
   }
 
   #frame(type: number, flags: number, id: number, payload: Buffer): void {
@@ -637,8 +617,22 @@ export class UnaryConnection {
   }
 }
 
-/** Adds to a bounded map, starting it over when full: the working set is a handful of blocks. */
-function remember<T>(map: Map<string, T>, key: string, value: T): void {
-  if (map.size >= MAX_REMEMBERED_BLOCKS) map.clear();
-  map.set(key, value);
+/** Decodes an answer header block from its latin1 memo key (a miss: once per distinct block). Throws CompressionError. */
+function decodeAnswerFields(key: string): AnswerFields {
+  let status: string | undefined;
+  let contentType: string | undefined;
+  let grpcStatus: string | undefined;
+  decodeHeaderBlock(Buffer.from(key, 'latin1'), (name, value) => {
+    if (name === ':status') status = value;
+    else if (name === 'content-type') contentType = value;
+    else if (name === 'grpc-status') grpcStatus = value;
+  });
+  return { status, contentType, grpcStatus };
+}
+
+/** A 4-byte big-endian payload: an error code, a window increment. */
+function uint32(value: number): Buffer {
+  const payload = Buffer.allocUnsafe(4);
+  payload.writeUInt32BE(value, 0);
+  return payload;
 }
