@@ -1,17 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { goBuildInto } from './go-build.ts';
 import { inCi } from './testdata.ts';
 
 /**
@@ -41,22 +33,14 @@ function goBinary(): string {
   return join(CACHE, `go-${hash.digest('hex').slice(0, 12)}`, 'validator');
 }
 
-/** Builds into a private folder and renames it into place, so a test never runs a half-written binary. */
 function buildGo(): string {
   const path = goBinary();
-  if (existsSync(path)) return path;
-  const dir = join(path, '..');
-  mkdirSync(CACHE, { recursive: true });
-  const staging = mkdtempSync(`${dir}.build-`);
-  try {
-    execFileSync('go', ['build', '-trimpath', '-o', join(staging, 'validator'), '.'], {
-      cwd: GO_MODULE,
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, GOFLAGS: '-buildvcs=false' },
+  if (!existsSync(path)) {
+    goBuildInto(dirname(path), {
+      module: GO_MODULE,
+      args: (staging) => ['-o', join(staging, 'validator'), '.'],
+      built: () => existsSync(path),
     });
-    if (!existsSync(path)) renameSync(staging, dir);
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
   }
   return path;
 }

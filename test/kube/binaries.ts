@@ -9,10 +9,10 @@
  * `.ci/run` calls it before the tests, so the suite itself never waits on a
  * cold build in CI.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { goBuildInto } from '../helpers/go-build.ts';
 import { allCrdFiles } from './crds.ts';
 
 export const MODULE = join(import.meta.dirname, 'controlplane');
@@ -91,40 +91,24 @@ function versionFlags(version: string): string {
   ].join(' ');
 }
 
-/**
- * Builds into a private folder and renames it into place, so test files that
- * start at once never run a half-written binary; the loser of a race keeps
- * the winner's folder.
- */
+/** Builds what is missing (test/helpers/go-build.ts: staged, then renamed into place). */
 export function buildBinaries(env: NodeJS.ProcessEnv = process.env): Binaries {
   const dir = binDir(env);
   if (complete(dir)) return binaries(dir);
   if (env.TOOLGATE_KUBE_BIN !== undefined && env.TOOLGATE_KUBE_BIN !== '') {
     throw new Error(`TOOLGATE_KUBE_BIN=${dir} lacks one of ${Object.keys(COMMANDS).join(', ')}`);
   }
-  mkdirSync(join(dir, '..'), { recursive: true });
-  const staging = mkdtempSync(`${dir}.build-`);
-  try {
-    execFileSync(
-      'go',
-      [
-        'build',
-        '-trimpath',
-        `-ldflags=${versionFlags(kubernetesVersion())}`,
-        '-o',
-        `${staging}/`,
-        ...Object.values(COMMANDS),
-      ],
-      {
-        cwd: MODULE,
-        stdio: ['ignore', 'inherit', 'inherit'],
-        env: { ...env, GOFLAGS: '-buildvcs=false' },
-      },
-    );
-    if (!complete(dir)) renameSync(staging, dir);
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
+  goBuildInto(dir, {
+    module: MODULE,
+    args: (staging) => [
+      `-ldflags=${versionFlags(kubernetesVersion())}`,
+      '-o',
+      `${staging}/`,
+      ...Object.values(COMMANDS),
+    ],
+    built: () => complete(dir),
+    env,
+  });
   return binaries(dir);
 }
 
