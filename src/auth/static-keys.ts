@@ -128,6 +128,9 @@ export interface StaticKeyOptions {
   readonly apiKeyHeader?: boolean;
 }
 
+const NO_CREDENTIAL: VerifyResult = Object.freeze({ ok: false, code: 'no_credential' });
+const BAD_CREDENTIAL: VerifyResult = Object.freeze({ ok: false, code: 'bad_credential' });
+
 /**
  * Recognises bearer tokens that are not JWT-shaped (and, when enabled,
  * `X-Api-Key`). A recognised key that is not in the table is a bad credential.
@@ -141,19 +144,19 @@ export function createStaticKeyVerifier(table: StaticKeyTable, options: StaticKe
   const verified = new Map<string, VerifyResult>();
   return {
     name: 'static_key',
-    verify(req): Promise<VerifyResult> {
+    verify(req): VerifyResult {
       const cred = readCredential(req);
       const mine = (cred.kind === 'bearer' && !isJwtShaped(cred.token)) || (cred.kind === 'api_key' && apiKeyHeader);
-      if (!mine) return Promise.resolve({ ok: false, code: 'no_credential' });
+      if (!mine) return NO_CREDENTIAL;
       const known = verified.get(cred.token);
-      if (known !== undefined) return Promise.resolve(known);
+      if (known !== undefined) return known;
       const digest = hash('sha256', cred.token, 'buffer');
       const entry = table.get(digest.toString('hex'));
       if (entry === undefined || !timingSafeEqual(digest, entry.hash)) {
-        return Promise.resolve({ ok: false, code: 'bad_credential' });
+        return BAD_CREDENTIAL;
       }
       verified.set(cred.token, entry.verified);
-      return Promise.resolve(entry.verified);
+      return entry.verified;
     },
   };
 }

@@ -41,5 +41,5 @@ export type VerifyResult =
 export interface Verifier {
   /** Short stable name for metrics and logs: `static_key`, `jwt`, `anonymous`. */
   readonly name: string;
-  verify(req: AuthRequest): Promise<VerifyResult>;
+  verify(req: AuthRequest): VerifyResult | Promise<VerifyResult>;
 }

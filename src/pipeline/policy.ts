@@ -195,7 +195,8 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
     if (method === 'tools/list') return toolsList(ex, res, upstream, body);
     if (discovery !== undefined && isDiscovery(ex)) return discovery(ex, res, upstream, body);
     // tools/call: decide, strip the approval continuation (the upstream gets the original call), execute.
-    const verdict = await deps.chain.run(ex);
+    const deciding = deps.chain.run(ex);
+    const verdict = deciding instanceof Promise ? await deciding : deciding;
     if (verdict.kind === 'deny') return refuseCall(ex, res, verdict, settings.toolErrors);
     if (verdict.kind === 'respond') return answer(res, message, verdict.result);
     return execute(ex, res, upstream, withoutContinuation(message.params, body));
@@ -204,7 +205,8 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
   return {
     async message(req, res) {
       if (refusedRepeatedFields(req, res)) return { label: 'unclassified', outcome: 'header_mismatch' };
-      const who = await authenticate(req);
+      const pending = authenticate(req);
+      const who = pending instanceof Promise ? await pending : pending;
       if (!who.ok) return { label: 'unclassified', outcome: unauthenticated(res, who) };
       const read = await readMessage(req, res, settings.maxBodyBytes);
       if (!read.ok) return { label: 'unclassified', outcome: read.outcome };

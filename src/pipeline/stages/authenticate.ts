@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { authenticate } from '../../auth/chain.ts';
+import { authenticate, type AuthResult } from '../../auth/chain.ts';
 import { unauthorizedChallenge } from '../../auth/challenge.ts';
 import type { PolicyInForce } from '../../auth/policy-in-force.ts';
 import type { CredentialProblem, Principal } from '../../auth/types.ts';
@@ -21,30 +21,38 @@ export type Authenticated =
  * headers alone, before a body byte is read, so an unauthenticated client
  * cannot make toolgate buffer megabytes.
  */
-export function authenticator(current: () => PolicyInForce): (req: IncomingMessage) => Promise<Authenticated> {
-  return async (req) => {
+export function authenticator(
+  current: () => PolicyInForce,
+): (req: IncomingMessage) => Authenticated | Promise<Authenticated> {
+  return (req) => {
     const inForce = current();
     const began = decision.hasSubscribers ? performance.now() : 0;
-    const r = await authenticate(inForce.verifiers, { headers: req.headers });
-    if (decision.hasSubscribers) {
-      decision.publish({
-        request: req,
-        stage: 'authentication',
-        allowed: r.ok,
-        ...(r.ok
-          ? { principal: r.principal }
-          : { error: r.code === 'unavailable' ? 'credential_check_unavailable' : 'unauthenticated' }),
-        durationSeconds: (performance.now() - began) / 1000,
-      });
-    }
-    if (r.ok) return { ok: true, principal: r.principal };
-    // A credential that verified but whose reuse cannot be ruled out now: retryable, not a bad credential.
-    if (r.code === 'unavailable') return { ok: false, error: 'credential_check_unavailable' };
-    return {
-      ok: false,
-      error: 'unauthenticated',
-      challenge: unauthorizedChallenge(r.code, inForce.policy.authentication.resourceMetadataUrl, r.problem),
-      ...(r.problem !== undefined && { problem: r.problem }),
-    };
+    const r = authenticate(inForce.verifiers, { headers: req.headers });
+    return r instanceof Promise
+      ? r.then((settled) => outcome(req, inForce, settled, began))
+      : outcome(req, inForce, r, began);
+  };
+}
+
+function outcome(req: IncomingMessage, inForce: PolicyInForce, r: AuthResult, began: number): Authenticated {
+  if (decision.hasSubscribers) {
+    // One shape for every verdict, absent fields undefined, as the chain publishes them.
+    decision.publish({
+      request: req,
+      stage: 'authentication',
+      allowed: r.ok,
+      principal: r.ok ? r.principal : undefined,
+      error: r.ok ? undefined : r.code === 'unavailable' ? 'credential_check_unavailable' : 'unauthenticated',
+      durationSeconds: (performance.now() - began) / 1000,
+    });
+  }
+  if (r.ok) return { ok: true, principal: r.principal };
+  // A credential that verified but whose reuse cannot be ruled out now: retryable, not a bad credential.
+  if (r.code === 'unavailable') return { ok: false, error: 'credential_check_unavailable' };
+  return {
+    ok: false,
+    error: 'unauthenticated',
+    challenge: unauthorizedChallenge(r.code, inForce.policy.authentication.resourceMetadataUrl, r.problem),
+    ...(r.problem !== undefined && { problem: r.problem }),
   };
 }

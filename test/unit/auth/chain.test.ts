@@ -91,3 +91,34 @@ test('a verifier that throws fails closed', async () => {
   const r = await authenticate([throwing, anonymous], { headers: {} });
   assert.deepEqual(r, { ok: false, code: 'bad_credential', verifier: 'broken' });
 });
+
+test('a verifier that throws before answering fails closed too', async () => {
+  const throwing: Verifier = {
+    name: 'broken',
+    verify: () => {
+      throw new Error('secret detail');
+    },
+  };
+  assert.deepEqual(authenticate([throwing, anonymous], { headers: {} }), {
+    ok: false,
+    code: 'bad_credential',
+    verifier: 'broken',
+  });
+});
+
+test('verifiers that answer at once decide at once: a static key costs no promise', () => {
+  const r = authenticate([staticKeys, anonymous], bearer(KEY));
+  assert.ok(!(r instanceof Promise));
+  assert.ok(r.ok);
+  assert.equal(r.principal.id, 'agent-a');
+});
+
+test('after a verifier that answers later passes, the next one still decides', async () => {
+  const passing = spy('later', { ok: false, code: 'no_credential' });
+  const pending = authenticate([passing, staticKeys], bearer(KEY));
+  assert.ok(pending instanceof Promise);
+  const r = await pending;
+  assert.ok(r.ok);
+  assert.equal(r.verifier, 'static_key');
+  assert.equal(passing.calls, 1);
+});
