@@ -98,6 +98,17 @@ test('the engine handed to ajv is RE2 (linear by construction), keyed by its own
   assert.ok(checked.ok && checked.re2 instanceof RE2JS);
 });
 
+test("a yes/no on an anchored pattern is answered by the DFA, not re2js's one-pass engine", () => {
+  // re2js builds a one-pass program for this pattern; if an upgrade renames the field, this says so.
+  const plain = RE2JS.compile('^[a-z0-9-]+/[a-z0-9-]+$').re2() as unknown as { onepass: unknown };
+  assert.notEqual(plain.onepass, null);
+  const checked = compilePattern('^[a-z0-9-]+/[a-z0-9-]+$');
+  assert.ok(checked.ok);
+  assert.equal((checked.re2.re2() as unknown as { onepass: unknown }).onepass, null);
+  for (const input of ['acme/payments-service', 'acme/Payments', '/x', 'a/b/c', 'a/b\n'])
+    assert.equal(checked.re2.test(input), /^[a-z0-9-]+\/[a-z0-9-]+$/u.test(input), input);
+});
+
 test(
   'every regexlib ReDoS pattern is either refused or validates its pumped attack on RE2',
   { skip: corpus('redos').skip },
