@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher, Pool } from 'undici';
@@ -256,6 +257,10 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   readonly #onResponseHead: ResponseHeadHook | undefined;
   readonly #call: UpstreamCall;
   #deadlineTimer: NodeJS.Timeout | undefined;
+  /** When the deadline timer fires (performance.now() time); Infinity without one. */
+  #deadlineAt = Infinity;
+  /** The deadline is known to end the exchange before a silence could reach the idle bound. */
+  #deadlineFirst = false;
   /** The tail of the previous chunk, so a progress marker split across chunks is still seen. */
   #tail: Buffer | undefined;
   #controller: Controller | undefined;
@@ -301,6 +306,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
 
   #armDeadline(ms: number): void {
     clearTimeout(this.#deadlineTimer);
+    this.#deadlineAt = performance.now() + ms;
     this.#deadlineTimer = setTimeout(this.#onDeadline, ms);
   }
 
@@ -569,10 +575,25 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
    * by nature and end when either side closes).
    */
   #armIdle(): void {
-    if (this.#bodyIdleMs === 0 || this.#settled || this.#eventStream) return;
+    if (this.#bodyIdleMs === 0 || this.#settled || this.#eventStream || this.#deadlineComesFirst()) return;
     // Re-armed on every chunk: refresh() moves the one timer rather than making a new one each time.
     if (this.#idleTimer === undefined) this.#idleTimer = setTimeout(this.#onIdle, this.#bodyIdleMs);
     else this.#idleTimer.refresh();
+  }
+
+  /**
+   * Whether the call's deadline passes before any silence could reach the
+   * idle bound, so the deadline alone bounds the body: a tool's timeout is
+   * usually no longer than the bound, and a second timer per call is then
+   * never the one that fires. Once true it stays true (the deadline only
+   * comes closer, a silence only ends later), unless progress can push the
+   * deadline back.
+   */
+  #deadlineComesFirst(): boolean {
+    if (this.#deadlineFirst) return true;
+    if (this.#call.deadline === undefined || this.#call.deadline.resetOnProgress) return false;
+    this.#deadlineFirst = this.#deadlineAt <= performance.now() + this.#bodyIdleMs;
+    return this.#deadlineFirst;
   }
 
   readonly #onIdle = (): void => {

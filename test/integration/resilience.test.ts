@@ -17,6 +17,9 @@ const POLICY = [
   'version: 1',
   'authentication:',
   '  anonymous: { enabled: true }',
+  // A deadline far past the idle bound: only the bound can cut the stalled body in time.
+  'tools:',
+  '  stall_body: { timeoutMs: 60000 }',
   'grants:',
   '  - { principal: anonymous, tool: echo, effect: allow }',
   '  - { principal: anonymous, tool: stall_head, effect: allow }',
@@ -94,7 +97,7 @@ describe('timeouts and limits', () => {
     refusedCall(res, 'deadline_exceeded');
   });
 
-  it('an upstream that sends its head and then stalls is cut, and its connection released', async () => {
+  it('an upstream that sends its head and then stalls is cut at the idle bound, and its connection released', async () => {
     const outcome = await new Promise<string>((resolve) => {
       const req = request(
         gate.url,
