@@ -7,6 +7,9 @@ export const DEFAULT_L1_MAX_ENTRIES = 10_000;
 export class Lru<K, V> {
   readonly #max: number;
   readonly #map = new Map<K, V>();
+  /** The most recently used key, which a hit need not move: the common case of one caller or one tool in a row. */
+  #newest: K | undefined = undefined;
+  #hasNewest = false;
 
   constructor(maxEntries: number) {
     this.#max = Math.max(1, Math.floor(maxEntries));
@@ -19,8 +22,11 @@ export class Lru<K, V> {
   get(key: K): V | undefined {
     const v = this.#map.get(key);
     if (v === undefined) return undefined;
+    if (this.#hasNewest && this.#newest === key) return v;
     this.#map.delete(key);
     this.#map.set(key, v);
+    this.#newest = key;
+    this.#hasNewest = true;
     return v;
   }
 
@@ -31,6 +37,7 @@ export class Lru<K, V> {
 
   delete(key: K): void {
     this.#map.delete(key);
+    if (this.#hasNewest && this.#newest === key) this.#forgetNewest();
   }
 
   /** Returns the value evicted to make room, if any, so a caller's own indexes can forget it. */
@@ -43,6 +50,8 @@ export class Lru<K, V> {
       evicted = old;
     }
     this.#map.set(key, value);
+    this.#newest = key;
+    this.#hasNewest = true;
     return evicted;
   }
 
@@ -53,5 +62,11 @@ export class Lru<K, V> {
 
   clear(): void {
     this.#map.clear();
+    this.#forgetNewest();
+  }
+
+  #forgetNewest(): void {
+    this.#newest = undefined;
+    this.#hasNewest = false;
   }
 }
