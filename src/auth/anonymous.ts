@@ -13,9 +13,9 @@ export function createAnonymousVerifier(scopes: readonly string[]): Verifier {
   const scopeList = [...scopes];
   return {
     name: 'anonymous',
-    verify(req): Promise<VerifyResult> {
-      if (hasCredential(req)) return Promise.resolve({ ok: false, code: 'no_credential' });
-      return Promise.resolve({ ok: true, principal: makePrincipal(ANONYMOUS_ID, scopeList, 'anonymous') });
+    verify(req): VerifyResult {
+      if (hasCredential(req)) return { ok: false, code: 'no_credential' };
+      return { ok: true, principal: makePrincipal(ANONYMOUS_ID, scopeList, 'anonymous') };
     },
   };
 }

@@ -106,11 +106,15 @@ test('a verifier that throws before answering fails closed too', async () => {
   });
 });
 
-test('verifiers that answer at once decide at once: a static key costs no promise', () => {
+test('verifiers that answer at once decide at once: a static key or anonymous access costs no promise', () => {
   const r = authenticate([staticKeys, anonymous], bearer(KEY));
   assert.ok(!(r instanceof Promise));
   assert.ok(r.ok);
   assert.equal(r.principal.id, 'agent-a');
+  const anon = authenticate([staticKeys, anonymous], { headers: {} });
+  assert.ok(!(anon instanceof Promise));
+  assert.ok(anon.ok);
+  assert.equal(anon.principal.id, 'anonymous');
 });
 
 test('after a verifier that answers later passes, the next one still decides', async () => {
