@@ -4,12 +4,14 @@
  */
 export const DEFAULT_L1_MAX_ENTRIES = 10_000;
 
+/** No key: a symbol no caller can hold, so "no newest entry" needs no flag beside the key. */
+const NONE: unique symbol = Symbol('none');
+
 export class Lru<K, V> {
   readonly #max: number;
   readonly #map = new Map<K, V>();
   /** The most recently used key, which a hit need not move: the common case of one caller or one tool in a row. */
-  #newest: K | undefined = undefined;
-  #hasNewest = false;
+  #newest: K | typeof NONE = NONE;
 
   constructor(maxEntries: number) {
     this.#max = Math.max(1, Math.floor(maxEntries));
@@ -22,11 +24,10 @@ export class Lru<K, V> {
   get(key: K): V | undefined {
     const v = this.#map.get(key);
     if (v === undefined) return undefined;
-    if (this.#hasNewest && this.#newest === key) return v;
+    if (this.#newest === key) return v;
     this.#map.delete(key);
     this.#map.set(key, v);
     this.#newest = key;
-    this.#hasNewest = true;
     return v;
   }
 
@@ -37,7 +38,7 @@ export class Lru<K, V> {
 
   delete(key: K): void {
     this.#map.delete(key);
-    if (this.#hasNewest && this.#newest === key) this.#forgetNewest();
+    if (this.#newest === key) this.#newest = NONE;
   }
 
   /** Returns the value evicted to make room, if any, so a caller's own indexes can forget it. */
@@ -51,7 +52,6 @@ export class Lru<K, V> {
     }
     this.#map.set(key, value);
     this.#newest = key;
-    this.#hasNewest = true;
     return evicted;
   }
 
@@ -62,11 +62,6 @@ export class Lru<K, V> {
 
   clear(): void {
     this.#map.clear();
-    this.#forgetNewest();
-  }
-
-  #forgetNewest(): void {
-    this.#newest = undefined;
-    this.#hasNewest = false;
+    this.#newest = NONE;
   }
 }
