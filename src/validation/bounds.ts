@@ -1,9 +1,9 @@
-import { childPointer, pointerOf, type Reached } from '../json/pointer.ts';
+import { childPointer } from '../json/pointer.ts';
 
 /**
  * Size bounds on arguments, checked before the compiled validator runs so
  * that its (recursive) code only ever sees small, shallow, plain JSON. The
- * walk itself uses an explicit stack and stops at the first exceeded bound.
+ * walk stops at the first exceeded bound.
  */
 
 export const MAX_ARGUMENT_DEPTH = 32;
@@ -39,54 +39,103 @@ function isPlainObject(v: object): boolean {
  * string values and object keys, since both are copied and matched.
  */
 export function checkBounds(args: unknown, bounds: ArgumentBounds = DEFAULT_BOUNDS): BoundsCheck {
-  let nodes = 0;
-  let units = 0;
-  // Each entry links to its parent instead of copying a path: paths are
-  // only needed to report a value JSON cannot hold, which is rare.
-  const stack: Visit[] = [{ value: args, depth: 0, parent: undefined, key: '' }];
-  while (stack.length > 0) {
-    const visit = stack.pop() as Visit;
-    const { value, depth } = visit;
-    nodes += 1;
-    if (nodes > bounds.maxNodes) return { ok: false, code: 'bounds_exceeded' };
-    if (value === null || typeof value === 'boolean') continue;
-    if (typeof value === 'string') {
-      units += value.length;
-      if (units > bounds.maxStringCodeUnits) return { ok: false, code: 'bounds_exceeded' };
-      continue;
-    }
-    if (typeof value === 'number') {
-      if (!Number.isFinite(value)) return notJson(pointerOf(visit));
-      continue;
-    }
-    if (typeof value !== 'object' || !(Array.isArray(value) || isPlainObject(value))) return notJson(pointerOf(visit));
-    if (depth + 1 > bounds.maxDepth) return { ok: false, code: 'bounds_exceeded' };
-    const keys = Array.isArray(value) ? undefined : Object.keys(value);
-    const children = keys === undefined ? (value as unknown[]).length : keys.length;
-    // Everything on the stack is counted when popped, so refuse before growing it.
-    if (nodes + stack.length + children > bounds.maxNodes) return { ok: false, code: 'bounds_exceeded' };
-    if (keys === undefined) {
-      const items = value as unknown[];
-      for (let i = items.length - 1; i >= 0; i--) {
-        if (!Object.hasOwn(items, i)) return notJson(childPointer(pointerOf(visit), i));
-        stack.push({ value: items[i], depth: depth + 1, parent: visit, key: i });
-      }
-      continue;
-    }
-    for (const key of keys) {
-      units += key.length;
-      if (units > bounds.maxStringCodeUnits) return { ok: false, code: 'bounds_exceeded' };
-      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, parent: visit, key });
-    }
+  const walk = new BoundsWalk(bounds);
+  const fault = walk.visit(args, 0);
+  if (fault === Fault.None) return WITHIN;
+  if (fault === Fault.Exceeded) return EXCEEDED;
+  let pointer = '';
+  for (let i = walk.path.length - 1; i >= 0; i--) pointer = childPointer(pointer, walk.path[i] as string | number);
+  return { ok: false, code: 'not_json', instancePath: pointer };
+}
+
+const WITHIN: BoundsCheck = Object.freeze({ ok: true });
+const EXCEEDED: BoundsCheck = Object.freeze({ ok: false, code: 'bounds_exceeded' });
+
+/** How a visit ended: within the bounds, over one, or at a value JSON cannot carry. */
+const Fault = { None: 0, Exceeded: 1, NotJson: 2 } as const;
+type Fault = (typeof Fault)[keyof typeof Fault];
+
+/**
+ * One walk, depth first. It recurses: the depth bound is checked before a
+ * container's members are entered, so the stack never holds more than
+ * `maxDepth` frames, and nothing is allocated per value but an object's key
+ * list. Members are visited in the order an explicit stack would pop them
+ * (array items first to last, object members last to first), and everything
+ * not yet visited counts against the node bound, so a large container is
+ * refused before it is entered. `path` collects the keys to a value JSON
+ * cannot carry, innermost first, only as the walk unwinds from it.
+ */
+class BoundsWalk {
+  readonly #maxDepth: number;
+  readonly #maxNodes: number;
+  readonly #maxUnits: number;
+  #nodes = 0;
+  #units = 0;
+  /** Members seen in their containers but not visited yet. */
+  #pending = 0;
+  /** The keys to the value JSON cannot carry, innermost first, once the walk found one. */
+  readonly path: (string | number)[] = [];
+
+  constructor(bounds: ArgumentBounds) {
+    this.#maxDepth = bounds.maxDepth;
+    this.#maxNodes = bounds.maxNodes;
+    this.#maxUnits = bounds.maxStringCodeUnits;
   }
-  return { ok: true };
-}
 
-interface Visit extends Reached {
-  readonly value: unknown;
-  readonly depth: number;
-}
+  visit(value: unknown, depth: number): Fault {
+    if (++this.#nodes > this.#maxNodes) return Fault.Exceeded;
+    if (value === null || typeof value === 'boolean') return Fault.None;
+    if (typeof value === 'string') {
+      this.#units += value.length;
+      return this.#units > this.#maxUnits ? Fault.Exceeded : Fault.None;
+    }
+    if (typeof value === 'number') return Number.isFinite(value) ? Fault.None : Fault.NotJson;
+    if (typeof value !== 'object') return Fault.NotJson;
+    if (Array.isArray(value)) return this.#items(value, depth);
+    return isPlainObject(value) ? this.#members(value as Record<string, unknown>, depth) : Fault.NotJson;
+  }
 
-function notJson(instancePath: string): BoundsCheck {
-  return { ok: false, code: 'not_json', instancePath };
+  #items(items: readonly unknown[], depth: number): Fault {
+    if (depth + 1 > this.#maxDepth || this.#crowded(items.length)) return Fault.Exceeded;
+    for (let i = items.length - 1; i >= 0; i--) {
+      if (!Object.hasOwn(items, i)) {
+        this.path.push(i);
+        return Fault.NotJson;
+      }
+    }
+    this.#pending += items.length;
+    for (let i = 0; i < items.length; i++) {
+      this.#pending--;
+      const fault = this.visit(items[i], depth + 1);
+      if (fault === Fault.None) continue;
+      if (fault === Fault.NotJson) this.path.push(i);
+      return fault;
+    }
+    return Fault.None;
+  }
+
+  #members(object: Record<string, unknown>, depth: number): Fault {
+    if (depth + 1 > this.#maxDepth) return Fault.Exceeded;
+    const keys = Object.keys(object);
+    if (this.#crowded(keys.length)) return Fault.Exceeded;
+    for (const key of keys) {
+      this.#units += key.length;
+      if (this.#units > this.#maxUnits) return Fault.Exceeded;
+    }
+    this.#pending += keys.length;
+    for (let i = keys.length - 1; i >= 0; i--) {
+      this.#pending--;
+      const key = keys[i] as string;
+      const fault = this.visit(object[key], depth + 1);
+      if (fault === Fault.None) continue;
+      if (fault === Fault.NotJson) this.path.push(key);
+      return fault;
+    }
+    return Fault.None;
+  }
+
+  /** Whether `children` more, with everything seen and not yet visited, would pass the node bound. */
+  #crowded(children: number): boolean {
+    return this.#nodes + this.#pending + children > this.#maxNodes;
+  }
 }
