@@ -37,14 +37,15 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let done = false;
+    // The listeners stay: each checks `done`, and they go with the request.
+    // Taking four off per request cost more than the check.
     const finish = (result: BodyResult) => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onAbort);
-      req.off('close', onClose);
+      done = true;
       resolve(result);
     };
     const onData = (chunk: Buffer) => {
+      if (done) return;
       size += chunk.length;
       if (size > limit) {
         req.pause();
@@ -53,9 +54,12 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
       }
       chunks.push(chunk);
     };
-    const onEnd = () =>
-      finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
-    const onAbort = () => finish({ ok: false, code: 'aborted' });
+    const onEnd = () => {
+      if (!done) finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
+    };
+    const onAbort = () => {
+      if (!done) finish({ ok: false, code: 'aborted' });
+    };
     const onClose = () => {
       if (!req.complete) onAbort();
     };
