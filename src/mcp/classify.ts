@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import type { JsonRpcId } from './jsonrpc.ts';
 import { foldName } from '../json/fold-name.ts';
 import { isRecord } from '../json/record.ts';
@@ -225,13 +224,23 @@ function isModern(version: string | undefined): boolean {
   return version !== undefined && VERSION_SHAPE.test(version) && version >= MODERN_REVISION;
 }
 
+/**
+ * Checks and decodes in one pass. Invalid UTF-8 is refused rather than
+ * replaced with U+FFFD: toolgate and the upstream must never decide on
+ * different readings of the same bytes. A byte order mark is kept, as
+ * written, so JSON.parse refuses it as it always did.
+ */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 function parseJson(
   body: Uint8Array,
 ): { ok: true; value: unknown; text: string } | { ok: false; code: 'parse_error' | 'nesting_too_deep' } {
-  // Invalid UTF-8 is refused rather than replaced with U+FFFD: toolgate and the
-  // upstream must never decide on different readings of the same bytes.
-  if (!isUtf8(body)) return { ok: false, code: 'parse_error' };
-  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  let text: string;
+  try {
+    text = UTF8.decode(body);
+  } catch {
+    return { ok: false, code: 'parse_error' };
+  }
   // JSON.parse spends about 120 ns a level: a megabyte of brackets would cost
   // a third of a second. A short body cannot nest deep enough to matter.
   if (text.length > SHALLOW_BODY_CHARS && nestsDeeperThan(text, MAX_NESTING))

@@ -235,6 +235,31 @@ describe('classify: the body decides, 2026-07-28 headers must agree with it', ()
   }
 });
 
+describe('classify reads the body as UTF-8, strictly', () => {
+  const ping = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"note":"';
+  const withBytes = (...bytes: number[]) => Buffer.concat([Buffer.from(ping), Buffer.from(bytes), Buffer.from('"}}')]);
+
+  it('refuses invalid UTF-8 rather than reading it as U+FFFD', () => {
+    for (const bytes of [
+      [0xed, 0xa0, 0x80], // a surrogate
+      [0xc0, 0xaf], // an overlong '/'
+      [0xe2, 0x82], // cut short
+      [0xff],
+      [0xf4, 0x90, 0x80, 0x80], // past U+10FFFF
+    ]) {
+      assert.deepEqual(classify({}, withBytes(...bytes)), { ok: false, code: 'parse_error', id: null }, String(bytes));
+    }
+  });
+
+  it('reads multi-byte characters, and refuses a byte order mark as JSON does', () => {
+    const read = classify({}, withBytes(0xc3, 0xa9, 0xf0, 0x9f, 0x98, 0x80));
+    assert.ok(read.ok);
+    assert.equal(read.params?.note, 'é😀');
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body({ jsonrpc: '2.0', id: 1, method: 'ping' })]);
+    assert.deepEqual(classify({}, bom), { ok: false, code: 'parse_error', id: null });
+  });
+});
+
 describe('decodeHeaderValue', () => {
   it('decodes the standard-alphabet sentinel and passes plain values through', () => {
     assert.equal(decodeHeaderValue('echo'), 'echo');
