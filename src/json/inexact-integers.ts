@@ -72,6 +72,29 @@ export function findInexactInteger(text: string, within: readonly (string | numb
   return undefined;
 }
 
+/**
+ * Whether `value` (what JSON.parse made of a text) holds a number of
+ * magnitude 2^53 or more. Every integer literal JSON.parse could not read
+ * exactly became one: it is 2^53 or more itself, and rounding to the nearest
+ * double never takes it below 2^53, which a double holds. So where this is
+ * false, findInexactInteger on the same text finds nothing, and the text
+ * need not be scanned.
+ */
+export function holdsUnsafeMagnitude(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'number') {
+      if (Math.abs(next) >= TWO_TO_53) return true;
+    } else if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+    } else if (typeof next === 'object' && next !== null) {
+      for (const key in next) pending.push((next as Record<string, unknown>)[key]);
+    }
+  }
+  return false;
+}
+
 function isInexact(literal: string): boolean {
   const value = Number(literal);
   // Below 2^53 every integer is a double, so the literal was read exactly.

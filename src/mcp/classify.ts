@@ -4,7 +4,7 @@ import { isRecord } from '../json/record.ts';
 import { hasDuplicateKeys } from '../json/duplicate-keys.ts';
 import { decodeHeaderValue } from './header-value.ts';
 import { parseExact } from '../json/exact.ts';
-import { findInexactInteger } from '../json/inexact-integers.ts';
+import { findInexactInteger, holdsUnsafeMagnitude } from '../json/inexact-integers.ts';
 import { nestsDeeperThan } from '../json/scan.ts';
 
 /**
@@ -162,7 +162,10 @@ export function classify(headers: McpHeaders, body: Uint8Array): Classification 
   const bodyName =
     field !== undefined && params !== undefined && typeof params[field] === 'string' ? params[field] : undefined;
 
-  const inexactInteger = method === 'tools/call' ? findInexactInteger(parsed.text, ARGUMENTS_PATH) : undefined;
+  const inexactInteger =
+    method === 'tools/call' && holdsUnsafeMagnitude(params?.arguments)
+      ? findInexactInteger(parsed.text, ARGUMENTS_PATH)
+      : undefined;
   const exact = exactArgumentsOf(parsed.text, inexactInteger, ARGUMENTS_PATH);
   const envelopeVersion = readEnvelopeVersion(params);
   const headerVersion = headers.protocolVersion;

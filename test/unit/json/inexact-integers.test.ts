@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { describe, it } from 'node:test';
-import { findInexactInteger } from '../../../src/json/inexact-integers.ts';
+import { findInexactInteger, holdsUnsafeMagnitude } from '../../../src/json/inexact-integers.ts';
 import { childPointer } from '../../../src/json/pointer.ts';
 
 const ARGS = ['params', 'arguments'];
@@ -118,5 +119,43 @@ describe('findInexactInteger', () => {
       assert.equal(findInexactInteger(text, []), expected[0], text);
     }
     assert.ok(withInexact > 100, `the generator must produce inexact integers often (${withInexact})`);
+  });
+});
+
+describe('holdsUnsafeMagnitude', () => {
+  const integer = fc
+    .tuple(fc.boolean(), fc.stringMatching(/^[1-9][0-9]{12,20}$/))
+    .map(([negative, digits]) => `${negative ? '-' : ''}${digits}`);
+  const number = fc.oneof(
+    integer,
+    fc.integer().map(String),
+    integer.map((i) => `${i}.5`),
+    integer.map((i) => `${i}e0`),
+  );
+  const text = fc.letrec<{ node: string; array: string; object: string }>((tie) => ({
+    node: fc.oneof({ depthSize: 'small' }, number, fc.constant('"9007199254740993"'), tie('array'), tie('object')),
+    array: fc.array(tie('node'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`),
+    // Without repeated names: classify refuses those before it asks.
+    object: fc
+      .uniqueArray(fc.tuple(fc.string({ maxLength: 3 }), tie('node')), { maxLength: 4, selector: ([name]) => name })
+      .map((members) => `{${members.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
+  })).node;
+
+  it('is true wherever the text holds an integer JSON.parse rounded, so a false answer may skip the scan', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        if (findInexactInteger(t, []) !== undefined) assert.equal(holdsUnsafeMagnitude(JSON.parse(t)), true, t);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('looks at numbers only, at any depth', () => {
+    assert.equal(holdsUnsafeMagnitude({ a: [1, { b: 2 ** 53 }] }), true);
+    assert.equal(holdsUnsafeMagnitude([-(2 ** 53)]), true);
+    // The one literal past 2^53 that rounds down onto it.
+    assert.equal(holdsUnsafeMagnitude(JSON.parse('{"n":9007199254740993}')), true);
+    assert.equal(holdsUnsafeMagnitude({ a: [1, { b: 2 ** 53 - 1 }], c: '9007199254740993' }), false);
+    assert.equal(holdsUnsafeMagnitude(undefined), false);
   });
 });
