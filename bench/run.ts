@@ -58,6 +58,7 @@ const launchers: Record<string, Launcher> = {
   direct,
   floor: benchProxy('floor'),
   peer: benchProxy('peer'),
+  policy_floor: benchProxy('policy_floor'),
   toolgate: toolgate('toolgate'),
   policy: toolgate('policy', { args: ['--policy-file', policyFile] }),
   policy_redis: toolgateWithRedisGrants('policy_redis', policyFile),
@@ -187,6 +188,19 @@ const cases: readonly Case[] = [
         policy_rss_loaded_mb: fig.mb(p?.rssLoadedMb),
       };
     },
+  },
+  {
+    id: 'policy_floor',
+    label: 'the policy floor: the floor plus key, grant and schema, nothing else',
+    target: 'policy_floor',
+    request: AUTHENTICATED_CALL,
+    measures: ['throughput'],
+    cpuVsFloor: true,
+    report: (r) => ({
+      ...fig.spread('policy_floor_cpu_ratio', r.cpuRatio.get('policy_floor')),
+      ...fig.spread('policy_floor_cpu_ratio_saturated', r.cpuRatioSaturated.get('policy_floor')),
+      policy_floor_cpu_us_per_req: fig.us(r.figures.get('policy_floor')?.cpuUsPerReq),
+    }),
   },
   {
     id: 'keys10k',

@@ -83,11 +83,11 @@ export async function startStub(args: readonly string[] = []): Promise<Target> {
 /** Sends straight to the stub: the baseline every "added" figure subtracts. */
 export const direct: Launcher = async (ctx) => ctx.stub;
 
-/** The floor (compiled) or the peer: `--upstream <origin> --port <p>`. */
-export function benchProxy(name: 'floor' | 'peer'): Launcher {
+/** The floor (compiled), the policy floor or the peer: `--upstream <origin> --port <p>`. */
+export function benchProxy(name: 'floor' | 'policy_floor' | 'peer'): Launcher {
   return async (ctx) => {
     const port = await freePort();
-    const script = name === 'floor' ? ctx.floor : benchScript('peer.ts');
+    const script = name === 'floor' ? ctx.floor : benchScript(name === 'peer' ? 'peer.ts' : 'policy-floor.ts');
     const child = spawnNode(name, script, ['--upstream', ctx.stub.origin, '--port', String(port)], {}, 'proxies');
     await waitReady(child, () => accepts(port));
     return { name, origin: `http://127.0.0.1:${port}`, pid: child.pid, gracefulExit: false, stop: () => child.stop() };
