@@ -7,7 +7,10 @@
  * refusals are JSON-RPC errors. Nothing else: no duplicate-name, rounded
  * integer or case-variant checks, no strict UTF-8, no deadline, breaker or
  * retries, no metrics. It says how far toolgate's policy path is from the
- * decision itself (`policy_floor_cpu_ratio`); it is not a proxy to run.
+ * decision itself (`policy_floor_cpu_ratio`); it is not a proxy to run. Its
+ * body reading and forwarding repeat the floor's line for line, so that the
+ * two differ only in the decision: the floor stays one self-contained file,
+ * type-stripped alone by lib/build.ts, and shares nothing.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
