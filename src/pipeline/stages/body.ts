@@ -38,9 +38,10 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    // The listeners stay: each checks `done`, and they go with the request.
-    // Taking four off per request cost more than the check.
+    // The listeners stay, and go with the request: taking four off per
+    // request cost more than this check.
     const finish = (result: BodyResult) => {
+      if (done) return;
       done = true;
       resolve(result);
     };
@@ -54,12 +55,9 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
       }
       chunks.push(chunk);
     };
-    const onEnd = () => {
-      if (!done) finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
-    };
-    const onAbort = () => {
-      if (!done) finish({ ok: false, code: 'aborted' });
-    };
+    const onEnd = () =>
+      finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
+    const onAbort = () => finish({ ok: false, code: 'aborted' });
     const onClose = () => {
       if (!req.complete) onAbort();
     };
