@@ -1,14 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import {
-  BrokenCircuitError,
-  CircuitState,
-  ConsecutiveBreaker,
-  CountBreaker,
-  circuitBreaker,
-  handleType,
-  type CircuitBreakerPolicy,
-  type IBreaker,
-} from 'cockatiel';
+import { CircuitState, ConsecutiveBreaker, CountBreaker, type IBreaker } from 'cockatiel';
 import { breakerChange } from '../telemetry/channels.ts';
 
 export interface BreakerOptions {
@@ -19,20 +10,26 @@ export interface BreakerOptions {
   readonly windowCalls: number;
   /** How long it stays open before one probe is let through. */
   readonly openMs: number;
+  /** The monotonic clock, in milliseconds; a test's own. */
+  readonly now?: () => number;
 }
 
-/** Thrown inside the breaker for an attempt that counts as the upstream failing; carries the attempt's outcome out. */
-class UpstreamFailed<T> extends Error {
-  readonly outcome: T;
-  constructor(outcome: T) {
-    super('upstream failed');
-    this.outcome = outcome;
-  }
+/** An attempt the breaker let through, to be settled once it ends. */
+export interface Admitted {
+  readonly ok: true;
+  /** The circuit's state when it was let through; the counting rules weigh its end by it. */
+  readonly state: CircuitState.Closed | CircuitState.HalfOpen;
+  /** The half-open period it probes for; undefined for an attempt let through closed. */
+  readonly probe: HalfOpen | undefined;
 }
 
-export type Guarded<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly retryAfterMs: number };
+export type Admission = Admitted | { readonly ok: false; readonly retryAfterMs: number };
+
+/** One half-open period: its probe is in flight, and later attempts wait for what it learns. */
+interface HalfOpen {
+  readonly decided: Promise<void>;
+  readonly decide: () => void;
+}
 
 const STATE_LABEL = {
   [CircuitState.Closed]: 'closed',
@@ -41,51 +38,94 @@ const STATE_LABEL = {
   [CircuitState.Isolated]: 'open',
 } as const;
 
+const CLOSED: Admitted = Object.freeze({ ok: true, state: CircuitState.Closed, probe: undefined });
+
 /**
- * The upstream's circuit breaker, on cockatiel: opens on consecutive
- * failures or a failure ratio, refuses at once while open, lets one probe
- * through after `openMs` (half-open), and closes on its success.
+ * The upstream's circuit breaker: opens on consecutive failures or a failure
+ * ratio (cockatiel's counting rules), refuses at once while open, lets one
+ * probe through after `openMs` (half-open) while later attempts wait for its
+ * answer, and closes on its success.
+ *
+ * Admission and settling are synchronous, not a wrapper around the attempt:
+ * every allowed tools/call passes here, and wrapping it in cockatiel's policy
+ * cost each call five nested promises and their hops.
  */
 export class UpstreamBreaker {
-  readonly #policy: CircuitBreakerPolicy;
+  readonly #rules: IBreaker;
   readonly #openMs: number;
+  readonly #now: () => number;
+  #state: CircuitState.Closed | CircuitState.Open | CircuitState.HalfOpen = CircuitState.Closed;
   #openedAt = 0;
+  #halfOpen: HalfOpen | undefined;
 
   constructor(options: BreakerOptions) {
     this.#openMs = options.openMs;
-    this.#policy = circuitBreaker(handleType(UpstreamFailed), {
-      halfOpenAfter: options.openMs,
-      breaker: eitherBreaker(options),
-    });
-    this.#policy.onStateChange((state) => {
-      if (state === CircuitState.Open) this.#openedAt = performance.now();
-      if (breakerChange.hasSubscribers) breakerChange.publish({ state: STATE_LABEL[state] });
-    });
+    this.#now = options.now ?? (() => performance.now());
+    this.#rules = eitherBreaker(options);
   }
 
   /**
-   * Runs one attempt under the breaker. `failed` says whether its outcome
-   * counts against the upstream; the outcome is returned either way. While
-   * open, nothing runs and the answer says when to come back.
+   * Whether an attempt may go upstream now. While open, the refusal says when
+   * to come back; while a probe is in flight, the answer waits for it.
    */
-  async run<T>(fn: () => Promise<T>, failed: (outcome: T) => boolean): Promise<Guarded<T>> {
-    try {
-      const value = await this.#policy.execute(async () => {
-        const outcome = await fn();
-        if (failed(outcome)) throw new UpstreamFailed(outcome);
-        return outcome;
-      });
-      return { ok: true, value };
-    } catch (err) {
-      if (err instanceof UpstreamFailed) return { ok: true, value: err.outcome as T };
-      if (err instanceof BrokenCircuitError)
-        return { ok: false, retryAfterMs: Math.max(1, Math.ceil(this.#openedAt + this.#openMs - performance.now())) };
-      throw err;
+  admit(): Admission | Promise<Admission> {
+    if (this.#state === CircuitState.Closed) return CLOSED;
+    if (this.#state === CircuitState.HalfOpen) {
+      return (this.#halfOpen as HalfOpen).decided.then(() => this.admit());
     }
+    const left = this.#openedAt + this.#openMs - this.#now();
+    if (left > 0) return { ok: false, retryAfterMs: Math.max(1, Math.ceil(left)) };
+    let decide!: () => void;
+    const decided = new Promise<void>((resolve) => (decide = resolve));
+    const probe: HalfOpen = { decided, decide };
+    this.#halfOpen = probe;
+    this.#change(CircuitState.HalfOpen);
+    return { ok: true, state: CircuitState.HalfOpen, probe };
+  }
+
+  /** Reports how an admitted attempt ended: `failed` when it counts against the upstream. */
+  settle(admitted: Admitted, failed: boolean): void {
+    const { state, probe } = admitted;
+    if (probe !== undefined) {
+      // A probe for a half-open period that has since ended (an older attempt reopened it) decides nothing.
+      if (probe !== this.#halfOpen) return;
+      if (failed) {
+        this.#rules.failure(CircuitState.HalfOpen);
+        this.#open();
+      } else {
+        this.#rules.success(CircuitState.HalfOpen);
+        this.#close();
+      }
+      return;
+    }
+    if (!failed) this.#rules.success(state);
+    else if (this.#rules.failure(state) && this.#state !== CircuitState.Open) this.#open();
   }
 
   get state(): 'closed' | 'open' | 'half_open' {
-    return STATE_LABEL[this.#policy.state];
+    return STATE_LABEL[this.#state];
+  }
+
+  #open(): void {
+    this.#openedAt = this.#now();
+    this.#endHalfOpen();
+    this.#change(CircuitState.Open);
+  }
+
+  #close(): void {
+    this.#endHalfOpen();
+    this.#change(CircuitState.Closed);
+  }
+
+  #endHalfOpen(): void {
+    const probe = this.#halfOpen;
+    this.#halfOpen = undefined;
+    probe?.decide();
+  }
+
+  #change(state: CircuitState.Closed | CircuitState.Open | CircuitState.HalfOpen): void {
+    this.#state = state;
+    if (breakerChange.hasSubscribers) breakerChange.publish({ state: STATE_LABEL[state] });
   }
 }
 

@@ -12,7 +12,7 @@ import {
   type Transient,
   type UpstreamRequest,
 } from '../upstream/forward.ts';
-import type { UpstreamBreaker } from './breaker.ts';
+import type { Admission, UpstreamBreaker } from './breaker.ts';
 import { deadlineExceeded, type Deadline } from './deadline.ts';
 import type { RetryBudget } from './retry-budget.ts';
 
@@ -102,44 +102,56 @@ export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo): P
   };
 
   for (let n = 0; ; n++) {
-    if (plan.deadline.passed()) return { kind: 'unsent', refusal, ...last };
-    const retries = n < plan.retries;
-    const guarded = await upstream.breaker.run(
-      async (): Promise<Settled | Retry> => {
-        const end = await attempt(upstream.pool, io, {
-          deadline: { remainingMs: plan.deadline.remainingMs(), resetOnProgress: plan.resetOnProgress, refusal },
-          onResponseHead: io.onResponseHead,
-          onResponseChunk: io.onResponseChunk,
-          holdAnswer: io.holdAnswer,
-          guardAnswer: io.guardAnswer,
-        });
-        if (end.kind !== 'transient') return end;
-        const waitMs = retries ? retryWait(end) : undefined;
-        if (waitMs === undefined) return end.pass();
-        end.drop();
-        return { kind: 'retry', waitMs, reason: end.reason, status: end.status, refused: end.refused };
-      },
-      (end) => failed(end, plan),
-    );
-    if (!guarded.ok) {
-      const retryAfter = String(Math.max(1, Math.ceil(guarded.retryAfterMs / 1000)));
-      return {
-        kind: 'unsent',
-        refusal: {
-          error: 'upstream_circuit_open',
-          data: { retryAfterMs: guarded.retryAfterMs },
-          headers: { 'retry-after': retryAfter },
-        },
-        ...NO_ATTEMPT,
-      };
+    let remainingMs = plan.deadline.remainingMs();
+    if (remainingMs <= 0) return { kind: 'unsent', refusal, ...last };
+    const admitting = upstream.breaker.admit();
+    let admission: Admission;
+    if (admitting instanceof Promise) {
+      // It waited for a half-open probe's answer.
+      admission = await admitting;
+      remainingMs = plan.deadline.remainingMs();
+    } else admission = admitting;
+    if (!admission.ok) return circuitOpen(admission.retryAfterMs);
+    let end: Settled | Retry | undefined;
+    try {
+      const ended = await attempt(upstream.pool, io, {
+        deadline: { remainingMs, resetOnProgress: plan.resetOnProgress, refusal },
+        onResponseHead: io.onResponseHead,
+        onResponseChunk: io.onResponseChunk,
+        holdAnswer: io.holdAnswer,
+        guardAnswer: io.guardAnswer,
+      });
+      if (ended.kind !== 'transient') end = ended;
+      else {
+        const waitMs = n < plan.retries ? retryWait(ended) : undefined;
+        if (waitMs === undefined) end = await ended.pass();
+        else {
+          ended.drop();
+          end = { kind: 'retry', waitMs, reason: ended.reason, status: ended.status, refused: ended.refused };
+        }
+      }
+    } finally {
+      // An attempt that threw (a bug) says nothing against the upstream.
+      upstream.breaker.settle(admission, end !== undefined && failed(end, plan));
     }
-    const end = guarded.value;
     if (end.kind !== 'retry') return end;
     last = end;
     if (upstreamRetry.hasSubscribers) upstreamRetry.publish({ outcome: 'retried', reason: end.reason });
     await sleep(end.waitMs);
     if (io.res.destroyed) return { kind: 'sent', outcome: 'client_closed', ...last };
   }
+}
+
+function circuitOpen(retryAfterMs: number): CallEnd {
+  return {
+    kind: 'unsent',
+    refusal: {
+      error: 'upstream_circuit_open',
+      data: { retryAfterMs },
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+    },
+    ...NO_ATTEMPT,
+  };
 }
 
 /** Whether an attempt counts as the upstream failing, for the breaker. */
