@@ -12,7 +12,8 @@ import { DISCOVER_METHOD } from '../discovery/search-tool.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { emptySnapshot } from '../grants/snapshot.ts';
 import type { GrantStore } from '../grants/store.ts';
-import type { Exchange } from '../interceptors/contract.ts';
+import type { GrantSnapshot } from '../grants/types.ts';
+import type { Exchange, Verdict } from '../interceptors/contract.ts';
 import type { Classified } from '../mcp/classify.ts';
 import { withoutContinuation } from '../approval/request-state.ts';
 import { sendError } from '../mcp/jsonrpc.ts';
@@ -135,29 +136,22 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
     rowsForTool,
   });
 
-  async function route(
+  /**
+   * Where a classified message goes. Synchronous up to the first step that
+   * must wait (a grant lookup, an external validator, the upstream), so the
+   * common call adds no promise of its own on the way to the upstream.
+   */
+  function route(
     req: IncomingMessage,
     res: ServerResponse,
     upstream: string[],
     body: Buffer,
     message: Classified,
     principal: Principal,
-  ): Promise<Outcome> {
+  ): Outcome | Promise<Outcome> {
     const method = message.method;
-    if (method === LISTEN_METHOD && message.kind === 'request') {
-      const subscriptions = await deps.chain.run(policyExchange(req, message, principal, current().policy));
-      if (subscriptions.kind === 'deny') return refuse(res, message, subscriptions, settings.toolErrors);
-      // 2026-07-28 has no GET stream: list changes go on the caller's listen stream, stamped with its subscription.
-      const onEventStream =
-        listChanged !== undefined && listensForToolChanges(message.params)
-          ? tellOnChange(listChanged, principal, listChangedEvent(message.id))
-          : undefined;
-      return forward(
-        pool,
-        { req, res, headers: upstream, body, rpcId: message.id },
-        { onEventStream, dropEvent: resourceUpdateDropper(current, principal) },
-      );
-    }
+    if (method === LISTEN_METHOD && message.kind === 'request')
+      return listen(req, res, upstream, body, message, principal);
     if (method === 'initialize' && message.kind === 'request') {
       return forward(
         pool,
@@ -178,10 +172,23 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
     const local = policyOnly.get(method);
     if (local !== undefined) return local(policyExchange(req, message, principal, inForce.policy), res, upstream, body);
     const held = snapshot(req, principal);
-    const snap = held instanceof Promise ? await held : held;
-    if (snap === undefined) {
-      return refuse(res, message, { error: 'grants_unavailable' }, settings.toolErrors);
-    }
+    return held instanceof Promise
+      ? held.then((snap) => withGrants(req, res, upstream, body, message, principal, inForce, snap))
+      : withGrants(req, res, upstream, body, message, principal, inForce, held);
+  }
+
+  /** A policed method once the caller's grants are known: the tools/list rewrite, discovery, or a tools/call. */
+  function withGrants(
+    req: IncomingMessage,
+    res: ServerResponse,
+    upstream: string[],
+    body: Buffer,
+    message: Classified,
+    principal: Principal,
+    inForce: PolicyInForce,
+    snap: GrantSnapshot | undefined,
+  ): Outcome | Promise<Outcome> {
+    if (snap === undefined) return refuse(res, message, { error: 'grants_unavailable' }, settings.toolErrors);
     const ex: Exchange = {
       request: req,
       message,
@@ -192,14 +199,48 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
       rowsForTool,
       urlElicitation: session.urlElicitation(req, message),
     };
-    if (method === 'tools/list') return toolsList(ex, res, upstream, body);
+    if (message.method === 'tools/list') return toolsList(ex, res, upstream, body);
     if (discovery !== undefined && isDiscovery(ex)) return discovery(ex, res, upstream, body);
-    // tools/call: decide, strip the approval continuation (the upstream gets the original call), execute.
     const deciding = deps.chain.run(ex);
-    const verdict = deciding instanceof Promise ? await deciding : deciding;
+    return deciding instanceof Promise
+      ? deciding.then((verdict) => call(ex, res, upstream, body, verdict))
+      : call(ex, res, upstream, body, deciding);
+  }
+
+  /** A tools/call the chain decided: refused, answered by toolgate, or run without its approval continuation (the upstream gets the original call). */
+  function call(
+    ex: Exchange,
+    res: ServerResponse,
+    upstream: string[],
+    body: Buffer,
+    verdict: Verdict,
+  ): Outcome | Promise<Outcome> {
     if (verdict.kind === 'deny') return refuseCall(ex, res, verdict, settings.toolErrors);
-    if (verdict.kind === 'respond') return answer(res, message, verdict.result);
-    return execute(ex, res, upstream, withoutContinuation(message.params, body));
+    if (verdict.kind === 'respond') return answer(res, ex.message, verdict.result);
+    return execute(ex, res, upstream, withoutContinuation(ex.message.params, body));
+  }
+
+  /** A 2026-07-28 listen stream, checked against the policy's subscription rules. */
+  async function listen(
+    req: IncomingMessage,
+    res: ServerResponse,
+    upstream: string[],
+    body: Buffer,
+    message: Classified,
+    principal: Principal,
+  ): Promise<Outcome> {
+    const subscriptions = await deps.chain.run(policyExchange(req, message, principal, current().policy));
+    if (subscriptions.kind === 'deny') return refuse(res, message, subscriptions, settings.toolErrors);
+    // 2026-07-28 has no GET stream: list changes go on the caller's listen stream, stamped with its subscription.
+    const onEventStream =
+      listChanged !== undefined && listensForToolChanges(message.params)
+        ? tellOnChange(listChanged, principal, listChangedEvent(message.id))
+        : undefined;
+    return forward(
+      pool,
+      { req, res, headers: upstream, body, rpcId: message.id },
+      { onEventStream, dropEvent: resourceUpdateDropper(current, principal) },
+    );
   }
 
   return {
@@ -216,10 +257,8 @@ export function policyPath(deps: PolicyPathDeps): RequestPath {
         sendError(res, message.id, 'session_not_found');
         return { label, outcome: 'session_not_found' };
       }
-      return {
-        label,
-        outcome: await route(req, res, headers.message(req, message, who.principal), body, message, who.principal),
-      };
+      const routed = route(req, res, headers.message(req, message, who.principal), body, message, who.principal);
+      return { label, outcome: routed instanceof Promise ? await routed : routed };
     },
 
     async sessionOperation(req, res) {
