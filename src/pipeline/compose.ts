@@ -33,29 +33,46 @@ export function composeChain(interceptors: readonly Interceptor[]): Chain {
   return {
     run(exchange) {
       const list = exchange.message.method === undefined ? undefined : frozen.get(exchange.message.method);
-      return list === undefined ? PASS : runFrom(list, 0, exchange);
+      return list === undefined ? PASS : runFrom(list, 0, exchange, clock());
     },
   };
 }
 
-function runFrom(list: readonly Interceptor[], start: number, exchange: Exchange): Verdict | Promise<Verdict> {
+/**
+ * Runs the interceptors from `start`. While decisions are observed, one clock
+ * reading ends each verdict and starts the next (`began`): an interceptor's
+ * duration includes the `applies` checks of those skipped just before it.
+ */
+function runFrom(
+  list: readonly Interceptor[],
+  start: number,
+  exchange: Exchange,
+  began: number,
+): Verdict | Promise<Verdict> {
   for (let i = start; i < list.length; i++) {
     const interceptor = list[i] as Interceptor;
     if (interceptor.applies !== undefined && !interceptor.applies(exchange)) continue;
-    const began = decision.hasSubscribers ? performance.now() : 0;
     const v = interceptor.intercept(exchange);
     if (v instanceof Promise) {
-      return v.then((settled) =>
-        settle(interceptor, exchange, settled, began) ? runFrom(list, i + 1, exchange) : settled,
-      );
+      return v.then((settled) => {
+        const ended = clock();
+        return settle(interceptor, exchange, settled, ended - began) ? runFrom(list, i + 1, exchange, ended) : settled;
+      });
     }
-    if (!settle(interceptor, exchange, v, began)) return v;
+    const ended = clock();
+    if (!settle(interceptor, exchange, v, ended - began)) return v;
+    began = ended;
   }
   return PASS;
 }
 
+/** The time in milliseconds while anyone observes decisions; 0, and no clock read, otherwise. */
+function clock(): number {
+  return decision.hasSubscribers ? performance.now() : 0;
+}
+
 /** Publishes the verdict and says whether the chain goes on: it passed, or its refusal is shadowed. */
-function settle(interceptor: Interceptor, ex: Exchange, v: Verdict, began: number): boolean {
+function settle(interceptor: Interceptor, ex: Exchange, v: Verdict, elapsedMs: number): boolean {
   const audit = v.kind === 'deny' && shadowed(ex, interceptor.name, v);
   if (decision.hasSubscribers) {
     // An audit-mode row that held beside the enforced refusal is recorded first, as it would be alone.
@@ -82,7 +99,7 @@ function settle(interceptor: Interceptor, ex: Exchange, v: Verdict, began: numbe
       keywords: denied ? v.data?.errors?.map((e) => e.keyword) : undefined,
       mode: audit ? 'audit' : undefined,
       rule: v.kind === 'respond' ? undefined : v.rule,
-      durationSeconds: (performance.now() - began) / 1000,
+      durationSeconds: elapsedMs / 1000,
     });
   }
   return v.kind === 'pass' || audit;
