@@ -49,10 +49,6 @@ export class Deadline {
   remainingMs(): number {
     return Math.max(0, this.atMs - this.#now());
   }
-
-  passed(): boolean {
-    return this.#now() >= this.atMs;
-  }
 }
 
 /** The deadline of one call: the tool's timeout, cut to the caller's budget when it sent one. */

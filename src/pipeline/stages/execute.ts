@@ -14,6 +14,8 @@ import { concludeCall, refuseCall } from './reply.ts';
 import { answerGuard, type ResultGuardDeps } from './result-guard.ts';
 import type { Stage } from './stage.ts';
 
+const now = (): number => performance.now();
+
 /** What execution shares across calls (built once in main.ts). */
 export type ExecuteDeps = Execution;
 
@@ -33,8 +35,8 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors, results:
     if (!budget.ok) return refuseCall(ex, res, { error: 'invalid_timeout' }, toolErrors);
     // One rule for the tool's time: its own timeoutMs if the policy sets one, else the process setting.
     const toolTimeoutMs = meta.timeoutMs ?? deps.defaultTimeoutMs;
-    const deadline = new Deadline(callDeadlineMs(toolTimeoutMs, budget.ms), () => performance.now());
-    if (deadline.passed()) {
+    const deadlineMs = callDeadlineMs(toolTimeoutMs, budget.ms);
+    if (deadlineMs <= 0) {
       if (deadlinePassed.hasSubscribers) deadlinePassed.publish({ phase: 'before_forward' });
       return refuseCall(ex, res, deadlineExceeded('not_started'), toolErrors);
     }
@@ -48,6 +50,7 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors, results:
       );
     }
     try {
+      const deadline = new Deadline(deadlineMs, now);
       const key = readKey(req, message);
       const keyed = key.kind === 'key';
       const plan: CallPlan = {
