@@ -426,10 +426,6 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
         );
       }
     }
-    res.on('drain', () => {
-      this.#armIdle();
-      controller.resume();
-    });
     this.#armIdle();
   }
 
@@ -511,6 +507,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
     controller.pause();
+    // Listened for only while paused: most answers never fill the client's socket.
+    this.#res.once('drain', () => {
+      this.#armIdle();
+      controller.resume();
+    });
   }
 
   /**
