@@ -39,6 +39,22 @@ export function readCredential(req: AuthRequest): Credential {
   return { kind: 'api_key', token: apiKey };
 }
 
+/**
+ * The Authorization header as sent, when it is the request's only credential
+ * field: what a verifier may key a cache of its own successes on. Such a
+ * cache holds only `bearerHeader(token)` of tokens readCredential() read from
+ * it, so a hit is the same reading; any other spelling is read again.
+ */
+export function soleAuthorization(req: AuthRequest): string | undefined {
+  const auth = req.authorization ?? req.headers.authorization;
+  return typeof auth === 'string' && req.headers[API_KEY_HEADER] === undefined ? auth : undefined;
+}
+
+/** The one spelling of a bearer token that caches keyed by soleAuthorization() hold: a bounded set per token. */
+export function bearerHeader(token: string): string {
+  return `Bearer ${token}`;
+}
+
 export function hasCredential(req: AuthRequest): boolean {
   return readCredential(req).kind !== 'none';
 }

@@ -16,7 +16,7 @@ import { readFile } from 'node:fs/promises';
 import { isServiceAccountScope, MAX_ROW_SCOPES, PRINCIPAL_PATTERN, SCOPE_PATTERN } from '../config/policy/grant-row.ts';
 import { compileSchema, parseYaml, pointer, validateWith } from '../config/policy/validate.ts';
 import type { ConfigError } from '../config/policy/validate.ts';
-import { isJwtShaped, readCredential } from './credentials.ts';
+import { bearerHeader, isJwtShaped, readCredential, soleAuthorization } from './credentials.ts';
 import { makePrincipal } from './principal.ts';
 import type { Principal, Verifier, VerifyResult } from './types.ts';
 
@@ -142,9 +142,15 @@ export function createStaticKeyVerifier(table: StaticKeyTable, options: StaticKe
   // verifier's table, which never changes: the table bounds the map, and
   // nothing needs evicting.
   const verified = new Map<string, VerifyResult>();
+  // The same, by the Authorization header as agents send it: a hit reads no
+  // header and matches no pattern. Only the canonical spelling enters.
+  const byHeader = new Map<string, VerifyResult>();
   return {
     name: 'static_key',
     verify(req): VerifyResult {
+      const header = soleAuthorization(req);
+      const seen = header === undefined ? undefined : byHeader.get(header);
+      if (seen !== undefined) return seen;
       const cred = readCredential(req);
       const mine = (cred.kind === 'bearer' && !isJwtShaped(cred.token)) || (cred.kind === 'api_key' && apiKeyHeader);
       if (!mine) return NO_CREDENTIAL;
@@ -156,6 +162,7 @@ export function createStaticKeyVerifier(table: StaticKeyTable, options: StaticKe
         return BAD_CREDENTIAL;
       }
       verified.set(cred.token, entry.verified);
+      if (cred.kind === 'bearer') byHeader.set(bearerHeader(cred.token), entry.verified);
       return entry.verified;
     },
   };

@@ -66,6 +66,33 @@ test('scheme is case-insensitive and extra spaces are tolerated', async () => {
   assert.equal((await v.verify({ authorization: `BEARER ${KEY_A}`, headers: {} })).ok, true);
 });
 
+test('once a key has verified, every other spelling and field of the request is still read as before', async () => {
+  const v = createStaticKeyVerifier(table(), { apiKeyHeader: true });
+  assert.ok((await v.verify({ headers: { authorization: `bearer   ${KEY_A}` } })).ok);
+  assert.ok((await v.verify(bearer(KEY_A))).ok, 'the canonical spelling, from memory');
+  // Both fields at once is malformed, however well the Authorization header is known.
+  assert.deepEqual(await v.verify({ headers: { authorization: `Bearer ${KEY_A}`, 'x-api-key': KEY_B } }), {
+    ok: false,
+    code: 'no_credential',
+  });
+  assert.deepEqual(await v.verify({ authorization: `Bearer ${KEY_A}`, headers: { 'x-api-key': KEY_A } }), {
+    ok: false,
+    code: 'no_credential',
+  });
+  assert.deepEqual(
+    await v.verify(bearer(`${KEY_A} `)),
+    await createStaticKeyVerifier(table()).verify(bearer(`${KEY_A} `)),
+  );
+  assert.deepEqual(await v.verify({ headers: { authorization: `Bearer  ${KEY_A}x` } }), {
+    ok: false,
+    code: 'bad_credential',
+  });
+  assert.deepEqual(await v.verify({ headers: { authorization: [`Bearer ${KEY_A}`] as unknown as string } }), {
+    ok: false,
+    code: 'no_credential',
+  });
+});
+
 const cases: [string, Parameters<ReturnType<typeof createStaticKeyVerifier>['verify']>[0], string][] = [
   ['unknown key', bearer('tg_live_not_a_real_key'), 'bad_credential'],
   ['key with a changed last character', bearer(`${KEY_A.slice(0, -1)}e`), 'bad_credential'],
