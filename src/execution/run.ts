@@ -114,7 +114,12 @@ export async function runCall(upstream: Upstream, plan: CallPlan, io: CallIo): P
     if (!admission.ok) return circuitOpen(admission.retryAfterMs);
     let end: Settled | Retry | undefined;
     try {
-      const ended = await attempt(upstream.pool, io, {
+      const ended = await attempt(upstream.pool, {
+        req: io.req,
+        res: io.res,
+        headers: io.headers,
+        body: io.body,
+        rpcId: io.rpcId,
         deadline: { remainingMs, resetOnProgress: plan.resetOnProgress, refusal },
         onResponseHead: io.onResponseHead,
         onResponseChunk: io.onResponseChunk,

@@ -93,26 +93,15 @@ const FORWARDED_200: Settled = Object.freeze({ kind: 'sent', outcome: 'forwarded
  * failure before that comes back as `unsent` or `transient`, for the caller
  * to answer or retry.
  */
-export function attempt(pool: Pool, request: UpstreamRequest, options: AttemptOptions = {}): Promise<AttemptEnd> {
+export function attempt(pool: Pool, call: UpstreamCall): Promise<AttemptEnd> {
   // A client that left while the request waited (for a validator, a grant
   // lookup) already fired 'close', which the handler would never hear: its
   // upstream request would be sent for nobody and, once its answer filled the
   // dead socket, paused forever, holding a pool connection.
-  if (request.res.destroyed) return Promise.resolve(CLIENT_CLOSED);
+  if (call.res.destroyed) return Promise.resolve(CLIENT_CLOSED);
   return new Promise((resolve) => {
     // oxlint-disable-next-line no-new -- its constructor dispatches it to the pool, which holds it until it settles `resolve`
-    new ForwardHandler(
-      pool,
-      {
-        ...options,
-        req: request.req,
-        res: request.res,
-        headers: request.headers,
-        body: request.body,
-        rpcId: request.rpcId,
-      },
-      resolve,
-    );
+    new ForwardHandler(pool, call, resolve);
   });
 }
 
@@ -126,7 +115,7 @@ export async function forward(
   request: UpstreamRequest,
   options: ForwardOptions = {},
 ): Promise<ForwardOutcome> {
-  const ended = await attempt(pool, request, options);
+  const ended = await attempt(pool, { ...options, ...request });
   const end = ended.kind === 'transient' ? await ended.pass() : ended;
   if (end.kind === 'sent') return end.outcome;
   const { refusal } = end;
@@ -238,7 +227,8 @@ function idOf(rpcId: UpstreamRequest['rpcId']): JsonRpcId {
   return typeof rpcId === 'function' ? rpcId() : rpcId;
 }
 
-type UpstreamCall = AttemptOptions & UpstreamRequest;
+/** One attempt's request and how it is watched, in one object: the call path builds it once. */
+export type UpstreamCall = AttemptOptions & UpstreamRequest;
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
 
