@@ -125,7 +125,7 @@ export async function forward(
   return refusal.error;
 }
 
-export interface AttemptOptions extends Hooks {
+interface AttemptOptions extends Hooks {
   /**
    * The exchange's deadline, response body included: when it passes the
    * upstream request is aborted (its connection closed), and the attempt

@@ -87,7 +87,7 @@ test('once a key has verified, every other spelling and field of the request is 
     ok: false,
     code: 'bad_credential',
   });
-  assert.deepEqual(await v.verify({ headers: { authorization: [`Bearer ${KEY_A}`] as unknown as string } }), {
+  assert.deepEqual(await v.verify({ headers: { authorization: [`Bearer ${KEY_A}`] } }), {
     ok: false,
     code: 'no_credential',
   });

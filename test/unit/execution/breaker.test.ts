@@ -15,14 +15,14 @@ function clocked(options: { consecutiveFailures?: number; failurePercent?: numbe
 }
 
 /** The admission of a breaker that must answer at once. */
-function now(breaker: UpstreamBreaker): Admission {
+function atOnce(breaker: UpstreamBreaker): Admission {
   const a = breaker.admit();
   assert.ok(!(a instanceof Promise), 'answered at once');
   return a;
 }
 
 function admitted(breaker: UpstreamBreaker): Admitted {
-  const a = now(breaker);
+  const a = atOnce(breaker);
   assert.ok(a.ok, 'let through');
   return a;
 }
@@ -46,9 +46,9 @@ describe('UpstreamBreaker', () => {
     fail(c.breaker, 3);
     assert.equal(c.breaker.state, 'open');
     c.at(400);
-    assert.deepEqual(now(c.breaker), { ok: false, retryAfterMs: 600 });
+    assert.deepEqual(atOnce(c.breaker), { ok: false, retryAfterMs: 600 });
     c.at(999.5);
-    assert.deepEqual(now(c.breaker), { ok: false, retryAfterMs: 1 });
+    assert.deepEqual(atOnce(c.breaker), { ok: false, retryAfterMs: 1 });
   });
 
   it('lets one probe through once open long enough; the others wait for its answer, and its success closes it', async () => {
@@ -102,7 +102,7 @@ describe('UpstreamBreaker', () => {
     assert.equal(c.breaker.state, 'open');
     c.breaker.settle(probe, false);
     assert.equal(c.breaker.state, 'open', 'the probe of an ended half-open period does not close it');
-    assert.deepEqual(now(c.breaker), { ok: false, retryAfterMs: 1000 });
+    assert.deepEqual(atOnce(c.breaker), { ok: false, retryAfterMs: 1000 });
   });
 
   it('opens on the failure ratio over its window once enough calls were seen', () => {
