@@ -31,10 +31,16 @@ export function trafficMetrics(registry: Registry): Subscription[] {
     registers: [registry],
   });
 
-  const inflightGauge = new Gauge({
+  // Counted here and read at scrape time: every request moves it twice, and prom-client's inc() hashes a label set each time.
+  let inflightNow = 0;
+  // oxlint-disable-next-line no-new -- the gauge registers itself and is read through its collect()
+  new Gauge({
     name: 'toolgate_inflight_requests',
     help: 'Requests currently being handled, SSE streams included.',
     registers: [registry],
+    collect() {
+      this.set(inflightNow);
+    },
   });
 
   const connectionsGauge = new Gauge({
@@ -97,7 +103,7 @@ export function trafficMetrics(registry: Registry): Subscription[] {
   };
   return [
     on(requestEnd, onEnd),
-    on(inflight, (m: StreamChange) => inflightGauge.inc(m.delta)),
+    on(inflight, (m: StreamChange) => void (inflightNow += m.delta)),
     on(sseStream, (m: StreamChange) => sseGauge.inc(m.delta)),
     on(clientConnection, (m: StreamChange) => connectionsGauge.inc(m.delta)),
     on(connectionRefused, () => refusedConnections.inc()),

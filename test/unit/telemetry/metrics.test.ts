@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { decision, upstreamEnd } from '../../../src/telemetry/channels.ts';
+import { decision, inflight, upstreamEnd } from '../../../src/telemetry/channels.ts';
 import { discovery } from '../../../src/telemetry/channels.ts';
 import { auditRecord, grantState, policyReload, snapshotLookup } from '../../../src/telemetry/channels.ts';
 import { createMetrics } from '../../../src/telemetry/metrics/metrics.ts';
@@ -10,6 +10,24 @@ import { parsePrometheusText, sampleValue } from './prom-text.ts';
 const request = (method: string) => ({ method, headers: {} }) as IncomingMessage;
 
 describe('metrics from the telemetry channels', () => {
+  it('reads the requests in flight at scrape time, as they came and went', async () => {
+    const metrics = createMetrics();
+    try {
+      const read = async () =>
+        sampleValue(parsePrometheusText(await metrics.registry.metrics()), 'toolgate_inflight_requests');
+      assert.equal(await read(), 0);
+      for (let i = 0; i < 3; i++) inflight.publish({ delta: 1 });
+      assert.equal(await read(), 3);
+      inflight.publish({ delta: -1 });
+      assert.equal(await read(), 2);
+      inflight.publish({ delta: -1 });
+      inflight.publish({ delta: -1 });
+      assert.equal(await read(), 0);
+    } finally {
+      metrics.dispose();
+    }
+  });
+
   it('counts decisions, keywords, upstream results, discovery, grants, reloads and audit drops', async () => {
     const metrics = createMetrics();
     try {
