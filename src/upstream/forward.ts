@@ -115,7 +115,14 @@ export async function forward(
   request: UpstreamRequest,
   options: ForwardOptions = {},
 ): Promise<ForwardOutcome> {
-  const ended = await attempt(pool, { ...options, ...request });
+  const ended = await attempt(pool, {
+    ...options,
+    req: request.req,
+    res: request.res,
+    headers: request.headers,
+    body: request.body,
+    rpcId: request.rpcId,
+  });
   const end = ended.kind === 'transient' ? await ended.pass() : ended;
   if (end.kind === 'sent') return end.outcome;
   const { refusal } = end;
@@ -298,6 +305,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     clearTimeout(this.#deadlineTimer);
     this.#deadlineAt = performance.now() + ms;
     this.#deadlineTimer = setTimeout(this.#onDeadline, ms);
+    // Known now, without reading the clock again when the body starts: a silence could never outlast it.
+    if (ms <= this.#bodyIdleMs && this.#call.deadline?.resetOnProgress === false) this.#deadlineFirst = true;
   }
 
   readonly #onDeadline = (): void => {
