@@ -287,7 +287,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#resolve = resolve;
     this.#bodyIdleMs = bodyIdleMs(pool);
     this.#timing = announceUpstream(req, requestHeaders);
-    res.once('close', this.#onClientClose);
+    // 'close' comes once per response: on() spares once()'s wrapper, and #finish() takes it off.
+    res.on('close', this.#onClientClose);
     if (call.deadline !== undefined) this.#armDeadline(call.deadline.remainingMs);
     if (body !== null && !Buffer.isBuffer(body)) body.once('error', (err) => this.#fail(err));
     pool.dispatch(
