@@ -27,26 +27,34 @@ const INVALID: KeyRead = Object.freeze({ kind: 'invalid' });
  * silently one of them.
  */
 export function readKey(req: IncomingMessage, message: Classified): KeyRead {
-  const found: string[] = [];
+  // Read twice on every tools/call: the places are taken in turn, with no list built.
+  let key: string | undefined;
   const header = req.headers[KEY_HEADER];
   if (header !== undefined) {
     if (typeof header !== 'string') return INVALID;
     const trimmed = header.trim();
-    const key = trimmed.startsWith('"') ? QUOTED.exec(trimmed)?.[1] : trimmed;
+    key = trimmed.startsWith('"') ? QUOTED.exec(trimmed)?.[1] : trimmed;
     if (key === undefined || !KEY.test(key)) return INVALID;
-    found.push(key);
   }
   const params = message.params;
-  const meta = params?._meta;
+  if (params === undefined) return key === undefined ? NONE : { kind: 'key', key };
+  const meta = params._meta;
   const fromMeta = meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>)[KEY_META] : undefined;
-  for (const v of [fromMeta, params?.idempotencyKey]) {
-    if (v === undefined) continue;
-    if (typeof v !== 'string' || !KEY.test(v)) return INVALID;
-    found.push(v);
+  if (fromMeta !== undefined) {
+    if (!agrees(fromMeta, key)) return INVALID;
+    key = fromMeta;
   }
-  if (found.length === 0) return NONE;
-  const key = found[0] as string;
-  return found.every((k) => k === key) ? { kind: 'key', key } : INVALID;
+  const fromParams = params.idempotencyKey;
+  if (fromParams !== undefined) {
+    if (!agrees(fromParams, key)) return INVALID;
+    key = fromParams;
+  }
+  return key === undefined ? NONE : { kind: 'key', key };
+}
+
+/** A well-formed key, and the same as the one found before it, if any. */
+function agrees(v: unknown, before: string | undefined): v is string {
+  return typeof v === 'string' && KEY.test(v) && (before === undefined || v === before);
 }
 
 /**

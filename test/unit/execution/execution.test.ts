@@ -42,6 +42,19 @@ describe('idempotency keys', () => {
       assert.equal(readKey(req({ 'idempotency-key': bad }), call({})).kind, 'invalid', bad);
     assert.equal(readKey(req({ 'idempotency-key': ['a', 'b'] }), call({})).kind, 'invalid');
     assert.equal(readKey(req({ 'idempotency-key': 'a' }), call({ idempotencyKey: 'b' })).kind, 'invalid');
+    const meta = (key: unknown) => ({ _meta: { 'io.toolgate/idempotencyKey': key } });
+    assert.equal(
+      readKey(req({}), call({ ...meta('a'), idempotencyKey: 'b' })).kind,
+      'invalid',
+      'meta and params differ',
+    );
+    assert.deepEqual(readKey(req({ 'idempotency-key': 'k' }), call({ ...meta('k'), idempotencyKey: 'k' })), {
+      kind: 'key',
+      key: 'k',
+    });
+    assert.equal(readKey(req({ 'idempotency-key': 'k' }), call(meta('k\u0001'))).kind, 'invalid', 'a malformed copy');
+    assert.equal(readKey(req({}), call({ idempotencyKey: 7 })).kind, 'invalid', 'not a string');
+    assert.equal(readKey(req({}), call({ ...meta('k'), idempotencyKey: 'k ' })).kind, 'invalid');
   });
 
   it('scopes keys per principal and tool, and digests arguments canonically', () => {
