@@ -33,8 +33,11 @@ export function callerBudget(req: IncomingMessage, message: Classified): Budget 
       return { ok: false };
     ms = ms === undefined ? field : Math.min(ms, field);
   }
-  return { ok: true, ms };
+  return ms === undefined ? NO_BUDGET : { ok: true, ms };
 }
+
+/** Nearly every call sends no budget. */
+const NO_BUDGET: Budget = Object.freeze({ ok: true, ms: undefined });
 
 /** One call's deadline on the monotonic clock. */
 export class Deadline {
