@@ -1,11 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'undici';
 import type { Settings } from '../config/settings.ts';
 import { idOfBody, methodFromHeaders } from '../mcp/classify.ts';
 import { methodLabel } from '../mcp/methods.ts';
 import { requestClassified } from '../telemetry/channels.ts';
 import { forward } from '../upstream/forward.ts';
-import type { Outcome } from './outcome.ts';
 import type { RequestPath } from './request-path.ts';
 import { passThrough } from './stages/pass-through.ts';
 import { mcpHeaders, readBodyWithin, readMessage } from './stages/read-message.ts';
@@ -23,19 +21,22 @@ import { upstreamHeaders } from './stages/upstream-headers.ts';
 export function transparentPath(settings: Pick<Settings, 'maxBodyBytes' | 'principalHeader'>, pool: Pool): RequestPath {
   const headers = upstreamHeaders(settings, false);
   const pass = passThrough(pool, settings.maxBodyBytes);
-  const unparsed = async (req: IncomingMessage, res: ServerResponse): Promise<Outcome> => {
-    const read = await readBodyWithin(req, res, settings.maxBodyBytes);
-    if (!read.ok) return read.outcome;
-    const { body } = read;
-    // Read only for an error answered in the upstream's place (unreachable, too large).
-    const rpcId = () => idOfBody(mcpHeaders(req), body);
-    return forward(pool, { req, res, headers: headers.plain(req, undefined), body, rpcId });
-  };
   return {
     async message(req, res) {
       if (refusedRepeatedFields(req, res)) return { label: 'unclassified', outcome: 'header_mismatch' };
       const named = requestClassified.hasSubscribers ? undefined : methodFromHeaders(mcpHeaders(req));
-      if (named !== undefined) return { label: methodLabel(named), outcome: await unparsed(req, res) };
+      if (named !== undefined) {
+        const label = methodLabel(named);
+        const read = await readBodyWithin(req, res, settings.maxBodyBytes);
+        if (!read.ok) return { label, outcome: read.outcome };
+        const { body } = read;
+        // Read only for an error answered in the upstream's place (unreachable, too large).
+        const rpcId = () => idOfBody(mcpHeaders(req), body);
+        return {
+          label,
+          outcome: await forward(pool, { req, res, headers: headers.plain(req, undefined), body, rpcId }),
+        };
+      }
       const read = await readMessage(req, res, settings.maxBodyBytes);
       if (!read.ok) return { label: 'unclassified', outcome: read.outcome };
       const { message, body } = read;
