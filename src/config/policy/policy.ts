@@ -311,13 +311,17 @@ export function toolMetadata(policy: Policy, name: string): ToolMetadata {
 }
 
 const defaultsCache = new WeakMap<ToolDefaults, ToolMetadata>();
+/** The policy in force asks for its own defaults several times per call: one entry spares the WeakMap. */
+let lastDefaults: { readonly defaults: ToolDefaults; readonly tool: ToolMetadata } | undefined;
 
 function defaultsAsTool(d: ToolDefaults): ToolMetadata {
+  if (lastDefaults?.defaults === d) return lastDefaults.tool;
   let t = defaultsCache.get(d);
   if (t === undefined) {
     t = Object.freeze({ ...d, aliases: EMPTY, examples: EMPTY });
     defaultsCache.set(d, t);
   }
+  lastDefaults = { defaults: d, tool: t };
   return t;
 }
 
