@@ -46,7 +46,8 @@ function outcome(req: IncomingMessage, inForce: PolicyInForce, r: AuthResult, be
       durationSeconds: (performance.now() - began) / 1000,
     });
   }
-  if (r.ok) return { ok: true, principal: r.principal };
+  // The chain's answer already has this shape (and names the verifier besides): no copy per request.
+  if (r.ok) return r;
   // A credential that verified but whose reuse cannot be ruled out now: retryable, not a bad credential.
   if (r.code === 'unavailable') return { ok: false, error: 'credential_check_unavailable' };
   return {
