@@ -183,6 +183,8 @@ export interface Policy {
   readonly enforcement: Enforcement;
   readonly authentication: AuthenticationConfig;
   readonly defaults: ToolDefaults;
+  /** The metadata of a tool the policy does not list: the defaults, with no aliases or examples. Made once at load, read on every call. */
+  readonly unlistedTool: ToolMetadata;
   /** Tools with their own metadata, defaults applied; a null-prototype record. */
   readonly tools: Readonly<Record<string, ToolMetadata>>;
   /** Canonical rows, identical duplicates combined, in file order. */
@@ -307,22 +309,7 @@ export function resultsEnforcement(policy: Policy, tool: string, guards: ResultG
 
 /** The metadata for a tool: its own entry, else the defaults with no aliases or examples. */
 export function toolMetadata(policy: Policy, name: string): ToolMetadata {
-  return Object.hasOwn(policy.tools, name) ? (policy.tools[name] as ToolMetadata) : defaultsAsTool(policy.defaults);
-}
-
-const defaultsCache = new WeakMap<ToolDefaults, ToolMetadata>();
-/** The policy in force asks for its own defaults several times per call: one entry spares the WeakMap. */
-let lastDefaults: { readonly defaults: ToolDefaults; readonly tool: ToolMetadata } | undefined;
-
-function defaultsAsTool(d: ToolDefaults): ToolMetadata {
-  if (lastDefaults?.defaults === d) return lastDefaults.tool;
-  let t = defaultsCache.get(d);
-  if (t === undefined) {
-    t = Object.freeze({ ...d, aliases: EMPTY, examples: EMPTY });
-    defaultsCache.set(d, t);
-  }
-  lastDefaults = { defaults: d, tool: t };
-  return t;
+  return Object.hasOwn(policy.tools, name) ? (policy.tools[name] as ToolMetadata) : policy.unlistedTool;
 }
 
 function build(raw: RawPolicy, text: string, baseDir: string | undefined): Policy {
@@ -358,6 +345,7 @@ function build(raw: RawPolicy, text: string, baseDir: string | undefined): Polic
     enforcement: raw.enforcement ?? 'enforce',
     authentication: resolveAuthentication(raw.authentication ?? {}, baseDir),
     defaults,
+    unlistedTool: { ...defaults, aliases: EMPTY, examples: EMPTY },
     tools,
     grants,
     validators: resolveValidators(raw.validators ?? []),
