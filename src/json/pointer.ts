@@ -18,6 +18,11 @@ export interface Reached {
 export function pointerOf(reached: Reached): string {
   const keys: (string | number)[] = [];
   for (let r: Reached | undefined = reached; r?.parent !== undefined; r = r.parent) keys.push(r.key);
+  return pointerFromInnermost(keys);
+}
+
+/** The JSON pointer of the keys a walk collected as it unwound: the innermost first. */
+export function pointerFromInnermost(keys: readonly (string | number)[]): string {
   let pointer = '';
   for (let i = keys.length - 1; i >= 0; i--) pointer = childPointer(pointer, keys[i] as string | number);
   return pointer;

@@ -1,4 +1,4 @@
-import { childPointer } from '../json/pointer.ts';
+import { pointerFromInnermost } from '../json/pointer.ts';
 
 /**
  * Size bounds on arguments, checked before the compiled validator runs so
@@ -43,9 +43,7 @@ export function checkBounds(args: unknown, bounds: ArgumentBounds = DEFAULT_BOUN
   const fault = walk.visit(args, 0);
   if (fault === Fault.None) return WITHIN;
   if (fault === Fault.Exceeded) return EXCEEDED;
-  let pointer = '';
-  for (let i = walk.path.length - 1; i >= 0; i--) pointer = childPointer(pointer, walk.path[i] as string | number);
-  return { ok: false, code: 'not_json', instancePath: pointer };
+  return { ok: false, code: 'not_json', instancePath: pointerFromInnermost(walk.path) };
 }
 
 const WITHIN: BoundsCheck = Object.freeze({ ok: true });
