@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { IncomingMessage } from 'node:http';
 import type { Classified } from '../mcp/classify.ts';
 import type { Refusal } from '../mcp/jsonrpc.ts';
@@ -42,15 +43,13 @@ const NO_BUDGET: Budget = Object.freeze({ ok: true, ms: undefined });
 /** One call's deadline on the monotonic clock. */
 export class Deadline {
   readonly atMs: number;
-  readonly #now: () => number;
 
-  constructor(ms: number, now: () => number) {
-    this.#now = now;
-    this.atMs = now() + ms;
+  constructor(ms: number) {
+    this.atMs = performance.now() + ms;
   }
 
   remainingMs(): number {
-    return Math.max(0, this.atMs - this.#now());
+    return Math.max(0, this.atMs - performance.now());
   }
 }
 

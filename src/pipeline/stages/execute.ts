@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { toolMetadata } from '../../config/policy/policy.ts';
 import type { ToolErrors } from '../../config/settings.ts';
 import { callDeadlineMs, callerBudget, Deadline, deadlineExceeded } from '../../execution/deadline.ts';
@@ -13,8 +12,6 @@ import { deadlinePassed } from '../../telemetry/channels.ts';
 import { concludeCall, refuseCall } from './reply.ts';
 import { answerGuard, type ResultGuardDeps } from './result-guard.ts';
 import type { Stage } from './stage.ts';
-
-const now = (): number => performance.now();
 
 /** What execution shares across calls (built once in main.ts). */
 export type ExecuteDeps = Execution;
@@ -50,7 +47,7 @@ export function executeStage(deps: ExecuteDeps, toolErrors: ToolErrors, results:
       );
     }
     try {
-      const deadline = new Deadline(deadlineMs, now);
+      const deadline = new Deadline(deadlineMs);
       const key = readKey(req, message);
       const keyed = key.kind === 'key';
       const plan: CallPlan = {
