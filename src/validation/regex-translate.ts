@@ -14,7 +14,7 @@ export type Translation = { readonly ok: true; readonly source: string } | { rea
 const MAX_CODE_POINT = 0x10ffff;
 
 /** ECMAScript WhiteSpace and LineTerminator, which is what `\s` means there. */
-const WHITESPACE: readonly (readonly [number, number])[] = [
+export const WHITESPACE: readonly (readonly [number, number])[] = [
   [0x09, 0x0d],
   [0x20, 0x20],
   [0xa0, 0xa0],
@@ -28,7 +28,7 @@ const WHITESPACE: readonly (readonly [number, number])[] = [
 ];
 
 /** What `.` excludes without the `s` flag. */
-const LINE_TERMINATORS: readonly (readonly [number, number])[] = [
+export const LINE_TERMINATORS: readonly (readonly [number, number])[] = [
   [0x0a, 0x0a],
   [0x0d, 0x0d],
   [0x2028, 0x2029],

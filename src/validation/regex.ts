@@ -1,11 +1,14 @@
 import { RE2JS } from 're2js';
+import { backtracksLinearly } from './backtrack-safe.ts';
 import { translatePattern } from './regex-translate.ts';
 
 /**
  * The pattern engine handed to ajv. Every `pattern` and `patternProperties`
- * key runs on RE2 (re2js), whose matching time is linear in the input by
- * construction, so no schema can make a call block the event loop however its
- * patterns are written.
+ * key runs in time linear in the input, so no schema can make a call block
+ * the event loop however its patterns are written: on RE2 (re2js), linear by
+ * construction, or, for the shapes whose backtracking is provably linear
+ * (backtrack-safe.ts), on V8's own engine, which answers the same question
+ * several times faster.
  */
 
 export const MAX_PATTERN_LENGTH = 512;
@@ -55,6 +58,10 @@ interface LinearRegExp {
 function linearRegExp(pattern: string, _flags: string): LinearRegExp {
   const checked = compilePattern(pattern);
   if (!checked.ok) throw new Error('pattern refused');
+  if (backtracksLinearly(pattern)) {
+    const native = new RegExp(pattern, 'u');
+    return { test: (s: string) => native.test(s), toString: () => `native:${pattern}` };
+  }
   const re2 = checked.re2;
   return {
     test: (s: string) => re2.test(s),
