@@ -22,6 +22,8 @@ const HOP_BY_HOP = new Set([
 ]);
 
 const REQUEST_ONLY = new Set(['content-length', 'expect']);
+/** What a forwarded request never carries, in one set: one lookup per field on every request. */
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, ...REQUEST_ONLY]);
 
 function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
   // The usual values name only fields that are hop-by-hop anyway.
@@ -102,13 +104,19 @@ function mayBeMcpField(name: string): boolean {
  * while servers may take the first or the last copy.
  */
 export function repeatsMcpField(rawHeaders: readonly string[]): boolean {
+  // Most requests carry one MCP field (the version): a set only from the second.
+  let first: string | undefined;
   let seen: Set<string> | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const raw = rawHeaders[i] as string;
     if (!mayBeMcpField(raw)) continue;
     const name = raw.toLowerCase();
     if (!MCP_FIELDS.has(name) && !name.startsWith(PARAM_PREFIX)) continue;
-    seen ??= new Set();
+    if (first === undefined) {
+      first = name;
+      continue;
+    }
+    seen ??= new Set([first]);
     if (seen.has(name)) return true;
     seen.add(name);
   }
@@ -124,7 +132,7 @@ export function upstreamRequestHeaders(req: IncomingMessage, drop?: ReadonlySet<
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || REQUEST_ONLY.has(lower) || extra?.has(lower) || drop?.has(lower)) continue;
+    if (NOT_FORWARDED.has(lower) || extra?.has(lower) || drop?.has(lower)) continue;
     if (lower === 'x-forwarded-for') {
       forwardedFor = forwardedFor === undefined ? (raw[i + 1] as string) : `${forwardedFor}, ${raw[i + 1] as string}`;
       continue;

@@ -57,6 +57,8 @@ describe('repeatsMcpField', () => {
     assert.equal(repeatsMcpField(['Mcp-Param-Region', 'a', 'mcp-param-region', 'b']), true);
     assert.equal(repeatsMcpField(['Mcp-Name', 'a', 'MCP-NAME', 'b']), true, 'the shortest MCP field');
     assert.equal(repeatsMcpField(['Mcp-Param-Region', 'a', 'Mcp-Param-Zone', 'b']), false);
+    assert.equal(repeatsMcpField(['Mcp-Method', 'a', 'Mcp-Name', 'b', 'Mcp-Param-X', 'c', 'MCP-NAME', 'd']), true);
+    assert.equal(repeatsMcpField(['Mcp-Method', 'a', 'Mcp-Name', 'b', 'MCP-METHOD', 'c']), true);
     assert.equal(
       repeatsMcpField(['Mcp-Method', 'ping', 'Mcp-Name', 'a', 'MCP-Protocol-Version', 'v', 'Mcp-Session-Id', 's']),
       false,
