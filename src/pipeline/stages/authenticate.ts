@@ -36,13 +36,16 @@ export function authenticator(
 
 function outcome(req: IncomingMessage, inForce: PolicyInForce, r: AuthResult, began: number): Authenticated {
   if (decision.hasSubscribers) {
-    // One shape for every verdict, absent fields undefined, as the chain publishes them.
+    // The chain's shape, field for field and in its order: subscribers see one shape of decision.
     decision.publish({
       request: req,
       stage: 'authentication',
       allowed: r.ok,
       principal: r.ok ? r.principal : undefined,
       error: r.ok ? undefined : r.code === 'unavailable' ? 'credential_check_unavailable' : 'unauthenticated',
+      keywords: undefined,
+      mode: undefined,
+      rule: undefined,
       durationSeconds: (performance.now() - began) / 1000,
     });
   }
