@@ -41,29 +41,47 @@ export function decisionsMetrics(registry: Registry): Subscription[] {
     registers: [registry],
   });
 
-  // Bound children per stage; an allowed, enforced decision (nearly all of them) is found by its rule alone.
+  // Bound children per stage. An allowed, enforced decision (nearly all of them) is found by its rule
+  // alone, and a stage's calls are mostly decided by one row: the last one's counter is kept at hand.
   interface StageChildren {
     readonly duration: { observe(v: number): void };
     readonly allowed: Map<string, { inc(): void }>;
     readonly other: Map<string, { inc(): void }>;
+    lastRule: string | undefined;
+    lastAllowed: { inc(): void } | undefined;
   }
   const stages = new Map<string, StageChildren>();
   const onDecision = (d: Decision) => {
     let children = stages.get(d.stage);
     if (children === undefined) {
-      children = { duration: decisionDuration.bind(d.stage), allowed: new Map(), other: new Map() };
+      children = {
+        duration: decisionDuration.bind(d.stage),
+        allowed: new Map(),
+        other: new Map(),
+        lastRule: undefined,
+        lastAllowed: undefined,
+      };
       stages.set(d.stage, children);
     }
+    children.duration.observe(d.durationSeconds);
     const rule = d.rule ?? '';
+    if (d.allowed && d.mode === undefined) {
+      if (rule !== children.lastRule || children.lastAllowed === undefined) {
+        let counter = children.allowed.get(rule);
+        if (counter === undefined)
+          children.allowed.set(rule, (counter = decisions.bind(d.stage, 'allow', 'enforce', rule)));
+        children.lastRule = rule;
+        children.lastAllowed = counter;
+      }
+      children.lastAllowed.inc();
+      return;
+    }
     const outcome = d.allowed ? 'allow' : (d.error ?? 'deny');
     const mode = d.mode ?? 'enforce';
-    const plain = d.allowed && d.mode === undefined;
-    const key = plain ? rule : `${outcome}\u0000${mode}\u0000${rule}`;
-    const byKey = plain ? children.allowed : children.other;
-    let counter = byKey.get(key);
-    if (counter === undefined) byKey.set(key, (counter = decisions.bind(d.stage, outcome, mode, rule)));
+    const key = `${outcome}\u0000${mode}\u0000${rule}`;
+    let counter = children.other.get(key);
+    if (counter === undefined) children.other.set(key, (counter = decisions.bind(d.stage, outcome, mode, rule)));
     counter.inc();
-    children.duration.observe(d.durationSeconds);
     if (d.keywords !== undefined) for (const k of keywordLabels(d.keywords)) validationFailures.labels(k).inc();
   };
 

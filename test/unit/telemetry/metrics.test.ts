@@ -89,6 +89,48 @@ describe('metrics from the telemetry channels', () => {
     assert.equal(policyReload.hasSubscribers, false);
   });
 
+  it('counts each deciding row of a stage apart, however the rows alternate, and refusals and audits apart from them', async () => {
+    const metrics = createMetrics();
+    try {
+      const req = request('POST');
+      const rows = ['/grants/0', '/grants/1', '/grants/1', '/grants/0', 'named', '/grants/0', 'named'];
+      for (const rule of rows)
+        decision.publish({ request: req, stage: 'grants', allowed: true, rule, durationSeconds: 0 });
+      decision.publish({ request: req, stage: 'grants', allowed: true, durationSeconds: 0 });
+      decision.publish({
+        request: req,
+        stage: 'grants',
+        allowed: true,
+        mode: 'audit',
+        rule: '/grants/0',
+        durationSeconds: 0,
+      });
+      decision.publish({
+        request: req,
+        stage: 'grants',
+        allowed: false,
+        error: 'tool_not_granted',
+        rule: '/grants/1',
+        durationSeconds: 0,
+      });
+      decision.publish({ request: req, stage: 'known_tool', allowed: true, rule: '/grants/0', durationSeconds: 0 });
+
+      const f = parsePrometheusText(await metrics.registry.metrics());
+      const count = (labels: Record<string, string>) => sampleValue(f, 'toolgate_decisions_total', labels);
+      const allowed = { stage: 'grants', outcome: 'allow', mode: 'enforce' };
+      assert.equal(count({ ...allowed, rule: '/grants/0' }), 3);
+      assert.equal(count({ ...allowed, rule: '/grants/1' }), 2);
+      assert.equal(count({ ...allowed, rule: 'named' }), 2);
+      assert.equal(count({ ...allowed, rule: '' }), 1);
+      assert.equal(count({ stage: 'grants', outcome: 'allow', mode: 'audit', rule: '/grants/0' }), 1);
+      assert.equal(count({ stage: 'grants', outcome: 'tool_not_granted', mode: 'enforce', rule: '/grants/1' }), 1);
+      assert.equal(count({ stage: 'known_tool', outcome: 'allow', mode: 'enforce', rule: '/grants/0' }), 1);
+      assert.equal(sampleValue(f, 'toolgate_decision_duration_seconds_count', { stage: 'grants' }), 10);
+    } finally {
+      metrics.dispose();
+    }
+  });
+
   it('the strict parser refuses malformed expositions', () => {
     for (const bad of [
       'x 1\n',
