@@ -1,6 +1,6 @@
 import { foldName } from '../json/fold-name.ts';
 import { isRecord } from '../json/record.ts';
-import { childPointer, pointerOf, type Reached } from '../json/pointer.ts';
+import { pointerFromInnermost } from '../json/pointer.ts';
 import type { SchemaNode } from './walk.ts';
 
 /**
@@ -26,30 +26,35 @@ export function declaredNames(nodes: readonly SchemaNode[]): DeclaredNames | und
 /**
  * The pointer of the first member, at any depth, whose name folds to a
  * declared name without being one. `args` must already be within the bounds
- * (bounds.ts), which keeps this walk small.
+ * (bounds.ts): the walk recurses no deeper than they allow.
  */
 export function findCaseVariant(args: unknown, names: DeclaredNames): string | undefined {
-  // Pointers are built only for the member found: most calls have none, and a walk need not pay for the rest.
-  const stack: Visit[] = [{ value: args, parent: undefined, key: '' }];
-  while (stack.length > 0) {
-    const visit = stack.pop() as Visit;
-    const value = visit.value;
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        const item: unknown = value[i];
-        if (typeof item === 'object' && item !== null) stack.push({ value: item, parent: visit, key: i });
-      }
-    } else if (isRecord(value)) {
-      for (const key of Object.keys(value)) {
-        if (!names.exact.has(key) && names.folded.has(foldName(key))) return childPointer(pointerOf(visit), key);
-        const item = value[key];
-        if (typeof item === 'object' && item !== null) stack.push({ value: item, parent: visit, key });
-      }
-    }
-  }
-  return undefined;
+  // The keys to the member found, innermost first, gathered as the walk unwinds: most calls have none,
+  // and a walk need not build a pointer for every member it passes.
+  const path: (string | number)[] = [];
+  return variantWithin(args, names, path) ? pointerFromInnermost(path) : undefined;
 }
 
-interface Visit extends Reached {
-  readonly value: unknown;
+function variantWithin(value: unknown, names: DeclaredNames, path: (string | number)[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (!variantWithin(value[i], names, path)) continue;
+      path.push(i);
+      return true;
+    }
+    return false;
+  }
+  const members = value as Record<string, unknown>;
+  for (const key in members) {
+    if (names.exact.has(key) || !names.folded.has(foldName(key))) continue;
+    path.push(key);
+    return true;
+  }
+  for (const key in members) {
+    if (!variantWithin(members[key], names, path)) continue;
+    path.push(key);
+    return true;
+  }
+  return false;
 }
