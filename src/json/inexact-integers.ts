@@ -81,17 +81,24 @@ export function findInexactInteger(text: string, within: readonly (string | numb
  * need not be scanned.
  */
 export function holdsUnsafeMagnitude(value: unknown): boolean {
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const next = pending.pop();
-    if (typeof next === 'number') {
-      if (Math.abs(next) >= TWO_TO_53) return true;
-    } else if (Array.isArray(next)) {
-      for (const item of next) pending.push(item);
-    } else if (typeof next === 'object' && next !== null) {
-      for (const key in next) pending.push((next as Record<string, unknown>)[key]);
+  if (typeof value === 'number') return Math.abs(value) >= TWO_TO_53;
+  if (typeof value !== 'object' || value === null) return false;
+  // Only containers wait their turn: a number is judged where it is found, a string passed over.
+  const pending: object[] = [value];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (Array.isArray(next)) {
+      for (const item of next) if (holdsUnsafeNumber(item, pending)) return true;
+    } else {
+      for (const key in next) if (holdsUnsafeNumber((next as Record<string, unknown>)[key], pending)) return true;
     }
   }
+  return false;
+}
+
+/** Whether `item` is an unsafe number; a container goes on `pending` instead. */
+function holdsUnsafeNumber(item: unknown, pending: object[]): boolean {
+  if (typeof item === 'number') return Math.abs(item) >= TWO_TO_53;
+  if (typeof item === 'object' && item !== null) pending.push(item);
   return false;
 }
 
