@@ -1,4 +1,4 @@
-import { LINE_TERMINATORS, WHITESPACE } from './regex-translate.ts';
+import { complement, isSyntaxCharacter, LINE_TERMINATORS, WHITESPACE } from './regex-translate.ts';
 
 /**
  * Whether V8's own (backtracking) engine runs a pattern in time linear in the
@@ -53,7 +53,6 @@ interface Item {
   readonly max: number;
 }
 
-const MAX_CODE_POINT = 0x10ffff;
 const DIGITS: Ranges = [[0x30, 0x39]];
 // Without the `i` flag, `\w` is ASCII only even under `u`.
 const WORD: Ranges = [
@@ -63,7 +62,6 @@ const WORD: Ranges = [
   [0x61, 0x7a],
 ];
 const SPACE: Ranges = normalise([...WHITESPACE, ...LINE_TERMINATORS]);
-const SYNTAX = '^$\\.*+?()[]{}|/';
 
 /** The pattern's items after `^`, or undefined for any shape outside those listed above. */
 function parseItems(pattern: string): Item[] | undefined {
@@ -123,7 +121,7 @@ class Reader {
       this.skip();
       return complement(LINE_TERMINATORS);
     }
-    if (SYNTAX.includes(c) && c !== '/') return undefined;
+    if (c !== '/' && isSyntaxCharacter(c)) return undefined;
     const cp = this.#codePoint();
     return cp === undefined ? undefined : [[cp, cp]];
   }
@@ -195,7 +193,7 @@ class Reader {
         return [[cp, cp]];
       }
       default:
-        if (SYNTAX.includes(c) || (inClass && c === '-')) {
+        if (isSyntaxCharacter(c) || (inClass && c === '-')) {
           const cp = c.charCodeAt(0);
           return [[cp, cp]];
         }
@@ -251,17 +249,6 @@ function normalise(ranges: Ranges): Ranges {
     if (last !== undefined && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
     else out.push([lo, hi]);
   }
-  return out;
-}
-
-function complement(ranges: Ranges): Ranges {
-  const out: [number, number][] = [];
-  let next = 0;
-  for (const [lo, hi] of normalise(ranges)) {
-    if (lo > next) out.push([next, lo - 1]);
-    next = hi + 1;
-  }
-  if (next <= MAX_CODE_POINT) out.push([next, MAX_CODE_POINT]);
   return out;
 }
 

@@ -119,6 +119,13 @@ const CATEGORIES = new Set([
   'Cs',
 ]);
 
+/** A syntax character or `/`: under `u`, the only characters an identity escape (`\.`) may name. */
+export function isSyntaxCharacter(c: string): boolean {
+  return SYNTAX_CHARACTER.test(c);
+}
+
+const SYNTAX_CHARACTER = /^[\^$\\.*+?()[\]{}|/]$/;
+
 const SCRIPT_NAME = /^[A-Z][a-z]+(?:_[A-Z][a-z]+)*$/;
 
 class Refused extends Error {}
@@ -135,7 +142,8 @@ function rangesBody(ranges: readonly (readonly [number, number])[]): string {
   return ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join('');
 }
 
-function complement(ranges: readonly (readonly [number, number])[]): [number, number][] {
+/** The code points outside `ranges`, which must be sorted and disjoint. */
+export function complement(ranges: readonly (readonly [number, number])[]): [number, number][] {
   const out: [number, number][] = [];
   let next = 0;
   for (const [lo, hi] of ranges) {
@@ -352,7 +360,7 @@ class Translator {
         return { kind: 'set', ...this.property(c === 'P') };
       default: {
         // Identity escapes: in `u` mode only syntax characters (and `-` in a class).
-        if (/^[\^$\\.*+?()[\]{}|/]$/.test(c) || (inClass && c === '-')) return { kind: 'char', cp: c.charCodeAt(0) };
+        if (isSyntaxCharacter(c) || (inClass && c === '-')) return { kind: 'char', cp: c.charCodeAt(0) };
         // Back-references (`\1`, `\k<name>`) cannot run in linear time.
         return refuse();
       }
