@@ -50,8 +50,7 @@ export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization',
  * already own, where a second meaning would break or spoof them.
  */
 const NOT_IDENTITY = new Set([
-  ...HOP_BY_HOP,
-  ...REQUEST_ONLY,
+  ...NOT_FORWARDED,
   ...CREDENTIAL_HEADERS,
   'host',
   'cookie',
